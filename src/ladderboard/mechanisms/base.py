@@ -1,0 +1,328 @@
+"""What every leaderboard mechanism shares: the submit interface, validation,
+the registry, and state that can be saved, restored and audited.
+
+A mechanism sees one submission at a time and releases one number. Loss-based
+mechanisms (FullDisclosure, the ladders, the Shaky Ladder, LadderBoot) take the
+submission's per-sample loss vector on the holdout; metric-based ones
+(BayesBootLadder and its bootstrap variant) hold the labels and take the
+prediction vector. Either way ``mechanism.submit(x)`` returns a frozen
+:class:`Release` and advances the mechanism's state, or raises ``ValueError``
+and leaves the state exactly as it was.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ladderboard.encoding import decode_array, decode_float, encode_array, encode_float
+from ladderboard.random import KeyedStream, RandomState
+
+__all__ = [
+    "MECHANISMS",
+    "STATE_FORMAT",
+    "Mechanism",
+    "Release",
+    "make_mechanism",
+    "round_to",
+]
+
+STATE_FORMAT = 1
+MECHANISMS: dict[str, type[Mechanism]] = {}
+"""Every concrete mechanism, by its registry name (filled on class creation)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The outcome of one submission.
+
+    Attributes
+    ----------
+    score : float
+        The number the participant sees on the public board.
+    improved : bool
+        Whether the submission became the mechanism's new best. This is the
+        organiser's to know: under a noisy mechanism it is not derivable from
+        the released scores, and must not be shown to participants.
+    index : int
+        The submission's 1-based position in this mechanism's sequence.
+    """
+
+    score: float
+    improved: bool
+    index: int
+
+
+def round_to(x: float, step: float) -> float:
+    """``[x]_step``: ``x`` rounded to the nearest integer multiple of ``step``.
+
+    Halves round to even (as numpy and Julia do). Steps of the form ``1/m``
+    and ``10**-d`` are handled through ``m`` and ``d``, so that ``[x]_{1/n}``
+    is ``round(x * n) / n`` exactly, without the representation error of
+    ``1/n``. Infinite ``x`` is returned unchanged.
+
+    >>> round_to(0.8763, 0.1), round_to(0.8763, 0.01), round_to(0.8763, 0.001)
+    (0.9, 0.88, 0.876)
+    >>> round_to(0.12345678, 1e-5), round_to(1 / 3, 1 / 4000)
+    (0.12346, 0.33325)
+    """
+    if not math.isfinite(x):
+        return float(x)
+    if step <= 0 or not math.isfinite(step):
+        raise ValueError(f"step must be positive and finite, got {step!r}")
+    digits = -math.log10(step)
+    if abs(digits - round(digits)) < 1e-9 and digits > 0:
+        return float(round(x, int(round(digits))))
+    inverse = 1.0 / step
+    if abs(inverse - round(inverse)) < 1e-9 * inverse:
+        m = round(inverse)
+        return float(np.round(x * m) / m)
+    return float(np.round(x / step) * step)
+
+
+def _encode_value(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return {"array": encode_array(value)}
+    if isinstance(value, float | np.floating):
+        return encode_float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    if hasattr(value, "name") and hasattr(value, "greater_is_better"):
+        return {"metric": value.name}
+    return value
+
+
+def _decode_value(value: Any) -> Any:
+    if isinstance(value, dict) and "array" in value:
+        return decode_array(value["array"])
+    if isinstance(value, dict) and "metric" in value:
+        return value["metric"]
+    if isinstance(value, str) and value in {"inf", "-inf", "nan"}:
+        return decode_float(value)
+    return value
+
+
+class Mechanism(ABC):
+    """Base class of every leaderboard mechanism.
+
+    Subclasses set ``name`` (the registry key), ``input_kind`` (``"losses"``
+    or ``"predictions"``), ``stochastic``, and implement :meth:`_step`,
+    :meth:`_reset_vars`, :meth:`_get_vars` and :meth:`_set_vars`. Their
+    ``__init__`` takes keyword-only parameters, validates them and stores each
+    under its own name, so that :meth:`get_params` can read them back.
+    """
+
+    name: ClassVar[str]
+    input_kind: ClassVar[str] = "losses"
+    stochastic: ClassVar[bool] = False
+    loss_bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+    greater_is_better: bool = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not inspect.isabstract(cls) and "name" in cls.__dict__:
+            if cls.name in MECHANISMS:
+                raise TypeError(f"mechanism name {cls.name!r} is already registered")
+            MECHANISMS[cls.name] = cls
+
+    def __init__(self, *, n: int | None = None, random_state: RandomState = None):
+        if n is not None:
+            if isinstance(n, bool) or not isinstance(n, int | np.integer):
+                raise TypeError(f"n must be an int, got {type(n).__name__}")
+            if n < self._min_n():
+                raise ValueError(f"n must be at least {self._min_n()}, got {n}")
+            n = int(n)
+        self.n = n
+        self._stream = KeyedStream.from_random_state(random_state) if self.stochastic else None
+        self.reset()
+
+    # ----------------------------------------------------------------- public
+    def submit(self, x: Any) -> Release:
+        """Score one submission and return what is released.
+
+        ``x`` is the per-sample loss vector (loss-based mechanisms) or the
+        prediction vector (metric-based ones). Invalid input raises
+        ``ValueError`` and leaves the mechanism exactly as it was.
+        """
+        vector, total = self._validate(x)
+        if self.n is None:
+            self.n = int(vector.shape[0])
+        index = self._t + 1
+        score, improved = self._step(vector, total, index)
+        self._t = index
+        if improved:
+            self._best_index = index
+        return Release(score=float(score), improved=bool(improved), index=index)
+
+    @property
+    def n_submissions(self) -> int:
+        """How many valid submissions this mechanism has scored."""
+        return self._t
+
+    @property
+    def best_index(self) -> int | None:
+        """1-based index of the current best submission (organiser-side)."""
+        return self._best_index
+
+    @property
+    @abstractmethod
+    def best_score(self) -> float:
+        """The unrounded, noise-free score of the current best (organiser-side)."""
+
+    def reset(self) -> None:
+        """Forget every submission; keep the parameters and the random key."""
+        self._t = 0
+        self._best_index: int | None = None
+        self._reset_vars()
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor's keyword parameters, read back from the instance."""
+        signature = inspect.signature(type(self).__init__)
+        return {
+            name: getattr(self, name)
+            for name, p in signature.parameters.items()
+            if p.kind is p.KEYWORD_ONLY and name != "random_state"
+        }
+
+    def get_state(self) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: parameters, key, counters and learned state.
+
+        The snapshot holds the random key (and, for metric-based mechanisms,
+        the labels): it is the organiser's secret.
+        """
+        return {
+            "mechanism": self.name,
+            "format": STATE_FORMAT,
+            "params": {k: _encode_value(v) for k, v in self.get_params().items()},
+            "key": self._stream.key_hex if self._stream is not None else None,
+            "n_submissions": self._t,
+            "best_index": self._best_index,
+            "vars": {k: _encode_value(v) for k, v in self._get_vars().items()},
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Mechanism:
+        """Rebuild a mechanism from :meth:`get_state`; it continues bit for bit."""
+        if not isinstance(state, dict) or "mechanism" not in state:
+            raise ValueError("state must be a dict produced by get_state()")
+        if state.get("format") != STATE_FORMAT:
+            raise ValueError(f"unsupported state format {state.get('format')!r}")
+        klass = MECHANISMS.get(state["mechanism"])
+        if klass is None:
+            raise ValueError(f"unknown mechanism {state['mechanism']!r}")
+        if cls is not Mechanism and not issubclass(klass, cls):
+            raise ValueError(f"state is of {klass.__name__}, not {cls.__name__}")
+        params = {k: _decode_value(v) for k, v in state["params"].items()}
+        if klass.stochastic:
+            params["random_state"] = KeyedStream.from_hex(state["key"])
+        mechanism = klass(**params)
+        mechanism._t = int(state["n_submissions"])
+        best = state["best_index"]
+        mechanism._best_index = None if best is None else int(best)
+        mechanism._set_vars({k: _decode_value(v) for k, v in state["vars"].items()})
+        return mechanism
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Replace this instance's parameters and state by ``state``."""
+        other = type(self).from_state(state)
+        if type(other) is not type(self):
+            raise ValueError(f"state is of {type(other).__name__}, not {type(self).__name__}")
+        self.__dict__.update(other.__dict__)
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items() if v is not None)
+        return f"{type(self).__name__}({params})"
+
+    # ------------------------------------------------------------ for subclasses
+    @classmethod
+    def _min_n(cls) -> int:
+        return 1
+
+    @classmethod
+    def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
+        """Parameters for the shared test suite (overridden where required)."""
+        return {"n": n}
+
+    def _generator(self, index: int, substream: int = 0) -> np.random.Generator:
+        assert self._stream is not None
+        return self._stream.generator(index, substream)
+
+    def _validate(self, x: Any) -> tuple[np.ndarray, float]:
+        """Return ``x`` as a 1-D float64 array and its sum, or raise ValueError.
+
+        The sum doubles as the finiteness check: a sum is finite only if every
+        term is (overflow aside, which falls back to an element-wise check).
+        """
+        what = "losses" if self.input_kind == "losses" else "predictions"
+        try:
+            vector = np.asarray(x, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{what} must be numbers: {exc}") from None
+        if vector.ndim != 1:
+            raise ValueError(f"{what} must be a 1-D vector, got shape {vector.shape}")
+        expected = self.n
+        if expected is not None and vector.shape[0] != expected:
+            raise ValueError(f"{what} must have length n={expected}, got {vector.shape[0]}")
+        if vector.shape[0] < self._min_n():
+            raise ValueError(f"{what} must have at least {self._min_n()} entries")
+        total = float(vector.sum())
+        if not math.isfinite(total):
+            bad = ~np.isfinite(vector)
+            if bad.any():
+                first = int(np.flatnonzero(bad)[0])
+                raise ValueError(
+                    f"{what} must be finite: {int(bad.sum())} NaN or infinite value(s), "
+                    f"first at position {first} ({vector[first]!r})"
+                )
+            total = float(math.fsum(vector))
+        lo, hi = self.loss_bounds
+        if self.input_kind == "losses" and (lo > -math.inf or hi < math.inf):
+            low, high = float(vector.min()), float(vector.max())
+            if low < lo or high > hi:
+                raise ValueError(
+                    f"{type(self).__name__} needs losses in [{lo:g}, {hi:g}], got values in "
+                    f"[{low:.6g}, {high:.6g}]: rescale or clip the loss"
+                )
+        self._validate_more(vector)
+        return vector, total
+
+    def _validate_more(self, vector: np.ndarray) -> None:
+        """Further checks of a subclass; raise ValueError without side effects."""
+
+    @abstractmethod
+    def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
+        """Advance on a valid submission; return (released score, improved)."""
+
+    @abstractmethod
+    def _reset_vars(self) -> None:
+        """Set the learned state to its value before any submission."""
+
+    @abstractmethod
+    def _get_vars(self) -> dict[str, Any]:
+        """The learned state, as floats, ints, bools and numpy arrays."""
+
+    @abstractmethod
+    def _set_vars(self, data: dict[str, Any]) -> None:
+        """Inverse of :meth:`_get_vars`."""
+
+
+def make_mechanism(name: str, **params: Any) -> Mechanism:
+    """Build a registered mechanism by name; ``random_state`` is dropped for
+    deterministic mechanisms.
+
+    >>> make_mechanism("parameter-free-ladder", random_state=0)
+    ParameterFreeLadder()
+    """
+    try:
+        klass = MECHANISMS[name]
+    except KeyError:
+        known = ", ".join(sorted(MECHANISMS))
+        raise ValueError(f"unknown mechanism {name!r}; known: {known}") from None
+    if not klass.stochastic:
+        params.pop("random_state", None)
+    return klass(**params)
