@@ -1,0 +1,163 @@
+"""Fast bootstrap and Bayesian-bootstrap kernels for the bootstrap ladders.
+
+Two identities make the mechanisms of Chaibub Neto et al. (2016) cheap:
+
+* The mean of ``b`` bootstrap means of a vector ``x`` of length ``n`` is the
+  mean of ``b·n`` draws with replacement, i.e. ``counts · x / (b n)`` with
+  ``counts ~ Multinomial(b n, 1/n)``: one O(n) draw instead of ``b``
+  resamples of O(n) each (:func:`bootstrap_mean_of_means`).
+* A Bayesian-bootstrap replicate (Rubin 1981) of a moment-based statistic is
+  the statistic under Dirichlet(1, …, 1) weights, and Dirichlet weights are
+  normalised standard exponentials. ``B`` replicates are a matrix of weights
+  times the data's moment columns, computed here in chunks of rows so memory
+  stays bounded (:func:`bayesian_bootstrap`).
+
+Every chunk draws from its own counter-addressed sub-stream, so the values do
+not depend on the number of threads that compute them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+__all__ = [
+    "CHUNK_BYTES",
+    "bayesian_bootstrap",
+    "bootstrap_count_matrix",
+    "bootstrap_mean_of_means",
+    "chunk_rows",
+    "naive_bootstrap_mean_of_means",
+]
+
+CHUNK_BYTES = 16 * 2**20
+"""Target size of one chunk of float64 weights (16 MiB). Part of a mechanism's
+definition: changing it changes which sub-stream draws which replicate."""
+
+
+def _check_vector(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.shape[0] == 0:
+        raise ValueError(f"x must be a non-empty 1-D vector, got shape {x.shape}")
+    return x
+
+
+def _check_count(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{name} must be at least 1, got {value}")
+    return int(value)
+
+
+def bootstrap_mean_of_means(x: np.ndarray, b: int, rng: np.random.Generator) -> float:
+    """Mean of ``b`` bootstrap replicates of ``mean(x)``, in O(n).
+
+    Equal in distribution to :func:`naive_bootstrap_mean_of_means`.
+
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.random(1000)
+    >>> value = bootstrap_mean_of_means(x, 100, np.random.default_rng(1))
+    >>> bool(abs(value - x.mean()) < 4 * x.std() / np.sqrt(100 * 1000))
+    True
+    """
+    x = _check_vector(x)
+    b = _check_count("b", b)
+    n = x.shape[0]
+    counts = rng.multinomial(b * n, np.full(n, 1.0 / n))
+    return float(np.dot(counts, x)) / (b * n)
+
+
+def naive_bootstrap_mean_of_means(x: np.ndarray, b: int, rng: np.random.Generator) -> float:
+    """The textbook version: ``b`` resamples with replacement, O(b·n).
+
+    For tests and benchmarks only.
+
+    >>> x = np.arange(10.0)
+    >>> 0 <= naive_bootstrap_mean_of_means(x, 5, np.random.default_rng(0)) <= 9
+    True
+    """
+    x = _check_vector(x)
+    b = _check_count("b", b)
+    n = x.shape[0]
+    return float(np.mean([x[rng.integers(0, n, n)].mean() for _ in range(b)]))
+
+
+def bootstrap_count_matrix(n: int, b: int, rng: np.random.Generator) -> np.ndarray:
+    """A ``(b, n)`` matrix whose rows are bootstrap resampling counts.
+
+    Row ``j`` counts how often each of the ``n`` points appears in the
+    ``j``-th resample: ``Multinomial(n, 1/n)``, drawn as ``n`` uniform indices
+    and a bincount (cheaper than ``n`` sequential binomials for large ``n``).
+    Used as weights, a row turns any weighted statistic into its bootstrap
+    replicate.
+
+    >>> counts = bootstrap_count_matrix(5, 3, np.random.default_rng(0))
+    >>> counts.shape, counts.sum(axis=1).astype(int).tolist()
+    ((3, 5), [5, 5, 5])
+    """
+    n = _check_count("n", n)
+    b = _check_count("b", b)
+    idx = rng.integers(0, n, size=(b, n))
+    idx += (np.arange(b) * n)[:, None]
+    return np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
+
+
+def chunk_rows(n: int, total_rows: int, chunk_bytes: int = CHUNK_BYTES) -> int:
+    """Rows of ``n`` float64 weights per chunk so that a chunk is ~``chunk_bytes``.
+
+    >>> chunk_rows(100_000, 1000)
+    20
+    >>> chunk_rows(100, 1000)
+    1000
+    """
+    return max(1, min(total_rows, chunk_bytes // (8 * n)))
+
+
+def bayesian_bootstrap(
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    B: int,
+    generator_for_chunk: Callable[[int], np.random.Generator],
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+    threads: int | None = None,
+) -> np.ndarray:
+    """``B`` Bayesian-bootstrap replicates of ``statistic``.
+
+    ``statistic`` maps a ``(c, n)`` matrix of unnormalised weights (rows of
+    standard exponentials, i.e. Dirichlet(1, …, 1) up to normalisation) to
+    ``c`` values. Chunk ``j`` draws its weights from
+    ``generator_for_chunk(j)``; chunks are computed by ``threads`` threads
+    (default: the machine's cores), which does not change the result.
+
+    >>> y = np.arange(6.0)
+    >>> def weighted_mean(w):
+    ...     return w @ y / w.sum(axis=1)
+    >>> reps = bayesian_bootstrap(weighted_mean, 6, 500, lambda j: np.random.default_rng(j))
+    >>> reps.shape, bool(abs(reps.mean() - 2.5) < 0.2)
+    ((500,), True)
+    """
+    n = _check_count("n", n)
+    B = _check_count("B", B)
+    rows = chunk_rows(n, B, chunk_bytes)
+    starts = range(0, B, rows)
+
+    def run(j: int) -> np.ndarray:
+        c = min(rows, B - j * rows)
+        weights = generator_for_chunk(j).standard_exponential((c, n))
+        values = np.asarray(statistic(weights), dtype=np.float64)
+        if values.shape != (c,):
+            raise ValueError(f"statistic returned shape {values.shape}, expected ({c},)")
+        return values
+
+    workers = threads if threads is not None else min(len(starts), os.cpu_count() or 1)
+    if workers <= 1 or len(starts) == 1:
+        parts = [run(j) for j in range(len(starts))]
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            parts = list(pool.map(run, range(len(starts))))
+    return np.concatenate(parts)

@@ -1,0 +1,238 @@
+"""The Shaky Ladder (Hardt, *Climbing a shaky ladder*, 2017, Fig. 1)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ladderboard.mechanisms.base import Mechanism
+from ladderboard.random import RandomState
+
+__all__ = ["ShakyLadder", "snap_grid"]
+
+NOISES = ("laplace", "gaussian")
+DEFAULT_NOISE_MULTIPLE = 1.0
+"""Practical default noise scale, in units of ``1/√n``."""
+DEFAULT_STEP_MULTIPLE = 2.0
+"""Practical default step ``λ``, in units of ``1/√n``."""
+
+
+def snap_grid(noise_scale: float) -> float:
+    """The release grid for noise of scale ``noise_scale``: the smallest power
+    of two at least as large (Mironov 2012, "snapping").
+
+    Floating-point noise leaks the exact value it was added to through the
+    low-order bits of the result; rounding the release to a grid as coarse as
+    the noise removes that channel while changing the value by less than the
+    noise already does.
+
+    >>> snap_grid(1 / np.sqrt(4000)), snap_grid(0.25)
+    (0.03125, 0.25)
+    """
+    if not noise_scale > 0:
+        raise ValueError(f"noise_scale must be positive, got {noise_scale!r}")
+    return float(2.0 ** math.ceil(math.log2(noise_scale)))
+
+
+class ShakyLadder(Mechanism):
+    """A ladder with noisy comparisons and noisy releases (Hardt 2017, Fig. 1).
+
+    Losses must lie in ``[0, 1]`` (clip or rescale, e.g. log loss). With noise
+    scale ``σ`` and step ``λ``: ``R_0 = 1``; draw ``ξ``. For each submission
+    draw fresh ``ξ_t, ξ'_t, ξ''_t``; if ``R_S(f_t) + ξ_t < R_{t-1} - λ + ξ``
+    then release ``R_t = R_S(f_t) + ξ'_t`` and set ``ξ ← ξ''_t``, else release
+    ``R_{t-1}``. The threshold noise ``ξ`` is redrawn only after an update;
+    the released value carries its own noise ``ξ'_t``, never the noise used
+    in the comparison. At most ``max_updates`` updates are made (the
+    analysis bounds them by ``4/λ``, the default cap); after that every
+    release repeats the last.
+
+    Parameters
+    ----------
+    noise_scale : float, optional
+        ``σ``: the Laplace scale (``noise="laplace"``, density
+        ``exp(-|x|/σ)/(2σ)``) or the Gaussian standard deviation
+        (``noise="gaussian"``, as in the paper's simulations). Default
+        ``1/√n``.
+    step : float, optional
+        ``λ``. Default ``2/√n``.
+    noise : {"laplace", "gaussian"}
+    max_updates : int, optional
+        Default ``ceil(4/λ)``.
+    snap : bool
+        Release ``R_t`` clamped to ``[0, 1]`` and rounded to the power-of-two
+        grid :func:`snap_grid` (``σ``) (Mironov 2012). The snapped value is
+        also what the next comparison uses, as it is ``R_t``.
+    n : int, optional
+        The holdout size; needed for the defaults, else taken from the first
+        submission.
+    random_state : int, key or None
+        ``None`` draws a secret key (live competitions); an int is for tests.
+
+    The paper's proof settings are :meth:`from_theory`; they are far too
+    conservative to be useful at competition sizes (at ``n = 4000`` the step
+    is about 0.7 and nothing ever updates). The practical default (noise
+    ``1/√n``, step ``2/√n``) follows the paper's simulations, which show
+    noise of 1–3 × ``1/√n`` cutting the majority attack's gain: the
+    comparison then carries noise of standard deviation about ``2.4/√n``
+    (three Laplace draws), the step keeps a random guess (whose risk varies
+    by about ``0.5/√n``) from passing more than about one time in five, and
+    an honest improvement of ``6/√n`` (0.095 at ``n = 4000``) passes with
+    probability about 0.94 (``benchmarks/shaky_default.py`` measures both).
+
+    >>> board = ShakyLadder(n=4000, random_state=0)
+    >>> board.noise_scale, board.step, board.max_updates
+    (0.015811388300841896, 0.03162277660168379, 127)
+    >>> rng = np.random.default_rng(0)
+    >>> releases = [board.submit((rng.random(4000) < p) * 1.0) for p in (0.5, 0.3, 0.31)]
+    >>> [(r.improved, r.score) for r in releases]   # released on a 1/32 grid
+    [(True, 0.5), (True, 0.3125), (False, 0.3125)]
+    """
+
+    name = "shaky-ladder"
+    stochastic = True
+    loss_bounds = (0.0, 1.0)
+
+    def __init__(
+        self,
+        *,
+        noise_scale: float | None = None,
+        step: float | None = None,
+        noise: str = "laplace",
+        max_updates: int | None = None,
+        snap: bool = True,
+        n: int | None = None,
+        random_state: RandomState = None,
+    ):
+        for name, value in (("noise_scale", noise_scale), ("step", step)):
+            if value is not None and not (isinstance(value, float | int) and value > 0):
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
+            if value is not None and not math.isfinite(value):
+                raise ValueError(f"{name} must be finite, got {value!r}")
+        if noise not in NOISES:
+            raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
+        if max_updates is not None and (isinstance(max_updates, bool) or max_updates < 1):
+            raise ValueError(f"max_updates must be a positive int, got {max_updates!r}")
+        if not isinstance(snap, bool):
+            raise TypeError(f"snap must be a bool, got {type(snap).__name__}")
+        self.noise_scale = None if noise_scale is None else float(noise_scale)
+        self.step = None if step is None else float(step)
+        self.noise = noise
+        self.max_updates = None if max_updates is None else int(max_updates)
+        self.snap = snap
+        super().__init__(n=n, random_state=random_state)
+        if n is not None:
+            self._resolve_defaults(n)
+
+    @classmethod
+    def from_theory(
+        cls, *, n: int, k: int, beta: float = 0.05, **kwargs: Any
+    ) -> ShakyLadder:
+        """The settings of the paper's analysis (Hardt 2017, eq. 2).
+
+        ``δ = β/(k n)``, ``ε = (log(k/β) √log(1/δ) / n)^{3/5}``,
+        ``σ = √log(1/δ)/(ε n)``, ``λ = 4 log(4k/β) σ``, valid for ``ε < 1/3``
+        and ``δ < ε/4``.
+
+        >>> board = ShakyLadder.from_theory(n=4000, k=400, beta=0.05)
+        >>> round(board.step, 2)           # nothing below 0.29 would ever update
+        0.71
+        """
+        if not 0 < beta < 1:
+            raise ValueError(f"beta must be in (0, 1), got {beta!r}")
+        if k < 1 or n < 1:
+            raise ValueError(f"n and k must be positive, got n={n!r}, k={k!r}")
+        delta = beta / (k * n)
+        log_inv_delta = math.log(1.0 / delta)
+        epsilon = (math.log(k / beta) * math.sqrt(log_inv_delta) / n) ** 0.6
+        if not epsilon < 1 / 3:
+            raise ValueError(
+                f"the theory needs epsilon < 1/3; n={n}, k={k}, beta={beta} give {epsilon:.3f}"
+            )
+        if not delta < epsilon / 4:
+            raise ValueError(f"the theory needs delta < epsilon/4, got {delta:.3g}")
+        sigma = math.sqrt(log_inv_delta) / (epsilon * n)
+        step = 4.0 * math.log(4.0 * k / beta) * sigma
+        return cls(noise_scale=sigma, step=step, n=n, **kwargs)
+
+    @classmethod
+    def from_privacy(
+        cls, *, n: int, epsilon: float, delta: float, step: float, **kwargs: Any
+    ) -> ShakyLadder:
+        """Noise from privacy parameters: ``σ = √log(1/δ) / (ε n)`` (Fig. 1)."""
+        if not 0 < epsilon < 1 / 3 or not 0 < delta < epsilon / 4:
+            raise ValueError(
+                f"Fig. 1 needs epsilon in (0, 1/3) and delta in (0, epsilon/4), "
+                f"got epsilon={epsilon!r}, delta={delta!r}"
+            )
+        sigma = math.sqrt(math.log(1.0 / delta)) / (epsilon * n)
+        return cls(noise_scale=sigma, step=step, n=n, **kwargs)
+
+    def _resolve_defaults(self, n: int) -> None:
+        if self.noise_scale is None:
+            self.noise_scale = DEFAULT_NOISE_MULTIPLE / math.sqrt(n)
+        if self.step is None:
+            self.step = DEFAULT_STEP_MULTIPLE / math.sqrt(n)
+        if self.max_updates is None:
+            self.max_updates = math.ceil(4.0 / self.step)
+
+    @classmethod
+    def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
+        return {"n": n}
+
+    @property
+    def best_score(self) -> float:
+        """Empirical risk of the last submission that updated the ladder."""
+        return self._best
+
+    def _draw(self, generator: np.random.Generator, size: int) -> np.ndarray:
+        if self.noise == "laplace":
+            return generator.laplace(0.0, self.noise_scale, size)
+        return generator.normal(0.0, self.noise_scale, size)
+
+    def _release_value(self, value: float) -> float:
+        if not self.snap:
+            return value
+        grid = snap_grid(self.noise_scale)
+        return float(np.round(min(1.0, max(0.0, value)) / grid) * grid)
+
+    def _reset_vars(self) -> None:
+        self._released = 1.0
+        self._threshold_noise: float | None = None
+        self._best = math.inf
+        self._updates = 0
+
+    def _get_vars(self) -> dict[str, Any]:
+        return {
+            "released": self._released,
+            "threshold_noise": self._threshold_noise,
+            "best": self._best,
+            "updates": self._updates,
+        }
+
+    def _set_vars(self, data: dict[str, Any]) -> None:
+        self._released = float(data["released"])
+        xi = data["threshold_noise"]
+        self._threshold_noise = None if xi is None else float(xi)
+        self._best = float(data["best"])
+        self._updates = int(data["updates"])
+
+    def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
+        self._resolve_defaults(x.shape[0])
+        if self._threshold_noise is None:
+            # The noise ξ the paper draws before the first round.
+            self._threshold_noise = float(self._draw(self._generator(0), 1)[0])
+        xi_t, xi_release, xi_next = self._draw(self._generator(index), 3)
+        risk = total / x.shape[0]
+        if (
+            self._updates < self.max_updates
+            and risk + xi_t < self._released - self.step + self._threshold_noise
+        ):
+            self._released = self._release_value(risk + xi_release)
+            self._threshold_noise = float(xi_next)
+            self._best = risk
+            self._updates += 1
+            return self._released, True
+        return self._released, False
