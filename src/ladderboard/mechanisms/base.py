@@ -77,7 +77,7 @@ def round_to(x: float, step: float) -> float:
         raise ValueError(f"step must be positive and finite, got {step!r}")
     digits = -math.log10(step)
     if abs(digits - round(digits)) < 1e-9 and digits > 0:
-        return float(round(x, int(round(digits))))
+        return float(round(x, round(digits)))
     inverse = 1.0 / step
     if abs(inverse - round(inverse)) < 1e-9 * inverse:
         m = round(inverse)
@@ -291,7 +291,7 @@ class Mechanism(ABC):
         self._validate_more(vector)
         return vector, total
 
-    def _validate_more(self, vector: np.ndarray) -> None:
+    def _validate_more(self, vector: np.ndarray) -> None:  # noqa: B027 (optional hook)
         """Further checks of a subclass; raise ValueError without side effects."""
 
     @abstractmethod

@@ -8,6 +8,7 @@ generalisation of Chaibub Neto et al. 2016 (Alg. 3).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,13 @@ from scipy import stats
 
 from ladderboard.mechanisms.base import Mechanism, round_to
 
-__all__ = ["FullDisclosure", "Ladder", "ParameterFreeLadder", "SignificanceLadder"]
+__all__ = [
+    "FullDisclosure",
+    "Ladder",
+    "ParameterFreeLadder",
+    "SignificanceLadder",
+    "paired_test_passes",
+]
 
 
 def _positive(name: str, value: Any) -> float:
@@ -76,6 +83,11 @@ class Ladder(Mechanism):
     previous release, and strict. Theory suggests ``eta ≈ (log(k n) / n)^(1/3)``
     (Thm 3.1); see :func:`ladderboard.analysis.ladder_step`.
 
+    The decision and the rounding are done in exact rational arithmetic,
+    ``eta`` being read as the decimal it was written as (``0.1`` is 1/10), so
+    that ties (``R_S(f_t) = R_{t-1} - eta``) are decided as the paper states
+    and not by floating-point error.
+
     >>> board = Ladder(eta=0.1)
     >>> [board.submit(l).score for l in ([0.5] * 4, [0.45] * 4, [0.38] * 4, [0.27] * 4)]
     [0.5, 0.5, 0.4, 0.3]
@@ -85,6 +97,7 @@ class Ladder(Mechanism):
 
     def __init__(self, *, eta: float, n: int | None = None):
         self.eta = _positive("eta", eta)
+        self._eta_q = Fraction(repr(self.eta))
         super().__init__(n=n)
 
     @classmethod
@@ -96,30 +109,34 @@ class Ladder(Mechanism):
         return self._best
 
     def _reset_vars(self) -> None:
-        self._released = math.inf
+        self._multiple: int | None = None  # R_{t-1} = multiple · eta; None is ∞
         self._best = math.inf
 
     def _get_vars(self) -> dict[str, Any]:
-        return {"released": self._released, "best": self._best}
+        return {"multiple": self._multiple, "best": self._best}
 
     def _set_vars(self, data: dict[str, Any]) -> None:
-        self._released = float(data["released"])
+        self._multiple = None if data["multiple"] is None else int(data["multiple"])
         self._best = float(data["best"])
 
+    def _released(self) -> float:
+        return math.inf if self._multiple is None else float(self._multiple * self._eta_q)
+
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
-        risk = total / x.shape[0]
-        if risk < self._released - self.eta:
-            self._released = round_to(risk, self.eta)
-            self._best = risk
-            return self._released, True
-        return self._released, False
+        risk = Fraction(total) / x.shape[0]
+        if self._multiple is None or risk < (self._multiple - 1) * self._eta_q:
+            self._multiple = round(risk / self._eta_q)
+            self._best = total / x.shape[0]
+            return self._released(), True
+        return self._released(), False
 
 
 class _PairedTestLadder(Mechanism):
     """A ladder whose step is ``c · std(l_t - l_best) / √n`` (paired t-test).
 
     Shared by ParameterFreeLadder (``c = 1``) and SignificanceLadder
-    (``c = c_α``). Releases are rounded to ``1/n`` and compared *rounded*.
+    (``c = c_α``). Releases are ``[R]_{1/n} = round(n R)/n``, kept as the
+    integer ``round(n R)``, and the next submission is compared with them.
     """
 
     @classmethod
@@ -134,19 +151,19 @@ class _PairedTestLadder(Mechanism):
         return self._best
 
     def _reset_vars(self) -> None:
-        self._released = math.inf
+        self._multiple: int | None = None  # R_{t-1} = multiple / n; None is ∞
         self._best = math.inf
         self._best_losses: np.ndarray | None = None
         self._best_total = 0.0
 
     def _get_vars(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"released": self._released, "best": self._best}
+        data: dict[str, Any] = {"multiple": self._multiple, "best": self._best}
         if self._best_losses is not None:
             data["best_losses"] = self._best_losses
         return data
 
     def _set_vars(self, data: dict[str, Any]) -> None:
-        self._released = float(data["released"])
+        self._multiple = None if data["multiple"] is None else int(data["multiple"])
         self._best = float(data["best"])
         losses = data.get("best_losses")
         self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
@@ -154,31 +171,60 @@ class _PairedTestLadder(Mechanism):
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         n = x.shape[0]
-        risk = total / n
-        # s >= 0, so a risk at or above the previous release can never pass:
-        # skip the O(n) standard deviation on that (common) path.
-        if not risk < self._released:
-            return self._released, False
-        if self._best_losses is not None:
-            s = _difference_std(x, self._best_losses, (total - self._best_total) / n)
-            if not risk < self._released - self._critical_value(n) * s / math.sqrt(n):
-                return self._released, False
-        self._released = round_to(risk, 1.0 / n)
-        self._best = risk
+        if self._multiple is not None:
+            passes = paired_test_passes(
+                x,
+                total,
+                self._best_losses,
+                self._best_total,
+                float(self._multiple),
+                self._critical_value(n),
+            )
+            if not passes:
+                return self._multiple / n, False
+        self._multiple = round(total)
+        self._best = total / n
         self._best_losses = np.array(x, dtype=np.float64, copy=True)
         self._best_total = total
-        return self._released, True
+        return self._multiple / n, True
 
 
-def _difference_std(x: np.ndarray, best: np.ndarray, mean: float) -> float:
-    """``std(x - best)`` with ``ddof=1``, given the mean of the difference.
+def paired_test_passes(
+    x: np.ndarray,
+    total: float,
+    best: np.ndarray,
+    best_total: float,
+    reference_total: float,
+    c: float,
+) -> bool:
+    """Whether ``R(x) < R_ref - c · std(x - best) / √n`` (``ddof=1``).
 
-    Centring by the known mean and summing squares with one BLAS dot keeps
-    this to three passes over memory.
+    Risks are given as sums (``total = Σ x``, ``reference_total = n R_ref``).
+    With ``A = reference_total - total`` and ``Q = n Σd² - (Σd)²`` for
+    ``d = x - best``, the condition is ``A > c √(Q/(n-1))``. When every sum
+    is an integer (0/1 and other integer losses) and ``c = 1`` it is decided
+    exactly, in integers, as ``A > 0 and A²(n-1) > Q``: such ties are common
+    (``[1,1,1]`` then ``[0,1,1]`` lies exactly on the threshold). The O(n)
+    work is skipped when ``A ≤ 0`` and ``c ≥ 0``, which cannot pass.
+
+    >>> best = np.array([1.0, 1.0, 1.0])
+    >>> paired_test_passes(np.array([0.0, 1.0, 1.0]), 2.0, best, 3.0, 3.0, 1.0)
+    False
+    >>> paired_test_passes(np.array([0.0, 0.0, 1.0]), 1.0, best, 3.0, 3.0, 1.0)
+    True
     """
+    n = x.shape[0]
+    margin = reference_total - total
+    if c >= 0 and not margin > 0:
+        return False
     d = np.subtract(x, best)
-    d -= mean
-    return math.sqrt(float(np.dot(d, d)) / (d.shape[0] - 1))
+    sum_sq = float(np.dot(d, d))
+    sum_d = total - best_total
+    if c == 1.0 and margin.is_integer() and sum_d.is_integer() and sum_sq.is_integer():
+        a, s1, s2 = int(margin), int(sum_d), int(sum_sq)
+        return a * a * (n - 1) > n * s2 - s1 * s1
+    q = max(0.0, n * sum_sq - sum_d * sum_d)
+    return margin > c * math.sqrt(q / (n - 1))
 
 
 class ParameterFreeLadder(_PairedTestLadder):
