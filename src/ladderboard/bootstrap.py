@@ -30,6 +30,7 @@ __all__ = [
     "bootstrap_count_matrix",
     "bootstrap_mean_of_means",
     "chunk_rows",
+    "empirical_support",
     "naive_bootstrap_mean_of_means",
 ]
 
@@ -53,10 +54,38 @@ def _check_count(name: str, value: int) -> int:
     return int(value)
 
 
-def bootstrap_mean_of_means(x: np.ndarray, b: int, rng: np.random.Generator) -> float:
+def empirical_support(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The distinct values of ``x`` and how often each occurs, when there are
+    few of them (at most ``n/16``, as for 0/1 losses); ``None`` otherwise.
+
+    >>> values, counts = empirical_support(np.array([0.0, 1.0, 1.0, 0.0, 1.0] * 8))
+    >>> values.tolist(), counts.tolist()
+    ([0.0, 1.0], [16, 24])
+    >>> empirical_support(np.arange(20.0)) is None
+    True
+    """
+    x = _check_vector(x)
+    values, counts = np.unique(x, return_counts=True)
+    if values.shape[0] > max(1, x.shape[0] // 16):
+        return None
+    return values, counts
+
+
+def bootstrap_mean_of_means(
+    x: np.ndarray,
+    b: int,
+    rng: np.random.Generator,
+    *,
+    support: tuple[np.ndarray, np.ndarray] | None = None,
+) -> float:
     """Mean of ``b`` bootstrap replicates of ``mean(x)``, in O(n).
 
-    Equal in distribution to :func:`naive_bootstrap_mean_of_means`.
+    The ``b·n`` draws with replacement are summarised by their counts,
+    ``Multinomial(b n, 1/n)``: one draw instead of ``b`` resamples. Given the
+    :func:`empirical_support` of ``x`` (``K`` distinct values), only how many
+    draws land on each value matters, ``Multinomial(b n, counts/n)``: O(K).
+    Both are exactly equal in distribution to
+    :func:`naive_bootstrap_mean_of_means`.
 
     >>> rng = np.random.default_rng(0)
     >>> x = rng.random(1000)
@@ -67,6 +96,10 @@ def bootstrap_mean_of_means(x: np.ndarray, b: int, rng: np.random.Generator) -> 
     x = _check_vector(x)
     b = _check_count("b", b)
     n = x.shape[0]
+    if support is not None:
+        values, frequencies = support
+        draws = rng.multinomial(b * n, frequencies / n)
+        return float(np.dot(draws, values)) / (b * n)
     counts = rng.multinomial(b * n, np.full(n, 1.0 / n))
     return float(np.dot(counts, x)) / (b * n)
 

@@ -232,6 +232,7 @@ class Mechanism(ABC):
         other = type(self).from_state(state)
         if type(other) is not type(self):
             raise ValueError(f"state is of {type(other).__name__}, not {type(self).__name__}")
+        self.__dict__.clear()
         self.__dict__.update(other.__dict__)
 
     def __repr__(self) -> str:

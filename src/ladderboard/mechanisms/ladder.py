@@ -184,9 +184,20 @@ class _PairedTestLadder(Mechanism):
                 return self._multiple / n, False
         self._multiple = round(total)
         self._best = total / n
-        self._best_losses = np.array(x, dtype=np.float64, copy=True)
+        self._best_losses = _keep(x, self._best_losses)
         self._best_total = total
         return self._multiple / n, True
+
+
+def _keep(x: np.ndarray, buffer: np.ndarray | None) -> np.ndarray:
+    """A private copy of ``x``, written into ``buffer`` when it fits."""
+    if buffer is None or buffer.shape != x.shape:
+        return np.array(x, dtype=np.float64, copy=True)
+    np.copyto(buffer, x)
+    return buffer
+
+
+_BLOCK = 1 << 15  # 256 KiB of float64: the difference stays in cache
 
 
 def paired_test_passes(
@@ -205,7 +216,8 @@ def paired_test_passes(
     is an integer (0/1 and other integer losses) and ``c = 1`` it is decided
     exactly, in integers, as ``A > 0 and A²(n-1) > Q``: such ties are common
     (``[1,1,1]`` then ``[0,1,1]`` lies exactly on the threshold). The O(n)
-    work is skipped when ``A ≤ 0`` and ``c ≥ 0``, which cannot pass.
+    work is skipped when ``A ≤ 0`` and ``c ≥ 0``, which cannot pass, and is
+    otherwise one pass over ``x`` and ``best`` in cache-sized blocks.
 
     >>> best = np.array([1.0, 1.0, 1.0])
     >>> paired_test_passes(np.array([0.0, 1.0, 1.0]), 2.0, best, 3.0, 3.0, 1.0)
@@ -217,8 +229,12 @@ def paired_test_passes(
     margin = reference_total - total
     if c >= 0 and not margin > 0:
         return False
-    d = np.subtract(x, best)
-    sum_sq = float(np.dot(d, d))
+    d = np.empty(min(n, _BLOCK))
+    sum_sq = 0.0
+    for start in range(0, n, _BLOCK):
+        block = d[: min(_BLOCK, n - start)]
+        np.subtract(x[start : start + _BLOCK], best[start : start + _BLOCK], out=block)
+        sum_sq += float(np.dot(block, block))
     sum_d = total - best_total
     if c == 1.0 and margin.is_integer() and sum_d.is_integer() and sum_sq.is_integer():
         a, s1, s2 = int(margin), int(sum_d), int(sum_sq)
