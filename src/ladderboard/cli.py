@@ -1,0 +1,63 @@
+"""The ``ladderboard`` command."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ladderboard import __version__
+
+app = typer.Typer(
+    help="Leaderboards that resist overfitting to the holdout.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ladderboard {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Show the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Leaderboards that resist overfitting to the holdout: the Ladder, the
+    Shaky Ladder and LadderBoot."""
+
+
+@app.command()
+def demo(
+    seed: Annotated[int, typer.Option(min=0, help="Seed of every random draw.")] = 0,
+    n_public: Annotated[
+        int, typer.Option("--n-public", min=2, help="Labels that score the public board.")
+    ] = 4000,
+    k: Annotated[int, typer.Option("--k", min=1, help="The attacker's random guesses.")] = 400,
+    n_labels: Annotated[
+        int, typer.Option("--n-labels", min=3, help="Labels in the holdout, public and fresh.")
+    ] = 12000,
+) -> None:
+    """Honest teams and a boosting attacker on a Kaggle board and on the Ladder.
+
+    Blum & Hardt 2015, Sec. 5.1: the attacker submits k random guesses and
+    their majority. The Kaggle board (FullDisclosure) rewards it; the
+    parameter-free Ladder does not.
+    """
+    from ladderboard.demo import demo_summary, demo_table, run_demo
+
+    try:
+        result = run_demo(n_labels=n_labels, n_public=n_public, k=k, seed=seed)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    console = Console()
+    console.print(demo_table(result))
+    console.print(demo_summary(result))
