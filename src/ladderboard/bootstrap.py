@@ -24,6 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ladderboard._validation import check_int
+
 __all__ = [
     "CHUNK_BYTES",
     "bayesian_bootstrap",
@@ -44,14 +46,6 @@ def _check_vector(x: np.ndarray) -> np.ndarray:
     if x.ndim != 1 or x.shape[0] == 0:
         raise ValueError(f"x must be a non-empty 1-D vector, got shape {x.shape}")
     return x
-
-
-def _check_count(name: str, value: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if value < 1:
-        raise ValueError(f"{name} must be at least 1, got {value}")
-    return int(value)
 
 
 def empirical_support(x: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -94,7 +88,7 @@ def bootstrap_mean_of_means(
     True
     """
     x = _check_vector(x)
-    b = _check_count("b", b)
+    b = check_int("b", b, 1)
     n = x.shape[0]
     if support is not None:
         values, frequencies = support
@@ -114,7 +108,7 @@ def naive_bootstrap_mean_of_means(x: np.ndarray, b: int, rng: np.random.Generato
     True
     """
     x = _check_vector(x)
-    b = _check_count("b", b)
+    b = check_int("b", b, 1)
     n = x.shape[0]
     return float(np.mean([x[rng.integers(0, n, n)].mean() for _ in range(b)]))
 
@@ -132,8 +126,8 @@ def bootstrap_count_matrix(n: int, b: int, rng: np.random.Generator) -> np.ndarr
     >>> counts.shape, counts.sum(axis=1).astype(int).tolist()
     ((3, 5), [5, 5, 5])
     """
-    n = _check_count("n", n)
-    b = _check_count("b", b)
+    n = check_int("n", n, 1)
+    b = check_int("b", b, 1)
     idx = rng.integers(0, n, size=(b, n))
     idx += (np.arange(b) * n)[:, None]
     return np.bincount(idx.ravel(), minlength=b * n).reshape(b, n).astype(np.float64)
@@ -174,8 +168,8 @@ def bayesian_bootstrap(
     >>> reps.shape, bool(abs(reps.mean() - 2.5) < 0.2)
     ((500,), True)
     """
-    n = _check_count("n", n)
-    B = _check_count("B", B)
+    n = check_int("n", n, 1)
+    B = check_int("B", B, 1)
     rows = chunk_rows(n, B, chunk_bytes)
     starts = range(0, B, rows)
 

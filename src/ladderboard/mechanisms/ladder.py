@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
+from ladderboard._validation import check_real
 from ladderboard.mechanisms.base import Mechanism, round_to
 
 __all__ = [
@@ -23,15 +24,6 @@ __all__ = [
     "SignificanceLadder",
     "paired_test_passes",
 ]
-
-
-def _positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    value = float(value)
-    if not (value > 0 and math.isfinite(value)):
-        raise ValueError(f"{name} must be positive and finite, got {value!r}")
-    return value
 
 
 class FullDisclosure(Mechanism):
@@ -51,7 +43,7 @@ class FullDisclosure(Mechanism):
     name = "full-disclosure"
 
     def __init__(self, *, precision: float = 1e-5, n: int | None = None):
-        self.precision = _positive("precision", precision)
+        self.precision = check_real("precision", precision, low=0)
         super().__init__(n=n)
 
     @property
@@ -96,7 +88,7 @@ class Ladder(Mechanism):
     name = "ladder"
 
     def __init__(self, *, eta: float, n: int | None = None):
-        self.eta = _positive("eta", eta)
+        self.eta = check_real("eta", eta, low=0)
         self._eta_q = Fraction(repr(self.eta))
         super().__init__(n=n)
 
@@ -289,10 +281,7 @@ class SignificanceLadder(_PairedTestLadder):
     name = "significance-ladder"
 
     def __init__(self, *, alpha: float = 0.15, n: int | None = None):
-        alpha = _positive("alpha", alpha)
-        if not alpha < 1:
-            raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
-        self.alpha = alpha
+        self.alpha = check_real("alpha", alpha, low=0, high=1)
         self._c_cache: tuple[int, float] | None = None
         super().__init__(n=n)
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ladderboard._validation import check_int, check_real
 from ladderboard.mechanisms.base import Mechanism
 from ladderboard.random import RandomState
 
@@ -106,21 +107,20 @@ class ShakyLadder(Mechanism):
         n: int | None = None,
         random_state: RandomState = None,
     ):
-        for name, value in (("noise_scale", noise_scale), ("step", step)):
-            if value is not None and not (isinstance(value, float | int) and value > 0):
-                raise ValueError(f"{name} must be a positive number, got {value!r}")
-            if value is not None and not math.isfinite(value):
-                raise ValueError(f"{name} must be finite, got {value!r}")
         if noise not in NOISES:
             raise ValueError(f"noise must be one of {NOISES}, got {noise!r}")
-        if max_updates is not None and (isinstance(max_updates, bool) or max_updates < 1):
-            raise ValueError(f"max_updates must be a positive int, got {max_updates!r}")
         if not isinstance(snap, bool):
             raise TypeError(f"snap must be a bool, got {type(snap).__name__}")
-        self.noise_scale = None if noise_scale is None else float(noise_scale)
-        self.step = None if step is None else float(step)
+        if noise_scale is not None:
+            noise_scale = check_real("noise_scale", noise_scale, low=0)
+        if step is not None:
+            step = check_real("step", step, low=0)
+        if max_updates is not None:
+            max_updates = check_int("max_updates", max_updates, 1)
+        self.noise_scale = noise_scale
+        self.step = step
         self.noise = noise
-        self.max_updates = None if max_updates is None else int(max_updates)
+        self.max_updates = max_updates
         self.snap = snap
         super().__init__(n=n, random_state=random_state)
         if n is not None:
