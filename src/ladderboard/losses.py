@@ -1,0 +1,390 @@
+"""Per-sample losses, each knowing its name, its parameters and its range.
+
+A leaderboard mechanism of the Ladder family (Blum & Hardt 2015) sees a
+submission only through its per-sample loss vector ``l_i = loss(y_i, yhat_i)``
+on the holdout; the Shaky Ladder (Hardt 2017, Fig. 1) further needs every
+``l_i`` in ``[0, 1]``. A :class:`Loss` therefore declares ``bounds``, the range
+of each per-sample value given its parameters, and :meth:`Loss.rescaled` maps a
+bounded loss into ``[0, 1]``.
+
+The metrics (functions of weighted sample moments, for the Bayesian-bootstrap
+mechanisms of Chaibub Neto et al. 2016) live in :mod:`ladderboard.metrics` and
+are re-exported here, so that ``from ladderboard.losses import get_metric,
+get_loss, METRICS, LOSSES`` works.
+
+>>> sorted(LOSSES)
+['absolute', 'brier', 'log_loss', 'multiclass_brier', 'multiclass_log_loss', 'squared', 'zero_one']
+>>> loss = get_loss("log_loss", clip=LADDER_CLIP)
+>>> loss([1, 0, 1], [0.9, 0.2, 0.0]).round(4)
+array([0.1054, 0.2231, 4.6052])
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "KAGGLE_CLIP",
+    "LADDER_CLIP",
+    "LOSSES",
+    "METRICS",  # noqa: F822 (lazy re-export, see __getattr__)
+    "Loss",
+    "Metric",  # noqa: F822
+    "get_loss",
+    "get_metric",  # noqa: F822
+]
+
+KAGGLE_CLIP = (1e-15, 1 - 1e-15)
+"""Kaggle's clip of predicted probabilities for its log loss."""
+LADDER_CLIP = (0.01, 0.99)
+"""The clip of the Ladder authors' experiment code (bounds the log loss by log 100)."""
+
+_METRIC_EXPORTS = ("METRICS", "Metric", "get_metric")
+
+
+def __getattr__(name: str) -> Any:
+    # Re-export the metrics lazily: ladderboard.metrics imports this module,
+    # so a top-level import here would be circular.
+    if name in _METRIC_EXPORTS:
+        from ladderboard import metrics
+
+        return getattr(metrics, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- validation
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _as_array(value: Any, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
+    """``value`` as a finite float64 array with ``ndim`` dimensions, or raise."""
+    if value is None or isinstance(value, str | bytes | dict | set):
+        raise TypeError(
+            f"{name} must be a numeric array, got {type(value).__name__} {_show(value)}"
+        )
+    try:
+        array = np.asarray(value)
+    except ValueError as exc:  # ragged nested sequences
+        raise ValueError(f"{name} must be a rectangular numeric array, got {_show(value)}") from exc
+    if array.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}: {_show(value)}")
+    array = array.astype(np.float64, copy=False)
+    dims = (ndim,) if isinstance(ndim, int) else ndim
+    if array.ndim not in dims:
+        wanted = " or ".join(f"{d}-D" for d in dims)
+        raise ValueError(f"{name} must be {wanted}, got shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ValueError(
+            f"{name} must be finite, got {_first_violation(array, bad)}"
+            f" ({int(bad.sum())} non-finite value(s))"
+        )
+    return array
+
+
+def _same_length(y_true: np.ndarray, y_pred: np.ndarray, *, exact: bool = True) -> None:
+    same = y_true.shape == y_pred.shape if exact else y_true.shape[0] == y_pred.shape[0]
+    if not same:
+        raise ValueError(
+            f"y_true and y_pred must have matching shapes, got y_true {y_true.shape} "
+            f"and y_pred {y_pred.shape}"
+        )
+
+
+def _first_violation(array: np.ndarray, bad: np.ndarray) -> str:
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    return f"{float(array[where])!r} at index {where[0] if len(where) == 1 else where}"
+
+
+def _check_binary(y: np.ndarray, name: str) -> None:
+    bad = (y != 0) & (y != 1)
+    if bad.any():
+        raise ValueError(f"{name} must contain only 0 and 1, got {_first_violation(y, bad)}")
+
+
+def _check_probabilities(p: np.ndarray, name: str) -> None:
+    bad = (p < 0) | (p > 1)
+    if bad.any():
+        raise ValueError(f"{name} must be probabilities in [0, 1], got {_first_violation(p, bad)}")
+
+
+def _check_clip(clip: Any) -> tuple[float, float]:
+    if not (isinstance(clip, tuple | list) and len(clip) == 2) or not all(
+        isinstance(c, numbers.Real) and not isinstance(c, bool) for c in clip
+    ):
+        raise TypeError(f"clip must be a pair (lo, hi) of real numbers, got {_show(clip)}")
+    lo, hi = float(clip[0]), float(clip[1])
+    if not 0 < lo < hi < 1:
+        raise ValueError(f"clip must satisfy 0 < lo < hi < 1, got {_show(clip)}")
+    return lo, hi
+
+
+# --------------------------------------------------------------------------- kernels
+def _pointwise(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    y = _as_array(y_true, "y_true")
+    p = _as_array(y_pred, "y_pred")
+    _same_length(y, p)
+    return y, p
+
+
+def _zero_one_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    y, p = _pointwise(y_true, y_pred)
+    return (y != p).astype(np.float64)
+
+
+def _absolute_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    y, p = _pointwise(y_true, y_pred)
+    return np.abs(y - p)
+
+
+def _squared_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    y, p = _pointwise(y_true, y_pred)
+    return (y - p) ** 2
+
+
+def _binary_probabilities(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    y, p = _pointwise(y_true, y_pred)
+    _check_binary(y, "y_true")
+    _check_probabilities(p, "y_pred")
+    return y, p
+
+
+def _log_loss_values(y_true: Any, y_pred: Any, *, clip: tuple[float, float]) -> np.ndarray:
+    y, p = _binary_probabilities(y_true, y_pred)
+    p = np.clip(p, *clip)
+    return -np.where(y == 1, np.log(p), np.log1p(-p))
+
+
+def _brier_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    y, p = _binary_probabilities(y_true, y_pred)
+    return (p - y) ** 2
+
+
+def _labels_and_matrix(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Integer labels (n,) and a probability matrix (n, K); one-hot y_true is accepted."""
+    P = _as_array(y_pred, "y_pred", ndim=2)
+    y = _as_array(y_true, "y_true", ndim=(1, 2))
+    _same_length(y, P, exact=y.ndim == 2)
+    if P.shape[1] < 2:
+        raise ValueError(f"y_pred must have at least 2 class columns, got shape {P.shape}")
+    _check_probabilities(P, "y_pred")
+    if y.ndim == 2:
+        _check_binary(y, "y_true")
+        sums = y.sum(axis=1)
+        if (sums != 1).any():
+            row = int(np.flatnonzero(sums != 1)[0])
+            raise ValueError(f"one-hot y_true must have one 1 per row, got row {row}: {y[row]}")
+        return np.argmax(y, axis=1), P
+    bad = (y != np.round(y)) | (y < 0) | (y >= P.shape[1])
+    if bad.any():
+        raise ValueError(
+            f"y_true must hold class labels 0..{P.shape[1] - 1} (the columns of y_pred), "
+            f"got {_first_violation(y, bad)}"
+        )
+    return y.astype(np.intp), P
+
+
+def _multiclass_log_loss_values(
+    y_true: Any, y_pred: Any, *, clip: tuple[float, float]
+) -> np.ndarray:
+    labels, P = _labels_and_matrix(y_true, y_pred)
+    P = np.clip(P, *clip)
+    P /= P.sum(axis=1, keepdims=True)
+    # Renormalising can push the true-class probability below lo, the loss above
+    # -log(lo); Loss.__call__ clips every loss to its bounds, which amounts to
+    # clipping that probability at lo once more. Rows that summed to 1 with
+    # entries inside the clip are unaffected.
+    return -np.log(P[np.arange(P.shape[0]), labels])
+
+
+def _multiclass_brier_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    labels, P = _labels_and_matrix(y_true, y_pred)
+    sums = P.sum(axis=1)
+    off = np.abs(sums - 1) > 1e-6
+    if off.any():
+        row = int(np.flatnonzero(off)[0])
+        raise ValueError(
+            f"rows of y_pred must sum to 1, got row {row} summing to {float(sums[row])!r}"
+        )
+    onehot = np.zeros_like(P)
+    onehot[np.arange(P.shape[0]), labels] = 1.0
+    return ((P - onehot) ** 2).sum(axis=1)
+
+
+def _affine(kernel: Callable[..., np.ndarray], lo: float, hi: float, y_true: Any, y_pred: Any):
+    return (kernel(y_true, y_pred) - lo) / (hi - lo)
+
+
+# --------------------------------------------------------------------------- Loss
+@dataclass(frozen=True)
+class Loss:
+    """A per-sample loss with its declared range.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (``"log_loss"``, ...).
+    bounds : tuple of float
+        ``(lo, hi)``: every per-sample value lies in ``[lo, hi]`` for any valid
+        input, given the loss's parameters (``hi`` may be ``inf``).
+    kernel : callable
+        ``kernel(y_true, y_pred)`` validating its input and returning the raw
+        per-sample values.
+    params : tuple of (str, value) pairs
+        The parameters the loss was built with, e.g. ``(("clip", (0.01, 0.99)),)``.
+
+    Calling the loss returns a float64 vector, one value per sample, clipped to
+    ``bounds``: this removes floating-point excursions, and the excursions that
+    tolerances in the input checks allow (a multiclass row summing to 1 + 1e-7).
+    Get losses with :func:`get_loss` rather than building them.
+
+    >>> sq = get_loss("squared")
+    >>> sq([1.0, 2.0, 3.0], [1.5, 2.0, 1.0])
+    array([0.25, 0.  , 4.  ])
+    >>> sq.bounds
+    (0.0, inf)
+    """
+
+    name: str
+    bounds: tuple[float, float]
+    kernel: Callable[[Any, Any], np.ndarray] = field(repr=False, compare=False)
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __call__(self, y_true: Any, y_pred: Any) -> np.ndarray:
+        """Per-sample losses, shape ``(n,)``.
+
+        Raises ``TypeError`` for non-numeric input and ``ValueError`` for
+        mismatched shapes, non-finite values or values outside the loss's domain.
+
+        >>> get_loss("zero_one")([0, 1, 2], [0, 2, 2])
+        array([0., 1., 0.])
+        """
+        return np.clip(self.kernel(y_true, y_pred), *self.bounds)
+
+    def rescaled(self) -> Loss:
+        """This loss mapped affinely from its bounds into ``[0, 1]``.
+
+        Needed by the Shaky Ladder (Hardt 2017), whose privacy analysis assumes
+        losses in ``[0, 1]``. A loss already bounded by ``[0, 1]`` is returned as is.
+
+        >>> ll = get_loss("log_loss", clip=(0.01, 0.99)).rescaled()
+        >>> ll.name, ll.bounds
+        ('log_loss_rescaled', (0.0, 1.0))
+        >>> ll([1, 1], [0.0, 1.0]).round(4)
+        array([1.    , 0.0022])
+        >>> get_loss("squared").rescaled()  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: loss 'squared' has infinite bounds (0.0, inf) and cannot be rescaled ...
+        """
+        lo, hi = self.bounds
+        if not (math.isfinite(lo) and math.isfinite(hi)):
+            raise ValueError(
+                f"loss {self.name!r} has infinite bounds {self.bounds} and cannot be rescaled "
+                "into [0, 1]; use a bounded loss (zero_one, brier, log_loss with a clip)"
+            )
+        if (lo, hi) == (0.0, 1.0):
+            return self
+        return Loss(
+            name=f"{self.name}_rescaled",
+            bounds=(0.0, 1.0),
+            kernel=partial(_affine, self.kernel, lo, hi),
+            params=self.params,
+        )
+
+
+def _zero_one() -> Loss:
+    return Loss("zero_one", (0.0, 1.0), _zero_one_values)
+
+
+def _absolute() -> Loss:
+    return Loss("absolute", (0.0, math.inf), _absolute_values)
+
+
+def _squared() -> Loss:
+    return Loss("squared", (0.0, math.inf), _squared_values)
+
+
+def _log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
+    lo, hi = _check_clip(clip)
+    top = -math.log(min(lo, 1 - hi))
+    return Loss(
+        "log_loss", (0.0, top), partial(_log_loss_values, clip=(lo, hi)), (("clip", (lo, hi)),)
+    )
+
+
+def _multiclass_log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
+    lo, hi = _check_clip(clip)
+    kernel = partial(_multiclass_log_loss_values, clip=(lo, hi))
+    return Loss("multiclass_log_loss", (0.0, -math.log(lo)), kernel, (("clip", (lo, hi)),))
+
+
+def _brier() -> Loss:
+    return Loss("brier", (0.0, 1.0), _brier_values)
+
+
+def _multiclass_brier() -> Loss:
+    return Loss("multiclass_brier", (0.0, 2.0), _multiclass_brier_values)
+
+
+_FACTORIES: dict[str, Callable[..., Loss]] = {
+    "zero_one": _zero_one,
+    "absolute": _absolute,
+    "squared": _squared,
+    "log_loss": _log_loss,
+    "multiclass_log_loss": _multiclass_log_loss,
+    "brier": _brier,
+    "multiclass_brier": _multiclass_brier,
+}
+
+LOSSES: dict[str, Loss] = {name: make() for name, make in _FACTORIES.items()}
+"""Every loss with its default parameters, by name.
+
+* ``zero_one``: ``[y_pred != y_true]`` for labels, bounds ``[0, 1]``.
+* ``absolute``, ``squared``: ``|p - y|`` and ``(p - y)^2``, bounds ``[0, inf)``.
+* ``log_loss``: binary ``-y log p - (1 - y) log(1 - p)`` with ``p`` clipped to
+  ``clip = (lo, hi)`` (default :data:`KAGGLE_CLIP`); bounds ``[0, -log min(lo, 1 - hi)]``.
+* ``multiclass_log_loss``: ``y_true`` labels ``0..K-1``, ``y_pred`` an ``(n, K)``
+  matrix clipped, renormalised per row (as Kaggle and scikit-learn < 1.5 did),
+  and the loss clipped to its bounds ``[0, -log lo]``.
+* ``brier``: binary ``(p - y)^2``, bounds ``[0, 1]`` (Brier 1950).
+* ``multiclass_brier``: ``sum_k (P_k - [y = k])^2`` with rows of ``P`` summing to 1,
+  ``y_true`` labels or one-hot; bounds ``[0, 2]``.
+"""
+
+
+def get_loss(name: str, /, **params: Any) -> Loss:
+    """The loss called ``name``, built with ``params``.
+
+    >>> get_loss("log_loss", clip=(0.01, 0.99)).bounds
+    (0.0, 4.60517)
+    >>> get_loss("hinge")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown loss 'hinge'; known losses: absolute, brier, ...
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"name must be a str, got {type(name).__name__} {_show(name)}")
+    if name not in _FACTORIES:
+        raise ValueError(f"unknown loss {name!r}; known losses: {', '.join(sorted(_FACTORIES))}")
+    factory = _FACTORIES[name]
+    accepted = list(inspect.signature(factory).parameters)
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise TypeError(
+            f"get_loss({name!r}) got unexpected parameter(s) {', '.join(unknown)}; "
+            f"{name} accepts {', '.join(accepted) if accepted else 'no parameters'}"
+        )
+    return factory(**params)
