@@ -1,28 +1,42 @@
 """Every leaderboard mechanism of the papers, behind one ``submit`` interface.
 
-========================  =====================================================
-``FullDisclosure``        the Kaggle mechanism (Blum & Hardt 2015, App. A)
-``Ladder``                fixed step ``eta`` (Blum & Hardt 2015, Fig. 1)
-``ParameterFreeLadder``   paired-test step (Blum & Hardt 2015, Fig. 2)
-``SignificanceLadder``    step at level ``alpha`` (Chaibub Neto et al. 2016, Alg. 3)
-========================  =====================================================
+=========================  ====================================================
+``FullDisclosure``         the Kaggle mechanism (Blum & Hardt 2015, App. A)
+``Ladder``                 fixed step ``eta`` (Blum & Hardt 2015, Fig. 1)
+``ParameterFreeLadder``    paired-test step (Blum & Hardt 2015, Fig. 2)
+``SignificanceLadder``     step at level ``alpha`` (Chaibub Neto et al. 2016, Alg. 3)
+``ShakyLadder``            noisy comparisons and releases (Hardt 2017, Fig. 1)
+``LadderBoot``             bootstrap releases (Chaibub Neto et al. 2016, Alg. 4)
+``BayesBootLadder``        Bayesian-bootstrap test, any metric (Alg. 5)
+``BayesBootLadderBoot``    the same with bootstrap releases (Alg. 6)
+=========================  ====================================================
+
+Loss-based mechanisms take per-sample loss vectors; the two Bayesian-bootstrap
+ones hold the labels and take predictions. Every registered mechanism is in
+:data:`MECHANISMS` and can be built by name with :func:`make_mechanism`.
 """
 
 from ladderboard.mechanisms.base import MECHANISMS, Mechanism, Release, make_mechanism, round_to
+from ladderboard.mechanisms.boot import BayesBootLadder, BayesBootLadderBoot, LadderBoot
 from ladderboard.mechanisms.ladder import (
     FullDisclosure,
     Ladder,
     ParameterFreeLadder,
     SignificanceLadder,
 )
+from ladderboard.mechanisms.shaky import ShakyLadder
 
 __all__ = [
     "MECHANISMS",
+    "BayesBootLadder",
+    "BayesBootLadderBoot",
     "FullDisclosure",
     "Ladder",
+    "LadderBoot",
     "Mechanism",
     "ParameterFreeLadder",
     "Release",
+    "ShakyLadder",
     "SignificanceLadder",
     "make_mechanism",
     "round_to",

@@ -1,0 +1,325 @@
+"""LadderBoot and the Bayesian-bootstrap ladders (Chaibub Neto et al. 2016,
+*Reducing overfitting in challenge-based competitions*, Alg. 4–6)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ladderboard._validation import check_int, check_real
+from ladderboard.bootstrap import (
+    CHUNK_BYTES,
+    bayesian_bootstrap,
+    bootstrap_count_matrix,
+    bootstrap_mean_of_means,
+    empirical_support,
+)
+from ladderboard.losses import Metric, get_metric
+from ladderboard.mechanisms.base import Mechanism, round_to
+from ladderboard.mechanisms.ladder import paired_test_passes
+from ladderboard.random import RandomState
+
+__all__ = ["BayesBootLadder", "BayesBootLadderBoot", "LadderBoot"]
+
+
+class LadderBoot(Mechanism):
+    """The Ladder's paired t-test, releasing a bootstrap estimate (Chaibub Neto
+    et al. 2016, Alg. 4).
+
+    The test is :class:`SignificanceLadder`'s, ``R(ŷ_t) < R_best - c_α s/√n``,
+    but against the *unrounded* risk of the best submission so far (as the
+    algorithm is printed). Instead of the risk it releases the mean of ``b``
+    bootstrap replicates of the mean of the best loss vector (the new one on
+    acceptance, the old one otherwise): each release is a fresh draw, so a
+    rejected submission does not simply repeat the last number. The printed
+    algorithm would compare the first submission with the all-zero loss
+    vector ``l_0`` and reject everything; the first submission is accepted,
+    as in Alg. 1–3.
+
+    The mean of ``b`` bootstrap means is one multinomial draw of ``b·n``
+    counts (:func:`ladderboard.bootstrap.bootstrap_mean_of_means`), or of one
+    count per distinct loss value when there are few, as for 0/1 losses. Releases
+    are unrounded by default (``precision=None``), as in the paper: the noise
+    is discrete resampling noise, not floating-point noise; pass
+    ``precision`` to round them.
+
+    >>> board = LadderBoot(alpha=0.15, b=100, random_state=0)
+    >>> rng = np.random.default_rng(1)
+    >>> a, c = (rng.random(500) < 0.4) * 1.0, (rng.random(500) < 0.2) * 1.0
+    >>> releases = [board.submit(v) for v in (a, a, c)]
+    >>> [r.improved for r in releases]
+    [True, False, True]
+    >>> releases[0].score != releases[1].score       # a fresh draw each time
+    True
+    >>> bool(abs(releases[2].score - c.mean()) < 0.01)
+    True
+    """
+
+    name = "ladder-boot"
+    stochastic = True
+
+    def __init__(
+        self,
+        *,
+        alpha: float = 0.15,
+        b: int = 100,
+        precision: float | None = None,
+        n: int | None = None,
+        random_state: RandomState = None,
+    ):
+        self.alpha = check_real("alpha", alpha, low=0, high=1)
+        self.b = check_int("b", b, 1)
+        self.precision = None if precision is None else check_real("precision", precision, low=0)
+        super().__init__(n=n, random_state=random_state)
+
+    @classmethod
+    def _min_n(cls) -> int:
+        return 2
+
+    def critical_value(self, n: int) -> float:
+        """``c_α``: the ``1 - α`` quantile of Student's t with ``n - 1`` d.o.f."""
+        return float(stats.t.ppf(1.0 - self.alpha, n - 1))
+
+    @property
+    def best_score(self) -> float:
+        return self._best
+
+    def _reset_vars(self) -> None:
+        self.__dict__.pop("_support", None)
+        self._best = math.inf
+        self._best_losses: np.ndarray | None = None
+        self._best_total = 0.0
+
+    def _get_vars(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"best": self._best}
+        if self._best_losses is not None:
+            data["best_losses"] = self._best_losses
+        return data
+
+    def _set_vars(self, data: dict[str, Any]) -> None:
+        self.__dict__.pop("_support", None)
+        self._best = float(data["best"])
+        losses = data.get("best_losses")
+        self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
+        self._best_total = 0.0 if losses is None else float(self._best_losses.sum())
+
+    def _passes(self, x: np.ndarray, total: float) -> bool:
+        if self._best_losses is None:
+            return True
+        c = self.critical_value(x.shape[0])
+        return paired_test_passes(
+            x, total, self._best_losses, self._best_total, self._best_total, c
+        )
+
+    def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
+        improved = self._passes(x, total)
+        if improved:
+            self._best = total / x.shape[0]
+            self._best_losses = np.array(x, dtype=np.float64, copy=True)
+            self._best_total = total
+        if improved or "_support" not in self.__dict__:
+            # Cached per best vector (not state: it is derived from it).
+            self._support = empirical_support(self._best_losses)
+        value = bootstrap_mean_of_means(
+            self._best_losses, self.b, self._generator(index), support=self._support
+        )
+        if self.precision is not None:
+            value = round_to(value, self.precision)
+        return value, improved
+
+
+class BayesBootLadder(Mechanism):
+    """A ladder for any moment-based metric, tested by the Bayesian bootstrap
+    (Chaibub Neto et al. 2016, Alg. 5).
+
+    It holds the labels and takes prediction vectors. For each submission it
+    draws ``B`` Dirichlet(1, …, 1) weight vectors and, with the *same*
+    weights, computes ``Δs = s(ŷ_t, y) - s(ŷ_best, y)``; ``P(H1|D)`` is the
+    share of replicates in which the new submission is better (``Δs > 0``
+    when greater is better, ``Δs < 0`` otherwise) and the posterior odds are
+    ``PO = P/(1 - P)``. If ``PO ≥ po_threshold`` it accepts and releases
+    ``[s(ŷ_t, y)]_{1/n}``, else ``[s(ŷ_best, y)]_{1/n}``.
+    ``po_threshold = (1-α)/α``: 99, 5.67, 1 for α = 0.01, 0.15, 0.5.
+
+    ``baseline`` is the algorithm's initial prediction ``ŷ_0`` (for example
+    the training mean); with ``baseline=None`` the first submission is
+    accepted, as the Ladder accepts its first. A baseline on which the metric
+    is undefined (constant predictions under a correlation) is refused.
+
+    The ``B`` replicates are chunked matrix products with bounded memory
+    (:func:`ladderboard.bootstrap.bayesian_bootstrap`, 16 MiB of weights per
+    chunk).
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> board = BayesBootLadder(metric="ccc", y_true=y, random_state=0)
+    >>> weak, strong = y + rng.normal(scale=2, size=300), y + rng.normal(scale=0.5, size=300)
+    >>> [(r.score * 300, r.improved) for r in map(board.submit, (weak, weak, strong))]
+    [(111.0, True), (111.0, False), (272.0, True)]
+    >>> round(board.best_score, 4)      # organiser-side: the unrounded CCC
+    0.9079
+    """
+
+    name = "bayes-boot-ladder"
+    stochastic = True
+    input_kind = "predictions"
+
+    def __init__(
+        self,
+        *,
+        metric: str | Metric,
+        y_true: Any,
+        B: int = 1000,
+        po_threshold: float = 5.67,
+        baseline: Any = None,
+        chunk_bytes: int = CHUNK_BYTES,
+        random_state: RandomState = None,
+    ):
+        self.metric = get_metric(metric) if isinstance(metric, str) else metric
+        if not isinstance(self.metric, Metric):
+            raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
+        y = np.asarray(y_true, dtype=np.float64)
+        if y.ndim != 1 or y.shape[0] < 2:
+            raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
+        if not np.isfinite(y).all():
+            raise ValueError("y_true must be finite")
+        self.y_true = y
+        self.greater_is_better = self.metric.greater_is_better
+        self.B = check_int("B", B, 1)
+        self.po_threshold = check_real("po_threshold", po_threshold, low=0)
+        self.chunk_bytes = check_int("chunk_bytes", chunk_bytes, 1)
+        if baseline is not None:
+            baseline = np.asarray(baseline, dtype=np.float64)
+            if baseline.shape != y.shape:
+                raise ValueError(f"baseline must have shape {y.shape}, got {baseline.shape}")
+            self.metric.check_predictions(baseline)
+            if math.isnan(self.metric.score(y, baseline)):
+                raise ValueError(
+                    f"{self.metric.name} is undefined on the baseline (constant predictions?); "
+                    "pass baseline=None to accept the first submission instead"
+                )
+        self.baseline = baseline
+        super().__init__(n=y.shape[0], random_state=random_state)
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("n", None)
+        return params
+
+    @classmethod
+    def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
+        return {"metric": "mse", "y_true": rng.normal(size=n), "B": 200}
+
+    @property
+    def best_score(self) -> float:
+        return self._best
+
+    def _worst(self) -> float:
+        return -math.inf if self.greater_is_better else math.inf
+
+    def _reset_vars(self) -> None:
+        self._best_predictions = None if self.baseline is None else self.baseline.copy()
+        if self.baseline is None:
+            self._best = self._worst()
+        else:
+            self._best = float(self.metric.score(self.y_true, self.baseline))
+
+    def _get_vars(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"best": self._best}
+        if self._best_predictions is not None:
+            data["best_predictions"] = self._best_predictions
+        return data
+
+    def _set_vars(self, data: dict[str, Any]) -> None:
+        self._best = float(data["best"])
+        best = data.get("best_predictions")
+        self._best_predictions = None if best is None else np.array(best, dtype=np.float64)
+
+    def _validate_more(self, vector: np.ndarray) -> None:
+        self.metric.check_predictions(vector)
+
+    def posterior_probability(self, predictions: np.ndarray, index: int) -> float:
+        """``P(H1|D)``: the share of replicates in which ``predictions`` beat the
+        best, with the weights submission ``index`` draws. Organiser-side only."""
+        deltas = bayesian_bootstrap(
+            self.metric.paired(self.y_true, predictions, self._best_predictions),
+            self.y_true.shape[0],
+            self.B,
+            lambda j: self._generator(index, j + 1),
+            chunk_bytes=self.chunk_bytes,
+        )
+        better = deltas > 0 if self.greater_is_better else deltas < 0
+        return float(np.count_nonzero(better)) / self.B
+
+    def _passes(self, predictions: np.ndarray, index: int) -> bool:
+        if self._best_predictions is None:
+            return True
+        p = self.posterior_probability(predictions, index)
+        # PO = p / (1 - p) >= threshold, written without dividing by zero.
+        return p >= self.po_threshold * (1.0 - p)
+
+    def _release(self, index: int) -> float:
+        return round_to(self._best, 1.0 / self.y_true.shape[0])
+
+    def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
+        improved = self._passes(x, index)
+        if improved:
+            self._best_predictions = np.array(x, dtype=np.float64, copy=True)
+            self._best = float(self.metric.score(self.y_true, x))
+        return self._release(index), improved
+
+
+class BayesBootLadderBoot(BayesBootLadder):
+    """:class:`BayesBootLadder` releasing a bootstrap estimate (Chaibub Neto et al.
+    2016, Alg. 6).
+
+    The test is Alg. 5's; the release is the mean of ``b`` bootstrap
+    replicates of the metric on the best predictions (resampling counts used
+    as weights), a fresh draw at every submission, unrounded as printed.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.normal(size=300)
+    >>> board = BayesBootLadderBoot(metric="pearson", y_true=y, b=50, random_state=0)
+    >>> p = y + rng.normal(size=300)
+    >>> first, again = board.submit(p), board.submit(p)
+    >>> first.improved, again.improved, first.score != again.score
+    (True, False, True)
+    """
+
+    name = "bayes-boot-ladder-boot"
+
+    def __init__(
+        self,
+        *,
+        metric: str | Metric,
+        y_true: Any,
+        B: int = 1000,
+        b: int = 100,
+        po_threshold: float = 5.67,
+        baseline: Any = None,
+        chunk_bytes: int = CHUNK_BYTES,
+        random_state: RandomState = None,
+    ):
+        self.b = check_int("b", b, 1)
+        super().__init__(
+            metric=metric,
+            y_true=y_true,
+            B=B,
+            po_threshold=po_threshold,
+            baseline=baseline,
+            chunk_bytes=chunk_bytes,
+            random_state=random_state,
+        )
+
+    @classmethod
+    def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
+        return {"metric": "pearson", "y_true": rng.normal(size=n), "B": 200, "b": 20}
+
+    def _release(self, index: int) -> float:
+        n = self.y_true.shape[0]
+        counts = bootstrap_count_matrix(n, self.b, self._generator(index, 0))
+        values = self.metric.score(self.y_true, self._best_predictions, sample_weight=counts)
+        return float(np.mean(values))
