@@ -20,6 +20,7 @@ from ladderboard.mechanisms import (
     SignificanceLadder,
     round_to,
 )
+from ladderboard.mechanisms.ladder import paired_test_passes
 
 
 def releases(mechanism, vectors):
@@ -202,3 +203,26 @@ def test_ladder_releases_never_rise_and_improved_means_lower(seq):
             assert cur.improved == (cur.score < prev.score) or (
                 cur.improved and cur.score == prev.score  # rounding can tie
             )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(2, 300),
+    st.floats(1e-12, 1e-3),
+    st.floats(0.0, 2.0),
+    st.integers(0, 2**32 - 1),
+)
+def test_paired_test_matches_direct_std_including_near_identical_vectors(n, gap, c, seed):
+    """Σd² from dot products, with the direct fallback when x ≈ best."""
+    rng = np.random.default_rng(seed)
+    best = rng.random(n)
+    x = best - gap * rng.random(n)  # nearly identical: the cancellation case
+    reference_total = float(best.sum())
+    margin = reference_total - float(x.sum())
+    threshold = c * np.std(x - best, ddof=1) * math.sqrt(n)
+    if abs(margin - threshold) <= 1e-9 * max(margin, threshold, 1e-300):
+        return  # too close to call in floating point
+    got = paired_test_passes(
+        x, float(x.sum()), best, float(best.sum()), float(best @ best), reference_total, c
+    )
+    assert got == (margin > threshold)

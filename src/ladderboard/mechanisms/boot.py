@@ -92,6 +92,7 @@ class LadderBoot(Mechanism):
         self._best = math.inf
         self._best_losses: np.ndarray | None = None
         self._best_total = 0.0
+        self._best_sum_sq = 0.0
 
     def _get_vars(self) -> dict[str, Any]:
         data: dict[str, Any] = {"best": self._best}
@@ -105,13 +106,14 @@ class LadderBoot(Mechanism):
         losses = data.get("best_losses")
         self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
         self._best_total = 0.0 if losses is None else float(self._best_losses.sum())
+        self._best_sum_sq = 0.0 if losses is None else float(np.dot(losses, losses))
 
     def _passes(self, x: np.ndarray, total: float) -> bool:
         if self._best_losses is None:
             return True
         c = self.critical_value(x.shape[0])
         return paired_test_passes(
-            x, total, self._best_losses, self._best_total, self._best_total, c
+            x, total, self._best_losses, self._best_total, self._best_sum_sq, self._best_total, c
         )
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
@@ -120,6 +122,7 @@ class LadderBoot(Mechanism):
             self._best = total / x.shape[0]
             self._best_losses = np.array(x, dtype=np.float64, copy=True)
             self._best_total = total
+            self._best_sum_sq = float(np.dot(x, x))
         if improved or "_support" not in self.__dict__:
             # Cached per best vector (not state: it is derived from it).
             self._support = empirical_support(self._best_losses)

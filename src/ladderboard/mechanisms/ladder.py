@@ -147,6 +147,7 @@ class _PairedTestLadder(Mechanism):
         self._best = math.inf
         self._best_losses: np.ndarray | None = None
         self._best_total = 0.0
+        self._best_sum_sq = 0.0
 
     def _get_vars(self) -> dict[str, Any]:
         data: dict[str, Any] = {"multiple": self._multiple, "best": self._best}
@@ -160,6 +161,7 @@ class _PairedTestLadder(Mechanism):
         losses = data.get("best_losses")
         self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
         self._best_total = 0.0 if losses is None else float(self._best_losses.sum())
+        self._best_sum_sq = 0.0 if losses is None else float(np.dot(losses, losses))
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         n = x.shape[0]
@@ -169,6 +171,7 @@ class _PairedTestLadder(Mechanism):
                 total,
                 self._best_losses,
                 self._best_total,
+                self._best_sum_sq,
                 float(self._multiple),
                 self._critical_value(n),
             )
@@ -178,6 +181,7 @@ class _PairedTestLadder(Mechanism):
         self._best = total / n
         self._best_losses = _keep(x, self._best_losses)
         self._best_total = total
+        self._best_sum_sq = float(np.dot(x, x))
         return self._multiple / n, True
 
 
@@ -189,7 +193,8 @@ def _keep(x: np.ndarray, buffer: np.ndarray | None) -> np.ndarray:
     return buffer
 
 
-_BLOCK = 1 << 15  # 256 KiB of float64: the difference stays in cache
+_BLOCK = 1 << 15  # 256 KiB of float64: a block of differences stays in cache
+_CANCELLATION = 1e-6
 
 
 def paired_test_passes(
@@ -197,42 +202,58 @@ def paired_test_passes(
     total: float,
     best: np.ndarray,
     best_total: float,
+    best_sum_sq: float,
     reference_total: float,
     c: float,
 ) -> bool:
     """Whether ``R(x) < R_ref - c · std(x - best) / √n`` (``ddof=1``).
 
-    Risks are given as sums (``total = Σ x``, ``reference_total = n R_ref``).
-    With ``A = reference_total - total`` and ``Q = n Σd² - (Σd)²`` for
-    ``d = x - best``, the condition is ``A > c √(Q/(n-1))``. When every sum
-    is an integer (0/1 and other integer losses) and ``c = 1`` it is decided
-    exactly, in integers, as ``A > 0 and A²(n-1) > Q``: such ties are common
-    (``[1,1,1]`` then ``[0,1,1]`` lies exactly on the threshold). The O(n)
-    work is skipped when ``A ≤ 0`` and ``c ≥ 0``, which cannot pass, and is
-    otherwise one pass over ``x`` and ``best`` in cache-sized blocks.
+    Risks are given as sums (``total = Σ x``, ``reference_total = n R_ref``;
+    ``best_total = Σ best``, ``best_sum_sq = Σ best²``). With
+    ``A = reference_total - total`` and ``Q = n Σd² - (Σd)²`` for
+    ``d = x - best``, the condition is ``A > c √(Q/(n-1))``.
+
+    ``Σd²`` is ``x·x - 2 x·best + best·best``: two BLAS dot products that
+    only read memory. That is exact for integer losses and accurate unless
+    ``x`` and ``best`` nearly coincide, in which case ``Σd²`` is summed
+    directly from the differences, in cache-sized blocks. When every sum is
+    an integer (0/1 and other integer losses) and ``c = 1`` the test is
+    decided exactly, in integers, as ``A > 0 and A²(n-1) > Q``: such ties are
+    common (``[1,1,1]`` then ``[0,1,1]`` lies exactly on the threshold). No
+    O(n) work is done when ``A ≤ 0`` and ``c ≥ 0``, which cannot pass.
 
     >>> best = np.array([1.0, 1.0, 1.0])
-    >>> paired_test_passes(np.array([0.0, 1.0, 1.0]), 2.0, best, 3.0, 3.0, 1.0)
+    >>> paired_test_passes(np.array([0.0, 1.0, 1.0]), 2.0, best, 3.0, 3.0, 3.0, 1.0)
     False
-    >>> paired_test_passes(np.array([0.0, 0.0, 1.0]), 1.0, best, 3.0, 3.0, 1.0)
+    >>> paired_test_passes(np.array([0.0, 0.0, 1.0]), 1.0, best, 3.0, 3.0, 3.0, 1.0)
     True
     """
     n = x.shape[0]
     margin = reference_total - total
     if c >= 0 and not margin > 0:
         return False
-    d = np.empty(min(n, _BLOCK))
-    sum_sq = 0.0
-    for start in range(0, n, _BLOCK):
-        block = d[: min(_BLOCK, n - start)]
-        np.subtract(x[start : start + _BLOCK], best[start : start + _BLOCK], out=block)
-        sum_sq += float(np.dot(block, block))
+    x_sq = float(np.dot(x, x))
+    sum_sq = x_sq - 2.0 * float(np.dot(x, best)) + best_sum_sq
+    if not sum_sq > _CANCELLATION * (x_sq + best_sum_sq):
+        sum_sq = _sum_sq_difference(x, best)
     sum_d = total - best_total
     if c == 1.0 and margin.is_integer() and sum_d.is_integer() and sum_sq.is_integer():
         a, s1, s2 = int(margin), int(sum_d), int(sum_sq)
         return a * a * (n - 1) > n * s2 - s1 * s1
     q = max(0.0, n * sum_sq - sum_d * sum_d)
     return margin > c * math.sqrt(q / (n - 1))
+
+
+def _sum_sq_difference(x: np.ndarray, best: np.ndarray) -> float:
+    """``Σ (x - best)²`` from the differences themselves, block by block."""
+    n = x.shape[0]
+    d = np.empty(min(n, _BLOCK))
+    total = 0.0
+    for start in range(0, n, _BLOCK):
+        block = d[: min(_BLOCK, n - start)]
+        np.subtract(x[start : start + _BLOCK], best[start : start + _BLOCK], out=block)
+        total += float(np.dot(block, block))
+    return total
 
 
 class ParameterFreeLadder(_PairedTestLadder):
