@@ -29,6 +29,7 @@ live competition (a seed is guessable).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from typing import TypeAlias
 
@@ -111,6 +112,17 @@ class KeyedStream:
     def key_hex(self) -> str:
         """The key as hex: secret while the competition runs."""
         return self._key.hex()
+
+    def derive(self, label: str) -> KeyedStream:
+        """An independent stream for ``label`` (HMAC-SHA-256 of the label
+        under this key): one master key serves every team's mechanism.
+
+        >>> master = KeyedStream.from_random_state(0)
+        >>> master.derive("team:1") == master.derive("team:1") != master.derive("team:2")
+        True
+        """
+        digest = hmac.new(self._key, f"ladderboard/derive/{label}".encode(), "sha256").digest()
+        return KeyedStream(digest[:_KEY_BYTES])
 
     def commitment(self) -> str:
         """SHA-256 of the key, safe to publish before the key is revealed."""

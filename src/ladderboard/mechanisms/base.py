@@ -121,6 +121,9 @@ class Mechanism(ABC):
     input_kind: ClassVar[str] = "losses"
     stochastic: ClassVar[bool] = False
     loss_bounds: ClassVar[tuple[float, float]] = (-math.inf, math.inf)
+    release_is_current_best: ClassVar[bool] = True
+    """Whether each release states the current best, so that a board shows a
+    team's latest release; otherwise (full disclosure) it shows the best one."""
     greater_is_better: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:

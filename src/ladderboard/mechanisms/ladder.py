@@ -41,6 +41,7 @@ class FullDisclosure(Mechanism):
     """
 
     name = "full-disclosure"
+    release_is_current_best = False
 
     def __init__(self, *, precision: float = 1e-5, n: int | None = None):
         self.precision = check_real("precision", precision, low=0)
