@@ -1,0 +1,121 @@
+"""Finding a solution's rows by id, fast enough to cost less than reading the file.
+
+:class:`IdIndex` is built once per solution (every ``Solution`` holds one)
+and maps a submission's id column to solution row positions. Three ways, the
+cheapest that applies:
+
+1. the ids are the solution's, in the solution's order (participants who start
+   from the sample submission): one comparison of the two arrays, no lookup;
+2. the solution's ids are integers written canonically (``"0"``, ``"17"``, no
+   sign or leading zero) in a range at most a few times the row count: the
+   submission's ids are cast to integers and looked up in a dense table, and
+   the candidate rows are then checked by string equality, so ``"017"`` or
+   ``"17.0"`` never pass for ``"17"``;
+3. otherwise a hash lookup of the strings (``pyarrow.compute.index_in``).
+
+Every way gives the exact answer: position of each submitted id in the
+solution, or -1 for an id the solution does not have.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["IdIndex"]
+
+_INTEGER = re.compile(r"-?[1-9][0-9]{0,18}|0")
+_DENSE_SPAN = 8  # a table of up to this many slots per row (plus a constant)
+
+
+class IdIndex:
+    """Positions of ids among ``ids``, the solution's ids in solution order.
+
+    ``unique`` tells whether ``ids`` has no repeated id (found while building).
+
+    >>> index = IdIndex(pa.array(["10", "11", "12"]))
+    >>> index.unique
+    True
+    >>> index.positions(pa.chunked_array([["10", "11", "12"]])) is None  # same order
+    True
+    >>> index.positions(pa.chunked_array([["12", "011", "10", "x"]])).tolist()
+    [2, -1, 0, -1]
+    >>> IdIndex(pa.array(["a", "b", "a"])).unique
+    False
+    """
+
+    def __init__(self, ids: pa.Array) -> None:
+        self.ids = ids
+        self.n = len(ids)
+        self._chunked = pa.chunked_array([ids])
+        self._dense: tuple[int, np.ndarray] | None = None
+        ints = _canonical_integers(ids)
+        if ints is None:
+            # A hash of every string: the slow part of reading a large solution.
+            self.unique = len(pc.dictionary_encode(ids).dictionary) == self.n
+            return
+        lo, hi = int(ints.min()), int(ints.max())
+        if hi - lo + 1 <= _DENSE_SPAN * self.n + 1024:
+            table = np.full(hi - lo + 1, -1, dtype=np.int64)
+            rows = np.arange(self.n)
+            table[ints - lo] = rows  # the last of repeated ids wins its slot
+            self.unique = bool((table[ints - lo] == rows).all())
+            self._dense = (lo, table)
+        else:
+            ordered = np.sort(ints)
+            self.unique = not bool((ordered[1:] == ordered[:-1]).any())
+
+    def positions(self, submitted: pa.ChunkedArray) -> np.ndarray | None:
+        """Solution row of each submitted id (-1 if absent); ``None`` if they are the
+        solution's ids in solution order."""
+        if len(submitted) == self.n and submitted.equals(self._chunked):
+            return None
+        if self._dense is not None:
+            found = self._dense_positions(submitted, *self._dense)
+            if found is not None:
+                return found
+        looked_up = pc.index_in(submitted, value_set=self.ids)
+        return pc.fill_null(looked_up, -1).to_numpy().astype(np.int64, copy=False)
+
+    def _dense_positions(
+        self, submitted: pa.ChunkedArray, lo: int, table: np.ndarray
+    ) -> np.ndarray | None:
+        try:
+            values = pc.cast(submitted, pa.int64()).to_numpy()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None  # some id is not an integer: the hash lookup decides
+        offset = values - lo  # wraps for extreme values; the string check catches them
+        inside = (offset >= 0) & (offset < len(table))
+        found = table[np.where(inside, offset, 0)]
+        found[~inside] = -1
+        known = found >= 0
+        if known.all():
+            same = pc.equal(pc.take(self.ids, found), submitted)
+            if pc.all(same).as_py():
+                return found
+            found[~same.to_numpy(zero_copy_only=False)] = -1
+            return found
+        rows = np.flatnonzero(known)
+        same = pc.equal(pc.take(self.ids, found[rows]), pc.take(submitted, rows))
+        found[rows[~same.to_numpy(zero_copy_only=False)]] = -1
+        return found
+
+
+def _canonical_integers(ids: pa.Array) -> np.ndarray | None:
+    """``ids`` as int64 if every one is an integer written canonically, else ``None``.
+
+    Canonical (no sign but ``-``, no leading zero, ``"0"`` not ``"-0"``) means
+    one string per integer: the strings are unique exactly when the integers are.
+    """
+    if not _INTEGER.fullmatch(ids[0].as_py()):
+        return None  # a failing cast of a large array is slow: look at one id first
+    try:
+        ints = pc.cast(ids, pa.int64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    if not pc.all(pc.equal(pc.cast(ints, pa.string()), ids)).as_py():
+        return None
+    return ints.to_numpy()

@@ -1,0 +1,472 @@
+"""The holdout of a competition: ids, targets and the public/private split.
+
+A Kaggle-style ``solution.csv`` has an id column, one or more target columns
+and a ``Usage`` column saying which rows score the public board (``Public``),
+which the private board (``Private``), and which none (``Ignored``). Hugging
+Face's ``split`` column with ``public`` / ``private`` values is accepted in its
+place. The leaderboard mechanisms see only the public rows (Blum & Hardt 2015,
+Sec. 2: the holdout behind the public board); the private rows decide the
+final ranking after the close.
+
+Targets are numbers: class labels written as strings must be encoded as
+integers (``0, 1, ...``) before the file is loaded.
+
+>>> sol = Solution.from_csv(
+...     b"id,target,Usage\\n1,0,Public\\n2,1,Private\\n3,1,Private\\n4,0,Ignored\\n"
+... )
+>>> sol
+Solution(n=4, n_public=1, n_private=2, id_column='id', target_columns=('target',))
+>>> print(sol.sample_submission_csv().decode(), end="")
+id,target
+1,0.0
+2,0.0
+3,0.0
+4,0.0
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ladderboard._validation import check_real
+from ladderboard.competition._csv import show
+from ladderboard.competition._ids import IdIndex
+
+__all__ = ["USAGE_VALUES", "Solution", "SolutionError"]
+
+USAGE_VALUES = ("Public", "Private", "Ignored")
+"""The values of the ``Usage`` column, in their canonical spelling."""
+_USAGE_COLUMNS = ("usage", "split")  # case-insensitive; split is Hugging Face's alias
+_SHOWN = 3
+
+
+class SolutionError(ValueError):
+    """A solution file or solution arrays that cannot define a holdout.
+
+    >>> Solution.from_csv(b"id,target\\n1,0\\n")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ladderboard.competition.solution.SolutionError: the solution has no Usage column ...
+    """
+
+
+def _check_name(what: str, name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"{what} must be a str, got {type(name).__name__} {name!r}")
+    if not name or name != name.strip() or any(c in name for c in "\r\n"):
+        raise SolutionError(
+            f"{what} must be a non-empty name without surrounding whitespace or line "
+            f"breaks, got {name!r}"
+        )
+    if name.lower() in _USAGE_COLUMNS:
+        raise SolutionError(f"{what} must not be {name!r}: that name marks the usage column")
+    return name
+
+
+def _needs_quotes(text: str) -> bool:
+    return "," in text or '"' in text
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"' if _needs_quotes(text) else text
+
+
+@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
+class Solution:
+    """The holdout: ids, numeric targets and the usage of each row.
+
+    Parameters
+    ----------
+    ids : array of str
+        One unique, non-empty id per row, without line breaks.
+    targets : array of float
+        Shape ``(n,)`` for one target column, ``(n, k)`` for ``k``; finite.
+    usage : array of str
+        ``"Public"``, ``"Private"`` or ``"Ignored"`` per row; at least one
+        public and one private row.
+    id_column : str
+        The name of the id column (default ``"id"``).
+    target_columns : tuple of str
+        The names of the target columns (default ``("target",)``).
+
+    The arrays are copied and made read-only. Build solutions with
+    :meth:`from_csv` or :meth:`from_labels`; ``to_csv`` writes the canonical
+    file whose SHA-256 (:attr:`sha256`) the audit commitment covers.
+
+    >>> sol = Solution.from_labels([0, 1, 1, 0, 1], public_fraction=0.4, random_state=0)
+    >>> sol.n, sol.n_public, sol.n_private
+    (5, 2, 3)
+    >>> sol.targets[sol.public_mask]
+    array([0., 1.])
+    >>> Solution.from_csv(sol.to_csv()) == sol
+    True
+    """
+
+    ids: np.ndarray
+    targets: np.ndarray
+    usage: np.ndarray
+    id_column: str = "id"
+    target_columns: tuple[str, ...] = ("target",)
+    _index: IdIndex = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _check_name("id_column", self.id_column)
+        columns = self.target_columns
+        if isinstance(columns, str) or not isinstance(columns, tuple | list):
+            raise TypeError(
+                f"target_columns must be a tuple of str, got {type(columns).__name__} {columns!r}"
+            )
+        columns = tuple(_check_name("each target column", c) for c in columns)
+        if not columns:
+            raise SolutionError("target_columns must name at least one column, got ()")
+        names = (self.id_column, *columns)
+        if len(set(names)) != len(names):
+            raise SolutionError(f"column names must be distinct, got {names}")
+
+        arrow_ids = self._checked_ids(self.ids)
+        n = len(arrow_ids)
+        index = IdIndex(arrow_ids)
+        ids = arrow_ids.to_numpy(zero_copy_only=False)
+        if not index.unique:
+            raise _DuplicateIds(_duplicates(ids))
+        targets = self._checked_targets(self.targets, n, len(columns))
+        usage = self._checked_usage(self.usage, n)
+        for array in (ids, targets, usage):
+            array.setflags(write=False)
+        for name, value in (
+            ("ids", ids),
+            ("targets", targets),
+            ("usage", usage),
+            ("target_columns", columns),
+        ):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "_index", index)
+
+    # ------------------------------------------------------------ validation
+    @staticmethod
+    def _checked_ids(ids: Any) -> pa.Array:
+        if isinstance(ids, str | bytes):
+            raise TypeError(f"ids must be an array of str, got {type(ids).__name__}")
+        if isinstance(ids, pa.Array) and ids.type == pa.string():
+            values, arrow = ids, ids  # from_csv's column, already text
+        else:
+            values = np.asarray(ids, dtype=object)
+            if values.ndim != 1:
+                raise SolutionError(f"ids must be 1-D, got shape {values.shape}")
+        try:
+            arrow = pa.array(values, type=pa.string())
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            first = next(i for i, v in enumerate(values) if not isinstance(v, str))
+            raise TypeError(
+                f"ids must be str, got {type(values[first]).__name__} {values[first]!r} "
+                f"at index {first}"
+            ) from None
+        if len(arrow) == 0:
+            raise SolutionError("the solution has no rows")
+        if arrow.null_count:
+            first = int(np.flatnonzero(arrow.is_null().to_numpy(zero_copy_only=False))[0])
+            raise TypeError(f"ids must be str, got None at index {first}")
+        empty = pc.equal(pc.binary_length(arrow), 0).to_numpy(zero_copy_only=False)
+        if empty.any():
+            rows = np.flatnonzero(empty)
+            raise SolutionError(
+                f"ids must not be empty: {len(rows)} empty id(s), at index "
+                f"{', '.join(map(str, rows[:_SHOWN].tolist()))}"
+            )
+        for brk in ("\n", "\r"):
+            broken = pc.match_substring(arrow, brk).to_numpy(zero_copy_only=False)
+            if broken.any():
+                i = int(np.flatnonzero(broken)[0])
+                raise SolutionError(f"ids must not contain line breaks, got {arrow[i].as_py()!r}")
+        return arrow
+
+    @staticmethod
+    def _checked_targets(targets: Any, n: int, k: int) -> np.ndarray:
+        array = np.array(targets, copy=True)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(
+                f"targets must be numeric (encode class labels as integers), got dtype "
+                f"{array.dtype}"
+            )
+        array = array.astype(np.float64)
+        if k == 1 and array.ndim == 2 and array.shape[1] == 1:
+            array = array[:, 0].copy()
+        shape = (n,) if k == 1 else (n, k)
+        if array.shape != shape:
+            raise SolutionError(
+                f"targets must have shape {shape} ({n} ids, {k} target column(s)), "
+                f"got {array.shape}"
+            )
+        bad = ~np.isfinite(array)
+        if bad.any():
+            i = int(np.argwhere(bad)[0][0])
+            raise SolutionError(
+                f"targets must be finite, got {array[i]!r} at index {i} "
+                f"({int(bad.any(axis=-1).sum() if k > 1 else bad.sum())} row(s))"
+            )
+        return np.ascontiguousarray(array)
+
+    @staticmethod
+    def _checked_usage(usage: Any, n: int) -> np.ndarray:
+        array = np.asarray(usage)
+        if array.dtype.kind not in "UO":
+            raise TypeError(f"usage must be an array of str, got dtype {array.dtype}")
+        if array.shape != (n,):
+            raise SolutionError(f"usage must have shape ({n},), got {array.shape}")
+        public, private = array == "Public", array == "Private"
+        known = public | private | (array == "Ignored")
+        if not known.all():
+            i = int(np.flatnonzero(~known)[0])
+            allowed = ", ".join(USAGE_VALUES)
+            raise SolutionError(
+                f"usage must hold only {allowed}, got {str(array[i])!r} at index {i}"
+            )
+        array = np.full(n, "Ignored", dtype="<U7")
+        array[public], array[private] = "Public", "Private"
+        for value in ("Public", "Private"):
+            if not (array == value).any():
+                raise SolutionError(
+                    f"the solution has no {value} row: the {value.lower()} board would have "
+                    "nothing to score"
+                )
+        return array
+
+    # ------------------------------------------------------------ properties
+    @property
+    def n(self) -> int:
+        """The number of rows, Ignored ones included (every row must be submitted)."""
+        return len(self.ids)
+
+    @cached_property
+    def public_mask(self) -> np.ndarray:
+        """Boolean mask of the rows that score the public board."""
+        mask = self.usage == "Public"
+        mask.setflags(write=False)
+        return mask
+
+    @cached_property
+    def private_mask(self) -> np.ndarray:
+        """Boolean mask of the rows that score the private board."""
+        mask = self.usage == "Private"
+        mask.setflags(write=False)
+        return mask
+
+    @property
+    def n_public(self) -> int:
+        """The number of public rows."""
+        return int(self.public_mask.sum())
+
+    @property
+    def n_private(self) -> int:
+        """The number of private rows."""
+        return int(self.private_mask.sum())
+
+    @cached_property
+    def sha256(self) -> str:
+        """Hex SHA-256 of :meth:`to_csv`: ids, targets and the split, as committed to.
+
+        >>> sol = Solution.from_labels([0.5, 1.5], public_fraction=0.5, random_state=1)
+        >>> sol.sha256 == hashlib.sha256(sol.to_csv()).hexdigest()
+        True
+        """
+        return hashlib.sha256(self._canonical_csv).hexdigest()
+
+    @property
+    def _id_index(self) -> IdIndex:
+        """Row positions by id (see ``_ids``), built with the solution."""
+        return self._index
+
+    def __repr__(self) -> str:
+        return (
+            f"Solution(n={self.n}, n_public={self.n_public}, n_private={self.n_private}, "
+            f"id_column={self.id_column!r}, target_columns={self.target_columns!r})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Solution):
+            return NotImplemented
+        return (
+            self.id_column == other.id_column
+            and self.target_columns == other.target_columns
+            and np.array_equal(self.ids, other.ids)
+            and np.array_equal(self.usage, other.usage)
+            and np.array_equal(self.targets, other.targets)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.sha256)
+
+    # ---------------------------------------------------------------- writing
+    @cached_property
+    def _canonical_csv(self) -> bytes:
+        header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns, "Usage"))
+        ids = self._written_ids()
+        if self.targets.ndim == 1:
+            values = [repr(x) for x in self.targets.tolist()]
+        else:
+            values = [",".join(map(repr, row)) for row in self.targets.tolist()]
+        usage = self.usage.tolist()
+        body = "".join(f"{i},{v},{u}\n" for i, v, u in zip(ids, values, usage, strict=True))
+        return (header + "\n" + body).encode("utf-8")
+
+    def _written_ids(self) -> list[str]:
+        ids = self.ids.tolist()
+        quoted = pc.any(pc.match_substring_regex(self._index.ids, '[,"]')).as_py()
+        return [_quote(i) for i in ids] if quoted else ids
+
+    def to_csv(self) -> bytes:
+        """The canonical solution file: ``id_column,targets...,Usage``, ``\\n`` line ends.
+
+        Floats are written with ``repr``, so :meth:`from_csv` reads back the
+        same solution, bit for bit.
+
+        >>> sol = Solution.from_labels([0.1, 2.0], public_fraction=0.5, random_state=0)
+        >>> print(sol.to_csv().decode(), end="")
+        id,target,Usage
+        0,0.1,Public
+        1,2.0,Private
+        """
+        return self._canonical_csv
+
+    def sample_submission_csv(self, fill: float = 0.0) -> bytes:
+        """The file participants start from: every id, every target column set to ``fill``.
+
+        Rows are in solution order; it parses as a valid submission.
+
+        >>> sol = Solution.from_labels([[1, 0], [0, 1]], public_fraction=0.5, random_state=0,
+        ...                            target_columns=("cat", "dog"))
+        >>> print(sol.sample_submission_csv(0.5).decode(), end="")
+        id,cat,dog
+        0,0.5,0.5
+        1,0.5,0.5
+        """
+        value = repr(check_real("fill", fill))
+        header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns))
+        row_tail = "," + ",".join([value] * len(self.target_columns)) + "\n"
+        return (header + "\n" + "".join(i + row_tail for i in self._written_ids())).encode()
+
+    # ---------------------------------------------------------------- reading
+    @classmethod
+    def from_csv(
+        cls, data: bytes | str | os.PathLike[str], *, id_column: str | None = None
+    ) -> Solution:
+        """Read a solution file (gzip-compressed or not) from bytes or a path.
+
+        ``data`` is the file's content as ``bytes``, or a path as ``str`` or
+        :class:`os.PathLike` (pass CSV text as ``text.encode()``). The id column
+        is ``id_column`` (default: the first column); the usage column is
+        ``Usage`` or Hugging Face's ``split`` (names and values matched without
+        regard to case); every other column is a target. Ids are read as text,
+        exactly as written. Problems raise :class:`SolutionError` naming lines,
+        ids and columns.
+
+        >>> sol = Solution.from_csv(b"Id,y,split\\na,1.5,public\\nb,2,private\\n")
+        >>> sol.id_column, sol.target_columns, sol.usage.tolist()
+        ('Id', ('y',), ['Public', 'Private'])
+        >>> Solution.from_csv(b"id,y,Usage\\na,1,Public\\nb,x,Private\\n")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ladderboard.competition.solution.SolutionError: column 'y' has 1 value that is not ...
+        """
+        from ladderboard.competition._solution_csv import read_solution
+
+        return read_solution(data, id_column=id_column)
+
+    @classmethod
+    def from_labels(
+        cls,
+        labels: Any,
+        *,
+        public_fraction: float,
+        random_state: int | None,
+        ids: Any = None,
+        id_column: str = "id",
+        target_columns: tuple[str, ...] | None = None,
+    ) -> Solution:
+        """A solution whose split is drawn here: ``round(public_fraction * n)`` public rows.
+
+        The public rows are the first ``n_public`` of
+        ``numpy.random.default_rng(random_state).permutation(n)``; the others
+        are private (none is Ignored). ``ids`` default to ``"0" .. "n-1"``;
+        ``target_columns`` to ``("target",)`` for 1-D labels and
+        ``("target_0", ...)`` for 2-D ones.
+
+        >>> a = Solution.from_labels(np.arange(10) % 2, public_fraction=0.3, random_state=7)
+        >>> b = Solution.from_labels(np.arange(10) % 2, public_fraction=0.3, random_state=7)
+        >>> a.n_public, a == b
+        (3, True)
+        """
+        y = np.array(labels, copy=True)
+        if y.dtype.kind not in "biuf":
+            raise TypeError(
+                f"labels must be numeric (encode class labels as integers), got dtype {y.dtype}"
+            )
+        if y.ndim not in (1, 2) or y.shape[0] == 0:
+            raise SolutionError(f"labels must be a non-empty 1-D or 2-D array, got {y.shape}")
+        n = y.shape[0]
+        fraction = check_real("public_fraction", public_fraction, low=0, high=1)
+        if random_state is not None and (
+            isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)
+        ):
+            raise TypeError(
+                f"random_state must be an int or None, got {type(random_state).__name__}"
+            )
+        n_public = round(fraction * n)
+        if not 0 < n_public < n:
+            raise SolutionError(
+                f"public_fraction={fraction!r} of {n} rows gives {n_public} public rows; "
+                "both boards need at least one row"
+            )
+        if ids is None:
+            ids = [str(i) for i in range(n)]
+        elif isinstance(ids, str | bytes):
+            raise TypeError(f"ids must be a sequence, got {type(ids).__name__}")
+        else:
+            ids = [i if isinstance(i, str) else str(i) for i in ids]
+            if len(ids) != n:
+                raise SolutionError(f"ids must have one id per label ({n}), got {len(ids)}")
+        if target_columns is None:
+            target_columns = (
+                ("target",) if y.ndim == 1 else tuple(f"target_{j}" for j in range(y.shape[1]))
+            )
+        usage = np.full(n, "Private", dtype="<U7")
+        usage[np.random.default_rng(random_state).permutation(n)[:n_public]] = "Public"
+        return cls(
+            ids=np.array(ids, dtype=object),
+            targets=y,
+            usage=usage,
+            id_column=id_column,
+            target_columns=tuple(target_columns),
+        )
+
+
+# --------------------------------------------------------------------- helpers
+class _DuplicateIds(SolutionError):
+    """Repeated ids, with the indices where each appears (from_csv adds line numbers)."""
+
+    def __init__(self, duplicates: list[tuple[str, list[int]]]) -> None:
+        self.duplicates = duplicates
+        super().__init__(
+            f"ids must be unique: {len(duplicates)} id(s) appear more than once, e.g. "
+            + ", ".join(
+                f"{show(value)} (index {', '.join(map(str, where[:_SHOWN]))})"
+                for value, where in duplicates[:_SHOWN]
+            )
+        )
+
+
+def _duplicates(ids: np.ndarray) -> list[tuple[str, list[int]]]:
+    """Each id seen more than once, with the indices where it appears (first seen first)."""
+    where: dict[str, list[int]] = {}
+    for i, value in enumerate(ids.tolist()):
+        where.setdefault(value, []).append(i)
+    return [(value, at) for value, at in where.items() if len(at) > 1]

@@ -1,0 +1,371 @@
+"""Reading a participant's submission file into predictions aligned with the holdout.
+
+A submission is a CSV file, optionally gzip-compressed, with the solution's id
+column and its target column(s), holding predictions, one row per solution id,
+rows in any order. :func:`parse_submission` returns the predictions in solution
+order, or raises :class:`SubmissionError`, whose ``code`` says what is wrong
+and whose message tells the participant where: the column, the first few ids,
+their 1-based line numbers in the (decompressed) file, and how many there are.
+
+The checks, in the order they are made (the first failing one is reported):
+
+====================================  ==============================================
+code                                  the file ...
+====================================  ==============================================
+``too_large``                         is over the size limit, received or decompressed
+``bad_gzip``                          starts like gzip but does not decompress
+``empty``                             has no text at all
+``not_utf8``                          is not UTF-8 text (a UTF-8 byte-order mark is fine)
+``duplicate_column``                  names a column twice
+``missing_column``, ``extra_column``  lacks a column, or has one it should not
+``header_only``                       has a header and no rows
+``bad_csv``                           has rows with the wrong number of fields
+``not_a_number``                      has a prediction that is not a number, or empty
+``duplicate_ids``                     lists an id more than once
+``extra_ids``                         lists ids the solution does not have
+``missing_ids``                       lacks ids of the solution (Ignored ones too)
+``not_finite``                        has a NaN or infinite prediction
+``probability_out_of_range``          has a prediction outside [0, 1], for a metric
+                                      that takes probabilities
+====================================  ==============================================
+
+Column names match after stripping surrounding whitespace; ids match exactly,
+as text. For speed the rows are read by ``pyarrow.csv`` with fixed column
+types and aligned with a lookup built once per solution (see ``_ids``); only a
+file that fails is read again, slowly, to find the offending lines.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import numbers
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ladderboard.competition import _csv
+from ladderboard.competition._csv import CsvProblem, show
+from ladderboard.competition.solution import Solution
+
+__all__ = [
+    "SubmissionError",
+    "canonical_predictions_hash",
+    "parse_submission",
+    "submission_sha256",
+]
+
+_SHOWN = 3
+_DEFAULT_MAX_BYTES = 50 * 2**20
+
+
+class SubmissionError(ValueError):
+    """A submission refused, with a short stable ``code`` and a message for the participant.
+
+    >>> sol = Solution.from_labels([0, 1, 1], public_fraction=0.5, random_state=0)
+    >>> try:
+    ...     parse_submission(b"id,pred\\n0,1\\n1,0\\n2,1\\n", sol)
+    ... except SubmissionError as error:
+    ...     print(error.code, "|", error)  # doctest: +ELLIPSIS
+    missing_column | column 'target' is missing and column 'pred' is not expected: ...
+    """
+
+    CODES = (
+        "too_large",
+        "bad_gzip",
+        "empty",
+        "not_utf8",
+        "duplicate_column",
+        "missing_column",
+        "extra_column",
+        "header_only",
+        "bad_csv",
+        "not_a_number",
+        "duplicate_ids",
+        "extra_ids",
+        "missing_ids",
+        "not_finite",
+        "probability_out_of_range",
+    )
+    """Every code, in the order the checks are made."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+    def __reduce__(self):  # keep the code through pickling (worker processes)
+        return type(self), (self.code, str(self))
+
+
+def submission_sha256(data: bytes) -> str:
+    """Hex SHA-256 of the bytes received, as stored beside the file.
+
+    >>> submission_sha256(b"id,target\\n")[:16]
+    '43b5f7b105e7a990'
+    """
+    return hashlib.sha256(data).hexdigest()
+
+
+def canonical_predictions_hash(predictions: Any) -> str:
+    """Hex SHA-256 of aligned predictions, as little-endian float64 bytes.
+
+    Two files with the same predictions hash the same whatever their row order
+    or number formatting (``0.5``, ``5e-1``, ``-0`` and ``0``): the engine
+    uses it to refuse a team's identical resubmission.
+
+    >>> sol = Solution.from_labels([0, 1], public_fraction=0.5, random_state=0)
+    >>> a = parse_submission(b"id,target\\n0,0.5\\n1,-0\\n", sol)
+    >>> b = parse_submission(b"id,target\\n1,0\\n0,5e-1\\n", sol)
+    >>> canonical_predictions_hash(a) == canonical_predictions_hash(b)
+    True
+    """
+    values = np.ascontiguousarray(predictions, dtype="<f8") + 0.0  # -0.0 becomes 0.0
+    return hashlib.sha256(values.tobytes()).hexdigest()
+
+
+def parse_submission(
+    data: bytes,
+    solution: Solution,
+    *,
+    max_bytes: int = _DEFAULT_MAX_BYTES,
+    probabilities: bool = False,
+) -> np.ndarray:
+    """The predictions of a submission file, aligned with ``solution``'s rows.
+
+    Parameters
+    ----------
+    data : bytes
+        The file as received: CSV, or gzip-compressed CSV (detected by its
+        first two bytes), with the solution's id column and target column(s).
+    solution : Solution
+        The holdout the predictions are for.
+    max_bytes : int
+        The size limit, applied to the bytes received and to the decompressed
+        file (default 50 MiB).
+    probabilities : bool
+        Refuse predictions outside ``[0, 1]`` (for metrics of probabilities).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape ``(n,)`` for one target column, ``(n, k)`` for ``k``,
+        in solution row order.
+
+    Raises
+    ------
+    SubmissionError
+        With a ``code`` from :attr:`SubmissionError.CODES`.
+
+    >>> sol = Solution.from_labels([1.0, 2.0, 3.0], public_fraction=0.4, random_state=0)
+    >>> parse_submission(b"id,target\\n2,3.5\\n0,1.5\\n1,2.5\\n", sol)
+    array([1.5, 2.5, 3.5])
+    >>> parse_submission(b"id,target\\n0,1\\n1,2\\n", sol)
+    Traceback (most recent call last):
+    ...
+    ladderboard.competition.submission.SubmissionError: 1 id of the solution is missing: '2'
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise TypeError(f"data must be bytes (the file as received), got {type(data).__name__}")
+    if not isinstance(solution, Solution):
+        raise TypeError(f"solution must be a Solution, got {type(solution).__name__}")
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, numbers.Integral):
+        raise TypeError(f"max_bytes must be an integer, got {type(max_bytes).__name__}")
+    if max_bytes < 1:
+        raise ValueError(f"max_bytes must be an integer >= 1, got {max_bytes!r}")
+    try:
+        raw = data if isinstance(data, bytes) else bytes(data)
+        return _Reader(raw, solution, int(max_bytes), bool(probabilities)).read()
+    except CsvProblem as problem:
+        raise SubmissionError(problem.code, str(problem)) from None
+
+
+class _Reader:
+    """One submission being read; each step raises CsvProblem with its code."""
+
+    def __init__(self, data: bytes, solution: Solution, max_bytes: int, probabilities: bool):
+        self.data, self.solution = data, solution
+        self.max_bytes, self.probabilities = max_bytes, probabilities
+        self.columns = (solution.id_column, *solution.target_columns)
+
+    def read(self) -> np.ndarray:
+        body = self._text()
+        header = _csv.split_header(body)
+        self._check_columns(header)
+        if not _csv.has_rows(body, header):
+            raise CsvProblem(
+                "header_only",
+                f"the file has a header but no rows; it needs one row per id "
+                f"({self.solution.n} rows)",
+            )
+        self.body, self.header = body, header
+        types = {self.solution.id_column: pa.string()}
+        types.update(dict.fromkeys(self.solution.target_columns, pa.float64()))
+        try:
+            table = _csv.read_table(body, header, types)
+        except pa.ArrowException as exc:
+            problem = _csv.diagnose(
+                body, header, self.solution.target_columns, self.solution.id_column
+            )
+            raise problem or CsvProblem("bad_csv", f"the file is not valid CSV: {exc}") from None
+        ids = table.column(self.solution.id_column)
+        targets = self.solution.target_columns
+        if len(targets) == 1:
+            values = table.column(targets[0]).to_numpy()
+        else:
+            values = np.column_stack([table.column(c).to_numpy() for c in targets])
+        positions = self.solution._id_index.positions(ids)
+        if positions is not None:
+            self._check_ids(positions, ids)
+        self._check_values(values, ids)
+        if positions is None:
+            return values if values.flags.writeable else values.copy()
+        aligned = np.empty_like(values)
+        aligned[positions] = values
+        return aligned
+
+    # ------------------------------------------------------------------ bytes
+    def _text(self) -> bytes:
+        data = self.data
+        if len(data) > self.max_bytes:
+            raise CsvProblem(
+                "too_large",
+                f"the file is {_csv.megabytes(len(data))}, over the size limit of "
+                f"{_csv.megabytes(self.max_bytes)}; compress it with gzip or submit fewer digits",
+            )
+        if not data:
+            raise CsvProblem("empty", "the file is empty")
+        if data.startswith(_csv.GZIP_MAGIC):
+            data = _csv.gunzip_limited(data, self.max_bytes)
+        return _csv.text_body(data)
+
+    # ---------------------------------------------------------------- columns
+    def _check_columns(self, header: _csv.Header) -> None:
+        names = header.names
+        expected = ", ".join(map(repr, self.columns))
+        found = _csv.listed(names)
+        repeated = header.duplicates()
+        if repeated:
+            raise CsvProblem(
+                "duplicate_column",
+                f"column {show(repeated[0])} appears more than once in the header "
+                f"({found}); the columns must be {expected}",
+            )
+        missing = [c for c in self.columns if c not in names]
+        extra = [n for n in names if n not in self.columns]
+        if not (missing or extra):
+            return
+        parts = []
+        if missing:
+            parts.append(f"{_columns(missing)} {_is(len(missing))} missing")
+        if extra:
+            parts.append(f"{_columns(extra)} {_is(len(extra))} not expected")
+        raise CsvProblem(
+            "missing_column" if missing else "extra_column",
+            f"{' and '.join(parts)}: the header must be {expected} (in any order), got {found}",
+        )
+
+    # -------------------------------------------------------------------- ids
+    def _lines(self, rows: list[int]) -> dict[int, int]:
+        return _csv.line_numbers(self.body, self.header, rows)
+
+    def _check_ids(self, positions: np.ndarray, ids: pa.ChunkedArray) -> None:
+        n = self.solution.n
+        if len(positions) == n and positions.min() >= 0:
+            seen = np.zeros(n, dtype=bool)
+            seen[positions] = True
+            if seen.all():  # n ids, all known, none missing: a permutation
+                return
+        known = positions >= 0
+        counts = np.bincount(positions[known], minlength=n)
+        parts: list[tuple[str, str]] = []
+        repeated = np.zeros(len(positions), dtype=bool)
+        repeated[known] = counts[positions[known]] > 1
+        if repeated.any():
+            parts.append(("duplicate_ids", self._duplicates(positions, np.flatnonzero(repeated))))
+        extra = np.flatnonzero(~known)
+        if len(extra):
+            at = self._lines(extra[:_SHOWN].tolist())
+            shown = [
+                f"{show(ids[int(r)].as_py())} (line {at.get(int(r), '?')})" for r in extra[:_SHOWN]
+            ]
+            parts.append(
+                (
+                    "extra_ids",
+                    f"{_count(len(extra), 'id')} {_is(len(extra))} not in the solution"
+                    f"{_csv.examples(shown, len(extra))}",
+                )
+            )
+        missing = np.flatnonzero(counts == 0)
+        if len(missing):
+            shown = [show(self.solution.ids[i]) for i in missing[:_SHOWN]]
+            parts.append(
+                (
+                    "missing_ids",
+                    f"{_count(len(missing), 'id')} of the solution {_is(len(missing))} missing"
+                    f"{_csv.examples(shown, len(missing))}",
+                )
+            )
+        raise CsvProblem(parts[0][0], "; ".join(message for _, message in parts))
+
+    def _duplicates(self, positions: np.ndarray, rows: np.ndarray) -> str:
+        groups: dict[int, list[int]] = {}
+        for r in rows.tolist():  # rows in file order: the first ids repeated come first
+            groups.setdefault(int(positions[r]), []).append(r)
+        first = list(groups.items())[:_SHOWN]
+        at = self._lines([r for _, rs in first for r in rs[:_SHOWN]])
+        shown = [
+            f"{show(self.solution.ids[p])} (lines "
+            f"{', '.join(str(at.get(r, '?')) for r in rs[:_SHOWN])}"
+            f"{', ...' if len(rs) > _SHOWN else ''})"
+            for p, rs in first
+        ]
+        return (
+            f"{_count(len(groups), 'id')} {_is(len(groups))} listed more than once"
+            f"{_csv.examples(shown, len(groups))}"
+        )
+
+    # ----------------------------------------------------------------- values
+    def _check_values(self, values: np.ndarray, ids: pa.ChunkedArray) -> None:
+        finite = np.isfinite(values)
+        if finite.all():
+            if not self.probabilities or ((values >= 0) & (values <= 1)).all():
+                return
+            bad = (values < 0) | (values > 1)
+            code = "probability_out_of_range"
+        else:
+            bad = ~finite
+            code = "not_finite"
+        if bad.ndim == 1:
+            bad, values = bad[:, None], values[:, None]
+        column = int(np.flatnonzero(bad.any(axis=0))[0])
+        rows = np.flatnonzero(bad[:, column])
+        k = len(rows)
+        what = (
+            f"that {_is(k)} NaN or infinite (predictions must be finite numbers)"
+            if code == "not_finite"
+            else "outside [0, 1] (the metric takes probabilities)"
+        )
+        at = self._lines(rows[:_SHOWN].tolist())
+        shown = [
+            f"{float(values[r, column])!r} (id {show(ids[int(r)].as_py())}, "
+            f"line {at.get(int(r), '?')})"
+            for r in rows[:_SHOWN]
+        ]
+        name = self.solution.target_columns[column]
+        raise CsvProblem(
+            code,
+            f"column {show(name)} has {_count(k, 'value')} {what}{_csv.examples(shown, k)}",
+        )
+
+
+def _columns(names: list[str]) -> str:
+    listed = ", ".join(show(n) for n in names)
+    return f"column {listed}" if len(names) == 1 else f"columns {listed}"
+
+
+def _count(k: int, noun: str) -> str:
+    return f"{k} {noun}" if k == 1 else f"{k} {noun}s"
+
+
+def _is(k: int) -> str:
+    return "is" if k == 1 else "are"
