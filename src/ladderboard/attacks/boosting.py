@@ -8,130 +8,42 @@ the public board by about ``sqrt(k/n)`` (Thm 5.1), while on fresh data it is
 still a coin flip. Against a full-disclosure (Kaggle) board this is a
 leaderboard error of ``Ω(sqrt(k/n))`` (Cor. 5.2); the Ladder limits it to
 about ``sqrt(log(k)/n)``.
+
+The blog's generalisation (SPEC A2) starts from any two candidate submissions
+instead of the all-ones and all-zeros vectors, and climbs above their mean.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 import numpy as np
 
 from ladderboard._validation import check_int
-from ladderboard.mechanisms import FullDisclosure
-from ladderboard.random import KeyedStream, RandomState
+from ladderboard.attacks._common import (
+    Oracle,
+    check_fresh,
+    check_oracle,
+    fresh_score,
+    generator,
+    greater_is_better,
+    is_full_disclosure,
+    read_only,
+)
+from ladderboard.attacks.oracle import HoldoutOracle
+from ladderboard.random import RandomState
 
-__all__ = ["BoostingResult", "HoldoutOracle", "boosting_attack"]
+__all__ = [
+    "BoostingResult",
+    "GeneralizedBoostingResult",
+    "HoldoutOracle",
+    "boosting_attack",
+    "generalized_boosting_attack",
+]
 
 KeepRule = Literal["auto", "half", "improved"]
 _CHANCE = 0.5  # the expected 0/1 loss of a uniformly random guess
-
-
-def _binary_vector(name: str, value: Any) -> np.ndarray:
-    """``value`` as a 1-D int8 array of zeros and ones, or raise ValueError."""
-    try:
-        array = np.asarray(value)
-    except (TypeError, ValueError) as exc:  # ragged input
-        raise ValueError(f"{name} must be a 1-D vector of 0/1 labels: {exc}") from None
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D vector, got shape {array.shape}")
-    if array.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must hold 0/1 labels, got dtype {array.dtype}")
-    if not ((array == 0) | (array == 1)).all():
-        raise ValueError(f"{name} must hold only 0/1 labels")
-    return array.astype(np.int8)
-
-
-class HoldoutOracle:
-    """What an attacker talks to: submit a prediction, see the released score.
-
-    The oracle holds the hidden public labels and a board (a mechanism). It
-    turns each 0/1 prediction into its per-sample 0/1 loss vector on the
-    public labels, submits that to the mechanism, and returns
-    ``release.score``, never the labels, the losses or ``release.improved``.
-
-    Parameters
-    ----------
-    labels_public : array of 0/1
-        The hidden labels of the public part of the holdout.
-    mechanism : Mechanism
-        The board; anything with ``submit(losses) -> Release``.
-    public_index : array of int, optional
-        Where the public labels sit in a submission, as in a competition
-        where participants predict the whole test set and the board scores a
-        hidden subset of it. By default a submission covers the public labels
-        only.
-    n_labels : int, optional
-        The length of a submission; required with ``public_index``.
-
-    >>> from ladderboard.mechanisms import FullDisclosure
-    >>> oracle = HoldoutOracle([0, 1, 1, 0], FullDisclosure(),
-    ...                        public_index=[5, 0, 2, 3], n_labels=6)
-    >>> oracle.submit([1, 0, 1, 0, 0, 1])   # scored at 5 (wrong), 0, 2, 3 (right)
-    0.25
-    """
-
-    def __init__(
-        self,
-        labels_public: Any,
-        mechanism: Any,
-        *,
-        public_index: Any = None,
-        n_labels: int | None = None,
-    ):
-        labels = _binary_vector("labels_public", labels_public)
-        if labels.shape[0] == 0:
-            raise ValueError("labels_public must not be empty")
-        if not callable(getattr(mechanism, "submit", None)):
-            raise TypeError(f"mechanism must have a submit method, got {type(mechanism).__name__}")
-        if public_index is None:
-            if n_labels is not None and n_labels != labels.shape[0]:
-                raise ValueError(
-                    f"n_labels must equal len(labels_public)={labels.shape[0]} without "
-                    f"public_index, got {n_labels!r}"
-                )
-            index = None
-            n_labels = labels.shape[0]
-        else:
-            if n_labels is None:
-                raise ValueError("n_labels is required with public_index")
-            n_labels = check_int("n_labels", n_labels, labels.shape[0])
-            index = np.asarray(public_index)
-            if index.dtype.kind not in "iu" or index.shape != labels.shape:
-                raise ValueError(
-                    "public_index must be a 1-D integer array as long as labels_public, "
-                    f"got dtype {index.dtype} and shape {index.shape}"
-                )
-            if index.min() < 0 or index.max() >= n_labels or np.unique(index).size != index.size:
-                raise ValueError(f"public_index must hold distinct positions in [0, {n_labels})")
-            index = index.astype(np.intp)
-            index.setflags(write=False)
-        labels.setflags(write=False)
-        self._labels = labels
-        self.mechanism = mechanism
-        self.public_index = index
-        self.n_labels = n_labels
-
-    def submit(self, prediction: Any) -> float:
-        """Score a 0/1 prediction of length ``n_labels``; return the released score."""
-        prediction = _binary_vector("prediction", prediction)
-        if prediction.shape[0] != self.n_labels:
-            raise ValueError(
-                f"prediction must have length n_labels={self.n_labels}, got {prediction.shape[0]}"
-            )
-        public = prediction if self.public_index is None else prediction[self.public_index]
-        losses = np.not_equal(public, self._labels).astype(np.float64)
-        return float(self.mechanism.submit(losses).score)
-
-    def __repr__(self) -> str:
-        return (
-            f"HoldoutOracle(n_public={self._labels.shape[0]}, n_labels={self.n_labels}, "
-            f"mechanism={self.mechanism!r})"
-        )
-
-
-class _Oracle(Protocol):
-    def submit(self, prediction: Any) -> float: ...
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -150,6 +62,11 @@ class BoostingResult:
         The keep rule that was applied, ``"half"`` or ``"improved"``.
     released : ndarray of float64
         The released scores of the ``k`` random guesses, in order (read-only).
+    n_submissions : int
+        Submissions made: ``k + 1``.
+    true_score : float or None
+        The final submission's score on the fresh labels the caller gave
+        (``fresh_index``, ``fresh_labels``), by the board's rule; else ``None``.
     """
 
     prediction: np.ndarray
@@ -157,23 +74,69 @@ class BoostingResult:
     n_kept: int
     keep: str
     released: np.ndarray
+    n_submissions: int = 0
+    true_score: float | None = None
 
 
-def _resolve_keep(keep: Any, oracle: Any) -> str:
-    if keep not in ("auto", "half", "improved"):
-        raise ValueError(f"keep must be 'auto', 'half' or 'improved', got {keep!r}")
+@dataclass(frozen=True, eq=False, slots=True)
+class GeneralizedBoostingResult:
+    """The outcome of :func:`generalized_boosting_attack`.
+
+    Attributes
+    ----------
+    prediction : ndarray
+        The final submission, ``combine(v, v1, v2)`` (read-only).
+    score : float
+        The released score of the final submission.
+    candidate_scores : tuple of float
+        The released scores of ``v1`` and ``v2``; their mean is the bar.
+    n_kept : int
+        How many of the ``k`` random combinations went into the majority.
+    keep : str
+        The keep rule that was applied, ``"mean"`` or ``"improved"``.
+    released : ndarray of float64
+        The released scores of the ``k`` combinations, in order (read-only).
+    n_submissions : int
+        Submissions made: ``k + 3``.
+    true_score : float or None
+        The final submission's score on the caller's fresh labels, else ``None``.
+    """
+
+    prediction: np.ndarray
+    score: float
+    candidate_scores: tuple[float, float]
+    n_kept: int
+    keep: str
+    released: np.ndarray
+    n_submissions: int
+    true_score: float | None = None
+
+
+def _resolve_keep(keep: Any, oracle: Any, first: str = "half") -> str:
+    if keep not in ("auto", first, "improved"):
+        raise ValueError(f"keep must be 'auto', {first!r} or 'improved', got {keep!r}")
     if keep != "auto":
         return keep
-    return "half" if isinstance(getattr(oracle, "mechanism", None), FullDisclosure) else "improved"
+    return first if is_full_disclosure(oracle) else "improved"
+
+
+def _lowered_the_best(released: np.ndarray, start: float, greater: bool) -> np.ndarray:
+    """Which releases beat every release before them and ``start``."""
+    previous = np.concatenate(([start], released[:-1]))
+    if greater:
+        return released > np.maximum.accumulate(previous)
+    return released < np.minimum.accumulate(previous)
 
 
 def boosting_attack(
-    oracle: _Oracle,
+    oracle: Oracle,
     *,
     n_labels: int,
     k: int,
     random_state: RandomState,
     keep: KeepRule = "auto",
+    fresh_index: Any = None,
+    fresh_labels: Any = None,
 ) -> BoostingResult:
     """Climb a board with ``k`` random guesses and their majority.
 
@@ -210,6 +173,10 @@ def boosting_attack(
         The guesses are drawn at once (a ``k × n_labels`` int8 array) from
         ``KeyedStream.from_random_state(random_state).generator(0)``.
     keep : {"auto", "half", "improved"}
+    fresh_index, fresh_labels : optional
+        Positions of a submission that are *not* scored by the board, and
+        their labels: the final submission's error there is reported as
+        ``true_score``. The attack never reads them.
 
     Examples
     --------
@@ -232,18 +199,17 @@ def boosting_attack(
     n_labels = check_int("n_labels", n_labels, 1)
     k = check_int("k", k, 1)
     rule = _resolve_keep(keep, oracle)
-    if not callable(getattr(oracle, "submit", None)):
-        raise TypeError(f"oracle must have a submit method, got {type(oracle).__name__}")
+    check_oracle(oracle)
+    check_fresh(fresh_index, fresh_labels)
 
-    rng = KeyedStream.from_random_state(random_state).generator(0)
+    rng = generator(random_state)
     guesses = rng.integers(0, 2, size=(k, n_labels), dtype=np.int8)
     released = np.fromiter((oracle.submit(u) for u in guesses), dtype=np.float64, count=k)
 
     if rule == "half":
         kept = released <= _CHANCE
     else:
-        best_before = np.minimum.accumulate(np.concatenate(([_CHANCE], released[:-1])))
-        kept = released < best_before
+        kept = _lowered_the_best(released, _CHANCE, greater=False)
     n_kept = int(np.count_nonzero(kept))
 
     if n_kept:
@@ -253,8 +219,137 @@ def boosting_attack(
         final = rng.integers(0, 2, size=n_labels, dtype=np.int8)
     score = float(oracle.submit(final))
 
-    final.setflags(write=False)
-    released.setflags(write=False)
+    read_only(final, released)
     return BoostingResult(
-        prediction=final, score=score, n_kept=n_kept, keep=rule, released=released
+        prediction=final,
+        score=score,
+        n_kept=n_kept,
+        keep=rule,
+        released=released,
+        n_submissions=k + 1,
+        true_score=fresh_score(oracle, final, fresh_index, fresh_labels),
+    )
+
+
+def _candidate(name: str, value: Any) -> np.ndarray:
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be an array: {exc}") from None
+    if array.ndim == 0 or array.shape[0] == 0:
+        raise ValueError(f"{name} must have at least one row, got shape {array.shape}")
+    return array
+
+
+def generalized_boosting_attack(
+    oracle: Oracle,
+    v1: Any,
+    v2: Any,
+    *,
+    k: int,
+    random_state: RandomState,
+    keep: Literal["auto", "mean", "improved"] = "auto",
+    fresh_index: Any = None,
+    fresh_labels: Any = None,
+) -> GeneralizedBoostingResult:
+    """Climb above the mean of two candidate submissions (Hardt's 2015 blog
+    post, "A neat generalization"; SPEC A2).
+
+    The blog's ``whackyboost(v1, v2, k, score)``, with ``combine(a, v1, v2)``
+    taking row ``i`` from ``v1`` where ``a_i = 1`` and from ``v2`` where
+    ``a_i = 0``:
+
+    1. ``m = mean(score(v1), score(v2))`` (two submissions);
+    2. draw ``a_1, …, a_k`` uniformly from ``{0,1}^N``;
+    3. keep the ``a_i`` whose combination scores better than ``m`` (``k``
+       submissions);
+    4. ``v = [Σ_kept a_i > n_kept/2]`` (strict majority; an even split takes
+       ``v2``, and with nothing kept ``v`` is all zeros, i.e. ``v2``, as the
+       blog's code does);
+    5. submit ``combine(v, v1, v2)``.
+
+    ``v1 = 1`` and ``v2 = 0`` give the boosting attack. "Better" follows the
+    board's direction (lower loss, or a higher metric). Keep rules:
+    ``"mean"`` is the blog's; ``"improved"`` keeps the combinations whose
+    release beat the best release so far (starting from ``m``), for a ladder,
+    which repeats its best for rejected submissions; ``"auto"`` is ``"mean"``
+    on a :class:`~ladderboard.mechanisms.FullDisclosure` board and
+    ``"improved"`` otherwise.
+
+    Parameters
+    ----------
+    oracle : HoldoutOracle
+    v1, v2 : array
+        Two candidate submissions of the same shape, one row per label (a
+        vector of labels or values, or a matrix of class probabilities).
+    k : int
+        The number of random combinations; ``k + 3`` submissions in all.
+    random_state : int, key or KeyedStream
+        The ``k × N`` selector bits are drawn at once (int8) from
+        ``KeyedStream.from_random_state(random_state).generator(0)``.
+    keep : {"auto", "mean", "improved"}
+    fresh_index, fresh_labels : optional
+        Unscored positions and their labels, to report ``true_score``.
+
+    Examples
+    --------
+    The blog's point in miniature: two classifiers, each right on about 70 %
+    of 4000 public labels but on different points; against full disclosure,
+    300 random combinations climb well above their mean, on the public board
+    only:
+
+    >>> import numpy as np
+    >>> from ladderboard.mechanisms import FullDisclosure
+    >>> rng = np.random.default_rng(2)
+    >>> y = rng.integers(0, 2, 4000)
+    >>> v1, v2 = [np.where(rng.random(4000) < 0.3, 1 - y, y) for _ in range(2)]
+    >>> result = generalized_boosting_attack(HoldoutOracle(y, FullDisclosure()), v1, v2,
+    ...                                      k=300, random_state=0)
+    >>> result.candidate_scores, result.keep, result.score
+    ((0.29725, 0.305), 'mean', 0.24775)
+    """
+    check_oracle(oracle)
+    k = check_int("k", k, 1)
+    rule = _resolve_keep(keep, oracle, first="mean")
+    check_fresh(fresh_index, fresh_labels)
+    v1 = _candidate("v1", v1)
+    v2 = _candidate("v2", v2)
+    if v1.shape != v2.shape:
+        raise ValueError(f"v1 and v2 must have the same shape, got {v1.shape} and {v2.shape}")
+    n_labels = v1.shape[0]
+    declared = getattr(oracle, "n_labels", None)
+    if declared is not None and declared != n_labels:
+        raise ValueError(f"v1 must have oracle.n_labels={declared} rows, got {n_labels}")
+    greater = greater_is_better(oracle)
+    rows = (slice(None),) + (None,) * (v1.ndim - 1)
+
+    def combine(selector: np.ndarray) -> np.ndarray:
+        return np.where(selector[rows].astype(bool), v1, v2)
+
+    s1, s2 = float(oracle.submit(v1)), float(oracle.submit(v2))
+    bar = (s1 + s2) / 2
+    rng = generator(random_state)
+    selectors = rng.integers(0, 2, size=(k, n_labels), dtype=np.int8)
+    released = np.fromiter(
+        (oracle.submit(combine(a)) for a in selectors), dtype=np.float64, count=k
+    )
+    if rule == "mean":
+        kept = released > bar if greater else released < bar
+    else:
+        kept = _lowered_the_best(released, bar, greater)
+    n_kept = int(np.count_nonzero(kept))
+    votes = selectors[kept].sum(axis=0, dtype=np.int64)
+    final = combine((2 * votes > n_kept).astype(np.int8))
+    score = float(oracle.submit(final))
+
+    read_only(final, released)
+    return GeneralizedBoostingResult(
+        prediction=final,
+        score=score,
+        candidate_scores=(s1, s2),
+        n_kept=n_kept,
+        keep=rule,
+        released=released,
+        n_submissions=k + 3,
+        true_score=fresh_score(oracle, final, fresh_index, fresh_labels),
     )
