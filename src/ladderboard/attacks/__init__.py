@@ -4,8 +4,8 @@ An attacker never holds the labels: it talks to a :class:`HoldoutOracle`,
 which scores a prediction on the hidden public labels, hands the loss vector
 (or, for a metric-based board, the prediction) to a mechanism, and returns the
 released score and nothing else. Besides that, each attack uses only the public
-information its paper grants (an easy set of known labels in the shifted majority
-attack).
+information its paper grants (the training data in Freedman's attacks, an easy
+set of known labels in the shifted majority attack).
 
 ===============================  ==================================================
 ``boosting_attack``              A1: random guesses combined by majority (Blum &
@@ -17,19 +17,29 @@ attack).
 ``oracle_majority_attack``       A3 played through a board
 ``shifted_majority_attack``      A4: queries offset by an easy set so that a
                                  ladder keeps answering (Hardt 2017, Fig. 2)
+``freedman_attack``              A5: feature selection by the public board
+                                 (Chaibub Neto et al. 2016)
+``step_forward_attack``          A6: forward selection by the board's jumps
+                                 (Chaibub Neto et al. 2016, Alg. 7)
+``averaging_attack``             A7: averaging the releases of a resubmitted model
+                                 (Chaibub Neto et al. 2016, Discussion)
 ===============================  ==================================================
 
+:func:`correlated_regression_data` simulates the design of Freedman's attacks.
 Every attack returns a frozen result with the final submission, its released
 score, its true score on fresh data when the caller provides them, and the
 number of submissions made.
 """
 
+from ladderboard.attacks.averaging import AveragingResult, averaging_attack
 from ladderboard.attacks.boosting import (
     BoostingResult,
     GeneralizedBoostingResult,
     boosting_attack,
     generalized_boosting_attack,
 )
+from ladderboard.attacks.data import RegressionData, correlated_regression_data
+from ladderboard.attacks.freedman import FreedmanResult, freedman_attack
 from ladderboard.attacks.majority import (
     MajorityResult,
     OracleMajorityResult,
@@ -39,18 +49,27 @@ from ladderboard.attacks.majority import (
 )
 from ladderboard.attacks.oracle import HoldoutOracle
 from ladderboard.attacks.shifted import ShiftedMajorityResult, shifted_majority_attack
+from ladderboard.attacks.stepforward import StepForwardResult, step_forward_attack
 
 __all__ = [
+    "AveragingResult",
     "BoostingResult",
+    "FreedmanResult",
     "GeneralizedBoostingResult",
     "HoldoutOracle",
     "MajorityResult",
     "OracleMajorityResult",
+    "RegressionData",
     "ShiftedMajorityResult",
+    "StepForwardResult",
+    "averaging_attack",
     "boosting_attack",
+    "correlated_regression_data",
+    "freedman_attack",
     "generalized_boosting_attack",
     "majority_attack",
     "majority_vote",
     "oracle_majority_attack",
     "shifted_majority_attack",
+    "step_forward_attack",
 ]
