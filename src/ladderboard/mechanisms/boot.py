@@ -7,7 +7,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.bootstrap import (
@@ -19,7 +18,7 @@ from ladderboard.bootstrap import (
 )
 from ladderboard.losses import Metric, get_metric
 from ladderboard.mechanisms.base import Mechanism, round_to
-from ladderboard.mechanisms.ladder import paired_test_passes
+from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import RandomState
 
 __all__ = ["BayesBootLadder", "BayesBootLadderBoot", "LadderBoot"]
@@ -81,7 +80,7 @@ class LadderBoot(Mechanism):
 
     def critical_value(self, n: int) -> float:
         """``c_α``: the ``1 - α`` quantile of Student's t with ``n - 1`` d.o.f."""
-        return float(stats.t.ppf(1.0 - self.alpha, n - 1))
+        return t_critical_value(self.alpha, n)
 
     @property
     def best_score(self) -> float:

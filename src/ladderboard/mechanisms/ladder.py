@@ -7,6 +7,7 @@ generalisation of Chaibub Neto et al. 2016 (Alg. 3).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 from typing import Any
@@ -23,6 +24,7 @@ __all__ = [
     "ParameterFreeLadder",
     "SignificanceLadder",
     "paired_test_passes",
+    "t_critical_value",
 ]
 
 
@@ -194,6 +196,18 @@ def _keep(x: np.ndarray, buffer: np.ndarray | None) -> np.ndarray:
     return buffer
 
 
+@functools.lru_cache(maxsize=256)
+def t_critical_value(alpha: float, n: int) -> float:
+    """``c_α``, the ``1 - α`` quantile of Student's t with ``n - 1`` degrees of
+    freedom (Neto's ``F⁻¹_{n-1}(α)`` in magnitude); cached, as every
+    submission of a paired-test ladder needs it.
+
+    >>> round(t_critical_value(0.15, 4000), 3)
+    1.036
+    """
+    return float(stats.t.ppf(1.0 - alpha, n - 1))
+
+
 _BLOCK = 1 << 15  # 256 KiB of float64: a block of differences stays in cache
 _CANCELLATION = 1e-6
 
@@ -304,14 +318,11 @@ class SignificanceLadder(_PairedTestLadder):
 
     def __init__(self, *, alpha: float = 0.15, n: int | None = None):
         self.alpha = check_real("alpha", alpha, low=0, high=1)
-        self._c_cache: tuple[int, float] | None = None
         super().__init__(n=n)
 
     def critical_value(self, n: int) -> float:
         """``c_α``: the ``1 - α`` quantile of Student's t with ``n - 1`` d.o.f."""
-        return float(stats.t.ppf(1.0 - self.alpha, n - 1))
+        return t_critical_value(self.alpha, n)
 
     def _critical_value(self, n: int) -> float:
-        if self._c_cache is None or self._c_cache[0] != n:
-            self._c_cache = (n, self.critical_value(n))
-        return self._c_cache[1]
+        return t_critical_value(self.alpha, n)
