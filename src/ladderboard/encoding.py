@@ -35,7 +35,7 @@ def encode_array(array: np.ndarray) -> dict[str, Any]:
     return {
         "dtype": name,
         "shape": list(array.shape),
-        "zlib": base64.b64encode(zlib.compress(raw, 6)).decode("ascii"),
+        "zlib": base64.b64encode(zlib.compress(raw, 1)).decode("ascii"),
     }
 
 
