@@ -1,0 +1,33 @@
+"""Storage of competitions: SQLAlchemy models, connections and migrations.
+
+SQLite (a file) by default; PostgreSQL when ``LADDERBOARD_DATABASE_URL`` (or
+the URL given) says so.
+"""
+
+from ladderboard.store.blobs import pack, unpack
+from ladderboard.store.database import DEFAULT_URL, database_url, make_engine, migrate
+from ladderboard.store.models import (
+    Base,
+    CompetitionRow,
+    DuplicateFlagRow,
+    MechanismStateRow,
+    RejectionRow,
+    SubmissionRow,
+    TeamRow,
+)
+
+__all__ = [
+    "DEFAULT_URL",
+    "Base",
+    "CompetitionRow",
+    "DuplicateFlagRow",
+    "MechanismStateRow",
+    "RejectionRow",
+    "SubmissionRow",
+    "TeamRow",
+    "database_url",
+    "make_engine",
+    "migrate",
+    "pack",
+    "unpack",
+]

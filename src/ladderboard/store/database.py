@@ -1,0 +1,78 @@
+"""Connecting to the store: SQLite by default, PostgreSQL when the URL says so.
+
+Each submission is one serialised transaction. On SQLite the transaction
+starts with ``BEGIN IMMEDIATE``, which takes the database's write lock at
+once (the driver's own deferred ``BEGIN`` would let two writers read the same
+mechanism state and then collide); on PostgreSQL the engine locks the
+mechanism's row with ``SELECT … FOR UPDATE``. Nothing above this module needs
+to know which database it talks to.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+
+__all__ = ["DEFAULT_URL", "database_url", "make_engine", "migrate"]
+
+DEFAULT_URL = "sqlite:///ladderboard.db"
+MIGRATIONS = Path(__file__).with_name("migrations")
+
+
+def database_url(url: str | None = None) -> str:
+    """``url``, else ``LADDERBOARD_DATABASE_URL``, else a SQLite file here.
+
+    ``postgresql://`` URLs are given the psycopg 3 driver.
+
+    >>> database_url("postgresql://postgres@127.0.0.1/test")
+    'postgresql+psycopg://postgres@127.0.0.1/test'
+    """
+    url = url or os.environ.get("LADDERBOARD_DATABASE_URL") or DEFAULT_URL
+    parsed = make_url(url)
+    if parsed.drivername in {"postgresql", "postgres"}:
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed.render_as_string(hide_password=False)
+
+
+def make_engine(url: str | None = None, **kwargs) -> Engine:
+    """An engine for ``url`` (see :func:`database_url`), set up for serialised writes."""
+    url = database_url(url)
+    if make_url(url).get_backend_name() == "sqlite":
+        connect_args = {"timeout": 60, "check_same_thread": False}
+        engine = create_engine(url, connect_args=connect_args, **kwargs)
+        _serialise_sqlite(engine)
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def _serialise_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record) -> None:
+        # Let SQLAlchemy, not the driver, say when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.execute("PRAGMA busy_timeout = 60000")
+        if engine.url.database not in (None, "", ":memory:"):
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = FULL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Create or upgrade the schema with Alembic."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.connect() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, revision)
+        connection.commit()

@@ -1,0 +1,151 @@
+"""The tables of a ladderboard store (SQLAlchemy 2.x declarative models).
+
+Secrets live in two places only: ``competitions.solution`` (the labels) and
+``competitions.secret_key`` (the key of every random stream). Nothing reads
+them except the engine's scoring and the explicit reveal after the close;
+public schemas of the web edge never include these rows.
+
+Schema changes go through Alembic (``store/migrations``); these models and the
+newest migration describe the same schema, which a test checks.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Base",
+    "CompetitionRow",
+    "DuplicateFlagRow",
+    "MechanismStateRow",
+    "RejectionRow",
+    "SubmissionRow",
+    "TeamRow",
+]
+
+UTC_DATETIME = DateTime(timezone=True)
+ID = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements INTEGER keys only
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class CompetitionRow(Base):
+    __tablename__ = "competitions"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    slug: Mapped[str] = mapped_column(String(64), unique=True)
+    title: Mapped[str] = mapped_column(String(200))
+    description: Mapped[str] = mapped_column(Text, default="")
+    config: Mapped[dict] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    deadline: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    closed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    # Secrets: the solution file (zlib) and the key of every random stream.
+    solution: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+    solution_sha256: Mapped[str] = mapped_column(String(64))
+    split_sha256: Mapped[str] = mapped_column(String(64))
+    secret_key: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    key_revealed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    n_public: Mapped[int] = mapped_column(Integer)
+    n_private: Mapped[int] = mapped_column(Integer)
+
+
+class TeamRow(Base):
+    __tablename__ = "teams"
+    __table_args__ = (UniqueConstraint("competition_id", "name"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True, unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class MechanismStateRow(Base):
+    """One row per lock scope: a team (per-team board) or the competition
+    (per-rank board). Submissions lock it for the whole transaction."""
+
+    __tablename__ = "mechanism_states"
+    __table_args__ = (UniqueConstraint("competition_id", "scope"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(40))  # "team:<id>" or "board"
+    state: Mapped[dict | None] = mapped_column(JSON, nullable=True)
+    n_submissions: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class SubmissionRow(Base):
+    __tablename__ = "submissions"
+    __table_args__ = (
+        UniqueConstraint("competition_id", "scope", "sequence"),
+        UniqueConstraint("team_id", "idempotency_key"),
+        Index("ix_submissions_team_created", "team_id", "created_at"),
+        Index("ix_submissions_predictions", "competition_id", "predictions_sha256"),
+    )
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    scope: Mapped[str] = mapped_column(String(40))
+    sequence: Mapped[int] = mapped_column(Integer)  # position in its scope's mechanism stream
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    message: Mapped[str] = mapped_column(Text, default="")
+    idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    file: Mapped[bytes] = mapped_column(LargeBinary)  # zlib of the bytes received
+    file_sha256: Mapped[str] = mapped_column(String(64))
+    predictions_sha256: Mapped[str] = mapped_column(String(64))
+    public_score: Mapped[float] = mapped_column(Float)  # released: what the team saw
+    improved: Mapped[bool] = mapped_column(Boolean)  # organiser-side
+    public_raw: Mapped[float] = mapped_column(Float)  # organiser-side, unrounded
+    private_score: Mapped[float] = mapped_column(Float)  # hidden until the close
+    selected: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class RejectionRow(Base):
+    """An invalid submission: counts against the invalid cap, nothing else."""
+
+    __tablename__ = "rejections"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    code: Mapped[str] = mapped_column(String(40))
+    message: Mapped[str] = mapped_column(Text)
+    file_sha256: Mapped[str] = mapped_column(String(64))
+    size: Mapped[int] = mapped_column(BigInteger)
+
+
+class DuplicateFlagRow(Base):
+    """Identical predictions from two different teams, for the organiser."""
+
+    __tablename__ = "duplicate_flags"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"))
+    earlier_submission_id: Mapped[int] = mapped_column(
+        ForeignKey("submissions.id", ondelete="CASCADE")
+    )
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
