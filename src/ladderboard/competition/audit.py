@@ -1,0 +1,207 @@
+"""Replaying a competition: the audit after the key is revealed, and what-if
+rescoring under another mechanism.
+
+:func:`verify` checks the published commitment against the stored solution,
+split and (revealed) key, then replays every stored submission file, in each
+board's order, through a fresh mechanism keyed as the live one was, and
+compares every released score bit for bit, every decision, every private
+score, and each board's final state. :func:`rescore` replays the same files
+under another configuration without touching the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition.boards import Record, private_board, public_board
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
+from ladderboard.competition.errors import VerificationError
+from ladderboard.competition.scoring import score_predictions
+from ladderboard.competition.solution import Solution
+from ladderboard.competition.submission import parse_submission
+from ladderboard.competition.views import (
+    BOARD_SCOPE,
+    BoardRow,
+    aware,
+    commitment_of,
+    split_sha256,
+)
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.random import KeyedStream
+from ladderboard.store import CompetitionRow, MechanismStateRow, SubmissionRow, TeamRow
+from ladderboard.store.blobs import unpack
+
+__all__ = ["VerifyReport", "rescore", "verify"]
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    slug: str
+    commitment: str
+    submissions: int
+    scopes: int
+
+
+def _same(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def _replay_scores(solution: Solution, config: CompetitionConfig, data: bytes):
+    scoring = config.scoring()
+    predictions = parse_submission(
+        data, solution, max_bytes=2**62, probabilities=scoring.requires_probabilities
+    )
+    return score_predictions(
+        scoring, solution.targets, predictions, solution.public_mask, solution.private_mask
+    )
+
+
+def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> VerifyReport:
+    """Replay ``slug`` and raise :class:`VerificationError` on any difference.
+
+    ``key_hex`` is the revealed key; without it the stored key is used (the
+    organiser's own check).
+    """
+    with Session(store.engine) as session:
+        row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
+        if row is None:
+            raise VerificationError(f"no competition {slug!r}")
+        key = key_hex or row.secret_key
+        solution_bytes = unpack(row.solution)
+        solution = Solution.from_csv(solution_bytes)
+        expected = commitment_of(
+            hashlib.sha256(solution_bytes).hexdigest(), split_sha256(solution), key
+        )
+        if expected != row.commitment:
+            raise VerificationError(
+                f"commitment mismatch: published {row.commitment}, recomputed {expected} "
+                "from the stored solution, split and key"
+            )
+        config = CompetitionConfig.from_json(row.config)
+        rows = session.scalars(
+            select(SubmissionRow)
+            .where(SubmissionRow.competition_id == row.id)
+            .order_by(SubmissionRow.scope, SubmissionRow.sequence)
+        ).all()
+        states = dict(
+            session.execute(
+                select(MechanismStateRow.scope, MechanismStateRow.state).where(
+                    MechanismStateRow.competition_id == row.id
+                )
+            ).all()
+        )
+        commitment = row.commitment
+    fresh, load = store.mechanism_factory(key, config, solution)
+    problems: list[str] = []
+    replayed: dict[str, Any] = {}
+    mechanisms: dict[str, Any] = {}
+    for sub in rows:
+        scored = _replay_scores(solution, config, unpack(sub.file))
+        if sub.scope == BOARD_SCOPE:
+            score, improved, replayed[BOARD_SCOPE] = store.submit_per_rank(
+                replayed.get(BOARD_SCOPE),
+                fresh,
+                load,
+                sub.team_id,
+                sub.sequence,
+                scored.public_input,
+                size=config.ranks,
+            )
+        else:
+            mechanism = mechanisms.get(sub.scope) or fresh(sub.scope)
+            mechanisms[sub.scope] = mechanism
+            release = mechanism.submit(scored.public_input)
+            score, improved = release.score, release.improved
+            replayed[sub.scope] = store.dump(mechanism)
+        for name, stored, again in (
+            ("released score", sub.public_score, score),
+            ("public score", sub.public_raw, scored.public_raw),
+            ("private score", sub.private_score, scored.private),
+        ):
+            if not _same(stored, again):
+                problems.append(
+                    f"submission {sub.id}: {name} stored {stored!r}, replayed {again!r}"
+                )
+        if bool(sub.improved) != bool(improved):
+            problems.append(
+                f"submission {sub.id}: improved stored {sub.improved}, replayed {improved}"
+            )
+    for scope, state in replayed.items():
+        if states.get(scope) != json.loads(json.dumps(state)):  # as the JSON column holds it
+            problems.append(f"{scope}: the stored mechanism state differs from the replay")
+    if problems:
+        shown = "\n".join(problems[:20])
+        more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
+        raise VerificationError(f"{len(problems)} difference(s) in {slug!r}:\n{shown}{more}")
+    return VerifyReport(slug, commitment, len(rows), len(replayed))
+
+
+def rescore(
+    store: Competitions,
+    slug: str,
+    *,
+    mechanism: str,
+    mechanism_params: dict[str, Any] | None = None,
+    board: str = "public",
+    random_state: Any = 0,
+) -> list[BoardRow]:
+    """The board ``slug`` would have shown under another mechanism (per-team
+    boards, submissions in the order they were made). The live board, its
+    states and its releases are untouched."""
+    info = store.competition(slug)
+    config = CompetitionConfig.from_json(
+        {
+            **info.config.to_json(),
+            "mechanism": mechanism,
+            "mechanism_params": dict(mechanism_params or {}),
+            "board": "per-team",
+        }
+    )
+    solution = store.solution(slug)
+    with Session(store.engine) as session:
+        subs = session.execute(
+            select(
+                SubmissionRow.id,
+                SubmissionRow.created_at,
+                SubmissionRow.file,
+                SubmissionRow.selected,
+                TeamRow.name,
+            )
+            .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+            .join(CompetitionRow, CompetitionRow.id == SubmissionRow.competition_id)
+            .where(CompetitionRow.slug == slug)
+            .order_by(SubmissionRow.created_at, SubmissionRow.id)
+        ).all()
+    key = KeyedStream.from_random_state(random_state).key_hex
+    fresh, _ = store.mechanism_factory(key, config, solution)
+    mechanisms: dict[str, Any] = {}
+    records = []
+    for ident, created_at, file, selected, team in subs:
+        scored = _replay_scores(solution, config, unpack(file))
+        if team not in mechanisms:
+            mechanisms[team] = fresh(f"whatif:{team}")
+        release = mechanisms[team].submit(scored.public_input)
+        records.append(
+            Record(ident, team, aware(created_at), release.score, scored.private, selected)
+        )
+    greater = config.scoring().greater_is_better
+    if board == "private":
+        standings = private_board(records, greater_is_better=greater)
+    else:
+        standings = public_board(
+            records,
+            greater_is_better=greater,
+            release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
+        )
+    return [
+        BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
+        for i, s in enumerate(standings)
+    ]

@@ -1,0 +1,107 @@
+"""Ranking teams: the public board as released, final selection, and the
+private board at the close. Pure functions over submission records, shared
+by the live engine and the what-if replay."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["Record", "auto_select", "private_board", "public_board"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One scored submission, as the boards need it."""
+
+    id: int
+    team: str
+    created_at: datetime
+    public_score: float
+    private_score: float
+    selected: bool = False
+
+
+@dataclass(frozen=True)
+class Standing:
+    team: str
+    score: float
+    entries: int
+    last_submission: datetime
+    submission_id: int
+
+
+def _better_key(greater_is_better: bool):
+    sign = -1.0 if greater_is_better else 1.0
+    return lambda score, when, ident: (sign * score, when, ident)
+
+
+def _by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
+    teams: dict[str, list[Record]] = {}
+    for record in sorted(records, key=lambda r: (r.created_at, r.id)):
+        teams.setdefault(record.team, []).append(record)
+    return teams
+
+
+def public_board(
+    records: Iterable[Record], *, greater_is_better: bool, release_is_current_best: bool
+) -> list[Standing]:
+    """Teams ranked by their released public score.
+
+    A team's score is its latest release when each release states the current
+    best (the ladders), and its best release otherwise (full disclosure). Ties
+    go to the team that reached the score first.
+
+    >>> from datetime import datetime, UTC
+    >>> t = [datetime(2026, 1, d, tzinfo=UTC) for d in (1, 2, 3, 4)]
+    >>> records = [Record(1, "a", t[0], 0.3, 0.31), Record(2, "b", t[1], 0.3, 0.29),
+    ...            Record(3, "a", t[2], 0.3, 0.30), Record(4, "c", t[3], 0.2, 0.35)]
+    >>> [(s.team, s.score, s.entries) for s in public_board(
+    ...     records, greater_is_better=False, release_is_current_best=True)]
+    [('c', 0.2, 1), ('a', 0.3, 2), ('b', 0.3, 1)]
+    """
+    key = _better_key(greater_is_better)
+    standings = []
+    for team, rows in _by_team(records).items():
+        if release_is_current_best:
+            reached = next(r for r in rows if r.public_score == rows[-1].public_score)
+        else:
+            reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
+        score = reached.public_score
+        standings.append(
+            (
+                key(score, reached.created_at, reached.id),
+                Standing(team, score, len(rows), rows[-1].created_at, reached.id),
+            )
+        )
+    return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
+
+
+def auto_select(
+    records: Sequence[Record], n_selections: int, *, greater_is_better: bool
+) -> list[int]:
+    """The ids of a team's ``n_selections`` best released submissions, earlier
+    first among equals: what a team that selected nothing is given."""
+    key = _better_key(greater_is_better)
+    ranked = sorted(records, key=lambda r: key(r.public_score, r.created_at, r.id))
+    return [r.id for r in ranked[:n_selections]]
+
+
+def private_board(records: Iterable[Record], *, greater_is_better: bool) -> list[Standing]:
+    """Teams ranked by the best private score among their selected submissions;
+    ties go to the earlier submission."""
+    key = _better_key(greater_is_better)
+    standings = []
+    for team, rows in _by_team(records).items():
+        chosen = [r for r in rows if r.selected]
+        if not chosen:
+            continue
+        best = min(chosen, key=lambda r: key(r.private_score, r.created_at, r.id))
+        standings.append(
+            (
+                key(best.private_score, best.created_at, best.id),
+                Standing(team, best.private_score, len(rows), rows[-1].created_at, best.id),
+            )
+        )
+    return [standing for _, standing in sorted(standings, key=lambda item: item[0])]

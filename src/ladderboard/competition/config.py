@@ -1,0 +1,171 @@
+"""A competition's configuration: what is scored, by which mechanism, on which
+board, with which quotas and deadline."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ladderboard._validation import check_int
+from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
+from ladderboard.mechanisms import MECHANISMS
+
+__all__ = ["BOARD_MODES", "CompetitionConfig", "Scoring"]
+
+BOARD_MODES = ("per-team", "per-rank")
+
+
+@dataclass(frozen=True)
+class Scoring:
+    """How predictions become a score: a per-sample loss for the loss-based
+    mechanisms (the score is its mean, lower is better), or a metric for the
+    metric-based ones (its own direction).
+
+    Losses outside ``[0, 1]`` are rescaled into it by their declared bounds
+    for the Shaky Ladder, which needs them there; the released and private
+    scores are then on that rescaled scale too.
+    """
+
+    name: str
+    params: dict[str, Any]
+    kind: str  # "loss" or "metric"
+    rescale: bool = False
+
+    @property
+    def greater_is_better(self) -> bool:
+        return self.kind == "metric" and get_metric(self.name).greater_is_better
+
+    @property
+    def requires_probabilities(self) -> bool:
+        if self.kind == "metric":
+            return get_metric(self.name).requires_probabilities
+        return self.name in {"log_loss", "brier", "multiclass_log_loss", "multiclass_brier"}
+
+    def loss(self):
+        loss = get_loss(self.name, **self.params)
+        return loss.rescaled() if self.rescale else loss
+
+    def metric(self):
+        return get_metric(self.name)
+
+
+def _utc(value: datetime | str | None) -> datetime | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if not isinstance(value, datetime):
+        raise TypeError(f"deadline must be a datetime or ISO string, got {type(value).__name__}")
+    if value.tzinfo is None:
+        raise ValueError(f"deadline must carry a time zone (UTC), got {value.isoformat()}")
+    return value.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class CompetitionConfig:
+    """Everything an organiser chooses when creating a competition.
+
+    Parameters
+    ----------
+    score : str
+        A loss of :data:`ladderboard.losses.LOSSES` (``zero_one``, ``squared``,
+        ``log_loss``, ...) for the loss-based mechanisms, or a metric of
+        :data:`ladderboard.losses.METRICS` for the Bayesian-bootstrap ones.
+    mechanism : str
+        A name of :data:`ladderboard.mechanisms.MECHANISMS`.
+    mechanism_params : dict
+        Keyword parameters of the mechanism (``n``, the labels and the random
+        key are supplied by the engine).
+    score_params : dict
+        Keyword parameters of the loss (for example ``clip`` of the log loss).
+    board : {"per-team", "per-rank"}
+    ranks : int
+        Ranks of a per-rank board (see :mod:`ladderboard.competition.rank_board`).
+    daily_quota, total_quota, invalid_quota : int or None
+        Valid submissions per team per UTC day and in all; invalid ones in all.
+    deadline : datetime (UTC) or None
+    n_selections : int
+        Final submissions a team may select (default 2).
+    precision : int
+        Decimals shown on the boards.
+    max_bytes : int
+        Largest submission file accepted, compressed or not.
+
+    >>> config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+    >>> config.scoring().kind, config.board
+    ('loss', 'per-team')
+    >>> CompetitionConfig(score="pearson", mechanism="ladder", mechanism_params={"eta": 0.01})
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ValueError: mechanism 'ladder' scores per-sample losses; score 'pearson' is a metric ...
+    """
+
+    score: str
+    mechanism: str
+    mechanism_params: dict[str, Any] = field(default_factory=dict)
+    score_params: dict[str, Any] = field(default_factory=dict)
+    board: str = "per-team"
+    ranks: int = 10
+    daily_quota: int | None = 5
+    total_quota: int | None = None
+    invalid_quota: int | None = 20
+    deadline: datetime | None = None
+    n_selections: int = 2
+    precision: int = 5
+    max_bytes: int = 50 * 2**20
+
+    def __post_init__(self) -> None:
+        if self.mechanism not in MECHANISMS:
+            known = ", ".join(sorted(MECHANISMS))
+            raise ValueError(f"unknown mechanism {self.mechanism!r}; known: {known}")
+        if self.board not in BOARD_MODES:
+            raise ValueError(f"board must be one of {BOARD_MODES}, got {self.board!r}")
+        for name in ("daily_quota", "total_quota", "invalid_quota"):
+            value = getattr(self, name)
+            if value is not None:
+                check_int(name, value, 1)
+        check_int("n_selections", self.n_selections, 1)
+        check_int("ranks", self.ranks, 1)
+        check_int("precision", self.precision, 0)
+        check_int("max_bytes", self.max_bytes, 1)
+        object.__setattr__(self, "deadline", _utc(self.deadline))
+        forbidden = {"n", "y_true", "random_state"} & set(self.mechanism_params)
+        if forbidden:
+            raise ValueError(
+                f"mechanism_params must not set {sorted(forbidden)}: the engine supplies them"
+            )
+        self.scoring()  # validates the score against the mechanism
+
+    def scoring(self) -> Scoring:
+        klass = MECHANISMS[self.mechanism]
+        if klass.input_kind == "losses":
+            if self.score not in LOSSES:
+                kind = "a metric" if self.score in METRICS else "unknown"
+                raise ValueError(
+                    f"mechanism {self.mechanism!r} scores per-sample losses; score "
+                    f"{self.score!r} is {kind} (losses: {', '.join(sorted(LOSSES))})"
+                )
+            lo, hi = get_loss(self.score, **self.score_params).bounds
+            rescale = klass.loss_bounds != (-math.inf, math.inf) and not (
+                lo >= klass.loss_bounds[0] and hi <= klass.loss_bounds[1]
+            )
+            return Scoring(self.score, dict(self.score_params), "loss", rescale)
+        if self.score not in METRICS:
+            raise ValueError(
+                f"mechanism {self.mechanism!r} scores predictions with a metric; score "
+                f"{self.score!r} is not one (metrics: {', '.join(sorted(METRICS))})"
+            )
+        if self.score_params:
+            raise ValueError("score_params apply to losses only")
+        return Scoring(self.score, {}, "metric")
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["deadline"] = None if self.deadline is None else self.deadline.isoformat()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> CompetitionConfig:
+        return cls(**data)

@@ -1,0 +1,296 @@
+"""The competition engine: what the web edge calls.
+
+:class:`Competitions` creates competitions from a solution file, registers
+teams, scores submissions through each board's mechanism in one serialised
+transaction, keeps quotas, closes competitions and builds their boards. It
+raises the refusals of :mod:`ladderboard.competition.errors` (and
+:class:`~ladderboard.competition.submission.SubmissionError` for bad files);
+the web edge turns them into HTTP responses.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Engine, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.errors import (
+    Conflict,
+    NotFound,
+)
+from ladderboard.competition.reading import _Reading
+from ladderboard.competition.solution import Solution
+from ladderboard.competition.submitting import _Submitting
+from ladderboard.competition.views import (
+    BOARD_SCOPE,
+    BoardRow,
+    CompetitionInfo,
+    SubmissionResult,
+    SubmissionView,
+    TeamInfo,
+    aware,
+    commitment_of,
+    now_utc,
+    split_sha256,
+)
+from ladderboard.encoding import encode_array
+from ladderboard.mechanisms import MECHANISMS, Mechanism
+from ladderboard.random import KeyedStream
+from ladderboard.store import (
+    CompetitionRow,
+    MechanismStateRow,
+    TeamRow,
+    make_engine,
+    migrate,
+)
+from ladderboard.store.blobs import pack, unpack
+
+__all__ = [
+    "BoardRow",
+    "CompetitionInfo",
+    "Competitions",
+    "SubmissionResult",
+    "SubmissionView",
+    "TeamInfo",
+    "commitment_of",
+]
+
+
+class _SolutionCache:
+    """Parsed solutions by competition, so a submission does not re-read them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[tuple[int, str], Solution] = {}
+
+    def get(self, row: CompetitionRow) -> Solution:
+        key = (row.id, row.solution_sha256)
+        with self._lock:
+            found = self._items.get(key)
+        if found is None:
+            found = Solution.from_csv(unpack(row.solution))
+            with self._lock:
+                self._items[key] = found
+        return found
+
+
+class Competitions(_Submitting, _Reading):
+    """The engine over one store (a SQLAlchemy engine).
+
+    >>> store = Competitions.open("sqlite://")          # in memory, for the example
+    >>> solution = Solution.from_labels([0, 1] * 50, public_fraction=0.5, random_state=0)
+    >>> info = store.create("demo", solution, CompetitionConfig(
+    ...     score="zero_one", mechanism="parameter-free-ladder"))
+    >>> _ = store.add_team("demo", "alpha")
+    >>> result = store.submit("demo", "alpha", solution.sample_submission_csv(fill=1.0))
+    >>> result.public_score, result.remaining_today
+    (0.5, 4)
+    """
+
+    def __init__(self, engine: Engine, *, clock=now_utc):
+        self.engine = engine
+        self._clock = clock
+        self._solutions = _SolutionCache()
+
+    @classmethod
+    def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
+        """Connect to ``url`` (default: ``LADDERBOARD_DATABASE_URL`` or a SQLite
+        file) and bring its schema up to date."""
+        engine = make_engine(url)
+        if create_schema:
+            migrate(engine)
+        return cls(engine, **kwargs)
+
+    # ------------------------------------------------------------ sessions
+    @contextmanager
+    def _transaction(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+            yield session
+
+    def _competition(self, session: Session, slug: str) -> CompetitionRow:
+        row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
+        if row is None:
+            raise NotFound(f"no competition {slug!r}")
+        return row
+
+    def _team(self, session: Session, competition: CompetitionRow, name: str) -> TeamRow:
+        row = session.scalars(
+            select(TeamRow).where(TeamRow.competition_id == competition.id, TeamRow.name == name)
+        ).first()
+        if row is None:
+            raise NotFound(f"no team {name!r} in competition {competition.slug!r}")
+        return row
+
+    @staticmethod
+    def _info(row: CompetitionRow) -> CompetitionInfo:
+        return CompetitionInfo(
+            slug=row.slug,
+            title=row.title,
+            description=row.description,
+            config=CompetitionConfig.from_json(row.config),
+            created_at=aware(row.created_at),
+            deadline=aware(row.deadline),
+            closed_at=aware(row.closed_at),
+            n_public=row.n_public,
+            n_private=row.n_private,
+            commitment=row.commitment,
+        )
+
+    # ----------------------------------------------------------- mechanisms
+    @staticmethod
+    def mechanism_factory(key_hex: str, config: CompetitionConfig, solution: Solution):
+        """``fresh(label)`` and ``load(state, label)`` for this competition's
+        mechanisms; each label (a team's scope, a rank instance) keys its own
+        stream, derived from the competition's key."""
+        klass = MECHANISMS[config.mechanism]
+        master = KeyedStream.from_hex(key_hex)
+        labels = None
+        if klass.input_kind == "predictions":
+            labels = {"array": encode_array(solution.targets[solution.public_mask])}
+
+        def fresh(label: str) -> Mechanism:
+            params = dict(config.mechanism_params)
+            if klass.input_kind == "losses":
+                params["n"] = solution.n_public
+            else:
+                params["y_true"] = solution.targets[solution.public_mask]
+            if klass.stochastic:
+                params["random_state"] = master.derive(label)
+            return klass(**params)
+
+        def load(state: dict[str, Any], label: str) -> Mechanism:
+            state = dict(state)
+            if klass.stochastic:
+                state["key"] = master.derive(label).key_hex
+            if labels is not None:
+                state["params"] = {**state["params"], "y_true": labels}
+            return Mechanism.from_state(state)
+
+        return fresh, load
+
+    @staticmethod
+    def dump(mechanism: Mechanism) -> dict[str, Any]:
+        """State without the secrets kept elsewhere (the key, the labels)."""
+        state = mechanism.get_state()
+        state["key"] = None
+        state["params"].pop("y_true", None)
+        return state
+
+    # ------------------------------------------------------------ organiser
+    def create(
+        self,
+        slug: str,
+        solution: Solution,
+        config: CompetitionConfig,
+        *,
+        title: str | None = None,
+        description: str = "",
+        random_state: Any = None,
+    ) -> CompetitionInfo:
+        """Create a competition; its commitment is in the returned info."""
+        if not slug or not all(c.isalnum() or c in "-_" for c in slug) or len(slug) > 64:
+            raise ValueError(f"slug must be 1-64 letters, digits, '-' or '_', got {slug!r}")
+        stream = KeyedStream.from_random_state(random_state)
+        solution_bytes = solution.to_csv()
+        split = split_sha256(solution)
+        now = self._clock()
+        row = CompetitionRow(
+            slug=slug,
+            title=title or slug,
+            description=description,
+            config=config.to_json(),
+            created_at=now,
+            deadline=config.deadline,
+            closed_at=None,
+            solution=pack(solution_bytes),
+            solution_sha256=hashlib.sha256(solution_bytes).hexdigest(),
+            split_sha256=split,
+            secret_key=stream.key_hex,
+            commitment=commitment_of(
+                hashlib.sha256(solution_bytes).hexdigest(), split, stream.key_hex
+            ),
+            n_public=solution.n_public,
+            n_private=solution.n_private,
+        )
+        # Build one mechanism now, so that bad parameters fail before anything is stored.
+        fresh, _ = self.mechanism_factory(row.secret_key, config, solution)
+        try:
+            fresh("check")
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"mechanism {config.mechanism!r}: {exc}") from exc
+        try:
+            with self._transaction() as session:
+                session.add(row)
+                session.flush()
+                if config.board == "per-rank":
+                    session.add(self._state_row(row.id, BOARD_SCOPE, now))
+        except IntegrityError as exc:
+            raise Conflict(f"a competition {slug!r} already exists") from exc
+        return self._info(row)
+
+    @staticmethod
+    def _state_row(competition_id: int, scope: str, now: datetime) -> MechanismStateRow:
+        return MechanismStateRow(
+            competition_id=competition_id, scope=scope, state=None, n_submissions=0, updated_at=now
+        )
+
+    def competition(self, slug: str) -> CompetitionInfo:
+        with Session(self.engine) as session:
+            return self._info(self._competition(session, slug))
+
+    def competitions(self) -> list[CompetitionInfo]:
+        with Session(self.engine) as session:
+            rows = session.scalars(select(CompetitionRow).order_by(CompetitionRow.id))
+            return [self._info(row) for row in rows]
+
+    def solution(self, slug: str) -> Solution:
+        """The organiser's solution (labels)."""
+        with Session(self.engine) as session:
+            return self._solutions.get(self._competition(session, slug))
+
+    def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
+        name = name.strip() if isinstance(name, str) else name
+        if not isinstance(name, str) or not 1 <= len(name) <= 100:
+            raise ValueError(f"team name must be 1-100 characters, got {name!r}")
+        now = self._clock()
+        try:
+            with self._transaction() as session:
+                competition = self._competition(session, slug)
+                team = TeamRow(
+                    competition_id=competition.id, name=name, token_hash=token_hash, created_at=now
+                )
+                session.add(team)
+                session.flush()
+                if competition.config["board"] == "per-team":
+                    session.add(self._state_row(competition.id, f"team:{team.id}", now))
+        except IntegrityError as exc:
+            raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
+        return TeamInfo(team.id, team.name, now)
+
+    def teams(self, slug: str) -> list[TeamInfo]:
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            rows = session.scalars(
+                select(TeamRow).where(TeamRow.competition_id == competition.id).order_by(TeamRow.id)
+            )
+            return [TeamInfo(r.id, r.name, aware(r.created_at)) for r in rows]
+
+    def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            row = session.scalars(
+                select(TeamRow).where(
+                    TeamRow.competition_id == competition.id, TeamRow.token_hash == token_hash
+                )
+            ).first()
+            if row is None:
+                raise NotFound("no team with this token in this competition")
+            return TeamInfo(row.id, row.name, aware(row.created_at))

@@ -1,0 +1,234 @@
+"""Reading and closing: a team's submissions, final selection, the close,
+the boards, flags and the key's reveal."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition.boards import (
+    Record,
+    Standing,
+    auto_select,
+    private_board,
+    public_board,
+)
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.errors import (
+    CompetitionClosed,
+    NotFound,
+)
+from ladderboard.competition.views import (
+    BOARD_SCOPE,
+    BoardRow,
+    CompetitionInfo,
+    SubmissionView,
+    aware,
+)
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.store import (
+    CompetitionRow,
+    DuplicateFlagRow,
+    MechanismStateRow,
+    RejectionRow,
+    SubmissionRow,
+    TeamRow,
+)
+
+
+class _Reading:
+    """The reading half of :class:`~ladderboard.competition.engine.Competitions`."""
+
+    # --------------------------------------------------------------- reading
+    def _records(self, session: Session, competition: CompetitionRow) -> list[Record]:
+        rows = session.execute(
+            select(SubmissionRow, TeamRow.name)
+            .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+            .where(SubmissionRow.competition_id == competition.id)
+        ).all()
+        return [
+            Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
+            for r, name in rows
+        ]
+
+    def submissions(self, slug: str, team: str) -> list[SubmissionView]:
+        """A team's own submissions; private scores only after the close."""
+        now = self._clock()
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            team_row = self._team(session, competition, team)
+            closed = self._info(competition).is_closed(now)
+            rows = session.scalars(
+                select(SubmissionRow)
+                .where(SubmissionRow.team_id == team_row.id)
+                .order_by(SubmissionRow.created_at, SubmissionRow.id)
+            )
+            return [
+                SubmissionView(
+                    r.id,
+                    aware(r.created_at),
+                    r.message,
+                    r.public_score,
+                    r.selected,
+                    r.private_score if closed else None,
+                )
+                for r in rows
+            ]
+
+    def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
+        """Choose the team's final submissions (replacing an earlier choice)."""
+        now = self._clock()
+        with self._transaction() as session:
+            competition = self._competition(session, slug)
+            team_row = self._team(session, competition, team)
+            config = CompetitionConfig.from_json(competition.config)
+            if self._info(competition).is_closed(now):
+                raise CompetitionClosed(f"competition {slug!r} is closed")
+            chosen = set(submission_ids)
+            if len(chosen) > config.n_selections:
+                raise ValueError(
+                    f"at most {config.n_selections} final submissions, got {len(chosen)}"
+                )
+            rows = session.scalars(
+                select(SubmissionRow).where(SubmissionRow.team_id == team_row.id)
+            ).all()
+            unknown = chosen - {r.id for r in rows}
+            if unknown:
+                raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
+            for row in rows:
+                row.selected = row.id in chosen
+
+    def close(self, slug: str) -> CompetitionInfo:
+        """Close now (or finalise after the deadline): teams that selected
+        nothing get their best released submissions selected. Idempotent."""
+        now = self._clock()
+        with self._transaction() as session:
+            competition = self._competition(session, slug)
+            if competition.closed_at is not None:
+                return self._info(competition)
+            config = CompetitionConfig.from_json(competition.config)
+            if competition.deadline is not None and now > aware(competition.deadline):
+                now = aware(competition.deadline)
+            competition.closed_at = now
+            greater = config.scoring().greater_is_better
+            rows = session.scalars(
+                select(SubmissionRow).where(SubmissionRow.competition_id == competition.id)
+            ).all()
+            by_team: dict[int, list[SubmissionRow]] = {}
+            for row in rows:
+                by_team.setdefault(row.team_id, []).append(row)
+            for team_rows in by_team.values():
+                if any(r.selected for r in team_rows):
+                    continue
+                records = [
+                    Record(r.id, "", aware(r.created_at), r.public_score, r.private_score)
+                    for r in team_rows
+                ]
+                picked = set(auto_select(records, config.n_selections, greater_is_better=greater))
+                for row in team_rows:
+                    row.selected = row.id in picked
+            return self._info(competition)
+
+    def leaderboard(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> list[BoardRow]:
+        """The public board as released, or the private board (after the
+        close, or for the organiser before it)."""
+        if board not in ("public", "private"):
+            raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+        info = self.competition(slug)
+        if board == "private":
+            if info.is_closed(self._clock()) and info.closed_at is None:
+                info = self.close(slug)  # the deadline passed: finalise the selections
+            elif not info.is_closed(self._clock()) and not organiser:
+                raise CompetitionClosed("the private board is shown after the close")
+        config = info.config
+        greater = config.scoring().greater_is_better
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            records = self._records(session, competition)
+            if board == "private":
+                if competition.closed_at is None:  # organiser's preview: as if closed now
+                    records = self._preview_selection(records, config, greater)
+                standings = private_board(records, greater_is_better=greater)
+            elif config.board == "per-rank":
+                standings = self._rank_standings(session, competition, records)
+            else:
+                standings = public_board(
+                    records,
+                    greater_is_better=greater,
+                    release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
+                )
+        return [
+            BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
+            for i, s in enumerate(standings)
+        ]
+
+    @staticmethod
+    def _preview_selection(records, config, greater) -> list[Record]:
+        by_team: dict[str, list[Record]] = {}
+        for record in records:
+            by_team.setdefault(record.team, []).append(record)
+        out = []
+        for rows in by_team.values():
+            picked = {r.id for r in rows if r.selected} or set(
+                auto_select(rows, config.n_selections, greater_is_better=greater)
+            )
+            out += [dataclasses.replace(r, selected=r.id in picked) for r in rows]
+        return out
+
+    def _rank_standings(self, session, competition, records) -> list[Standing]:
+        state = session.scalars(
+            select(MechanismStateRow.state).where(
+                MechanismStateRow.competition_id == competition.id,
+                MechanismStateRow.scope == BOARD_SCOPE,
+            )
+        ).first() or {"entries": []}
+        names = dict(
+            session.execute(
+                select(TeamRow.id, TeamRow.name).where(TeamRow.competition_id == competition.id)
+            ).all()
+        )
+        by_team: dict[str, list[Record]] = {}
+        for record in sorted(records, key=lambda r: (r.created_at, r.id)):
+            by_team.setdefault(record.team, []).append(record)
+        standings = []
+        for entry in state["entries"]:
+            name = names[entry["team"]]
+            rows = by_team.get(name, [])
+            standings.append(
+                Standing(
+                    name, entry["score"], len(rows), rows[-1].created_at if rows else None, None
+                )
+            )
+        return standings
+
+    def flags(self, slug: str) -> list[tuple[int, int]]:
+        """Identical predictions from different teams: (submission, earlier one)."""
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            rows = session.execute(
+                select(DuplicateFlagRow.submission_id, DuplicateFlagRow.earlier_submission_id)
+                .where(DuplicateFlagRow.competition_id == competition.id)
+                .order_by(DuplicateFlagRow.id)
+            ).all()
+            return [(a, b) for a, b in rows]
+
+    def invalid_count(self, slug: str, team: str) -> int:
+        with Session(self.engine) as session:
+            competition = self._competition(session, slug)
+            team_row = self._team(session, competition, team)
+            return session.scalar(select(func.count()).where(RejectionRow.team_id == team_row.id))
+
+    def reveal_key(self, slug: str) -> str:
+        """The random-stream key, for audit, once the competition is closed."""
+        now = self._clock()
+        with self._transaction() as session:
+            competition = self._competition(session, slug)
+            if competition.closed_at is None:
+                raise CompetitionClosed("the key is revealed only after the close")
+            if competition.key_revealed_at is None:
+                competition.key_revealed_at = now
+            return competition.secret_key

@@ -1,0 +1,116 @@
+"""What the engine returns: plain, frozen views of competitions, teams,
+submissions and boards (never ORM rows), and the audit commitment."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.solution import Solution
+
+__all__ = [
+    "BOARD_SCOPE",
+    "BoardRow",
+    "CompetitionInfo",
+    "SubmissionResult",
+    "SubmissionView",
+    "TeamInfo",
+    "aware",
+    "commitment_of",
+    "now_utc",
+    "split_sha256",
+]
+
+BOARD_SCOPE = "board"
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def aware(value: datetime | None) -> datetime | None:
+    # SQLite returns naive datetimes for timezone-aware columns: they are UTC.
+    if value is None or value.tzinfo is not None:
+        return value
+    return value.replace(tzinfo=UTC)
+
+
+def commitment_of(solution_sha256: str, split_sha256: str, key_hex: str) -> str:
+    """SHA-256 binding the solution file, its public/private split and the
+    random-stream key; publish it at creation, check it after the reveal.
+
+    >>> len(commitment_of("a" * 64, "b" * 64, "c" * 32))
+    64
+    """
+    text = f"ladderboard-commitment-v1\n{solution_sha256}\n{split_sha256}\n{key_hex}\n"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def split_sha256(solution: Solution) -> str:
+    """SHA-256 of the ids and their usage, row by row."""
+    digest = hashlib.sha256()
+    for identifier, usage in zip(solution.ids, solution.usage, strict=True):
+        digest.update(f"{identifier}\t{usage}\n".encode())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class CompetitionInfo:
+    slug: str
+    title: str
+    description: str
+    config: CompetitionConfig
+    created_at: datetime
+    deadline: datetime | None
+    closed_at: datetime | None
+    n_public: int
+    n_private: int
+    commitment: str
+
+    def is_closed(self, now: datetime | None = None) -> bool:
+        now = now or now_utc()
+        return self.closed_at is not None or (self.deadline is not None and now >= self.deadline)
+
+
+@dataclass(frozen=True)
+class TeamInfo:
+    id: int
+    name: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SubmissionResult:
+    """What a team is told about its submission."""
+
+    id: int
+    team: str
+    public_score: float
+    status: str
+    remaining_today: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class SubmissionView:
+    """A team's own submission as the team may see it (no private score
+    before the close, no organiser-side fields)."""
+
+    id: int
+    created_at: datetime
+    message: str
+    public_score: float
+    selected: bool
+    private_score: float | None
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    rank: int
+    team: str
+    score: float
+    entries: int
+    last_submission: datetime | None
+    submission_id: int | None

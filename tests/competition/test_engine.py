@@ -1,0 +1,318 @@
+"""The competition engine on SQLite and PostgreSQL: submitting, quotas,
+refusals that change nothing, boards, the close and the audit."""
+
+from __future__ import annotations
+
+import gzip
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition.audit import rescore, verify
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
+from ladderboard.competition.errors import (
+    CompetitionClosed,
+    Conflict,
+    DuplicateSubmission,
+    NotFound,
+    QuotaExceeded,
+    VerificationError,
+)
+from ladderboard.competition.solution import Solution
+from ladderboard.competition.submission import SubmissionError
+from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.store import MechanismStateRow, RejectionRow, SubmissionRow
+
+START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self, now: datetime = START):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **kwargs) -> None:
+        self.now += timedelta(**kwargs)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def store(database_url, clock):
+    competitions = Competitions.open(database_url, clock=clock)
+    yield competitions
+    competitions.engine.dispose()
+
+
+def labels(n=400, seed=0):
+    return np.random.default_rng(seed).integers(0, 2, n)
+
+
+def make_solution(n=400, seed=0):
+    return Solution.from_labels(labels(n, seed), public_fraction=0.5, random_state=seed)
+
+
+def csv_for(solution: Solution, predictions, shuffle_seed=None) -> bytes:
+    order = np.arange(solution.n)
+    if shuffle_seed is not None:
+        order = np.random.default_rng(shuffle_seed).permutation(solution.n)
+    lines = [f"{solution.id_column},{solution.target_columns[0]}"]
+    lines += [f"{solution.ids[i]},{float(predictions[i])!r}" for i in order]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def noisy(solution: Solution, flip: float, seed: int) -> np.ndarray:
+    y = solution.targets.astype(int)
+    flips = np.random.default_rng(seed).random(solution.n) < flip
+    return np.where(flips, 1 - y, y)
+
+
+def create(store, slug="comp", mechanism="parameter-free-ladder", **config):
+    solution = make_solution()
+    params = config.pop("mechanism_params", {})
+    info = store.create(
+        slug,
+        solution,
+        CompetitionConfig(score="zero_one", mechanism=mechanism, mechanism_params=params,
+                          **config),
+        random_state=7,
+    )
+    return solution, info
+
+
+def snapshot(store) -> tuple:
+    """Everything a refused submission must leave alone."""
+    with Session(store.engine) as session:
+        states = session.execute(
+            select(
+                MechanismStateRow.scope, MechanismStateRow.state, MechanismStateRow.n_submissions
+            ).order_by(MechanismStateRow.scope)
+        ).all()
+        submissions = session.scalar(select(func.count()).select_from(SubmissionRow))
+    return [tuple(map(repr, s)) for s in states], submissions
+
+
+# ------------------------------------------------------------------- creating
+def test_create_publishes_a_commitment_and_refuses_duplicates(store):
+    solution, info = create(store)
+    assert len(info.commitment) == 64 and info.n_public == solution.n_public
+    assert store.competition("comp").commitment == info.commitment
+    with pytest.raises(Conflict, match="already exists"):
+        create(store)
+    with pytest.raises(ValueError, match="slug"):
+        create(store, slug="bad slug!")
+
+
+def test_bad_mechanism_parameters_store_nothing(store):
+    with pytest.raises(ValueError, match="eta"):
+        create(store, mechanism="ladder", mechanism_params={"eta": -1})
+    assert store.competitions() == []
+
+
+def test_teams(store):
+    create(store)
+    store.add_team("comp", "alpha")
+    with pytest.raises(Conflict):
+        store.add_team("comp", "alpha")
+    with pytest.raises(NotFound):
+        store.add_team("nope", "alpha")
+    assert [t.name for t in store.teams("comp")] == ["alpha"]
+
+
+# ----------------------------------------------------------------- submitting
+def test_releases_match_the_mechanism_run_directly(store):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    reference = ParameterFreeLadder(n=solution.n_public)
+    for seed, flip in enumerate((0.45, 0.40, 0.41, 0.30, 0.30)):
+        predictions = noisy(solution, flip, seed)
+        result = store.submit("comp", "alpha", csv_for(solution, predictions, shuffle_seed=seed))
+        losses = (predictions != solution.targets)[solution.public_mask].astype(float)
+        assert result.public_score == reference.submit(losses).score
+        assert result.remaining_today == 4 - seed
+    views = store.submissions("comp", "alpha")
+    assert len(views) == 5 and all(v.private_score is None for v in views)
+
+
+def test_gzip_submission(store):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    data = gzip.compress(csv_for(solution, noisy(solution, 0.3, 0)))
+    assert store.submit("comp", "alpha", data).public_score == pytest.approx(0.3, abs=0.06)
+
+
+BAD_FILES = {
+    "empty": lambda s, p: b"",
+    "header_only": lambda s, p: b"id,target\n",
+    "missing_ids": lambda s, p: b"\n".join(csv_for(s, p).splitlines()[:-3]) + b"\n",
+    "duplicate_ids": lambda s, p: csv_for(s, p) + csv_for(s, p).splitlines()[1] + b"\n",
+    "not_a_number": lambda s, p: csv_for(s, p).replace(b",1.0\n", b",yes\n", 1),
+    "not_utf8": lambda s, p: csv_for(s, p).replace(b"id,", b"\xff\xfeid,", 1),
+    "bad_gzip": lambda s, p: gzip.compress(csv_for(s, p))[:-20],
+    "missing_column": lambda s, p: csv_for(s, p).replace(b"id,target", b"id,prediction", 1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_files_change_nothing_but_the_invalid_count(store, case):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)))
+    before = snapshot(store)
+    with pytest.raises(SubmissionError) as error:
+        store.submit("comp", "alpha", BAD_FILES[case](solution, noisy(solution, 0.3, 1)))
+    assert str(error.value)
+    assert snapshot(store) == before
+    assert store.invalid_count("comp", "alpha") == 1
+    # The daily quota is untouched: four more valid submissions fit today.
+    for seed in range(2, 6):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, seed)))
+
+
+def test_invalid_cap(store):
+    solution, _ = create(store, invalid_quota=2)
+    store.add_team("comp", "alpha")
+    for _ in range(2):
+        with pytest.raises(SubmissionError):
+            store.submit("comp", "alpha", b"")
+    with pytest.raises(QuotaExceeded, match="invalid"):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)))
+
+
+def test_quotas_daily_and_total(store, clock):
+    solution, _ = create(store, daily_quota=2, total_quota=3)
+    store.add_team("comp", "alpha")
+    files = [csv_for(solution, noisy(solution, 0.4, seed)) for seed in range(5)]
+    store.submit("comp", "alpha", files[0])
+    assert store.submit("comp", "alpha", files[1]).remaining_today == 0
+    before = snapshot(store)
+    with pytest.raises(QuotaExceeded, match="today"):
+        store.submit("comp", "alpha", files[2])
+    assert snapshot(store) == before
+    clock.advance(days=1)
+    assert store.submit("comp", "alpha", files[2]).remaining_today == 1
+    with pytest.raises(QuotaExceeded, match="all 3"):
+        store.submit("comp", "alpha", files[3])
+
+
+def test_identical_resubmission_refused_without_quota(store):
+    solution, _ = create(store, daily_quota=2)
+    store.add_team("comp", "alpha")
+    predictions = noisy(solution, 0.4, 0)
+    store.submit("comp", "alpha", csv_for(solution, predictions))
+    before = snapshot(store)
+    with pytest.raises(DuplicateSubmission, match="identical"):
+        # Same predictions, other row order and formatting: still the same.
+        store.submit("comp", "alpha", csv_for(solution, predictions, shuffle_seed=3))
+    assert snapshot(store) == before
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1)))
+
+
+def test_identical_predictions_across_teams_are_flagged(store):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.add_team("comp", "beta")
+    data = csv_for(solution, noisy(solution, 0.4, 0))
+    first = store.submit("comp", "alpha", data)
+    second = store.submit("comp", "beta", data)
+    assert store.flags("comp") == [(second.id, first.id)]
+
+
+def test_idempotency_key(store):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    data = csv_for(solution, noisy(solution, 0.4, 0))
+    first = store.submit("comp", "alpha", data, idempotency_key="k1")
+    again = store.submit("comp", "alpha", data, idempotency_key="k1")
+    assert again.id == first.id and len(store.submissions("comp", "alpha")) == 1
+    with pytest.raises(Conflict, match="idempotency"):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1)),
+                     idempotency_key="k1")
+
+
+# -------------------------------------------------------------- the close
+def test_deadline_close_selection_and_private_board(store, clock):
+    solution, _ = create(store, deadline=START + timedelta(days=2))
+    for team in ("alpha", "beta", "gamma"):
+        store.add_team("comp", team)
+    ids = {}
+    for team, flips in (("alpha", (0.40, 0.20)), ("beta", (0.30,)), ("gamma", (0.45, 0.35))):
+        for seed, flip in enumerate(flips):
+            ids[team, seed] = store.submit(
+                "comp", team, csv_for(solution, noisy(solution, flip, seed + 10 * len(team)))
+            ).id
+    store.select("comp", "gamma", [ids["gamma", 0]])  # gamma picks its worse one
+    with pytest.raises(CompetitionClosed):
+        store.leaderboard("comp", "private")
+    organiser_view = store.leaderboard("comp", "private", organiser=True)
+    clock.advance(days=3)
+    with pytest.raises(CompetitionClosed):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.1, 99)))
+    private = store.leaderboard("comp", "private")  # finalises at the deadline
+    assert [r.team for r in private] == [r.team for r in organiser_view]
+    assert [r.team for r in private] == ["alpha", "beta", "gamma"]
+    gamma = next(r for r in private if r.team == "gamma")
+    assert gamma.submission_id == ids["gamma", 0]
+    assert store.competition("comp").closed_at == START + timedelta(days=2)
+    assert all(v.private_score is not None for v in store.submissions("comp", "alpha"))
+    public = store.leaderboard("comp", "public")
+    assert public[0].team == "alpha"
+
+
+# ------------------------------------------------------------------ audit
+@pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "shaky-ladder", "ladder-boot"])
+@pytest.mark.parametrize("board", ["per-team", "per-rank"])
+def test_verify_replays_every_release(store, mechanism, board):
+    solution, _ = create(store, mechanism=mechanism, board=board, daily_quota=None)
+    for team in ("alpha", "beta"):
+        store.add_team("comp", team)
+    for seed, flip in enumerate((0.45, 0.4, 0.35, 0.38, 0.3, 0.25)):
+        team = ("alpha", "beta")[seed % 2]
+        store.submit("comp", team, csv_for(solution, noisy(solution, flip, seed)))
+    store.close("comp")
+    key = store.reveal_key("comp")
+    report = verify(store, "comp", key_hex=key)
+    assert report.submissions == 6
+    wrong = "0" * 32
+    with pytest.raises(VerificationError, match="commitment"):
+        verify(store, "comp", key_hex=wrong)
+
+
+def test_verify_detects_a_tampered_release(store):
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)))
+    with Session(store.engine) as session, session.begin():
+        row = session.scalars(select(SubmissionRow)).one()
+        row.public_score += 1e-12
+    with pytest.raises(VerificationError, match="released score"):
+        verify(store, "comp")
+
+
+def test_rescore_leaves_the_live_board_alone(store):
+    solution, _ = create(store, mechanism="full-disclosure", daily_quota=None)
+    store.add_team("comp", "alpha")
+    for seed, flip in enumerate((0.4, 0.41, 0.39)):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, flip, seed)))
+    before = snapshot(store)
+    board = rescore(store, "comp", mechanism="parameter-free-ladder")
+    assert len(board) == 1 and board[0].team == "alpha"
+    assert snapshot(store) == before
+
+
+def test_rejections_are_recorded_for_the_organiser(store):
+    create(store)
+    store.add_team("comp", "alpha")
+    with pytest.raises(SubmissionError):
+        store.submit("comp", "alpha", b"")
+    with Session(store.engine) as session:
+        assert session.scalars(select(RejectionRow.code)).all() == ["empty"]
