@@ -61,3 +61,41 @@ def demo(
     console = Console()
     console.print(demo_table(result))
     console.print(demo_summary(result))
+
+
+@app.command()
+def verify(
+    slug: Annotated[str, typer.Argument(help="The competition to audit.")],
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."
+        ),
+    ] = None,
+    key: Annotated[
+        str | None,
+        typer.Option("--key", help="The revealed random-stream key (default: the stored one)."),
+    ] = None,
+) -> None:
+    """Replay every stored submission and check every released score bit for bit.
+
+    Checks the published commitment against the stored solution, split and
+    key, then replays each board in order; exits 1 on the first difference.
+    """
+    from ladderboard.competition.audit import verify as run_verify
+    from ladderboard.competition.engine import Competitions
+    from ladderboard.competition.errors import CompetitionError
+
+    console = Console()
+    store = Competitions.open(db, create_schema=False)
+    try:
+        report = run_verify(store, slug, key_hex=key)
+    except CompetitionError as exc:
+        console.print(f"[bold red]verification failed[/]: {exc}")
+        raise typer.Exit(1) from None
+    finally:
+        store.engine.dispose()
+    console.print(
+        f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
+        f"{report.scopes} board(s) replay bit for bit; commitment {report.commitment}"
+    )

@@ -1,0 +1,104 @@
+"""Submissions per second through the engine, on SQLite and PostgreSQL, at
+n = 1e4 and 1e5 rows, with the time split into parsing, scoring, the
+mechanism and persistence, beside the floor of reading the same CSV with
+pyarrow alone.
+
+    python benchmarks/bench_engine.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pyarrow.csv as pv
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from _timing import median_seconds
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
+from ladderboard.competition.scoring import score_predictions
+from ladderboard.competition.solution import Solution
+from ladderboard.competition.submission import parse_submission
+from ladderboard.mechanisms import ParameterFreeLadder
+
+SUBMISSIONS = 30
+
+
+def files(solution: Solution, count: int, rng: np.random.Generator) -> list[bytes]:
+    out = []
+    ids = np.asarray(solution.ids, dtype=str)
+    for _ in range(count):
+        p = np.where(rng.random(solution.n) < 0.4, 1 - solution.targets, solution.targets)
+        body = "\n".join(f"{i},{int(v)}" for i, v in zip(ids, p, strict=True))
+        out.append(f"{solution.id_column},{solution.target_columns[0]}\n{body}\n".encode())
+    return out
+
+
+def bench(url: str, n: int, label: str) -> None:
+    rng = np.random.default_rng(0)
+    solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5,
+                                    random_state=0)
+    data = files(solution, SUBMISSIONS, rng)
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder",
+                               daily_quota=None)
+    store = Competitions.open(url)
+    store.create("bench", solution, config, random_state=0)
+    store.add_team("bench", "team")
+    store.submit("bench", "team", data[0])  # warm the solution cache and connections
+
+    floor = median_seconds(lambda: pv.read_csv(io.BytesIO(data[1])), repeat=9)
+    parse = median_seconds(lambda: parse_submission(data[1], solution), repeat=9)
+    predictions = parse_submission(data[1], solution)
+    scoring = config.scoring()
+    score = median_seconds(
+        lambda: score_predictions(scoring, solution.targets, predictions,
+                                  solution.public_mask, solution.private_mask),
+        repeat=9,
+    )
+    scored = score_predictions(scoring, solution.targets, predictions,
+                               solution.public_mask, solution.private_mask)
+    ladder = ParameterFreeLadder(n=solution.n_public)
+    ladder.submit(scored.public_input)
+    mechanism = median_seconds(lambda: ladder.submit(scored.public_input), repeat=9)
+
+    start = time.perf_counter()
+    for blob in data[1:]:
+        store.submit("bench", "team", blob)
+    total = (time.perf_counter() - start) / (len(data) - 1)
+    store.engine.dispose()
+    rest = max(0.0, total - parse - score - mechanism)
+    print(f"{label:>10} n={2 * n:>7} rows: {1 / total:7.1f} submissions/s  "
+          f"{total * 1e3:7.2f} ms = parse {parse * 1e3:6.2f} + score {score * 1e3:5.2f} "
+          f"+ mechanism {mechanism * 1e3:5.2f} + persistence {rest * 1e3:6.2f}   "
+          f"floor (pyarrow read) {floor * 1e3:6.2f} ms, whole submission {total / floor:5.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    args = parser.parse_args()
+    for n in (5_000, 50_000):  # solution rows = 2n: 1e4 and 1e5
+        with tempfile.TemporaryDirectory() as tmp:
+            bench(f"sqlite:///{Path(tmp) / 'bench.db'}", n, "SQLite")
+        name = f"lb_bench_{uuid.uuid4().hex[:10]}"
+        admin = create_engine(args.pg, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            url = make_url(args.pg).set(database=name).render_as_string(hide_password=False)
+            bench(url, n, "PostgreSQL")
+        finally:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            admin.dispose()
+
+
+if __name__ == "__main__":
+    main()
