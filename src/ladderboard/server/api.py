@@ -1,0 +1,349 @@
+"""The REST API under ``/api``, and ``/healthz``.
+
+Route functions are plain ``def``: the engine is synchronous, and FastAPI
+runs such functions in its threadpool, off the event loop. Each returns one
+of the explicit models of :mod:`ladderboard.server.schemas`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import secrets
+from typing import Annotated, Any, BinaryIO, Literal
+
+from fastapi import APIRouter, File, Form, Header, Query, UploadFile
+from fastapi.responses import Response
+from pydantic import BaseModel, Field
+from sqlalchemy import text
+
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.solution import Solution
+from ladderboard.server.deps import (
+    CallerDep,
+    Competition,
+    OrganiserDep,
+    SettingsDep,
+    Store,
+    TeamDep,
+    hash_token,
+)
+from ladderboard.server.errors import ApiError
+from ladderboard.server.schemas import (
+    BoardRowOut,
+    CommitmentOut,
+    CompetitionOut,
+    HealthOut,
+    LeaderboardOut,
+    SelectionIn,
+    SelectionOut,
+    SubmissionCreated,
+    SubmissionOut,
+    TeamCreated,
+)
+
+__all__ = ["health", "router"]
+
+router = APIRouter(prefix="/api")
+health = APIRouter()
+
+MAX_MESSAGE_CHARS = 2000
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+Board = Literal["public", "private"]
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError(422, "invalid_request", message)
+
+
+def read_upload(upload: BinaryIO, limit: int, what: str) -> bytes:
+    """The uploaded file's bytes, refused with 413 beyond ``limit``."""
+    data = upload.read(limit + 1)
+    if len(data) > limit:
+        raise ApiError(413, "too_large", f"the {what} is larger than the limit of {limit} bytes")
+    return data
+
+
+_DEFAULT = object()
+
+
+def _optional_int(name: str, value: str | None) -> object:
+    """A form value: absent → ``_DEFAULT``, ``none`` → no limit, else an integer."""
+    if value is None or value.strip() == "":
+        return _DEFAULT
+    if value.strip().lower() == "none":
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise invalid(f"{name} must be an integer or 'none', got {value!r}") from None
+
+
+def _json_object(name: str, value: str | None) -> dict[str, Any]:
+    if value is None or value.strip() == "":
+        return {}
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise invalid(f"{name} must be a JSON object, not valid JSON: {exc.msg}") from None
+    if not isinstance(parsed, dict):
+        raise invalid(f"{name} must be a JSON object, got {type(parsed).__name__}")
+    return parsed
+
+
+# ------------------------------------------------------------- competitions
+@router.post(
+    "/competitions",
+    status_code=201,
+    response_model=CompetitionOut,
+    summary="Create a competition from a solution file (organiser)",
+)
+def create_competition(
+    store: Store,
+    settings: SettingsDep,
+    _: OrganiserDep,
+    solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
+    slug: Annotated[str, Form(description="1-64 letters, digits, '-' or '_'.")],
+    score: Annotated[str, Form(description="A loss or a metric.")],
+    mechanism: Annotated[str, Form(description="A mechanism's registered name.")],
+    title: Annotated[str | None, Form()] = None,
+    description: Annotated[str, Form()] = "",
+    mechanism_params: Annotated[str | None, Form(description="A JSON object.")] = None,
+    score_params: Annotated[str | None, Form(description="A JSON object.")] = None,
+    board: Annotated[Literal["per-team", "per-rank"], Form()] = "per-team",
+    daily_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
+    total_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
+    invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
+    deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
+    n_selections: Annotated[int | None, Form(ge=1)] = None,
+) -> CompetitionOut:
+    options: dict[str, Any] = {
+        "mechanism_params": _json_object("mechanism_params", mechanism_params),
+        "score_params": _json_object("score_params", score_params),
+        "board": board,
+    }
+    for name, value in (
+        ("daily_quota", daily_quota),
+        ("total_quota", total_quota),
+        ("invalid_quota", invalid_quota),
+    ):
+        parsed = _optional_int(name, value)
+        if parsed is not _DEFAULT:
+            options[name] = parsed
+    if deadline:
+        options["deadline"] = deadline
+    if n_selections is not None:
+        options["n_selections"] = n_selections
+    try:
+        config = CompetitionConfig(score=score, mechanism=mechanism, **options)
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+    data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
+    parsed_solution = Solution.from_csv(data)  # SolutionError → 400
+    try:
+        info = store.create(
+            slug, parsed_solution, config, title=title or None, description=description
+        )
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+    return CompetitionOut.of(info)
+
+
+@router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
+def list_competitions(store: Store) -> list[CompetitionOut]:
+    return [CompetitionOut.of(info) for info in store.competitions()]
+
+
+@router.get("/competitions/{slug}", response_model=CompetitionOut, summary="One competition")
+def get_competition(competition: Competition) -> CompetitionOut:
+    return CompetitionOut.of(competition)
+
+
+@router.post(
+    "/competitions/{slug}/close",
+    response_model=CompetitionOut,
+    summary="Close the competition now (organiser); idempotent",
+)
+def close_competition(store: Store, _: OrganiserDep, competition: Competition) -> CompetitionOut:
+    return CompetitionOut.of(store.close(competition.slug))
+
+
+@router.get(
+    "/competitions/{slug}/commitment",
+    response_model=CommitmentOut,
+    summary="The audit commitment, and the key once closed",
+)
+def get_commitment(store: Store, competition: Competition) -> CommitmentOut:
+    key = None
+    if competition.is_closed():
+        if competition.closed_at is None:  # the deadline passed: finalise first
+            competition = store.close(competition.slug)
+        key = store.reveal_key(competition.slug)
+    return CommitmentOut(
+        slug=competition.slug,
+        commitment=competition.commitment,
+        closed=competition.is_closed(),
+        key=key,
+    )
+
+
+# -------------------------------------------------------------------- teams
+class TeamIn(BaseModel):
+    name: str = Field(min_length=1, max_length=100, description="The team's name.")
+
+
+@router.post(
+    "/competitions/{slug}/teams",
+    status_code=201,
+    response_model=TeamCreated,
+    summary="Register a team and return its token, once",
+    description="The organiser's token is needed unless the server allows self-registration.",
+)
+def add_team(
+    body: TeamIn,
+    store: Store,
+    settings: SettingsDep,
+    who: CallerDep,
+    competition: Competition,
+) -> TeamCreated:
+    if not who.is_organiser:
+        if not settings.allow_self_registration:
+            if who.token is not None and who.team(store, competition.slug) is not None:
+                raise ApiError(403, "forbidden", "only the organiser may register teams here")
+            raise ApiError(
+                401,
+                "unauthorized",
+                "registering a team needs the organiser's token on this server",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+        if competition.is_closed():
+            raise ApiError(409, "closed", f"competition {competition.slug!r} is closed")
+    token = secrets.token_urlsafe(32)
+    try:
+        team = store.add_team(competition.slug, body.name, token_hash=hash_token(token))
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+    return TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
+
+
+# -------------------------------------------------------------- submissions
+@router.post(
+    "/competitions/{slug}/submissions",
+    status_code=201,
+    response_model=SubmissionCreated,
+    summary="Submit predictions (team)",
+)
+def submit(
+    store: Store,
+    settings: SettingsDep,
+    team: TeamDep,
+    competition: Competition,
+    file: Annotated[UploadFile, File(description="The predictions CSV, gzip or not.")],
+    message: Annotated[str, Form(max_length=MAX_MESSAGE_CHARS)] = "",
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            max_length=MAX_IDEMPOTENCY_KEY_CHARS,
+            description="Resending the same file with the same key returns the first result.",
+        ),
+    ] = None,
+) -> SubmissionCreated:
+    data = read_upload(file.file, settings.max_upload_bytes, "submission file")
+    result = store.submit(
+        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
+    )
+    return SubmissionCreated.of(result)
+
+
+@router.get(
+    "/competitions/{slug}/submissions",
+    response_model=list[SubmissionOut],
+    summary="The calling team's own submissions",
+)
+def own_submissions(store: Store, team: TeamDep, competition: Competition) -> list[SubmissionOut]:
+    return [SubmissionOut.of(v) for v in store.submissions(competition.slug, team.name)]
+
+
+@router.put(
+    "/competitions/{slug}/selection",
+    response_model=SelectionOut,
+    summary="Choose the team's final submissions (replacing an earlier choice)",
+)
+def select_final(
+    body: SelectionIn, store: Store, team: TeamDep, competition: Competition
+) -> SelectionOut:
+    try:
+        store.select(competition.slug, team.name, body.submission_ids)
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+    views = store.submissions(competition.slug, team.name)
+    return SelectionOut(selected=[v.id for v in views if v.selected])
+
+
+# ------------------------------------------------------------------- boards
+def _board_rows(store, who, competition, board: str):
+    if board == "private" and not competition.is_closed() and not who.is_organiser:
+        raise ApiError(
+            403, "private_board", "the private board is shown after the competition closes"
+        )
+    return store.leaderboard(competition.slug, board, organiser=who.is_organiser)
+
+
+@router.get(
+    "/competitions/{slug}/leaderboard",
+    response_model=LeaderboardOut,
+    summary="The public board, or the private one (organiser before the close, all after)",
+)
+def leaderboard(
+    store: Store,
+    who: CallerDep,
+    competition: Competition,
+    board: Annotated[Board, Query()] = "public",
+) -> LeaderboardOut:
+    rows = _board_rows(store, who, competition, board)
+    return LeaderboardOut(
+        slug=competition.slug,
+        board=board,
+        closed=store.competition(competition.slug).is_closed(),
+        rows=[BoardRowOut.of(r) for r in rows],
+    )
+
+
+@router.get(
+    "/competitions/{slug}/leaderboard.csv",
+    response_class=Response,
+    responses={200: {"content": {"text/csv": {}}, "description": "The board as CSV."}},
+    summary="The board as CSV",
+)
+def leaderboard_csv(
+    store: Store,
+    who: CallerDep,
+    competition: Competition,
+    board: Annotated[Board, Query()] = "public",
+) -> Response:
+    rows = _board_rows(store, who, competition, board)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["rank", "team", "score", "entries", "last_submission"])
+    for row in rows:
+        last = "" if row.last_submission is None else row.last_submission.isoformat()
+        writer.writerow([row.rank, row.team, repr(float(row.score)), row.entries, last])
+    filename = f"{competition.slug}-{board}.csv"
+    return Response(
+        out.getvalue(),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+# ------------------------------------------------------------------- health
+@health.get("/healthz", response_model=HealthOut, summary="Whether the database answers")
+def healthz(store: Store) -> HealthOut:
+    try:
+        with store.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception as exc:
+        raise ApiError(503, "database_unavailable", "the database does not answer") from exc
+    return HealthOut(status="ok", database="ok")

@@ -1,0 +1,83 @@
+"""The app factory: ``create_app(settings, store=...)``.
+
+Nothing is built at import time: each call makes its own settings (from the
+environment when not given), its own store and its own rate-limit buckets,
+all kept on ``app.state``. ``uvicorn --factory ladderboard.server.app:create_app``
+(or ``ladderboard serve``) calls it once per worker.
+
+>>> from ladderboard.competition.engine import Competitions
+>>> app = create_app(Settings(environment="development", database_url="sqlite://"),
+...                  store=Competitions.open("sqlite://"))
+>>> sorted(app.openapi()["paths"])[:3]
+['/api/competitions', '/api/competitions/{slug}', '/api/competitions/{slug}/close']
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from ladderboard import __version__
+from ladderboard.competition.engine import Competitions
+from ladderboard.server.api import health, router
+from ladderboard.server.errors import error_response, install_error_handlers
+from ladderboard.server.ratelimit import TokenBuckets
+from ladderboard.server.settings import Settings
+
+__all__ = ["create_app"]
+
+# Room for the multipart envelope and the form fields around an upload.
+_FORM_OVERHEAD_BYTES = 1 << 20
+
+
+def create_app(settings: Settings | None = None, *, store: Competitions | None = None) -> FastAPI:
+    """A new application over ``store`` (default: opened, and migrated, from
+    ``settings.database_url``; then disposed of at shutdown)."""
+    settings = settings if settings is not None else Settings()
+    owns_store = store is None
+    if store is None:
+        store = Competitions.open(settings.database_url)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        if owns_store:
+            store.engine.dispose()
+
+    app = FastAPI(
+        title="ladderboard",
+        version=__version__,
+        summary="Competitions whose public board resists overfitting to the holdout.",
+        description=(
+            "Organisers create competitions from a solution file; teams submit predictions "
+            "and see only what the board's mechanism releases. Authenticate with "
+            "`Authorization: Bearer <token>`. Every error is JSON "
+            '`{"error": code, "message": sentence}`.'
+        ),
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.store = store
+    app.state.rate_limit = TokenBuckets(per_minute=settings.rate_limit_per_minute)
+    install_error_handlers(app)
+
+    limit = settings.max_upload_bytes + _FORM_OVERHEAD_BYTES
+
+    @app.middleware("http")
+    async def refuse_large_bodies(request: Request, call_next) -> JSONResponse:
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > limit:
+            return error_response(
+                413,
+                "too_large",
+                f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
+                "for a file.",
+            )
+        return await call_next(request)
+
+    app.include_router(router)
+    app.include_router(health)
+    return app

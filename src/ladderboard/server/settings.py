@@ -1,0 +1,95 @@
+"""The server's settings: one class, read from ``LADDERBOARD_*`` environment
+variables, refusing an unsafe organiser token outside development.
+
+There is no module-level instance: :func:`~ladderboard.server.app.create_app`
+builds one when it is not given one.
+
+>>> settings = Settings(admin_token="x" * 32, database_url="sqlite://")
+>>> settings.environment, settings.rate_limit_per_minute, settings.allow_self_registration
+('production', 60, False)
+>>> Settings(admin_token="changeme", database_url="sqlite://")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+pydantic_core._pydantic_core.ValidationError: 1 validation error for Settings
+...
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from ladderboard.store import DEFAULT_URL
+
+__all__ = ["MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
+
+MIN_ADMIN_TOKEN_LENGTH = 16
+_UNSAFE_TOKENS = {"admin", "changeme", "change-me", "password", "secret", "token", "test"}
+
+
+class Settings(BaseSettings):
+    """Everything the server reads from its environment.
+
+    Parameters
+    ----------
+    database_url : str
+        The store (``LADDERBOARD_DATABASE_URL``); a SQLite file by default.
+    admin_token : str
+        The organiser's bearer token (``LADDERBOARD_ADMIN_TOKEN``). Required,
+        at least 16 characters and not a well-known word, unless
+        ``environment`` is ``"development"``; when it is empty in development,
+        every organiser request is refused.
+    environment : {"production", "development"}
+    rate_limit_per_minute : int
+        Requests per minute per bearer token, as a token bucket of that size
+        refilled continuously. The buckets live in each server process, so
+        ``--workers N`` allows up to N times this; 0 turns the limit off.
+    max_upload_bytes : int
+        The largest solution or submission file accepted (HTTP 413 above it).
+    allow_self_registration : bool
+        Whether anyone may register a team (and receive its token) without
+        the organiser's token.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
+
+    database_url: str = DEFAULT_URL
+    admin_token: SecretStr = SecretStr("")
+    environment: Literal["production", "development"] = "production"
+    rate_limit_per_minute: int = Field(default=60, ge=0)
+    max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
+    allow_self_registration: bool = False
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_token(self) -> Settings:
+        if self.environment == "development":
+            return self
+        problem = unsafe_token_problem(self.admin_token.get_secret_value())
+        if problem:
+            raise ValueError(
+                f"LADDERBOARD_ADMIN_TOKEN {problem}; set a long random one (`ladderboard init` "
+                "prints one) or LADDERBOARD_ENVIRONMENT=development"
+            )
+        return self
+
+    @property
+    def development(self) -> bool:
+        return self.environment == "development"
+
+
+def unsafe_token_problem(token: str) -> str | None:
+    """Why ``token`` is not a safe organiser token, or ``None``.
+
+    >>> unsafe_token_problem("")
+    'is empty'
+    >>> unsafe_token_problem("s3cr3t-but-long-enough") is None
+    True
+    """
+    if not token.strip():
+        return "is empty"
+    if token.strip().lower() in _UNSAFE_TOKENS:
+        return "is a well-known word"
+    if len(token) < MIN_ADMIN_TOKEN_LENGTH:
+        return f"is shorter than {MIN_ADMIN_TOKEN_LENGTH} characters"
+    return None

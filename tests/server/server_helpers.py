@@ -1,0 +1,55 @@
+"""Requests the server tests make again and again."""
+
+from __future__ import annotations
+
+import numpy as np
+from fastapi.testclient import TestClient
+
+from ladderboard.competition.solution import Solution
+
+ADMIN = "organiser-token-for-the-tests-0123456789"
+LABELS = [0, 1] * 100
+
+
+def predictions(solution: Solution, seed: int) -> bytes:
+    """A valid submission file of random 0/1 predictions, different per seed."""
+    values = np.random.default_rng(seed).integers(0, 2, size=len(solution.ids))
+    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
+    return f"id,target\n{rows}".encode()
+
+
+def organiser() -> dict[str, str]:
+    return {"Authorization": f"Bearer {ADMIN}"}
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create(client: TestClient, solution: Solution, slug: str = "demo", **fields) -> dict:
+    form = {"slug": slug, "score": "zero_one", "mechanism": "parameter-free-ladder", **fields}
+    response = client.post(
+        "/api/competitions",
+        data={k: str(v) for k, v in form.items()},
+        files={"solution": ("solution.csv", solution.to_csv(), "text/csv")},
+        headers=organiser(),
+    )
+    assert response.status_code == 201, response.text
+    return response.json()
+
+
+def add_team(client: TestClient, name: str, slug: str = "demo") -> str:
+    response = client.post(
+        f"/api/competitions/{slug}/teams", json={"name": name}, headers=organiser()
+    )
+    assert response.status_code == 201, response.text
+    return response.json()["token"]
+
+
+def submit(client: TestClient, token: str, content: bytes, slug: str = "demo", **kwargs):
+    return client.post(
+        f"/api/competitions/{slug}/submissions",
+        files={"file": ("predictions.csv", content, "text/csv")},
+        headers=bearer(token) | kwargs.pop("headers", {}),
+        **kwargs,
+    )

@@ -1,0 +1,121 @@
+"""The API's whole flow, in-process, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from server_helpers import add_team, bearer, create, organiser, predictions, submit
+
+
+def test_the_full_flow(client, solution):
+    created = create(client, solution, title="Demo", description="Guess the bits.")
+    assert created["slug"] == "demo"
+    assert created["title"] == "Demo"
+    assert created["n_public"] == solution.n_public
+    assert len(created["commitment"]) == 64
+    assert created["closed"] is False
+
+    listed = client.get("/api/competitions").json()
+    assert [c["slug"] for c in listed] == ["demo"]
+    assert client.get("/api/competitions/demo").json() == created
+
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    assert alpha != beta and len(alpha) >= 40
+
+    first = submit(client, alpha, predictions(solution, 1), data={"message": "first try"})
+    assert first.status_code == 201, first.text
+    body = first.json()
+    assert set(body) == {"id", "public_score", "status", "remaining_today"}
+    assert body["status"] == "scored"
+    assert body["remaining_today"] == 4
+    second = submit(client, alpha, predictions(solution, 2)).json()
+    assert second["remaining_today"] == 3
+    assert submit(client, beta, predictions(solution, 3)).status_code == 201
+
+    own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha)).json()
+    assert [s["id"] for s in own] == [body["id"], second["id"]]
+    assert own[0]["message"] == "first try"
+    assert all(s["private_score"] is None for s in own)
+
+    chosen = client.put(
+        "/api/competitions/demo/selection",
+        json={"submission_ids": [second["id"]]},
+        headers=bearer(alpha),
+    )
+    assert chosen.status_code == 200, chosen.text
+    assert chosen.json() == {"selected": [second["id"]]}
+
+    public = client.get("/api/competitions/demo/leaderboard").json()
+    assert public["board"] == "public" and public["closed"] is False
+    assert sorted(row["team"] for row in public["rows"]) == ["alpha", "beta"]
+    assert {row["team"]: row["entries"] for row in public["rows"]} == {"alpha": 2, "beta": 1}
+
+    hidden = client.get("/api/competitions/demo/leaderboard?board=private", headers=bearer(alpha))
+    assert hidden.status_code == 403
+    preview = client.get("/api/competitions/demo/leaderboard?board=private", headers=organiser())
+    assert preview.status_code == 200
+    assert client.get("/api/competitions/demo/commitment").json()["key"] is None
+
+    closed = client.post("/api/competitions/demo/close", headers=organiser())
+    assert closed.status_code == 200 and closed.json()["closed"] is True
+
+    private = client.get("/api/competitions/demo/leaderboard?board=private")
+    assert private.status_code == 200, private.text
+    assert sorted(row["team"] for row in private.json()["rows"]) == ["alpha", "beta"]
+    own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha)).json()
+    assert all(s["private_score"] is not None for s in own)
+    assert [s["selected"] for s in own] == [False, True]
+    alpha_private = next(r for r in private.json()["rows"] if r["team"] == "alpha")
+    assert alpha_private["score"] == own[1]["private_score"]
+
+    commitment = client.get("/api/competitions/demo/commitment").json()
+    assert commitment["commitment"] == created["commitment"]
+    assert len(commitment["key"]) >= 32
+
+    exported = client.get("/api/competitions/demo/leaderboard.csv?board=private")
+    assert exported.status_code == 200
+    assert exported.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(exported.text)))
+    assert [r["team"] for r in rows] == [r["team"] for r in private.json()["rows"]]
+    assert float(rows[0]["score"]) == private.json()["rows"][0]["score"]
+
+
+def test_healthz_and_openapi(client):
+    assert client.get("/healthz").json() == {"status": "ok", "database": "ok"}
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {
+        "/api/competitions",
+        "/api/competitions/{slug}",
+        "/api/competitions/{slug}/teams",
+        "/api/competitions/{slug}/submissions",
+        "/api/competitions/{slug}/selection",
+        "/api/competitions/{slug}/leaderboard",
+        "/api/competitions/{slug}/leaderboard.csv",
+        "/api/competitions/{slug}/close",
+        "/api/competitions/{slug}/commitment",
+        "/healthz",
+    } <= set(paths)
+    assert client.get("/docs").status_code == 200
+
+
+def test_idempotency_key_returns_the_first_result(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    data = predictions(solution, 7)
+    key = {"Idempotency-Key": "upload-1"}
+    first = submit(client, token, data, headers=key)
+    again = submit(client, token, data, headers=key)
+    assert first.status_code == again.status_code == 201
+    assert again.json()["id"] == first.json()["id"]
+    other = submit(client, token, predictions(solution, 8), headers=key)
+    assert other.status_code == 409 and other.json()["error"] == "conflict"
+
+
+def test_self_registration(make_client, solution):
+    client = make_client(allow_self_registration=True)
+    create(client, solution)
+    response = client.post("/api/competitions/demo/teams", json={"name": "newcomers"})
+    assert response.status_code == 201, response.text
+    token = response.json()["token"]
+    assert submit(client, token, predictions(solution, 1)).status_code == 201
