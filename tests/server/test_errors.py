@@ -1,0 +1,199 @@
+"""Every refusal: its status and its JSON body, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
+
+from ladderboard.competition.config import CompetitionConfig
+
+
+def refused(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error", "message"}
+    assert body["error"] == code
+    assert body["message"][0].isupper() and body["message"].endswith(".")
+    return body
+
+
+def test_400_for_a_bad_submission_file(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    body = refused(submit(client, token, b"id,pred\n0,1\n"), 400, "missing_column")
+    assert "target" in body["message"]
+    refused(submit(client, token, b""), 400, "empty")
+
+
+def test_400_for_a_bad_solution_file(client):
+    response = client.post(
+        "/api/competitions",
+        data={"slug": "bad", "score": "zero_one", "mechanism": "parameter-free-ladder"},
+        files={"solution": ("solution.csv", b"id,target\n1,0\n", "text/csv")},
+        headers=organiser(),
+    )
+    body = refused(response, 400, "bad_solution")
+    assert "Usage" in body["message"]
+
+
+def test_401_without_or_with_an_unknown_token(client, solution):
+    create(client, solution)
+    data = predictions(solution, 1)
+    refused(client.post("/api/competitions/demo/close"), 401, "unauthorized")
+    refused(submit(client, "not-a-token", data), 401, "unauthorized")
+    response = client.post(
+        "/api/competitions/demo/submissions",
+        files={"file": ("p.csv", data)},
+        headers={"Authorization": f"Basic {ADMIN}"},
+    )
+    refused(response, 401, "unauthorized")
+    assert response.headers["www-authenticate"] == "Bearer"
+    refused(client.get("/api/competitions/demo/submissions"), 401, "unauthorized")
+    refused(client.post("/api/competitions/demo/teams", json={"name": "x"}), 401, "unauthorized")
+
+
+def test_403_for_the_wrong_role(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    refused(client.post("/api/competitions/demo/close", headers=bearer(token)), 403, "forbidden")
+    refused(
+        client.post("/api/competitions/demo/teams", json={"name": "b"}, headers=bearer(token)),
+        403,
+        "forbidden",
+    )
+    refused(submit(client, ADMIN, predictions(solution, 1)), 403, "forbidden")
+    refused(
+        client.get("/api/competitions/demo/leaderboard?board=private", headers=bearer(token)),
+        403,
+        "private_board",
+    )
+    refused(
+        client.get("/api/competitions/demo/leaderboard.csv?board=private"), 403, "private_board"
+    )
+
+
+def test_404_for_what_does_not_exist(client, solution):
+    refused(client.get("/api/competitions/nope"), 404, "not_found")
+    refused(client.get("/api/competitions/nope/leaderboard"), 404, "not_found")
+    refused(client.get("/api/nowhere"), 404, "not_found")
+    create(client, solution)
+    token = add_team(client, "alpha")
+    response = client.put(
+        "/api/competitions/demo/selection", json={"submission_ids": [999]}, headers=bearer(token)
+    )
+    refused(response, 404, "not_found")
+
+
+def test_409_for_duplicates_conflicts_and_the_close(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    data = predictions(solution, 1)
+    assert submit(client, token, data).status_code == 201
+    refused(submit(client, token, data), 409, "duplicate")
+    refused(
+        client.post("/api/competitions/demo/teams", json={"name": "alpha"}, headers=organiser()),
+        409,
+        "conflict",
+    )
+    again = client.post(
+        "/api/competitions",
+        data={"slug": "demo", "score": "zero_one", "mechanism": "parameter-free-ladder"},
+        files={"solution": ("solution.csv", solution.to_csv())},
+        headers=organiser(),
+    )
+    refused(again, 409, "conflict")
+    client.post("/api/competitions/demo/close", headers=organiser())
+    refused(submit(client, token, predictions(solution, 2)), 409, "closed")
+
+
+def test_413_for_files_over_the_limits(make_client, solution):
+    client = make_client(max_upload_bytes=400)
+    create(client, solution.__class__.from_labels([0, 1] * 5, public_fraction=0.5, random_state=0))
+    token = add_team(client, "alpha")
+    refused(submit(client, token, b"x" * 401), 413, "too_large")
+    refused(
+        client.post(
+            "/api/competitions/demo/submissions",
+            content=b"x" * (2 << 20),
+            headers=bearer(token) | {"Content-Type": "application/octet-stream"},
+        ),
+        413,
+        "too_large",
+    )
+    # The competition's own limit, checked by the engine.
+    store = client.app.state.store
+    store.create(
+        "small",
+        solution,
+        CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder", max_bytes=100),
+    )
+    small = add_team(client, "alpha", slug="small")
+    refused(submit(client, small, b"id,target\n" + b"0,1\n" * 50, slug="small"), 413, "too_large")
+
+
+def test_422_for_a_bad_form(client, solution):
+    files = {"solution": ("solution.csv", solution.to_csv())}
+
+    def create_with(**form):
+        base = {"slug": "demo", "score": "zero_one", "mechanism": "parameter-free-ladder"}
+        return client.post("/api/competitions", data=base | form, files=files, headers=organiser())
+
+    body = refused(
+        client.post("/api/competitions", data={"slug": "x"}, files=files, headers=organiser()),
+        422,
+        "invalid_request",
+    )
+    assert "score" in body["message"]
+    assert "mechanism" in refused(create_with(mechanism="magic"), 422, "invalid_request")["message"]
+    refused(create_with(mechanism_params="{not json"), 422, "invalid_request")
+    refused(create_with(mechanism_params="[1]"), 422, "invalid_request")
+    refused(create_with(daily_quota="many"), 422, "invalid_request")
+    refused(create_with(daily_quota="0"), 422, "invalid_request")
+    refused(create_with(deadline="2030-01-01T00:00:00"), 422, "invalid_request")
+    refused(create_with(slug="no spaces"), 422, "invalid_request")
+    refused(create_with(board="sideways"), 422, "invalid_request")
+    create(client, solution)
+    token = add_team(client, "alpha")
+    refused(client.get("/api/competitions/demo/leaderboard?board=secret"), 422, "invalid_request")
+    refused(
+        client.put("/api/competitions/demo/selection", json={"ids": [1]}, headers=bearer(token)),
+        422,
+        "invalid_request",
+    )
+    refused(
+        client.post("/api/competitions/demo/teams", json={"name": ""}, headers=organiser()),
+        422,
+        "invalid_request",
+    )
+    ids = [submit(client, token, predictions(solution, s)).json()["id"] for s in range(3)]
+    refused(
+        client.put(
+            "/api/competitions/demo/selection", json={"submission_ids": ids}, headers=bearer(token)
+        ),
+        422,
+        "invalid_request",
+    )
+
+
+def test_429_for_the_quota_with_retry_after(client, solution):
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    assert submit(client, token, predictions(solution, 1)).json()["remaining_today"] == 0
+    response = submit(client, token, predictions(solution, 2))
+    refused(response, 429, "quota")
+    assert 1 <= int(response.headers["retry-after"]) <= 86400
+
+
+def test_429_for_the_rate_limit_with_retry_after(make_client, solution):
+    client = make_client(rate_limit_per_minute=3)
+    create(client, solution)
+    token = add_team(client, "alpha")
+    url = "/api/competitions/demo/submissions"
+    for _ in range(3):
+        assert client.get(url, headers=bearer(token)).status_code == 200
+    response = client.get(url, headers=bearer(token))
+    refused(response, 429, "rate_limited")
+    assert int(response.headers["retry-after"]) >= 1
+    # Per token: another token, and anonymous requests, are not slowed down.
+    other = add_team(client, "beta")
+    assert client.get(url, headers=bearer(other)).status_code == 200
+    assert client.get("/api/competitions/demo").status_code == 200

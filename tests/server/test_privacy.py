@@ -1,0 +1,100 @@
+"""No GET route leaks what the mechanism keeps secret before the close.
+
+Every GET route of the OpenAPI schema is called as anonymous, as a team and
+as another team; no body may carry a private score, a label, a raw public
+score, ``improved``, mechanism state or the key. After the close the private
+board is visible to all.
+"""
+
+from __future__ import annotations
+
+import json
+
+from server_helpers import add_team, bearer, create, organiser, predictions, submit
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ladderboard.store import CompetitionRow, MechanismStateRow, SubmissionRow
+
+SECRET_FIELDS = {
+    "improved",
+    "public_raw",
+    "state",
+    "secret_key",
+    "solution",
+    "targets",
+    "labels",
+    "y_true",
+    "losses",
+}
+
+
+def get_urls(client) -> list[str]:
+    urls = []
+    for path, methods in client.get("/openapi.json").json()["paths"].items():
+        if "get" not in methods:
+            continue
+        path = path.replace("{slug}", "demo")
+        urls.append(path)
+        if path.endswith(("leaderboard", "leaderboard.csv")):
+            urls.append(path + "?board=private")
+    return urls
+
+
+def walk(value, path=""):
+    """Every (key path, key, value) of a JSON document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield path, key, item
+            yield from walk(item, f"{path}.{key}")
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk(item, path)
+
+
+def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(client, solution):
+    create(client, solution, mechanism="ladder-boot", mechanism_params=json.dumps({"b": 50}))
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    for seed, token in enumerate([alpha, alpha, beta, alpha]):
+        assert submit(client, token, predictions(solution, seed)).status_code == 201
+
+    store = client.app.state.store
+    with Session(store.engine) as session:
+        key = session.scalars(select(CompetitionRow.secret_key)).one()
+        rows = session.scalars(select(SubmissionRow)).all()
+        states = session.scalars(select(MechanismStateRow.state)).all()
+    released = {row.public_score for row in rows}
+    secret_numbers = {row.private_score for row in rows} | {row.public_raw for row in rows}
+    secret_numbers -= released
+    assert secret_numbers, "the test needs scores that differ from the released ones"
+    assert any(states)
+    labels_file = solution.to_csv().decode()
+
+    for who in (None, alpha, beta):
+        headers = {} if who is None else bearer(who)
+        for url in get_urls(client):
+            response = client.get(url, headers=headers)
+            assert response.status_code in (200, 401, 403), (url, response.text)
+            text = response.text
+            assert key not in text, url
+            assert "Private" not in text and labels_file not in text, url
+            if url.endswith(".csv?board=public"):
+                continue
+            if "json" not in response.headers["content-type"]:
+                continue
+            for _, name, value in walk(response.json()):
+                assert name not in SECRET_FIELDS, (url, name)
+                if name in ("private_score", "key"):
+                    assert value is None, (url, name, value)
+                if isinstance(value, float) and name not in ("public_score",):
+                    assert value not in secret_numbers or value in released, (url, name, value)
+            if "?board=private" in url:
+                assert response.status_code == 403, url
+
+    assert client.post("/api/competitions/demo/close", headers=bearer(alpha)).status_code == 403
+    assert client.post("/api/competitions/demo/close", headers=organiser()).status_code == 200
+    private = client.get("/api/competitions/demo/leaderboard?board=private")
+    assert private.status_code == 200
+    shown = {row["score"] for row in private.json()["rows"]}
+    assert shown <= {row.private_score for row in rows}
+    assert client.get("/api/competitions/demo/commitment").json()["key"] == key
