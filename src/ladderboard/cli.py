@@ -99,3 +99,59 @@ def verify(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
         f"{report.scopes} board(s) replay bit for bit; commitment {report.commitment}"
     )
+
+
+@app.command()
+def init(
+    db: Annotated[
+        str | None,
+        typer.Option("--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."),
+    ] = None,
+) -> None:
+    """Create or migrate the store's schema and print the organiser's token.
+
+    The token is LADDERBOARD_ADMIN_TOKEN when set, else a new random one; it
+    is not stored anywhere: export it as LADDERBOARD_ADMIN_TOKEN for `serve`.
+    """
+    import os
+
+    from sqlalchemy.engine import make_url
+
+    from ladderboard.server.run import initialise
+
+    try:
+        result = initialise(db, os.environ.get("LADDERBOARD_ADMIN_TOKEN") or None)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    shown = make_url(result.url).render_as_string(hide_password=True)
+    typer.echo(f"schema ready at {shown}")
+    if result.generated:
+        typer.echo(f"organiser token (shown once, stored nowhere): {result.token}")
+        typer.echo(f"export LADDERBOARD_ADMIN_TOKEN='{result.token}' before `ladderboard serve`")
+    else:
+        typer.echo(
+            f"using the organiser token in LADDERBOARD_ADMIN_TOKEN (sha256 {result.fingerprint}...)"
+        )
+
+
+@app.command()
+def serve(
+    db: Annotated[
+        str | None,
+        typer.Option("--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."),
+    ] = None,
+    host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535, help="The port.")] = 8000,
+    workers: Annotated[int, typer.Option(min=1, help="Server processes (PostgreSQL: any).")] = 1,
+) -> None:
+    """Serve the competition API with uvicorn (organiser token from LADDERBOARD_ADMIN_TOKEN)."""
+    from pydantic import ValidationError
+
+    from ladderboard.server.run import serve as run_server
+
+    try:
+        run_server(db, host=host, port=port, workers=workers)
+    except ValidationError as exc:
+        messages = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+        typer.echo(f"cannot start: {messages}", err=True)
+        raise typer.Exit(2) from None

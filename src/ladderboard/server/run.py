@@ -1,0 +1,80 @@
+"""What ``ladderboard init`` and ``ladderboard serve`` do; the CLI only parses.
+
+The organiser token is never stored: ``init`` prints a new one (or checks
+the one in ``LADDERBOARD_ADMIN_TOKEN``) and ``serve`` reads it from that
+variable in each worker, through :class:`~ladderboard.server.settings.Settings`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import secrets
+from dataclasses import dataclass
+
+from ladderboard.server.settings import Settings, unsafe_token_problem
+from ladderboard.store import database_url, make_engine, migrate
+
+__all__ = ["Initialised", "initialise", "serve"]
+
+APP_FACTORY = "ladderboard.server.app:create_app"
+
+
+@dataclass(frozen=True)
+class Initialised:
+    url: str
+    token: str
+    generated: bool
+
+    @property
+    def fingerprint(self) -> str:
+        """The first 12 hex digits of the token's SHA-256, to tell tokens apart."""
+        return hashlib.sha256(self.token.encode()).hexdigest()[:12]
+
+
+def initialise(url: str | None = None, token: str | None = None) -> Initialised:
+    """Create or migrate the schema at ``url``; return the organiser token
+    (``token`` when given and safe, else a new random one).
+
+    >>> result = initialise("sqlite://")
+    >>> result.generated, len(result.token) >= 40
+    (True, True)
+    >>> initialise("sqlite://", token="short")
+    Traceback (most recent call last):
+    ValueError: LADDERBOARD_ADMIN_TOKEN is shorter than 16 characters
+    """
+    if token:
+        problem = unsafe_token_problem(token)
+        if problem:
+            raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}")
+    url = database_url(url)
+    engine = make_engine(url)
+    try:
+        migrate(engine)
+    finally:
+        engine.dispose()
+    if token:
+        return Initialised(url, token, generated=False)
+    return Initialised(url, secrets.token_urlsafe(32), generated=True)
+
+
+def serve(
+    url: str | None = None, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1
+) -> None:
+    """Migrate ``url`` once, then serve the app factory with uvicorn.
+
+    Each worker builds its own app from the environment, so ``url`` is
+    passed on as ``LADDERBOARD_DATABASE_URL``; the settings are checked here
+    first, so that an unsafe token stops the server before it starts.
+    """
+    import uvicorn
+
+    if url:
+        os.environ["LADDERBOARD_DATABASE_URL"] = database_url(url)
+    settings = Settings()  # raises on an unsafe organiser token
+    engine = make_engine(settings.database_url)
+    try:
+        migrate(engine)
+    finally:
+        engine.dispose()
+    uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers)

@@ -1,0 +1,67 @@
+"""``ladderboard init`` and ``ladderboard serve``, without starting a server."""
+
+from __future__ import annotations
+
+import re
+
+import uvicorn
+from sqlalchemy import inspect
+from typer.testing import CliRunner
+
+from ladderboard.cli import app
+from ladderboard.store import make_engine
+
+runner = CliRunner()
+
+
+def test_init_creates_the_schema_and_prints_a_new_token(tmp_path, monkeypatch):
+    monkeypatch.delenv("LADDERBOARD_ADMIN_TOKEN", raising=False)
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    result = runner.invoke(app, ["init", "--db", url])
+    assert result.exit_code == 0, result.output
+    token = re.search(r"stored nowhere\): (\S+)", result.output).group(1)
+    assert len(token) >= 40
+    assert f"export LADDERBOARD_ADMIN_TOKEN='{token}'" in result.output
+    engine = make_engine(url)
+    assert "competitions" in {name.lower() for name in inspect(engine).get_table_names()}
+    engine.dispose()
+    again = runner.invoke(app, ["init", "--db", url])  # migrating twice is harmless
+    assert again.exit_code == 0 and token not in again.output
+
+
+def test_init_uses_a_safe_token_from_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
+    result = runner.invoke(app, ["init", "--db", f"sqlite:///{tmp_path / 'lb.db'}"])
+    assert result.exit_code == 0, result.output
+    assert "using the organiser token in LADDERBOARD_ADMIN_TOKEN" in result.output
+    assert "an-organiser-token-long-enough" not in result.output
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "admin")
+    refused = runner.invoke(app, ["init", "--db", f"sqlite:///{tmp_path / 'lb.db'}"])
+    assert refused.exit_code == 2
+
+
+def test_serve_refuses_an_unsafe_token(tmp_path, monkeypatch):
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "changeme")
+    monkeypatch.delenv("LADDERBOARD_ENVIRONMENT", raising=False)
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")  # restored after `serve` sets it
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: (_ for _ in ()).throw(AssertionError))
+    result = runner.invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'lb.db'}"])
+    assert result.exit_code == 2
+    assert "cannot start" in result.output
+
+
+def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert calls == [
+        (
+            ("ladderboard.server.app:create_app",),
+            {"factory": True, "host": "127.0.0.1", "port": 8123, "workers": 2},
+        )
+    ]
