@@ -316,3 +316,28 @@ def test_rejections_are_recorded_for_the_organiser(store):
         store.submit("comp", "alpha", b"")
     with Session(store.engine) as session:
         assert session.scalars(select(RejectionRow.code)).all() == ["empty"]
+
+
+@pytest.mark.parametrize("mechanism", ["bayes-boot-ladder", "bayes-boot-ladder-boot"])
+def test_metric_mechanisms_end_to_end(store, mechanism):
+    """Predictions go to the mechanism (which holds the public labels, never
+    stored in its state row); the audit replays them."""
+    rng = np.random.default_rng(4)
+    y = rng.normal(size=300)
+    solution = Solution.from_labels(y, public_fraction=0.5, random_state=1)
+    config = CompetitionConfig(score="ccc", mechanism=mechanism,
+                               mechanism_params={"B": 200}, daily_quota=None)
+    store.create("reg", solution, config, random_state=5)
+    store.add_team("reg", "alpha")
+    scores = []
+    for noise in (2.0, 1.0, 0.5):
+        predictions = solution.targets + rng.normal(scale=noise, size=solution.n)
+        scores.append(store.submit("reg", "alpha", csv_for(solution, predictions)).public_score)
+    assert scores[-1] > scores[0]  # CCC: greater is better
+    with Session(store.engine) as session:
+        state = session.scalars(select(MechanismStateRow.state)).one()
+    assert "y_true" not in state["params"] and state["key"] is None
+    store.close("reg")
+    verify(store, "reg", key_hex=store.reveal_key("reg"))
+    board = store.leaderboard("reg", "private")
+    assert board[0].team == "alpha" and board[0].score > 0.5

@@ -131,7 +131,7 @@ class CompetitionConfig:
         check_int("precision", self.precision, 0)
         check_int("max_bytes", self.max_bytes, 1)
         object.__setattr__(self, "deadline", _utc(self.deadline))
-        forbidden = {"n", "y_true", "random_state"} & set(self.mechanism_params)
+        forbidden = {"n", "y_true", "metric", "random_state"} & set(self.mechanism_params)
         if forbidden:
             raise ValueError(
                 f"mechanism_params must not set {sorted(forbidden)}: the engine supplies them"

@@ -161,6 +161,7 @@ class Competitions(_Submitting, _Reading):
             if klass.input_kind == "losses":
                 params["n"] = solution.n_public
             else:
+                params["metric"] = config.score
                 params["y_true"] = solution.targets[solution.public_mask]
             if klass.stochastic:
                 params["random_state"] = master.derive(label)
