@@ -341,3 +341,22 @@ def test_metric_mechanisms_end_to_end(store, mechanism):
     verify(store, "reg", key_hex=store.reveal_key("reg"))
     board = store.leaderboard("reg", "private")
     assert board[0].team == "alpha" and board[0].score > 0.5
+
+
+def test_log_loss_on_the_shaky_ladder_is_rescaled_and_checks_probabilities(store):
+    solution = make_solution()
+    config = CompetitionConfig(score="log_loss", score_params={"clip": (0.01, 0.99)},
+                               mechanism="shaky-ladder", daily_quota=None)
+    assert config.scoring().rescale  # log loss is not in [0, 1]: rescaled by its bounds
+    store.create("prob", solution, config, random_state=2)
+    store.add_team("prob", "alpha")
+    p = np.clip(solution.targets * 0.8 + 0.1, 0, 1)
+    score = store.submit("prob", "alpha", csv_for(solution, p)).public_score
+    assert 0.0 <= score <= 1.0
+    bad = p.copy()
+    bad[0] = 1.5
+    with pytest.raises(SubmissionError) as error:
+        store.submit("prob", "alpha", csv_for(solution, bad))
+    assert error.value.code == "probability_out_of_range"
+    store.close("prob")
+    verify(store, "prob")
