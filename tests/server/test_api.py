@@ -6,6 +6,12 @@ import csv
 import io
 
 from server_helpers import add_team, bearer, create, organiser, predictions, submit
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition.audit import verify
+from ladderboard.server.deps import hash_token
+from ladderboard.store import TeamRow
 
 
 def test_the_full_flow(client, solution):
@@ -73,6 +79,9 @@ def test_the_full_flow(client, solution):
     assert commitment["commitment"] == created["commitment"]
     assert len(commitment["key"]) >= 32
 
+    report = verify(client.app.state.store, "demo", key_hex=commitment["key"])
+    assert report.submissions == 3
+
     exported = client.get("/api/competitions/demo/leaderboard.csv?board=private")
     assert exported.status_code == 200
     assert exported.headers["content-type"].startswith("text/csv")
@@ -119,3 +128,21 @@ def test_self_registration(make_client, solution):
     assert response.status_code == 201, response.text
     token = response.json()["token"]
     assert submit(client, token, predictions(solution, 1)).status_code == 201
+
+
+def test_team_tokens_are_stored_hashed_and_shown_once(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    with Session(client.app.state.store.engine) as session:
+        stored = session.scalars(select(TeamRow.token_hash)).all()
+    assert stored == [hash_token(token)]
+    listed = client.get("/api/competitions/demo", headers=organiser()).text
+    assert token not in listed
+
+
+def test_csv_export_defuses_formulas_in_team_names(client, solution):
+    create(client, solution)
+    token = add_team(client, "=HYPERLINK(0)")
+    assert submit(client, token, predictions(solution, 1)).status_code == 201
+    exported = client.get("/api/competitions/demo/leaderboard.csv").text
+    assert exported.splitlines()[1].split(",")[1] == "'=HYPERLINK(0)"

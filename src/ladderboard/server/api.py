@@ -311,6 +311,15 @@ def leaderboard(
     )
 
 
+def _cell(text: str) -> str:
+    """A team's name made inert for spreadsheets (no formula from ``=``, ``+``, ``-``, ``@``).
+
+    >>> _cell("=HYPERLINK(1)"), _cell("alpha")
+    ("'=HYPERLINK(1)", 'alpha')
+    """
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 @router.get(
     "/competitions/{slug}/leaderboard.csv",
     response_class=Response,
@@ -329,7 +338,7 @@ def leaderboard_csv(
     writer.writerow(["rank", "team", "score", "entries", "last_submission"])
     for row in rows:
         last = "" if row.last_submission is None else row.last_submission.isoformat()
-        writer.writerow([row.rank, row.team, repr(float(row.score)), row.entries, last])
+        writer.writerow([row.rank, _cell(row.team), repr(float(row.score)), row.entries, last])
     filename = f"{competition.slug}-{board}.csv"
     return Response(
         out.getvalue(),
