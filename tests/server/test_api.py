@@ -106,6 +106,11 @@ def test_healthz_and_openapi(client):
         "/healthz",
     } <= set(paths)
     assert client.get("/docs").status_code == 200
+    schema = client.get("/openapi.json").json()
+    refusal = schema["paths"]["/api/competitions/{slug}/submissions"]["post"]["responses"]
+    assert {"400", "401", "403", "404", "409", "413", "422", "429"} <= set(refusal)
+    assert refusal["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
+    assert "HTTPValidationError" not in schema["components"]["schemas"]
 
 
 def test_idempotency_key_returns_the_first_result(client, solution):

@@ -34,6 +34,7 @@ from ladderboard.server.schemas import (
     BoardRowOut,
     CommitmentOut,
     CompetitionOut,
+    ErrorOut,
     HealthOut,
     LeaderboardOut,
     SelectionIn,
@@ -51,6 +52,24 @@ health = APIRouter()
 MAX_MESSAGE_CHARS = 2000
 MAX_IDEMPOTENCY_KEY_CHARS = 200
 Board = Literal["public", "private"]
+
+
+_ERRORS = {
+    400: "The file cannot be read (a bad solution or submission file).",
+    401: "The bearer token is missing or not valid here.",
+    403: "The token's role may not do this (or the private board before the close).",
+    404: "No such competition, team submission or page.",
+    409: "A duplicate, a name or key already used, or the competition is closed.",
+    413: "The file is larger than the server's or the competition's limit.",
+    422: "A form field, query parameter or JSON body is not valid.",
+    429: "The team's quota or the token's rate limit is spent (see Retry-After).",
+    503: "The database does not answer.",
+}
+
+
+def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The OpenAPI description of the error responses a route can give."""
+    return {s: {"model": ErrorOut, "description": _ERRORS[s]} for s in statuses}
 
 
 def invalid(message: str) -> ApiError:
@@ -95,6 +114,7 @@ def _json_object(name: str, value: str | None) -> dict[str, Any]:
 # ------------------------------------------------------------- competitions
 @router.post(
     "/competitions",
+    responses=errors(400, 401, 403, 409, 413, 422, 429),
     status_code=201,
     response_model=CompetitionOut,
     summary="Create a competition from a solution file (organiser)",
@@ -155,13 +175,19 @@ def list_competitions(store: Store) -> list[CompetitionOut]:
     return [CompetitionOut.of(info) for info in store.competitions()]
 
 
-@router.get("/competitions/{slug}", response_model=CompetitionOut, summary="One competition")
+@router.get(
+    "/competitions/{slug}",
+    responses=errors(404, 422),
+    response_model=CompetitionOut,
+    summary="One competition",
+)
 def get_competition(competition: Competition) -> CompetitionOut:
     return CompetitionOut.of(competition)
 
 
 @router.post(
     "/competitions/{slug}/close",
+    responses=errors(401, 403, 404, 422, 429),
     response_model=CompetitionOut,
     summary="Close the competition now (organiser); idempotent",
 )
@@ -171,6 +197,7 @@ def close_competition(store: Store, _: OrganiserDep, competition: Competition) -
 
 @router.get(
     "/competitions/{slug}/commitment",
+    responses=errors(404, 422),
     response_model=CommitmentOut,
     summary="The audit commitment, and the key once closed",
 )
@@ -195,6 +222,7 @@ class TeamIn(BaseModel):
 
 @router.post(
     "/competitions/{slug}/teams",
+    responses=errors(401, 403, 404, 409, 422, 429),
     status_code=201,
     response_model=TeamCreated,
     summary="Register a team and return its token, once",
@@ -230,6 +258,7 @@ def add_team(
 # -------------------------------------------------------------- submissions
 @router.post(
     "/competitions/{slug}/submissions",
+    responses=errors(400, 401, 403, 404, 409, 413, 422, 429),
     status_code=201,
     response_model=SubmissionCreated,
     summary="Submit predictions (team)",
@@ -259,6 +288,7 @@ def submit(
 
 @router.get(
     "/competitions/{slug}/submissions",
+    responses=errors(401, 403, 404, 422, 429),
     response_model=list[SubmissionOut],
     summary="The calling team's own submissions",
 )
@@ -268,6 +298,7 @@ def own_submissions(store: Store, team: TeamDep, competition: Competition) -> li
 
 @router.put(
     "/competitions/{slug}/selection",
+    responses=errors(401, 403, 404, 409, 422, 429),
     response_model=SelectionOut,
     summary="Choose the team's final submissions (replacing an earlier choice)",
 )
@@ -293,6 +324,7 @@ def _board_rows(store, who, competition, board: str):
 
 @router.get(
     "/competitions/{slug}/leaderboard",
+    responses=errors(401, 403, 404, 422, 429),
     response_model=LeaderboardOut,
     summary="The public board, or the private one (organiser before the close, all after)",
 )
@@ -323,7 +355,10 @@ def _cell(text: str) -> str:
 @router.get(
     "/competitions/{slug}/leaderboard.csv",
     response_class=Response,
-    responses={200: {"content": {"text/csv": {}}, "description": "The board as CSV."}},
+    responses={
+        200: {"content": {"text/csv": {}}, "description": "The board as CSV."},
+        **errors(401, 403, 404, 422, 429),
+    },
     summary="The board as CSV",
 )
 def leaderboard_csv(
@@ -348,7 +383,12 @@ def leaderboard_csv(
 
 
 # ------------------------------------------------------------------- health
-@health.get("/healthz", response_model=HealthOut, summary="Whether the database answers")
+@health.get(
+    "/healthz",
+    response_model=HealthOut,
+    responses=errors(503),
+    summary="Whether the database answers",
+)
 def healthz(store: Store) -> HealthOut:
     try:
         with store.engine.connect() as connection:

@@ -25,6 +25,7 @@ __all__ = [
     "BoardRowOut",
     "CommitmentOut",
     "CompetitionOut",
+    "ErrorOut",
     "HealthOut",
     "LeaderboardOut",
     "SelectionIn",
@@ -174,3 +175,10 @@ class CommitmentOut(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     database: Literal["ok"]
+
+
+class ErrorOut(BaseModel):
+    """Every refusal's body."""
+
+    error: str = Field(description="A short, stable code, e.g. `duplicate` or `too_large`.")
+    message: str = Field(description="A sentence saying what happened and what to do.")
