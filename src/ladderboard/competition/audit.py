@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from ladderboard.competition.boards import Record, private_board, public_board
 from ladderboard.competition.config import CompetitionConfig
@@ -88,6 +88,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
         config = CompetitionConfig.from_json(row.config)
         rows = session.scalars(
             select(SubmissionRow)
+            .options(undefer(SubmissionRow.file))
             .where(SubmissionRow.competition_id == row.id)
             .order_by(SubmissionRow.scope, SubmissionRow.sequence)
         ).all()

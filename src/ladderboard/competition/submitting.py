@@ -98,6 +98,7 @@ class _Submitting:
             team_row.id,
             team,
             data,
+            submission_sha256(data),
             canonical_predictions_hash(predictions),
             scored,
             message,
@@ -127,6 +128,7 @@ class _Submitting:
         team_id: int,
         team: str,
         data: bytes,
+        file_sha256: str,
         predictions_sha256: str,
         scored: Scored,
         message: str,
@@ -157,7 +159,7 @@ class _Submitting:
                     )
                 ).first()
                 if earlier is not None:
-                    if earlier.file_sha256 != submission_sha256(data):
+                    if earlier.file_sha256 != file_sha256:
                         raise Conflict("this idempotency key was used for another file")
                     return self._result(session, earlier, team, config, now)
             self._check_quota(session, team_id, team, config, now)
@@ -207,7 +209,7 @@ class _Submitting:
                 message=message or "",
                 idempotency_key=idempotency_key,
                 file=pack(data),
-                file_sha256=submission_sha256(data),
+                file_sha256=file_sha256,
                 predictions_sha256=predictions_sha256,
                 public_score=release_score,
                 improved=improved,

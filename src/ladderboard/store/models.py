@@ -112,7 +112,7 @@ class SubmissionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     message: Mapped[str] = mapped_column(Text, default="")
     idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    file: Mapped[bytes] = mapped_column(LargeBinary)  # zlib of the bytes received
+    file: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)  # the bytes received, packed
     file_sha256: Mapped[str] = mapped_column(String(64))
     predictions_sha256: Mapped[str] = mapped_column(String(64))
     public_score: Mapped[float] = mapped_column(Float)  # released: what the team saw
