@@ -119,6 +119,21 @@ def test_413_for_files_over_the_limits(make_client, solution):
         413,
         "too_large",
     )
+
+    def chunks():  # no Content-Length: counted as it streams in
+        yield b'--b\r\nContent-Disposition: form-data; name="file"; filename="p.csv"\r\n\r\n'
+        for _ in range(40):
+            yield b"x" * 65536
+
+    refused(
+        client.post(
+            "/api/competitions/demo/submissions",
+            content=chunks(),
+            headers=bearer(token) | {"Content-Type": "multipart/form-data; boundary=b"},
+        ),
+        413,
+        "too_large",
+    )
     # The competition's own limit, checked by the engine.
     store = client.app.state.store
     store.create(

@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi import FastAPI
 
 from ladderboard import __version__
 from ladderboard.competition.engine import Competitions
 from ladderboard.server.api import health, router
-from ladderboard.server.errors import error_response, install_error_handlers
+from ladderboard.server.errors import install_error_handlers
+from ladderboard.server.limits import BodyLimit
 from ladderboard.server.ratelimit import TokenBuckets
 from ladderboard.server.settings import Settings
 
@@ -64,20 +64,12 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
     app.state.rate_limit = TokenBuckets(per_minute=settings.rate_limit_per_minute)
     install_error_handlers(app)
 
-    limit = settings.max_upload_bytes + _FORM_OVERHEAD_BYTES
-
-    @app.middleware("http")
-    async def refuse_large_bodies(request: Request, call_next) -> JSONResponse:
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > limit:
-            return error_response(
-                413,
-                "too_large",
-                f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
-                "for a file.",
-            )
-        return await call_next(request)
-
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.max_upload_bytes + _FORM_OVERHEAD_BYTES,
+        message=f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
+        "for a file.",
+    )
     app.include_router(router)
     app.include_router(health)
     return app

@@ -131,7 +131,9 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
+            exc.status_code, "http_error"
+        )
         detail = exc.detail if isinstance(exc.detail, str) else "the request was refused"
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"there is no page at {request.url.path}"
