@@ -1,0 +1,70 @@
+"""The runner: per-task seeds, results independent of jobs and backend, Dask."""
+
+import pandas as pd
+import pytest
+
+from ladderboard.experiments import (
+    EXPERIMENTS,
+    Task,
+    get_experiment,
+    run_experiment,
+    run_tasks,
+    task_seed,
+)
+
+
+def test_every_experiment_is_registered_under_its_names():
+    assert list(EXPERIMENTS) == ["e1", "e3"]
+    for experiment in EXPERIMENTS.values():
+        for name in experiment.names:
+            assert get_experiment(name.upper()) is experiment
+        assert "\n" not in experiment.description
+
+
+def test_unknown_names_are_refused():
+    with pytest.raises(ValueError, match="unknown experiment 'e99'"):
+        get_experiment("e99")
+    with pytest.raises(TypeError, match="name must be a string"):
+        get_experiment(1)
+
+
+def test_task_seeds_depend_on_the_identity_only():
+    seeds = {task_seed(0, "e1", r) for r in range(1000)}
+    assert len(seeds) == 1000 and all(0 <= s < 2**63 for s in seeds)
+    assert task_seed(1, "e1", 0) != task_seed(0, "e1", 0)
+
+
+def _power(*, base, exponent):
+    return base**exponent
+
+
+def test_tasks_come_back_in_order():
+    tasks = [Task(_power, {"base": a, "exponent": 3}) for a in range(7)]
+    assert run_tasks(tasks, jobs=2) == [a**3 for a in range(7)]
+    with pytest.raises(ValueError, match="backend"):
+        run_tasks(tasks, backend="ray")
+    with pytest.raises(ValueError, match="jobs"):
+        run_tasks(tasks, jobs=0)
+
+
+@pytest.mark.parametrize("name", ["e1", "e3"])
+def test_results_do_not_depend_on_the_number_of_jobs(name):
+    one = run_experiment(name, quick=True, reps=3, seed=5, jobs=1).frame
+    two = run_experiment(name, quick=True, reps=3, seed=5, jobs=2, progress=True).frame
+    pd.testing.assert_frame_equal(one, two)
+    other = run_experiment(name, quick=True, reps=3, seed=6, jobs=1).frame
+    assert not one.equals(other)
+
+
+def test_the_dask_backend_on_a_local_cluster():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster),
+    ):
+        on_dask = run_experiment("e3", quick=True, reps=3, seed=5, jobs=2, backend="dask")
+    on_loky = run_experiment("e3", quick=True, reps=3, seed=5, jobs=1)
+    assert on_dask.info.backend == "dask"
+    pd.testing.assert_frame_equal(on_dask.frame, on_loky.frame)
