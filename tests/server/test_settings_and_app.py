@@ -1,0 +1,90 @@
+"""Settings from the environment, the app factory, and what is left to 500 and 503."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
+from server_helpers import ADMIN, create
+
+from ladderboard.competition.engine import Competitions
+from ladderboard.server.app import create_app
+from ladderboard.server.settings import Settings
+from ladderboard.store import make_engine
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for name in ("ADMIN_TOKEN", "ENVIRONMENT", "DATABASE_URL", "RATE_LIMIT_PER_MINUTE"):
+        monkeypatch.delenv(f"LADDERBOARD_{name}", raising=False)
+    return monkeypatch
+
+
+def test_settings_come_from_prefixed_environment_variables(clean_env):
+    clean_env.setenv("LADDERBOARD_ADMIN_TOKEN", ADMIN)
+    clean_env.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    clean_env.setenv("LADDERBOARD_RATE_LIMIT_PER_MINUTE", "7")
+    clean_env.setenv("LADDERBOARD_ALLOW_SELF_REGISTRATION", "true")
+    settings = Settings()
+    assert settings.admin_token.get_secret_value() == ADMIN
+    assert ADMIN not in repr(settings)
+    assert (settings.database_url, settings.rate_limit_per_minute) == ("sqlite://", 7)
+    assert settings.allow_self_registration is True
+
+
+@pytest.mark.parametrize("token", ["", "changeme", "ADMIN", "short-token"])
+def test_an_unsafe_token_is_refused_outside_development(clean_env, token):
+    clean_env.setenv("LADDERBOARD_ADMIN_TOKEN", token)
+    with pytest.raises(ValidationError, match="LADDERBOARD_ADMIN_TOKEN"):
+        Settings()
+    clean_env.setenv("LADDERBOARD_ENVIRONMENT", "development")
+    assert Settings().development
+
+
+def test_bad_values_are_refused(clean_env):
+    with pytest.raises(ValidationError):
+        Settings(admin_token=ADMIN, rate_limit_per_minute=-1)
+    with pytest.raises(ValidationError):
+        Settings(admin_token=ADMIN, environment="staging")
+
+
+def test_without_an_organiser_token_in_development_organiser_routes_refuse(clean_env):
+    app = create_app(Settings(environment="development", database_url="sqlite://"))
+    with TestClient(app) as client:
+        response = client.post("/api/competitions/x/close", headers={"Authorization": "Bearer "})
+        assert response.status_code == 401
+
+
+def test_apps_do_not_share_state(database_url, solution):
+    settings = Settings(admin_token=ADMIN, database_url=database_url)
+    first, second = create_app(settings), create_app(settings)
+    assert first.state.store is not second.state.store
+    assert first.state.rate_limit is not second.state.rate_limit
+    with TestClient(first) as a, TestClient(second) as b:
+        create(a, solution)
+        assert b.get("/api/competitions/demo").status_code == 200  # same database
+
+
+def test_an_unexpected_error_is_a_json_500_without_details(database_url, solution):
+    store = Competitions.open(database_url)
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    store.competitions = broken
+    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), store=store)
+    with TestClient(app, raise_server_exceptions=False) as client:
+        response = client.get("/api/competitions")
+    store.engine.dispose()
+    assert response.status_code == 500
+    assert response.json()["error"] == "internal"
+    assert "secret" not in response.text
+
+
+def test_healthz_is_503_when_the_database_does_not_answer():
+    store = Competitions(make_engine("postgresql://postgres@127.0.0.1:1/nowhere"))
+    app = create_app(Settings(admin_token=ADMIN, database_url="sqlite://"), store=store)
+    with TestClient(app) as client:
+        response = client.get("/healthz")
+    assert response.status_code == 503
+    assert response.json()["error"] == "database_unavailable"
