@@ -8,12 +8,14 @@ import typer
 from rich.console import Console
 
 from ladderboard import __version__
+from ladderboard.experiments.cli import experiment_app  # light: typer only
 
 app = typer.Typer(
     help="Leaderboards that resist overfitting to the holdout.",
     no_args_is_help=True,
     add_completion=False,
 )
+app.add_typer(experiment_app, name="experiment")
 
 
 def _show_version(value: bool) -> None:

@@ -1,32 +1,50 @@
 """Reproductions of the papers' experiments (SPEC E1-E10), each a tidy table,
 a figure and a short report with the paper's numbers beside the measured ones.
 
-=======  ============================================================
+=======  ====================================================================
 ``e1``   the boosting attack, Kaggle vs the Ladder (Blum & Hardt 2015, Fig. 3)
 ``e3``   the majority attack against noisy answers (Hardt 2017, Figs. 3-4)
-=======  ============================================================
+=======  ====================================================================
 
 :func:`run_experiment` runs one (repetitions in parallel with joblib, on loky
 or a Dask cluster) and writes ``ID.csv``, ``ID.png``, ``ID.svg`` and ``ID.md``;
 the command line is ``ladderboard experiment list`` and
 ``ladderboard experiment run ID``.
+
+Names are loaded on first use, so that ``ladderboard --help`` does not pay
+for numpy, pandas and the attacks.
 """
 
-from ladderboard.experiments.e1_boosting import E1
-from ladderboard.experiments.e3_majority import E3
-from ladderboard.experiments.registry import (
-    EXPERIMENTS,
-    Experiment,
-    RunInfo,
-    Task,
-    get_experiment,
-    register,
-    task_seed,
-)
-from ladderboard.experiments.runner import BACKENDS, RunResult, run_experiment, run_tasks
+from __future__ import annotations
 
-register(E1)
-register(E3)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ladderboard.experiments.registry import (
+        EXPERIMENTS,
+        Experiment,
+        RunInfo,
+        Task,
+        get_experiment,
+        register,
+        task_seed,
+    )
+    from ladderboard.experiments.runner import BACKENDS, RunResult, run_experiment, run_tasks
+
+_EXPORTS = {
+    "BACKENDS": "runner",
+    "EXPERIMENTS": "registry",
+    "Experiment": "registry",
+    "RunInfo": "registry",
+    "RunResult": "runner",
+    "Task": "registry",
+    "get_experiment": "registry",
+    "register": "registry",
+    "run_experiment": "runner",
+    "run_tasks": "runner",
+    "task_seed": "registry",
+}
 
 __all__ = [
     "BACKENDS",
@@ -41,3 +59,15 @@ __all__ = [
     "run_tasks",
     "task_seed",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    if name == "EXPERIMENTS":
+        from ladderboard.experiments.registry import load_builtin
+
+        load_builtin()
+    return value

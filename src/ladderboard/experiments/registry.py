@@ -10,6 +10,7 @@ from the order in which tasks run: results do not depend on the number of jobs.
 from __future__ import annotations
 
 import hashlib
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +22,7 @@ __all__ = [
     "RunInfo",
     "Task",
     "get_experiment",
+    "load_builtin",
     "register",
     "task_seed",
 ]
@@ -99,7 +101,22 @@ class Experiment:
 
 
 EXPERIMENTS: dict[str, Experiment] = {}
-"""Every registered experiment by id, in SPEC order."""
+"""Every registered experiment by id, in SPEC order (filled by :func:`load_builtin`,
+which ``ladderboard.experiments.EXPERIMENTS`` and :func:`get_experiment` call)."""
+
+_BUILTIN = (
+    ("ladderboard.experiments.e1_boosting", "E1"),
+    ("ladderboard.experiments.e3_majority", "E3"),
+)
+
+
+def load_builtin() -> dict[str, Experiment]:
+    """Import and register the package's own experiments (once); return the registry."""
+    for module, name in _BUILTIN:
+        experiment = getattr(importlib.import_module(module), name)
+        if experiment.id not in EXPERIMENTS:
+            register(experiment)
+    return EXPERIMENTS
 
 
 def register(experiment: Experiment) -> Experiment:
@@ -115,14 +132,13 @@ def register(experiment: Experiment) -> Experiment:
 def get_experiment(name: str) -> Experiment:
     """The experiment called ``name`` (its id or an alias, case-insensitive).
 
-    >>> import ladderboard.experiments
     >>> get_experiment("E1").id, get_experiment("ladder-boosting").id
     ('e1', 'e1')
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     wanted = name.strip().lower()
-    for experiment in EXPERIMENTS.values():
+    for experiment in load_builtin().values():
         if wanted in experiment.names:
             return experiment
     known = ", ".join(n for e in EXPERIMENTS.values() for n in e.names)

@@ -1,0 +1,67 @@
+"""``ladderboard experiment list`` and ``ladderboard experiment run``, in-process."""
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ladderboard.cli import app
+from ladderboard.experiments import EXPERIMENTS
+
+runner = CliRunner()
+
+
+def test_list_prints_one_line_per_experiment():
+    result = runner.invoke(app, ["experiment", "list"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.strip().splitlines()
+    assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
+    assert "Fig. 3" in lines[0]
+
+
+@pytest.mark.parametrize("name", ["e1", "shaky-majority"])
+def test_run_writes_the_table_the_figures_and_the_report(tmp_path, name):
+    result = runner.invoke(
+        app,
+        ["experiment", "run", name, "--quick", "--reps", "2", "--out", str(tmp_path / "out")],
+    )
+    assert result.exit_code == 0, result.output
+    ident = "e1" if name == "e1" else "e3"
+    files = {p.name: p for p in (tmp_path / "out").iterdir()}
+    assert set(files) == {f"{ident}.{suffix}" for suffix in ("csv", "png", "svg", "md")}
+    assert files[f"{ident}.png"].read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in files[f"{ident}.svg"].read_bytes()[:2000]
+    report = files[f"{ident}.md"].read_text()
+    assert report.startswith(f"# {ident.upper()}") and "quick run: 2 repetitions" in report
+    table = pd.read_csv(files[f"{ident}.csv"])
+    assert sorted(table.rep.unique()) == [0, 1]
+    assert f"wrote {files[f'{ident}.md']}" in result.output
+
+
+def test_the_paper_numbers_stand_beside_the_measured_ones(tmp_path):
+    result = runner.invoke(app, ["experiment", "run", "e1", "--quick", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    report = (tmp_path / "e1.md").read_text()
+    for paper in ("0.427", "0.451", "0.484", "0.488"):
+        assert f"| {paper} |" in report
+
+
+def test_unknown_ids_and_backends_are_refused(tmp_path):
+    result = runner.invoke(app, ["experiment", "run", "e99", "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "unknown experiment" in result.output
+    result = runner.invoke(app, ["experiment", "run", "e1", "--backend", "spark"])
+    assert result.exit_code == 2
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_command_does_not_import_the_experiments_until_it_runs():
+    code = (
+        "import sys, ladderboard.cli; "
+        "print(any(m in sys.modules for m in ('pandas', 'ladderboard.attacks')))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "False"
