@@ -212,3 +212,14 @@ def test_429_for_the_rate_limit_with_retry_after(make_client, solution):
     other = add_team(client, "beta")
     assert client.get(url, headers=bearer(other)).status_code == 200
     assert client.get("/api/competitions/demo").status_code == 200
+
+
+def test_429_for_anonymous_self_registration_too_fast(make_client, solution):
+    client = make_client(rate_limit_per_minute=2, allow_self_registration=True)
+    create(client, solution)
+    url = "/api/competitions/demo/teams"
+    assert client.post(url, json={"name": "a"}).status_code == 201
+    assert client.post(url, json={"name": "b"}).status_code == 201
+    response = client.post(url, json={"name": "c"})
+    refused(response, 429, "rate_limited")
+    assert "address" in response.json()["message"]

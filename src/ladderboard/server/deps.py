@@ -3,7 +3,8 @@
 A caller is the organiser (the ``LADDERBOARD_ADMIN_TOKEN`` bearer token,
 compared in constant time), a team (a token whose SHA-256 is stored with the
 team), or anonymous. Every request that carries a bearer token spends one
-request of that token's rate limit, valid or not.
+request of that token's rate limit, valid or not; an anonymous request that
+writes (self-registration) spends one of its client address's.
 """
 
 from __future__ import annotations
@@ -87,21 +88,29 @@ def caller(
                 "the Authorization header must be 'Bearer <token>'",
                 headers={"WWW-Authenticate": "Bearer"},
             )
+        if request.method not in ("GET", "HEAD", "OPTIONS"):
+            # Anonymous writes (self-registration) spend their client address's bucket.
+            host = request.client.host if request.client else "unknown"
+            _spend(request, f"client:{host}", "from this address")
         return Caller(None, False)
     token = credentials.credentials
+    _spend(request, hash_token(token), "with this token")
+    admin = settings.admin_token.get_secret_value()
+    is_organiser = bool(admin) and hmac.compare_digest(token.encode(), admin.encode())
+    return Caller(token, is_organiser)
+
+
+def _spend(request: Request, key: str, whose: str) -> None:
     buckets: TokenBuckets = request.app.state.rate_limit
-    wait = buckets.take(hash_token(token))
+    wait = buckets.take(key)
     if wait:
         raise ApiError(
             429,
             "rate_limited",
-            f"too many requests with this token; at most {buckets.per_minute} a minute, "
+            f"too many requests {whose}; at most {buckets.per_minute} a minute, "
             f"try again in {wait} s",
             headers={"Retry-After": str(wait)},
         )
-    admin = settings.admin_token.get_secret_value()
-    is_organiser = bool(admin) and hmac.compare_digest(token.encode(), admin.encode())
-    return Caller(token, is_organiser)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
