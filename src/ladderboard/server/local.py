@@ -1,0 +1,151 @@
+"""A real server on a free loopback port, started and stopped from Python.
+
+Used by ``ladderboard demo``, the HTTP load benchmark and the tests that
+talk to a live server: uvicorn runs the app factory in a child process (or
+several, with ``workers``), over the database the caller names, with a fresh
+organiser token and the per-token rate limit off by default.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import httpx
+
+from ladderboard.server.run import APP_FACTORY
+from ladderboard.store import make_engine, migrate
+
+__all__ = ["LocalServer", "free_port"]
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port nothing listens on at ``host`` now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return sock.getsockname()[1]
+
+
+class LocalServer:
+    """``with LocalServer(url) as server:`` serves ``url`` at ``server.url``.
+
+    Parameters
+    ----------
+    database_url : str
+        The store; migrated once here, before the workers start.
+    workers : int
+        uvicorn worker processes (more than one wants PostgreSQL).
+    rate_limit_per_minute : int
+        The server's per-token limit; 0 (the default here) turns it off.
+    host : str
+        A loopback address.
+    startup_timeout : float
+        Seconds to wait for ``/healthz`` to answer.
+    """
+
+    def __init__(
+        self,
+        database_url: str,
+        *,
+        workers: int = 1,
+        rate_limit_per_minute: int = 0,
+        host: str = "127.0.0.1",
+        startup_timeout: float = 60.0,
+    ):
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        if not host.startswith("127.") and host != "localhost":
+            raise ValueError(f"host must be a loopback address, got {host!r}")
+        self.database_url = database_url
+        self.workers = workers
+        self.rate_limit_per_minute = rate_limit_per_minute
+        self.host = host
+        self.startup_timeout = startup_timeout
+        self.admin_token = secrets.token_urlsafe(32)
+        self.port: int | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log = None
+
+    @property
+    def url(self) -> str:
+        if self.port is None:
+            raise RuntimeError("the server is not started")
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> LocalServer:
+        engine = make_engine(self.database_url)
+        try:
+            migrate(engine)
+        finally:
+            engine.dispose()
+        self.port = free_port(self.host)
+        env = os.environ | {
+            "LADDERBOARD_DATABASE_URL": self.database_url,
+            "LADDERBOARD_ADMIN_TOKEN": self.admin_token,
+            "LADDERBOARD_ENVIRONMENT": "production",
+            "LADDERBOARD_RATE_LIMIT_PER_MINUTE": str(self.rate_limit_per_minute),
+        }
+        command = [
+            sys.executable, "-m", "uvicorn", APP_FACTORY, "--factory",
+            "--host", self.host, "--port", str(self.port), "--workers", str(self.workers),
+            "--log-level", "warning", "--no-access-log",
+        ]  # fmt: skip
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
+        self._process = subprocess.Popen(
+            command, env=env, stdout=self._log, stderr=subprocess.STDOUT
+        )
+        self._wait_until_up()
+        return self
+
+    def _wait_until_up(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        while time.monotonic() < deadline:
+            if self._process is not None and self._process.poll() is not None:
+                log = self._read_log()
+                self.stop()
+                raise RuntimeError(f"the server exited at start:\n{log}")
+            try:
+                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        log = self._read_log()
+        self.stop()
+        raise RuntimeError(f"the server did not answer within {self.startup_timeout} s:\n{log}")
+
+    def _read_log(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        return self._log.read().decode(errors="replace")[-4000:]
+
+    def wait(self) -> None:
+        """Block until the server process ends (e.g. on Ctrl-C)."""
+        if self._process is not None:
+            self._process.wait()
+
+    def stop(self) -> None:
+        """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
