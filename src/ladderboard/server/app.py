@@ -24,6 +24,7 @@ from ladderboard.competition.engine import Competitions
 from ladderboard.server.api import health, router
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit
+from ladderboard.server.pages import install_pages
 from ladderboard.server.ratelimit import TokenBuckets
 from ladderboard.server.settings import Settings
 
@@ -58,6 +59,8 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
             '`{"error": code, "message": sentence}`.'
         ),
         lifespan=lifespan,
+        docs_url=None,  # served from local assets by install_pages
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.store = store
@@ -72,4 +75,5 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
     )
     app.include_router(router)
     app.include_router(health)
+    install_pages(app)
     return app
