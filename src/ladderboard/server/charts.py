@@ -35,9 +35,12 @@ def score_chart(
     if not points:
         return ""
     scores = [float(score) for _, score in points]
-    low, high = min(scores), max(scores)
+    # Ticks only at released values: the lowest and the highest.
+    ticks = sorted({min(scores), max(scores)})
+    low, high = ticks[0], ticks[-1]
     if high - low < 1e-12:
-        low, high = low - 0.5 * (abs(low) or 1.0) * 0.1, high + 0.5 * (abs(high) or 1.0) * 0.1
+        pad = 0.05 * (abs(low) or 1.0)
+        low, high = low - pad, high + pad
     plot_w = _WIDTH - _LEFT - _RIGHT
     plot_h = _HEIGHT - _TOP - _BOTTOM
     count = len(points)
@@ -56,7 +59,7 @@ def score_chart(
         f'<line class="axis" x1="{_LEFT}" y1="{_TOP + plot_h}" x2="{_WIDTH - _RIGHT}" '
         f'y2="{_TOP + plot_h}"/>',
     ]
-    for value in (high, (high + low) / 2, low):
+    for value in ticks:
         parts.append(
             f'<line class="grid" x1="{_LEFT}" y1="{y(value):.1f}" x2="{_WIDTH - _RIGHT}" '
             f'y2="{y(value):.1f}"/>'

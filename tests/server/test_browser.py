@@ -1,0 +1,175 @@
+"""The web pages in a real browser: Debian's Chromium driven by Playwright
+against a live uvicorn server on 127.0.0.1 over a fresh SQLite file.
+
+One organiser creates a competition on the organiser page, adds a team and
+reads its token once; the team submits a file on the submit page and sees
+its released score and the board, then a clear error for a bad file; the
+private board appears only after the organiser closes the competition. Every
+request the browser makes stays on the server (no CDN), ``/docs`` included.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from server_helpers import ADMIN, predictions
+
+from ladderboard.server.app import create_app
+from ladderboard.server.settings import Settings
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+@pytest.fixture
+def live_server(tmp_path) -> Iterator[str]:
+    """The base URL of a uvicorn server on a free loopback port, in a thread."""
+    settings = Settings(
+        admin_token=ADMIN,
+        database_url=f"sqlite:///{tmp_path / 'browser.db'}",
+        rate_limit_per_minute=0,
+    )
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
+    )
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server: str) -> Iterator[Page]:
+    context = browser.new_context(base_url=live_server, viewport={"width": 1100, "height": 900})
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    page.requested = []  # every URL the browser asked for
+    page.on("request", lambda request: page.requested.append(request.url))
+    yield page
+    context.close()
+
+
+def csv_file(name: str, content: bytes) -> dict:
+    return {"name": name, "mimeType": "text/csv", "buffer": content}
+
+
+def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, solution, tmp_path):
+    # The organiser signs in and creates a competition from a solution file.
+    page.goto("/organiser")
+    page.get_by_label("Organiser token").fill(ADMIN)
+    page.get_by_role("button", name="Sign in").click()
+    page.get_by_label("Slug").fill("iris")
+    page.get_by_label("Title").fill("Flower challenge")
+    page.get_by_label("Description").fill(
+        "Predict the class of each flower; lower error is better."
+    )
+    page.get_by_label("Solution file").set_input_files(csv_file("solution.csv", solution.to_csv()))
+    page.get_by_label("Mechanism", exact=True).select_option("parameter-free-ladder")
+    page.get_by_label("Loss or metric").select_option("zero_one")
+    page.get_by_role("button", name="Create competition").click()
+    expect(page.get_by_role("status")).to_contain_text("Flower challenge created")
+
+    # It adds a team and reads its token, shown once.
+    page.get_by_label("New team's name").fill("Gradient Gang")
+    page.get_by_role("button", name="Add team").click()
+    expect(page.get_by_role("status")).to_contain_text("Team Gradient Gang added")
+    token = page.locator("#team-token").inner_text().strip()
+    assert len(token) >= 32
+    page.goto("/organiser")
+    assert token not in page.content()  # never shown again
+
+    # The team submits a file and sees the released score, then the board.
+    page.goto("/c/iris/submit")
+    page.get_by_label("Team token").fill(token)
+    page.get_by_label("Predictions file").set_input_files(
+        csv_file("predictions.csv", predictions(solution, 0))
+    )
+    page.get_by_label("Message").fill("a first model")
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("status")).to_contain_text("scored")
+    released = page.locator(".released").inner_text()
+    assert released.count(".") == 1 and len(released.split(".")[1]) == 5
+    expect(page.get_by_role("status")).to_contain_text("Submissions left today")
+    page.get_by_role("link", name="See the board").click()
+    board = page.get_by_role("table", name="Released public scores")
+    expect(board.get_by_role("row", name="Gradient Gang")).to_contain_text(released)
+    expect(page.get_by_role("heading", name="Private board")).to_have_count(0)
+
+    # A bad file is refused with the engine's message.
+    page.goto("/c/iris/submit")
+    page.get_by_label("Team token").fill(token)
+    page.get_by_label("Predictions file").set_input_files(csv_file("oops.csv", b"name,guess\n"))
+    page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("alert")).to_contain_text("Refused")
+    expect(page.get_by_role("alert")).to_contain_text("the header must be 'id', 'target'")
+
+    # The team page shows its submissions and the chart.
+    page.goto("/c/iris/team")
+    page.get_by_label("Team token").fill(token)
+    page.get_by_role("button", name="Show my submissions").click()
+    expect(page.get_by_role("img", name="Released score of team Gradient Gang")).to_be_visible()
+    expect(page.get_by_role("cell", name="a first model")).to_be_visible()
+    page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
+
+    # The keyboard reaches the skip link first, and it leads to the content.
+    page.goto("/c/iris")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("link", name="Skip to the content")).to_be_focused()
+    page.screenshot(path=str(tmp_path / "competition-open.png"), full_page=True)
+
+    # The organiser closes the competition: the private board appears beside the public one.
+    page.goto("/organiser")
+    page.get_by_role("button", name="Close Flower challenge").click()
+    expect(page.get_by_role("status")).to_contain_text("is closed")
+    page.goto("/c/iris")
+    private = page.get_by_role("table", name="Final scores on the private holdout")
+    expect(private.get_by_role("row", name="Gradient Gang")).to_be_visible()
+    page.screenshot(path=str(tmp_path / "competition-closed.png"), full_page=True)
+    shots = os.environ.get("LADDERBOARD_SCREENSHOTS")
+    if shots:  # for a person to look at
+        for name in ("competition-open.png", "competition-closed.png", "team.png"):
+            Path(shots, name).write_bytes((tmp_path / name).read_bytes())
+
+    # The API's docs render from local assets.
+    page.goto("/docs")
+    expect(page.locator(".swagger-ui .info")).to_contain_text("ladderboard")
+    outside = [url for url in page.requested if not url.startswith(live_server)]
+    assert not outside, outside
