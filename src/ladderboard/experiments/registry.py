@@ -84,6 +84,12 @@ class Experiment:
         ``plot(frame, path_without_suffix)`` writes ``.png`` and ``.svg``.
     report : callable
         ``report(frame, info)`` → the Markdown text of the report.
+
+    Examples
+    --------
+    >>> e1 = get_experiment("ladder-boosting")   # Blum & Hardt 2015, Fig. 3
+    >>> e1.names, e1.reps, len(e1.tasks(reps=5, quick=True, seed=0))
+    (('e1', 'ladder-boosting', 'boosting'), 5, 5)
     """
 
     id: str
