@@ -1,4 +1,4 @@
-"""The ``ladderboard`` command, run in-process."""
+"""The ``ladderboard`` command, run in-process; the demo starts a real server."""
 
 import re
 
@@ -11,10 +11,11 @@ from ladderboard.demo import ATTACKER, HONEST_TEAMS
 
 runner = CliRunner()
 NUMBER = re.compile(r"\d+\.\d+")
+SMALL = ["demo", "--k", "40", "--teams", "2"]
 
 
 def row(output: str, team: str) -> list[float]:
-    """The numbers in the table row of ``team``: public and true error per board."""
+    """The scores in the table row of ``team``: public and private on each board."""
     lines = [line for line in output.splitlines() if re.match(rf"\W*{team}\b", line)]
     assert lines, f"no row for {team} in:\n{output}"
     return [float(x) for x in NUMBER.findall(lines[0])]
@@ -33,44 +34,41 @@ def test_without_arguments_shows_the_commands():
 
 @pytest.fixture(scope="module")
 def demo_output() -> str:
-    result = runner.invoke(app, ["demo", "--k", "100"], env={"COLUMNS": "100"})
+    result = runner.invoke(app, SMALL, env={"COLUMNS": "160"})
     assert result.exit_code == 0, result.output
     return result.output
 
 
-def test_demo_prints_every_team(demo_output):
-    for team in [*HONEST_TEAMS, ATTACKER]:
+def test_demo_prints_both_boards_of_every_team(demo_output):
+    for team in [*list(HONEST_TEAMS)[:2], ATTACKER]:
         assert len(row(demo_output, team)) == 4
-    assert "FullDisclosure" in demo_output and "ParameterFreeLadder" in demo_output
+    assert list(HONEST_TEAMS)[2] not in demo_output
+    assert "Kaggle public" in demo_output and "Ladder public" in demo_output
 
 
 def test_demo_the_kaggle_board_rewards_the_attacker_and_the_ladder_does_not(demo_output):
-    kaggle_public, kaggle_true, ladder_public, ladder_true = row(demo_output, ATTACKER)
+    kaggle_public, kaggle_private, ladder_public, ladder_private = row(demo_output, ATTACKER)
     assert kaggle_public < ladder_public
-    assert kaggle_public < kaggle_true
-    assert abs(kaggle_true - 0.5) < 0.03 and abs(ladder_true - 0.5) < 0.03
+    assert kaggle_public < kaggle_private - 0.05
+    assert abs(kaggle_private - 0.5) < 0.12 and abs(ladder_private - 0.5) < 0.12
+    assert "climbed from 0.5 to" in demo_output
 
 
-def test_demo_honest_teams_are_scored_alike_on_both_boards(demo_output):
-    for team in HONEST_TEAMS:
-        kaggle_public, kaggle_true, _, ladder_true = row(demo_output, team)
-        assert kaggle_true == ladder_true
-        assert abs(kaggle_public - kaggle_true) < 0.03
+def test_demo_honest_models_are_far_better_than_chance(demo_output):
+    for team in list(HONEST_TEAMS)[:2]:
+        assert max(row(demo_output, team)) < 0.2
 
 
 def test_demo_is_reproducible_and_seeded(demo_output):
-    again = runner.invoke(app, ["demo", "--k", "100"], env={"COLUMNS": "100"})
+    again = runner.invoke(app, SMALL, env={"COLUMNS": "160"})
     assert again.output == demo_output
-    other = runner.invoke(app, ["demo", "--k", "100", "--seed", "1"], env={"COLUMNS": "100"})
+    other = runner.invoke(app, [*SMALL, "--seed", "1"], env={"COLUMNS": "160"})
     assert other.exit_code == 0 and other.output != demo_output
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [
-        (["--n-public", "12000"], "n_public must be smaller"),
-        (["--k", "0"], "--k"),
-    ],
+    [(["--teams", "9"], "n_teams must be at most"), (["--k", "0"], "--k")],
 )
 def test_demo_rejects_bad_options(args, message):
     result = runner.invoke(app, ["demo", *args], env={"COLUMNS": "200"})

