@@ -165,3 +165,19 @@ def test_no_page_leaks_before_the_close_and_the_private_board_shows_after(client
     assert "Private board" in home and key in home
     private = {f"{row.private_score:.5f}" for row in rows}
     assert any(number in home for number in private)
+
+
+def test_pages_load_nothing_from_elsewhere(client):
+    page = client.get("/")
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    assets = re.findall(r'(?:src|href)="([^"]+)"', docs.text)
+    assert assets and all(url.startswith("/static/docs/") for url in assets), assets
+    for url in assets:
+        assert client.get(url).status_code == 200, url
+    assert client.get("/redoc").status_code == 404
+    for html in (page.text, client.get("/organiser").text):
+        for url in re.findall(r'(?:src|href|action)="([^"]+)"', html):
+            assert url.startswith(("/", "#")), url
