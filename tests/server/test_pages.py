@@ -181,3 +181,32 @@ def test_pages_load_nothing_from_elsewhere(client):
     for html in (page.text, client.get("/organiser").text):
         for url in re.findall(r'(?:src|href|action)="([^"]+)"', html):
             assert url.startswith(("/", "#")), url
+
+
+def test_a_team_selects_its_final_submissions_on_its_page(client, solution):
+    create(client, solution, n_selections=1)
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    ids = [submit(client, alpha, predictions(solution, s)).json()["id"] for s in (0, 1)]
+    page = client.post("/c/demo/team", data={"token": alpha})
+    assert page.text.count('name="submission_ids"') == 2
+
+    saved = client.post(
+        "/c/demo/team/selection", data={"token": alpha, "submission_ids": [str(ids[1])]}
+    )
+    assert saved.status_code == 200 and "Your final selection is saved" in saved.text
+    assert re.search(rf'value="{ids[1]}" id="select-{ids[1]}" checked', saved.text)
+    own = client.get(
+        "/api/competitions/demo/submissions", headers={"Authorization": f"Bearer {alpha}"}
+    )
+    assert [s["selected"] for s in own.json()] == [False, True]
+
+    too_many = client.post(
+        "/c/demo/team/selection", data={"token": alpha, "submission_ids": [str(i) for i in ids]}
+    )
+    assert too_many.status_code == 422 and "At most 1 final submissions" in alert(too_many.text)
+    # Another team cannot select alpha's submissions, nor act without a token.
+    other = client.post(
+        "/c/demo/team/selection", data={"token": beta, "submission_ids": [str(ids[0])]}
+    )
+    assert other.status_code == 404 and "has no submission" in alert(other.text)
+    assert client.post("/c/demo/team/selection", data={"submission_ids": ["1"]}).status_code == 401

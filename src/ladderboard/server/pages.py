@@ -157,6 +157,10 @@ def team_page(
         return render(
             request, "team.html", status, competition=competition, submissions=None, error=text
         )
+    return _team_view(request, store, info, team)
+
+
+def _team_view(request: Request, store, info: CompetitionInfo, team, status=200, **extra: Any):
     submissions = api.own_submissions(store, team, info)
     chart = score_chart(
         [(s.created_at, s.public_score) for s in submissions],
@@ -166,9 +170,41 @@ def team_page(
     return render(
         request,
         "team.html",
-        competition=competition,
+        status,
+        competition=api.get_competition(info),
         team=team.name,
         submissions=submissions,
         chart=chart,
         precision=info.config.precision,
+        **extra,
     )
+
+
+@router.post("/c/{slug}/team/selection", response_class=HTMLResponse)
+def team_selection(
+    request: Request,
+    store: Store,
+    slug: str,
+    token: Annotated[str, Form()] = "",
+    submission_ids: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
+) -> HTMLResponse:
+    info = find(store, slug)
+    if info is None:
+        return not_found(request, slug)
+    try:
+        team = _team_caller(request, store, info, token)
+    except REFUSALS as exc:
+        status, text = refusal(exc)
+        competition = api.get_competition(info)
+        return render(
+            request, "team.html", status, competition=competition, submissions=None, error=text
+        )
+    try:
+        ids = [int(value) for value in submission_ids]
+        api.select_final(api.SelectionIn(submission_ids=ids), store, team, info)
+    except ValueError:
+        return _team_view(request, store, info, team, 422, error="Submission ids must be integers.")
+    except REFUSALS as exc:
+        status, text = refusal(exc)
+        return _team_view(request, store, info, team, status, error=text)
+    return _team_view(request, store, info, team, saved=True)
