@@ -171,6 +171,7 @@ def test_pages_load_nothing_from_elsewhere(client):
     page = client.get("/")
     assert "default-src 'self'" in page.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in page.headers["content-security-policy"]
+    assert page.headers["cache-control"] == "no-store"
     docs = client.get("/docs")
     assert docs.status_code == 200
     assets = re.findall(r'(?:src|href)="([^"]+)"', docs.text)

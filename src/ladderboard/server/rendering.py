@@ -27,6 +27,8 @@ _HEADERS = {
     "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'; form-action 'self'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "same-origin",
+    # Pages can show a team's token (once) or a team's own scores: keep them out of caches.
+    "Cache-Control": "no-store",
 }
 
 
