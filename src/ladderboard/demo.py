@@ -154,6 +154,15 @@ def holdout(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Solution]:
     return data.data[train], data.target[train], data.data[test], solution
 
 
+def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
+    k = check_int("k", k, 1)
+    seed = check_int("seed", seed, 0)
+    n_teams = len(HONEST_TEAMS) if n_teams is None else check_int("n_teams", n_teams, 1)
+    if n_teams > len(HONEST_TEAMS):
+        raise ValueError(f"n_teams must be at most {len(HONEST_TEAMS)}, got {n_teams}")
+    return k, n_teams, seed
+
+
 def play(
     client: Client,
     *,
@@ -166,11 +175,7 @@ def play(
     them and close them; ``tokens`` receives each team's token."""
     from ladderboard.attacks import boosting_attack
 
-    k = check_int("k", k, 1)
-    seed = check_int("seed", seed, 0)
-    n_teams = len(HONEST_TEAMS) if n_teams is None else check_int("n_teams", n_teams, 1)
-    if n_teams > len(HONEST_TEAMS):
-        raise ValueError(f"n_teams must be at most {len(HONEST_TEAMS)}, got {n_teams}")
+    k, n_teams, seed = _checked(k, n_teams, seed)
     honest = dict(list(HONEST_TEAMS.items())[:n_teams])
     x_train, y_train, x_test, solution = holdout(seed)
     ids = np.asarray(solution.ids)
@@ -239,6 +244,7 @@ def run_demo(
     """
     from ladderboard.server.local import LocalServer
 
+    k, n_teams, seed = _checked(k, n_teams, seed)  # before the server starts
     with tempfile.TemporaryDirectory(prefix="ladderboard-demo-") as folder:
         url = f"sqlite:///{Path(folder) / 'demo.db'}"
         with LocalServer(url) as server, Client(server.url, server.admin_token) as client:
