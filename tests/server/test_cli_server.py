@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+import socket
 
 import uvicorn
+import uvicorn.supervisors
 from sqlalchemy import inspect
 from typer.testing import CliRunner
 
 from ladderboard.cli import app
+from ladderboard.server import run
 from ladderboard.store import make_engine
 
 runner = CliRunner()
@@ -54,14 +57,49 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
     monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
-    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
+    monkeypatch.setattr(run, "run_uvicorn", lambda **k: calls.append(k))
     url = f"sqlite:///{tmp_path / 'lb.db'}"
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
+    assert calls == [{"host": "127.0.0.1", "port": 8123, "workers": 2}]
+
+
+def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
+    run.run_uvicorn(port=8123)
     assert calls == [
         (
             ("ladderboard.server.app:create_app",),
-            {"factory": True, "host": "127.0.0.1", "port": 8123, "workers": 2},
+            {
+                "factory": True,
+                "host": "127.0.0.1",
+                "port": 8123,
+                "log_level": "info",
+                "access_log": True,
+            },
         )
     ]
+
+
+def test_several_workers_share_a_tcp_listener_so_tcp_nodelay_is_set(monkeypatch):
+    """uvicorn binds it with proto 0, and asyncio then leaves Nagle on (uvicorn #3149)."""
+    started = []
+
+    class Supervisor:
+        def __init__(self, config, sockets):
+            started.append((config, sockets))
+
+        def run(self):
+            pass
+
+    monkeypatch.setattr(uvicorn.supervisors, "Multiprocess", Supervisor)
+    run.run_uvicorn(port=0, workers=3)
+    ((config, (listener,)),) = started
+    try:
+        assert config.workers == 3 and config.factory
+        assert listener.proto == socket.IPPROTO_TCP
+        assert listener.getsockname()[0] == "127.0.0.1"
+    finally:
+        listener.close()

@@ -18,7 +18,6 @@ import time
 
 import httpx
 
-from ladderboard.server.run import APP_FACTORY
 from ladderboard.store import make_engine, migrate
 
 __all__ = ["LocalServer", "free_port"]
@@ -91,10 +90,12 @@ class LocalServer:
             "LADDERBOARD_RATE_LIMIT_PER_MINUTE": str(self.rate_limit_per_minute),
         }
         command = [
-            sys.executable, "-m", "uvicorn", APP_FACTORY, "--factory",
-            "--host", self.host, "--port", str(self.port), "--workers", str(self.workers),
-            "--log-level", "warning", "--no-access-log",
-        ]  # fmt: skip
+            sys.executable,
+            "-c",
+            "from ladderboard.server.run import run_uvicorn; "
+            f"run_uvicorn(host={self.host!r}, port={self.port}, workers={self.workers}, "
+            "log_level='warning', access_log=False)",
+        ]
         self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed by stop())
         self._process = subprocess.Popen(
             command, env=env, stdout=self._log, stderr=subprocess.STDOUT

@@ -10,12 +10,13 @@ from __future__ import annotations
 import hashlib
 import os
 import secrets
+import socket
 from dataclasses import dataclass
 
 from ladderboard.server.settings import Settings, unsafe_token_problem
 from ladderboard.store import database_url, make_engine, migrate
 
-__all__ = ["Initialised", "initialise", "serve"]
+__all__ = ["Initialised", "initialise", "run_uvicorn", "serve"]
 
 APP_FACTORY = "ladderboard.server.app:create_app"
 
@@ -67,8 +68,6 @@ def serve(
     passed on as ``LADDERBOARD_DATABASE_URL``; the settings are checked here
     first, so that an unsafe token stops the server before it starts.
     """
-    import uvicorn
-
     if url:
         os.environ["LADDERBOARD_DATABASE_URL"] = database_url(url)
     settings = Settings()  # raises on an unsafe organiser token
@@ -77,4 +76,36 @@ def serve(
         migrate(engine)
     finally:
         engine.dispose()
-    uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers)
+    run_uvicorn(host=host, port=port, workers=workers)
+
+
+def run_uvicorn(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    log_level: str = "info",
+    access_log: bool = True,
+) -> None:
+    """uvicorn over the app factory, in ``workers`` processes.
+
+    With several workers, uvicorn binds the listening socket itself with
+    ``proto=0``; the accepted sockets inherit it, asyncio then leaves
+    TCP_NODELAY off, and every keep-alive response waits ~40 ms for the
+    client's delayed ACK (uvicorn issue #3149). The socket is bound here the
+    same way and re-opened as IPPROTO_TCP before the workers start.
+    """
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    options = {"host": host, "port": port, "log_level": log_level, "access_log": access_log}
+    if workers == 1:
+        uvicorn.run(APP_FACTORY, factory=True, **options)
+        return
+    config = uvicorn.Config(APP_FACTORY, factory=True, workers=workers, **options)
+    listener = config.bind_socket()
+    if listener.family in (socket.AF_INET, socket.AF_INET6) and listener.proto == 0:
+        listener = socket.socket(
+            listener.family, listener.type, socket.IPPROTO_TCP, listener.detach()
+        )
+    Multiprocess(config, sockets=[listener]).run()
