@@ -12,13 +12,10 @@ import argparse
 import io
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
 import pyarrow.csv as pv
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 from _timing import median_seconds
 from ladderboard.competition.config import CompetitionConfig
@@ -27,6 +24,7 @@ from ladderboard.competition.scoring import score_predictions
 from ladderboard.competition.solution import Solution
 from ladderboard.competition.submission import parse_submission
 from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.store import scratch_postgres_database
 
 SUBMISSIONS = 30
 
@@ -43,11 +41,11 @@ def files(solution: Solution, count: int, rng: np.random.Generator) -> list[byte
 
 def bench(url: str, n: int, label: str) -> None:
     rng = np.random.default_rng(0)
-    solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5,
-                                    random_state=0)
+    solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5, random_state=0)
     data = files(solution, SUBMISSIONS, rng)
-    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder",
-                               daily_quota=None)
+    config = CompetitionConfig(
+        score="zero_one", mechanism="parameter-free-ladder", daily_quota=None
+    )
     store = Competitions.open(url)
     store.create("bench", solution, config, random_state=0)
     store.add_team("bench", "team")
@@ -58,12 +56,14 @@ def bench(url: str, n: int, label: str) -> None:
     predictions = parse_submission(data[1], solution)
     scoring = config.scoring()
     score = median_seconds(
-        lambda: score_predictions(scoring, solution.targets, predictions,
-                                  solution.public_mask, solution.private_mask),
+        lambda: score_predictions(
+            scoring, solution.targets, predictions, solution.public_mask, solution.private_mask
+        ),
         repeat=9,
     )
-    scored = score_predictions(scoring, solution.targets, predictions,
-                               solution.public_mask, solution.private_mask)
+    scored = score_predictions(
+        scoring, solution.targets, predictions, solution.public_mask, solution.private_mask
+    )
     ladder = ParameterFreeLadder(n=solution.n_public)
     ladder.submit(scored.public_input)
     mechanism = median_seconds(lambda: ladder.submit(scored.public_input), repeat=9)
@@ -74,10 +74,12 @@ def bench(url: str, n: int, label: str) -> None:
     total = (time.perf_counter() - start) / (len(data) - 1)
     store.engine.dispose()
     rest = max(0.0, total - parse - score - mechanism)
-    print(f"{label:>10} n={2 * n:>7} rows: {1 / total:7.1f} submissions/s  "
-          f"{total * 1e3:7.2f} ms = parse {parse * 1e3:6.2f} + score {score * 1e3:5.2f} "
-          f"+ mechanism {mechanism * 1e3:5.2f} + persistence {rest * 1e3:6.2f}   "
-          f"floor (pyarrow read) {floor * 1e3:6.2f} ms, whole submission {total / floor:5.2f}x")
+    print(
+        f"{label:>10} n={2 * n:>7} rows: {1 / total:7.1f} submissions/s  "
+        f"{total * 1e3:7.2f} ms = parse {parse * 1e3:6.2f} + score {score * 1e3:5.2f} "
+        f"+ mechanism {mechanism * 1e3:5.2f} + persistence {rest * 1e3:6.2f}   "
+        f"floor (pyarrow read) {floor * 1e3:6.2f} ms, whole submission {total / floor:5.2f}x"
+    )
 
 
 def main() -> None:
@@ -87,17 +89,8 @@ def main() -> None:
     for n in (5_000, 50_000):  # solution rows = 2n: 1e4 and 1e5
         with tempfile.TemporaryDirectory() as tmp:
             bench(f"sqlite:///{Path(tmp) / 'bench.db'}", n, "SQLite")
-        name = f"lb_bench_{uuid.uuid4().hex[:10]}"
-        admin = create_engine(args.pg, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            url = make_url(args.pg).set(database=name).render_as_string(hide_password=False)
+        with scratch_postgres_database(args.pg, prefix="lb_bench") as url:
             bench(url, n, "PostgreSQL")
-        finally:
-            with admin.connect() as connection:
-                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            admin.dispose()
 
 
 if __name__ == "__main__":

@@ -39,8 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import create_engine, select, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ladderboard.client import Client, ServerError
@@ -49,7 +48,7 @@ from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.engine import Competitions
 from ladderboard.competition.solution import Solution
 from ladderboard.server.local import LocalServer
-from ladderboard.store import SubmissionRow
+from ladderboard.store import SubmissionRow, scratch_postgres_database
 
 SLUG = "load"
 TEAMS = 8
@@ -63,16 +62,8 @@ def fresh_database(pg: str | None, folder: Path) -> Iterator[str]:
     if pg is None:
         yield f"sqlite:///{folder / f'{uuid.uuid4().hex[:8]}.db'}"
         return
-    name = f"lb_load_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(pg, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(pg).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgres_database(pg, prefix="lb_load") as url:
+        yield url
 
 
 def make_files(solution: Solution, count: int, seed: int) -> list[bytes]:

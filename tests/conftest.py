@@ -8,7 +8,6 @@ reached the tests error out: they are never skipped.
 from __future__ import annotations
 
 import os
-import uuid
 
 import pytest
 
@@ -23,16 +22,7 @@ def database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'ladderboard.db'}"
         return
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
+    from ladderboard.store import scratch_postgres_database
 
-    name = f"lb_test_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(PG_ADMIN_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    with scratch_postgres_database(PG_ADMIN_URL, prefix="lb_test") as url:
+        yield url

@@ -5,7 +5,13 @@ the URL given) says so.
 """
 
 from ladderboard.store.blobs import pack, unpack
-from ladderboard.store.database import DEFAULT_URL, database_url, make_engine, migrate
+from ladderboard.store.database import (
+    DEFAULT_URL,
+    database_url,
+    make_engine,
+    migrate,
+    scratch_postgres_database,
+)
 from ladderboard.store.models import (
     Base,
     CompetitionRow,
@@ -29,5 +35,6 @@ __all__ = [
     "make_engine",
     "migrate",
     "pack",
+    "scratch_postgres_database",
     "unpack",
 ]

@@ -10,15 +10,18 @@ to know which database it talks to.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
-__all__ = ["DEFAULT_URL", "database_url", "make_engine", "migrate"]
+__all__ = ["DEFAULT_URL", "database_url", "make_engine", "migrate", "scratch_postgres_database"]
 
 DEFAULT_URL = "sqlite:///ladderboard.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -76,3 +79,23 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
         connection.commit()
+
+
+@contextlib.contextmanager
+def scratch_postgres_database(admin_url: str, *, prefix: str = "lb_scratch") -> Iterator[str]:
+    """A new, empty PostgreSQL database on the server of ``admin_url``, dropped
+    (connections and all) on exit; yields its URL. For tests and benchmarks."""
+    name = f"{prefix}_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(database_url(admin_url), isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        try:
+            yield make_url(database_url(admin_url)).set(database=name).render_as_string(
+                hide_password=False
+            )
+        finally:
+            with admin.connect() as connection:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    finally:
+        admin.dispose()
