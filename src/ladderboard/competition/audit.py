@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, undefer
 
-from ladderboard.competition.boards import Record, private_board, public_board
+from ladderboard.competition.boards import Record, private_board, public_board, ranked
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.engine import Competitions
 from ladderboard.competition.errors import VerificationError
@@ -202,7 +202,4 @@ def rescore(
             greater_is_better=greater,
             release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
         )
-    return [
-        BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
-        for i, s in enumerate(standings)
-    ]
+    return ranked(standings)

@@ -8,7 +8,18 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-__all__ = ["Record", "auto_select", "private_board", "public_board"]
+from ladderboard.competition.views import BoardRow
+
+__all__ = [
+    "Record",
+    "Standing",
+    "auto_select",
+    "by_team",
+    "final_selection",
+    "private_board",
+    "public_board",
+    "ranked",
+]
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,8 @@ def _better_key(greater_is_better: bool):
     return lambda score, when, ident: (sign * score, when, ident)
 
 
-def _by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
+def by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
+    """Each team's records, oldest first."""
     teams: dict[str, list[Record]] = {}
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
         teams.setdefault(record.team, []).append(record)
@@ -63,7 +75,7 @@ def public_board(
     """
     key = _better_key(greater_is_better)
     standings = []
-    for team, rows in _by_team(records).items():
+    for team, rows in by_team(records).items():
         if release_is_current_best:
             reached = next(r for r in rows if r.public_score == rows[-1].public_score)
         else:
@@ -88,12 +100,24 @@ def auto_select(
     return [r.id for r in ranked[:n_selections]]
 
 
+def final_selection(
+    records: Iterable[Record], n_selections: int, *, greater_is_better: bool
+) -> set[int]:
+    """The ids selected at the close: each team's own choice, or, for a team
+    that chose nothing, its :func:`auto_select` ones."""
+    chosen: set[int] = set()
+    for rows in by_team(records).values():
+        own = {r.id for r in rows if r.selected}
+        chosen |= own or set(auto_select(rows, n_selections, greater_is_better=greater_is_better))
+    return chosen
+
+
 def private_board(records: Iterable[Record], *, greater_is_better: bool) -> list[Standing]:
     """Teams ranked by the best private score among their selected submissions;
     ties go to the earlier submission."""
     key = _better_key(greater_is_better)
     standings = []
-    for team, rows in _by_team(records).items():
+    for team, rows in by_team(records).items():
         chosen = [r for r in rows if r.selected]
         if not chosen:
             continue
@@ -105,3 +129,11 @@ def private_board(records: Iterable[Record], *, greater_is_better: bool) -> list
             )
         )
     return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
+
+
+def ranked(standings: Iterable[Standing]) -> list[BoardRow]:
+    """Standings, best first, as numbered board rows."""
+    return [
+        BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
+        for i, s in enumerate(standings)
+    ]

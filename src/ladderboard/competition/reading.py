@@ -11,9 +11,11 @@ from sqlalchemy.orm import Session
 from ladderboard.competition.boards import (
     Record,
     Standing,
-    auto_select,
+    by_team,
+    final_selection,
     private_board,
     public_board,
+    ranked,
 )
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
@@ -116,19 +118,20 @@ class _Reading:
             rows = session.scalars(
                 select(SubmissionRow).where(SubmissionRow.competition_id == competition.id)
             ).all()
-            by_team: dict[int, list[SubmissionRow]] = {}
+            records = [
+                Record(
+                    r.id,
+                    str(r.team_id),
+                    aware(r.created_at),
+                    r.public_score,
+                    r.private_score,
+                    r.selected,
+                )
+                for r in rows
+            ]
+            picked = final_selection(records, config.n_selections, greater_is_better=greater)
             for row in rows:
-                by_team.setdefault(row.team_id, []).append(row)
-            for team_rows in by_team.values():
-                if any(r.selected for r in team_rows):
-                    continue
-                records = [
-                    Record(r.id, "", aware(r.created_at), r.public_score, r.private_score)
-                    for r in team_rows
-                ]
-                picked = set(auto_select(records, config.n_selections, greater_is_better=greater))
-                for row in team_rows:
-                    row.selected = row.id in picked
+                row.selected = row.id in picked
             return self._info(competition)
 
     def leaderboard(
@@ -151,7 +154,10 @@ class _Reading:
             records = self._records(session, competition)
             if board == "private":
                 if competition.closed_at is None:  # organiser's preview: as if closed now
-                    records = self._preview_selection(records, config, greater)
+                    picked = final_selection(
+                        records, config.n_selections, greater_is_better=greater
+                    )
+                    records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
                 standings = private_board(records, greater_is_better=greater)
             elif config.board == "per-rank":
                 standings = self._rank_standings(session, competition, records)
@@ -161,23 +167,7 @@ class _Reading:
                     greater_is_better=greater,
                     release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
                 )
-        return [
-            BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
-            for i, s in enumerate(standings)
-        ]
-
-    @staticmethod
-    def _preview_selection(records, config, greater) -> list[Record]:
-        by_team: dict[str, list[Record]] = {}
-        for record in records:
-            by_team.setdefault(record.team, []).append(record)
-        out = []
-        for rows in by_team.values():
-            picked = {r.id for r in rows if r.selected} or set(
-                auto_select(rows, config.n_selections, greater_is_better=greater)
-            )
-            out += [dataclasses.replace(r, selected=r.id in picked) for r in rows]
-        return out
+        return ranked(standings)
 
     def _rank_standings(self, session, competition, records) -> list[Standing]:
         state = session.scalars(
@@ -191,13 +181,11 @@ class _Reading:
                 select(TeamRow.id, TeamRow.name).where(TeamRow.competition_id == competition.id)
             ).all()
         )
-        by_team: dict[str, list[Record]] = {}
-        for record in sorted(records, key=lambda r: (r.created_at, r.id)):
-            by_team.setdefault(record.team, []).append(record)
+        teams = by_team(records)
         standings = []
         for entry in state["entries"]:
             name = names[entry["team"]]
-            rows = by_team.get(name, [])
+            rows = teams.get(name, [])
             standings.append(
                 Standing(
                     name, entry["score"], len(rows), rows[-1].created_at if rows else None, None

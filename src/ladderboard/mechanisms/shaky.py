@@ -81,7 +81,7 @@ class ShakyLadder(Mechanism):
     (three Laplace draws), the step keeps a random guess (whose risk varies
     by about ``0.5/√n``) from passing more than about one time in five, and
     an honest improvement of ``6/√n`` (0.095 at ``n = 4000``) passes with
-    probability about 0.94 (``benchmarks/shaky_default.py`` measures both).
+    probability about 0.94 (``tests/test_stochastic.py`` checks both).
 
     >>> board = ShakyLadder(n=4000, random_state=0)
     >>> board.noise_scale, board.step, board.max_updates
