@@ -46,6 +46,7 @@ from ladderboard.random import KeyedStream, RandomState
 __all__ = [
     "BOARDS",
     "E1",
+    "EXPERIMENT",
     "FULL_K",
     "PAPER_AT_400",
     "QUICK_K",
@@ -364,7 +365,7 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     return "\n\n".join(sections) + "\n"
 
 
-E1 = Experiment(
+EXPERIMENT = E1 = Experiment(
     id="e1",
     aliases=("ladder-boosting", "boosting"),
     description=(

@@ -26,7 +26,7 @@ from ladderboard.experiments._output import markdown_table, new_figure, run_line
 from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
 from ladderboard.random import RandomState
 
-__all__ = ["E3", "e3_cell", "e3_tasks"]
+__all__ = ["E3", "EXPERIMENT", "e3_cell", "e3_tasks"]
 
 N = 4000
 FIG3_K = (50, 100, 200, 400, 700, 1000, 1500, 2000, 3000, 4000)
@@ -191,7 +191,7 @@ def e3_report(frame: Any, info: RunInfo) -> str:
     )
 
 
-E3 = Experiment(
+EXPERIMENT = E3 = Experiment(
     id="e3",
     aliases=("shaky-majority", "majority"),
     description=(

@@ -110,16 +110,38 @@ EXPERIMENTS: dict[str, Experiment] = {}
 """Every registered experiment by id, in SPEC order (filled by :func:`load_builtin`,
 which ``ladderboard.experiments.EXPERIMENTS`` and :func:`get_experiment` call)."""
 
-_BUILTIN = (
-    ("ladderboard.experiments.e1_boosting", "E1"),
-    ("ladderboard.experiments.e3_majority", "E3"),
-)
+_NOT_EXPERIMENTS = frozenset({"cli", "registry", "runner"})
+
+
+def _order(experiment: Experiment) -> tuple[int, int, str]:
+    """SPEC order: ``e1 < e3 < ... < e10``, then named experiments by name."""
+    digits = experiment.id[1:]
+    if experiment.id.startswith("e") and digits.isdigit():
+        return (0, int(digits), "")
+    return (1, 0, experiment.id)
 
 
 def load_builtin() -> dict[str, Experiment]:
-    """Import and register the package's own experiments (once); return the registry."""
-    for module, name in _BUILTIN:
-        experiment = getattr(importlib.import_module(module), name)
+    """Import and register the package's own experiments (once); return the registry.
+
+    Every public module of :mod:`ladderboard.experiments` other than the
+    command line, the registry and the runner is an experiment and names it
+    ``EXPERIMENT``; they are registered in SPEC order.
+    """
+    import pkgutil
+
+    import ladderboard.experiments as package
+
+    found = []
+    for module in pkgutil.iter_modules(package.__path__):
+        if module.name.startswith("_") or module.name in _NOT_EXPERIMENTS:
+            continue
+        imported = importlib.import_module(f"{package.__name__}.{module.name}")
+        experiment = getattr(imported, "EXPERIMENT", None)
+        if not isinstance(experiment, Experiment):
+            raise TypeError(f"{imported.__name__} does not define EXPERIMENT = Experiment(...)")
+        found.append(experiment)
+    for experiment in sorted(found, key=_order):
         if experiment.id not in EXPERIMENTS:
             register(experiment)
     return EXPERIMENTS
