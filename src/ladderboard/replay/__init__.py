@@ -1,0 +1,40 @@
+"""Replaying a competition's whole submission history under the mechanisms (SPEC E2).
+
+The Ladder paper (Blum & Hardt 2015, §6) replays the 1785 submissions of a
+Kaggle competition under the parameter-free Ladder and compares the boards
+with Kaggle's: the top-10 perturbations (Table 1), public against private
+scores (Fig. 4), random half-splits of the private rows (Fig. 5) and paired
+t-tests of the top submission against ranks 2-10 (Fig. 6). This package does
+the same for any competition directory and any registered mechanisms:
+
+=====================  ==========================================================
+``history``            which files, for which team, at what time, in what order
+``loading``            a tolerant reader: the defects repaired, the ones refused
+``choice``             mechanisms by name, ``--param KEY=VALUE``, checked first
+``replay``             each file scored once; one mechanism per team; the boards
+``analysis``           rank perturbations, Kendall's tau, half-splits, t-tests
+``run``                :func:`replay_competition`, all of it in one call
+``report``             CSV tables, PNG and SVG figures, a Markdown report
+``cli``                the ``ladderboard replay`` command
+=====================  ==========================================================
+
+Nothing heavy is imported until used, so that the command line starts fast.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["ReplayResult", "replay_competition", "write_outputs"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("ReplayResult", "replay_competition"):
+        from ladderboard.replay import run
+
+        return getattr(run, name)
+    if name == "write_outputs":
+        from ladderboard.replay.report import write_outputs
+
+        return write_outputs
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,142 @@
+"""Which mechanisms a replay runs, with which parameters, checked before any work.
+
+``--mechanism NAME`` names a mechanism of the registry
+(:data:`ladderboard.mechanisms.MECHANISMS`), or ``all`` for every one with its
+defaults. ``--param KEY=VALUE`` goes to every chosen mechanism whose
+constructor takes ``KEY``; a key that none takes, or one the replay supplies
+itself (``n``, ``y_true``, ``metric``, ``random_state``), is an error. Values
+are read as an int, a float, ``true``/``false``, ``none``, else as text.
+
+Defaults the registry cannot give: the fixed-step :class:`~ladderboard.mechanisms.Ladder`
+has no default ``eta``; the replay uses ``1/√n`` (``n`` the public rows, the
+Kaggle rounding of the Ladder paper's Fig. 3), far below the theory's
+``(log(kn)/n)^{1/3}``, which on a log-loss board would freeze every team after
+its first submission.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["MechanismChoice", "choose_mechanisms", "parse_params", "parse_value"]
+
+SUPPLIED = ("n", "y_true", "metric", "random_state")
+"""Parameters the replay supplies; ``--param`` may not set them."""
+
+
+def parse_value(text: str) -> Any:
+    """A ``--param`` value: int, float, bool, None, else the text itself.
+
+    >>> [parse_value(v) for v in ("3", "1e-5", "True", "none", "gaussian")]
+    [3, 1e-05, True, None, 'gaussian']
+    """
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    return text
+
+
+def parse_params(pairs: Iterable[str]) -> dict[str, Any]:
+    """``["eta=0.01", "b=50"]`` as ``{"eta": 0.01, "b": 50}``; a bad pair is a ``ValueError``.
+
+    >>> parse_params(["eta=0.01", "b=50"])
+    {'eta': 0.01, 'b': 50}
+    """
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key.isidentifier():
+            raise ValueError(f"param must be KEY=VALUE, got {pair!r}")
+        if key in params:
+            raise ValueError(f"param {key!r} is given twice")
+        params[key] = parse_value(value.strip())
+    return params
+
+
+def _keywords(klass: type) -> set[str]:
+    signature = inspect.signature(klass.__init__)
+    return {
+        name
+        for name, p in signature.parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name not in SUPPLIED
+    }
+
+
+@dataclass(frozen=True)
+class MechanismChoice:
+    """A registered mechanism and the parameters given to it."""
+
+    name: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def klass(self) -> type:
+        from ladderboard.mechanisms import MECHANISMS
+
+        return MECHANISMS[self.name]
+
+    @property
+    def takes_predictions(self) -> bool:
+        return self.klass.input_kind == "predictions"
+
+    def build(self, *, n: int, y_true: Any = None, metric: str | None = None, random_state=None):
+        """A fresh instance for one team (``n`` public rows; labels for metric-based ones)."""
+        from ladderboard.mechanisms import make_mechanism
+
+        params = dict(self.params)
+        if self.name == "ladder" and "eta" not in params:
+            params["eta"] = 1.0 / math.sqrt(n)
+        if self.takes_predictions:
+            params.update(metric=metric, y_true=y_true)
+        else:
+            params["n"] = n
+        return make_mechanism(self.name, random_state=random_state, **params)
+
+
+def choose_mechanisms(names: Sequence[str], params: dict[str, Any]) -> list[MechanismChoice]:
+    """The mechanisms named (``all`` for every one), each with the params it takes.
+
+    >>> [(c.name, c.params) for c in choose_mechanisms(["ladder", "full-disclosure"],
+    ...                                                 {"eta": 0.02})]
+    [('ladder', {'eta': 0.02}), ('full-disclosure', {})]
+    >>> choose_mechanisms(["ladder"], {"b": 10})
+    Traceback (most recent call last):
+    ValueError: param 'b' is taken by none of the mechanisms chosen (ladder)
+    """
+    from ladderboard.mechanisms import MECHANISMS
+
+    if not names:
+        raise ValueError("mechanism: name at least one mechanism (or 'all')")
+    chosen: list[str] = []
+    for name in names:
+        if name == "all":
+            chosen.extend(MECHANISMS)
+        elif name in MECHANISMS:
+            chosen.append(name)
+        else:
+            known = ", ".join(sorted(MECHANISMS))
+            raise ValueError(f"mechanism: unknown {name!r}; known: all, {known}")
+    chosen = list(dict.fromkeys(chosen))
+    for key in params:
+        if key in SUPPLIED:
+            raise ValueError(f"param {key!r} is supplied by the replay and cannot be set")
+        if not any(key in _keywords(MECHANISMS[name]) for name in chosen):
+            raise ValueError(
+                f"param {key!r} is taken by none of the mechanisms chosen ({', '.join(chosen)})"
+            )
+    return [
+        MechanismChoice(name, {k: v for k, v in params.items() if k in _keywords(MECHANISMS[name])})
+        for name in chosen
+    ]

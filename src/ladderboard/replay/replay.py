@@ -1,0 +1,320 @@
+"""Replaying a history under a mechanism, with one board per team (Ladder §2.1, §6).
+
+Each file is read and scored once (:func:`score_history`): its per-row losses
+on the public and on the private rows are kept, and, when a metric-based
+mechanism runs, its predictions. Every mechanism then runs over the stored
+vectors (:func:`replay_mechanism`): one instance per team, fed the team's
+submissions in submission order, public rows only.
+
+The boards (what the Ladder paper recomputes in Sec. 6):
+
+- a team's *public* entry is what its board shows at the close: its latest
+  release under a mechanism whose releases state the current best (the
+  ladders), its best release under full disclosure (Kaggle);
+- the submission behind that entry is the team's *selection*: the last one
+  the mechanism accepted as a new best (ladders), or the one with the best
+  release, the earliest among equals (Kaggle). This is the submission a team
+  guided by the public board would pick, and the paper's "private score" of
+  a team is that submission's score on the private rows;
+- both boards rank teams by score (lower is better for a loss), ties going to
+  the selection submitted first, then to the team name.
+
+Losses outside ``[0, 1]`` are rescaled into it by their declared bounds for
+the Shaky Ladder (as :class:`~ladderboard.competition.config.Scoring` does),
+and its releases are mapped back, so that every board is on the loss's scale.
+Stochastic mechanisms draw from ``KeyedStream.from_random_state(seed)``,
+derived per mechanism and team: a replay does not depend on ``jobs``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ladderboard.competition import Solution, SubmissionError
+from ladderboard.competition.config import CompetitionConfig, Scoring
+from ladderboard.competition.scoring import score_predictions
+from ladderboard.random import KeyedStream
+from ladderboard.replay.choice import MechanismChoice
+from ladderboard.replay.history import Entry, Skipped
+from ladderboard.replay.loading import load_submission
+
+__all__ = [
+    "BoardEntry",
+    "MechanismReplay",
+    "ScoredHistory",
+    "loss_scoring",
+    "metric_scoring",
+    "replay_mechanism",
+    "score_history",
+]
+
+
+def loss_scoring(name: str) -> Scoring:
+    """The scoring of a loss of the registry (``log_loss``, ``brier``, ...)."""
+    return CompetitionConfig(score=name, mechanism="full-disclosure").scoring()
+
+
+def metric_scoring(name: str) -> Scoring:
+    """The scoring of a metric of the registry, for the metric-based mechanisms."""
+    return CompetitionConfig(score=name, mechanism="bayes-boot-ladder").scoring()
+
+
+@dataclass
+class ScoredHistory:
+    """The submissions read, in submission order, and their per-row losses.
+
+    ``public_losses`` is ``(k, n_public)``, ``private_losses`` ``(k, n_private)``
+    (rows of the solution in solution order); ``predictions`` is ``(k, n)``
+    when kept. ``repairs[i]`` are the repairs made to read ``entries[i]``.
+    """
+
+    entries: list[Entry]
+    skipped: list[Skipped]
+    repairs: list[tuple[str, ...]]
+    public_losses: np.ndarray
+    private_losses: np.ndarray
+    predictions: np.ndarray | None
+
+    @property
+    def teams(self) -> dict[str, list[int]]:
+        """Each team's submissions (indices into ``entries``), in submission order."""
+        teams: dict[str, list[int]] = {}
+        for i, entry in enumerate(self.entries):
+            teams.setdefault(entry.team, []).append(i)
+        return teams
+
+    @property
+    def public_score(self) -> np.ndarray:
+        return self.public_losses.mean(axis=1)
+
+    @property
+    def private_score(self) -> np.ndarray:
+        return self.private_losses.mean(axis=1)
+
+
+def score_history(
+    solution: Solution,
+    entries: Sequence[Entry],
+    scoring: Scoring,
+    *,
+    keep_predictions: bool = False,
+    probabilities: bool | None = None,
+    jobs: int = 1,
+) -> ScoredHistory:
+    """Read and score every file once (``jobs`` threads); refused files go to ``skipped``.
+
+    ``probabilities`` (default: the scoring's own need) makes values just
+    outside ``[0, 1]`` clipped and values further out refused.
+    """
+    if scoring.kind != "loss":
+        raise ValueError(f"scoring must be a loss, got the metric {scoring.name!r}")
+    needs = scoring.requires_probabilities if probabilities is None else probabilities
+    scored_mask = solution.public_mask | solution.private_mask
+    in_scored = np.cumsum(scored_mask) - 1
+    public_at = in_scored[solution.public_mask]
+    private_at = in_scored[solution.private_mask]
+
+    def one(entry: Entry):
+        try:
+            loaded = load_submission(entry.path.read_bytes(), solution, probabilities=needs)
+            scored = score_predictions(
+                scoring, solution.targets, loaded.predictions, scored_mask, solution.private_mask
+            )
+        except SubmissionError as error:
+            return Skipped(entry.file, entry.team, error.code, str(error))
+        except (OSError, ValueError, TypeError) as error:
+            return Skipped(entry.file, entry.team, "not_scorable", str(error))
+        losses = scored.public_input
+        kept = loaded.predictions if keep_predictions else None
+        return losses[public_at], losses[private_at], loaded.repairs, kept
+
+    if jobs > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            results = list(pool.map(one, entries, chunksize=8))
+    else:
+        results = [one(entry) for entry in entries]
+    kept_entries = [e for e, r in zip(entries, results, strict=True) if not isinstance(r, Skipped)]
+    good = [r for r in results if not isinstance(r, Skipped)]
+    skipped = [r for r in results if isinstance(r, Skipped)]
+    k = len(good)
+    public = np.empty((k, solution.n_public))
+    private = np.empty((k, solution.n_private))
+    predictions = None
+    if keep_predictions and k:
+        predictions = np.empty((k, *good[0][3].shape))
+    for i, (pub, priv, _, preds) in enumerate(good):
+        public[i], private[i] = pub, priv
+        if predictions is not None:
+            predictions[i] = preds
+    return ScoredHistory(kept_entries, skipped, [r[2] for r in good], public, private, predictions)
+
+
+@dataclass(frozen=True)
+class BoardEntry:
+    """One team on a board: its rank, score and the submission behind it."""
+
+    rank: int
+    team: str
+    score: float
+    submission: int
+    entries: int
+
+
+@dataclass
+class MechanismReplay:
+    """A mechanism's releases for every submission, and its two boards.
+
+    ``public_true`` and ``private`` are the unrounded scores of each
+    submission on the scale the mechanism ranks by (the loss's mean, or the
+    metric of a metric-based mechanism).
+    """
+
+    choice: MechanismChoice
+    released: np.ndarray
+    improved: np.ndarray
+    public_true: np.ndarray
+    private: np.ndarray
+    greater_is_better: bool
+    public_board: list[BoardEntry]
+    private_board: list[BoardEntry]
+
+    @property
+    def name(self) -> str:
+        return self.choice.name
+
+    def selections(self) -> dict[str, int]:
+        """Each team's selected submission."""
+        return {e.team: e.submission for e in self.public_board}
+
+
+def _rank(rows: list[tuple[float, int, str, int]], greater_is_better: bool) -> list[BoardEntry]:
+    sign = -1.0 if greater_is_better else 1.0
+    ordered = sorted(rows, key=lambda r: (sign * r[0], r[1], r[2]))
+    return [
+        BoardEntry(i + 1, team, score, submission, count)
+        for i, (score, submission, team, count) in enumerate(ordered)
+    ]
+
+
+def boards(
+    teams: dict[str, list[int]],
+    released: np.ndarray,
+    improved: np.ndarray,
+    private: np.ndarray,
+    *,
+    greater_is_better: bool,
+    release_is_current_best: bool,
+) -> tuple[list[BoardEntry], list[BoardEntry]]:
+    """The public and private boards of one replay (module docstring).
+
+    >>> teams = {"a": [0, 2], "b": [1, 3]}
+    >>> released = np.array([0.5, 0.4, 0.5, 0.3]); improved = np.array([1, 1, 0, 1], bool)
+    >>> public, private = boards(teams, released, improved, np.array([.6, .2, .1, .5]),
+    ...                          greater_is_better=False, release_is_current_best=True)
+    >>> [(e.team, e.score, e.submission) for e in public]
+    [('b', 0.3, 3), ('a', 0.5, 0)]
+    >>> [(e.team, e.score, e.submission) for e in private]
+    [('b', 0.5, 3), ('a', 0.6, 0)]
+    """
+    sign = -1.0 if greater_is_better else 1.0
+    public_rows, private_rows = [], []
+    for team, rows in teams.items():
+        if release_is_current_best:
+            accepted = [i for i in rows if improved[i]]
+            chosen = accepted[-1] if accepted else rows[0]
+            score = float(released[rows[-1]])
+        else:
+            chosen = min(rows, key=lambda i: (sign * released[i], i))
+            score = float(released[chosen])
+        public_rows.append((score, chosen, team, len(rows)))
+        private_rows.append((float(private[chosen]), chosen, team, len(rows)))
+    return _rank(public_rows, greater_is_better), _rank(private_rows, greater_is_better)
+
+
+def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str):
+    from ladderboard.losses import get_metric
+
+    metric = get_metric(metric_name)
+    y = solution.targets
+    pub, priv = solution.public_mask, solution.private_mask
+    assert history.predictions is not None
+    public = np.array([metric.score(y[pub], p[pub]) for p in history.predictions])
+    private = np.array([metric.score(y[priv], p[priv]) for p in history.predictions])
+    return public, private, metric.greater_is_better
+
+
+def replay_mechanism(
+    choice: MechanismChoice,
+    history: ScoredHistory,
+    solution: Solution,
+    *,
+    loss_bounds: tuple[float, float],
+    metric: str | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+) -> MechanismReplay:
+    """Run ``choice`` over the history, one instance per team (module docstring)."""
+    klass = choice.klass
+    k = len(history.entries)
+    n = solution.n_public
+    released = np.empty(k)
+    improved = np.zeros(k, dtype=bool)
+    master = KeyedStream.from_random_state(seed)
+    y_public = solution.targets[solution.public_mask]
+    if choice.takes_predictions:
+        if history.predictions is None:
+            raise ValueError(f"{choice.name} needs predictions: score with keep_predictions")
+        inputs = history.predictions[:, solution.public_mask]
+        public_true, private, greater = _metric_scores(history, solution, metric)
+        scale = None
+    else:
+        inputs = history.public_losses
+        public_true, private, greater = history.public_score, history.private_score, False
+        lo, hi = klass.loss_bounds
+        low, high = loss_bounds
+        scale = None
+        if (lo, hi) != (-math.inf, math.inf) and not (low >= lo and high <= hi):
+            if not (math.isfinite(low) and math.isfinite(high)):
+                raise ValueError(
+                    f"{choice.name} needs losses in [{lo:g}, {hi:g}]; the loss is unbounded"
+                )
+            scale = (low, high)
+
+    def run_team(item: tuple[str, list[int]]) -> None:
+        team, rows = item
+        mechanism = choice.build(
+            n=n, y_true=y_public, metric=metric, random_state=master.derive(f"{choice.name}/{team}")
+        )
+        for i in rows:
+            x = inputs[i]
+            if scale is not None:
+                x = np.clip((x - scale[0]) / (scale[1] - scale[0]), 0.0, 1.0)
+            release = mechanism.submit(x)
+            score = release.score
+            if scale is not None:
+                score = scale[0] + score * (scale[1] - scale[0])
+            released[i], improved[i] = score, release.improved
+
+    teams = history.teams
+    if jobs > 1 and len(teams) > 1:
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(run_team, teams.items()))
+    else:
+        for item in teams.items():
+            run_team(item)
+    public_board, private_board = boards(
+        teams,
+        released,
+        improved,
+        private,
+        greater_is_better=greater,
+        release_is_current_best=klass.release_is_current_best,
+    )
+    return MechanismReplay(
+        choice, released, improved, public_true, private, greater, public_board, private_board
+    )

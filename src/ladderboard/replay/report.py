@@ -1,0 +1,471 @@
+"""Writing a replay out: CSV tables, PNG and SVG figures, and a short Markdown report.
+
+=========================  ====================================================
+file                       holds
+=========================  ====================================================
+``releases.csv``           one row per submission and mechanism: the release,
+                           whether it was accepted, its true public and private
+                           scores
+``boards.csv``             every team's public and private board entry
+``rank_perturbation.csv``  each board's top 10 beside the reference's (Table 1)
+``kendall.csv``            Kendall's tau, public vs private board
+``half_splits.csv``        the top 50 over 20 half-splits, mean ± sd (Fig. 5)
+``ttests.csv``             top public submission vs ranks 2-10 (Fig. 6)
+``skipped.csv``            every file left out: file, team, reason code, message
+``repaired.csv``           every repair made to read a file
+``*.png``, ``*.svg``       rank_perturbation, public_private, half_splits, ttests
+``report.md``              the measured values beside the paper's
+=========================  ====================================================
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ladderboard.experiments._output import markdown_table, save_figure
+from ladderboard.replay.analysis import TOP_SCATTER, TOP_TABLE
+from ladderboard.replay.run import ReplayResult
+
+__all__ = ["table1_lines", "write_outputs"]
+
+_LABELS = {"full-disclosure": "Kaggle", "parameter-free-ladder": "Ladder"}
+
+
+def _label(name: str) -> str:
+    return _LABELS.get(name, name)
+
+
+def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def _dicts(path: Path, rows: list[dict], header: Sequence[str]) -> Path:
+    return _write_csv(path, header, ([row[h] for h in header] for row in rows))
+
+
+def _time(value) -> str:
+    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _tables(result: ReplayResult, out: Path) -> list[Path]:
+    history = result.history
+    entries = history.entries
+    paths = []
+    release_rows = (
+        (
+            entry.file,
+            entry.team,
+            _time(entry.submitted_at),
+            i + 1,
+            replay.name,
+            repr(float(replay.released[i])),
+            bool(replay.improved[i]),
+            repr(float(replay.public_true[i])),
+            repr(float(replay.private[i])),
+        )
+        for replay in result.replays
+        for i, entry in enumerate(entries)
+    )
+    paths.append(
+        _write_csv(
+            out / "releases.csv",
+            (
+                "file",
+                "team",
+                "submitted_at",
+                "position",
+                "mechanism",
+                "released",
+                "improved",
+                "public_true",
+                "private",
+            ),
+            release_rows,
+        )
+    )
+    board_rows = []
+    for replay in result.replays:
+        for kind in ("public", "private"):
+            for e in getattr(replay, f"{kind}_board"):
+                entry = entries[e.submission]
+                board_rows.append(
+                    (
+                        replay.name,
+                        kind,
+                        e.rank,
+                        e.team,
+                        repr(e.score),
+                        entry.file,
+                        _time(entry.submitted_at),
+                        e.entries,
+                        repr(float(replay.public_true[e.submission])),
+                        repr(float(replay.private[e.submission])),
+                    )
+                )
+    paths.append(
+        _write_csv(
+            out / "boards.csv",
+            (
+                "mechanism",
+                "board",
+                "rank",
+                "team",
+                "score",
+                "file",
+                "submitted_at",
+                "entries",
+                "public_true",
+                "private",
+            ),
+            board_rows,
+        )
+    )
+    paths.append(
+        _dicts(
+            out / "rank_perturbation.csv",
+            result.perturbations,
+            ("board", "mechanism", "rank", "team", "reference", "reference_rank", "moved"),
+        )
+    )
+    paths.append(
+        _dicts(out / "kendall.csv", result.kendall, ("mechanism", "teams", "tau", "p_value"))
+    )
+    split_rows = [dict(row, file=entries[row["submission"]].file) for row in result.half_splits]
+    paths.append(
+        _dicts(
+            out / "half_splits.csv",
+            split_rows,
+            (
+                "mechanism",
+                "private_rank",
+                "team",
+                "file",
+                "public_loss",
+                "private_loss",
+                "mean_a",
+                "sd_a",
+                "mean_b",
+                "sd_b",
+                "gap",
+                "gap_sd",
+                "within_one_sd",
+            ),
+        )
+    )
+    test_rows = [dict(row, file=entries[row["submission"]].file) for row in result.ttests]
+    paths.append(
+        _dicts(
+            out / "ttests.csv",
+            test_rows,
+            (
+                "mechanism",
+                "rank",
+                "team",
+                "file",
+                "top_team",
+                "mean_difference",
+                "t",
+                "p_value",
+                "p_bonferroni",
+            ),
+        )
+    )
+    paths.append(
+        _write_csv(
+            out / "skipped.csv",
+            ("file", "team", "code", "message"),
+            ((s.file, s.team, s.code, s.message) for s in history.skipped),
+        )
+    )
+    paths.append(
+        _write_csv(
+            out / "repaired.csv",
+            ("file", "team", "repair"),
+            (
+                (entry.file, entry.team, repair)
+                for entry, repairs in zip(entries, history.repairs, strict=True)
+                for repair in repairs
+            ),
+        )
+    )
+    return paths
+
+
+# ------------------------------------------------------------------- figures
+def _grid(count: int, *, width: float = 4.2, height: float = 3.8):
+    from matplotlib.figure import Figure
+
+    ncols = min(count, 4)
+    nrows = math.ceil(count / ncols)
+    figure = Figure(figsize=(width * ncols, height * nrows))
+    figure.subplots_adjust(left=0.09, right=0.97, bottom=0.13, top=0.9, wspace=0.35, hspace=0.4)
+    axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
+    for ax in axes[count:]:
+        ax.set_visible(False)
+    return figure, axes[:count]
+
+
+def _diagonal(ax) -> None:
+    lo = min(ax.get_xlim()[0], ax.get_ylim()[0])
+    hi = max(ax.get_xlim()[1], ax.get_ylim()[1])
+    ax.plot([lo, hi], [lo, hi], color="0.5", linewidth=0.8, zorder=0)
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+
+
+def _figures(result: ReplayResult, out: Path) -> list[Path]:
+    from matplotlib.ticker import NullLocator
+
+    paths: list[Path] = []
+    replays = result.replays
+    # Table 1: each mechanism's top 10 against the reference's ranks.
+    figure, axes = _grid(2)
+    for ax, kind in zip(axes, ("public", "private"), strict=True):
+        for offset, replay in enumerate(replays):
+            rows = [
+                r
+                for r in result.perturbations
+                if r["board"] == kind and r["mechanism"] == replay.name
+            ]
+            x = [r["rank"] for r in rows]
+            y = [r["reference_rank"] if r["reference_rank"] is not None else 0 for r in rows]
+            ax.plot(
+                [v + 0.08 * (offset - len(replays) / 2) for v in x],
+                y,
+                "o-",
+                markersize=4,
+                linewidth=0.8,
+                label=_label(replay.name),
+            )
+        ax.set_xlabel(f"rank on the {kind} board")
+        ax.set_ylabel(f"rank of that team on {_label(result.reference.name)}'s board")
+        ax.set_title(f"{kind.capitalize()} top {TOP_TABLE}")
+        ax.invert_yaxis()
+        ax.legend(fontsize=7)
+    paths += save_figure(figure, out / "rank_perturbation")
+    # Fig. 4: public vs private scores of the top 50 of the private board.
+    figure, axes = _grid(len(replays))
+    for ax, replay in zip(axes, replays, strict=True):
+        board = replay.private_board[:TOP_SCATTER]
+        public = {e.team: e.score for e in replay.public_board}
+        ax.scatter([public[e.team] for e in board], [e.score for e in board], s=10, color="C0")
+        _diagonal(ax)
+        ax.set_title(_label(replay.name))
+        ax.set_xlabel("public board score")
+        ax.set_ylabel("private score")
+    paths += save_figure(figure, out / "public_private")
+    # Fig. 5: half-splits of the private rows.
+    figure, axes = _grid(len(replays))
+    for ax, replay in zip(axes, replays, strict=True):
+        rows = [r for r in result.half_splits if r["mechanism"] == replay.name]
+        ax.errorbar(
+            [r["mean_a"] for r in rows],
+            [r["mean_b"] for r in rows],
+            xerr=[r["sd_a"] for r in rows],
+            yerr=[r["sd_b"] for r in rows],
+            fmt="o",
+            markersize=3,
+            elinewidth=0.6,
+            color="C0",
+            label="mean ± sd over splits",
+        )
+        ax.scatter(
+            [r["public_loss"] for r in rows],
+            [r["private_loss"] for r in rows],
+            s=10,
+            facecolors="none",
+            edgecolors="C3",
+            label="public vs private",
+        )
+        _diagonal(ax)
+        ax.set_title(_label(replay.name))
+        ax.set_xlabel("loss on half A")
+        ax.set_ylabel("loss on half B")
+        ax.legend(fontsize=7)
+    paths += save_figure(figure, out / "half_splits")
+    # Fig. 6: p-values before and after Bonferroni.
+    figure, axes = _grid(2)
+    for ax, column, title in zip(
+        axes, ("p_value", "p_bonferroni"), ("before correction", "after Bonferroni"), strict=True
+    ):
+        for replay in replays:
+            rows = [r for r in result.ttests if r["mechanism"] == replay.name]
+            ax.plot(
+                [r["rank"] for r in rows],
+                [max(r[column], 1e-300) for r in rows],
+                "o-",
+                markersize=4,
+                linewidth=0.8,
+                label=_label(replay.name),
+            )
+        ax.axhline(0.05, color="0.5", linestyle="--", linewidth=0.8)
+        ax.set_yscale("log")
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.set_xlabel("rank r on the public board")
+        ax.set_ylabel("p-value, top vs rank r (private rows)")
+        ax.set_title(title)
+        ax.legend(fontsize=7)
+    paths += save_figure(figure, out / "ttests")
+    return paths
+
+
+# -------------------------------------------------------------------- report
+def table1_lines(result: ReplayResult) -> list[tuple[str, str, str]]:
+    """``(board, mechanism, positions)``: where a top 10 differs from the reference's,
+    the reference rank of each team found there, as the paper's Table 1 lists them."""
+    lines = []
+    for kind in ("private", "public"):
+        for replay in result.replays:
+            if replay is result.reference:
+                continue
+            rows = [
+                r
+                for r in result.perturbations
+                if r["board"] == kind and r["mechanism"] == replay.name and r["moved"]
+            ]
+            ref = " ".join(str(r["rank"]) for r in rows) or "none"
+            got = " ".join(
+                "-" if r["reference_rank"] is None else str(r["reference_rank"]) for r in rows
+            )
+            lines.append(
+                (
+                    kind,
+                    replay.name,
+                    f"{_label(result.reference.name)} {ref} / "
+                    f"{_label(replay.name)} {got or 'none'}",
+                )
+            )
+    return lines
+
+
+def _significant(result: ReplayResult, name: str, column: str) -> str:
+    ranks = [str(r["rank"]) for r in result.ttests if r["mechanism"] == name and r[column] < 0.05]
+    return ", ".join(ranks) or "none"
+
+
+def _report(result: ReplayResult, command: str) -> str:
+    history = result.history
+    solution = result.solution
+    skipped = Counter(s.code for s in history.skipped)
+    repairs = Counter(r for rs in history.repairs for r in rs)
+    teams = len(history.teams)
+    lines = [
+        "# Replay of a competition under the leaderboard mechanisms (Ladder §6)",
+        "",
+        f"Reproduce with `{command}`.",
+        "",
+        f"{len(history.entries)} submissions read from {teams} teams "
+        f"({len(history.skipped)} skipped); {solution.n} test rows, {solution.n_public} "
+        f"public, {solution.n_private} private; loss `{result.loss}`"
+        + (f", metric `{result.metric}`" if result.metric else "")
+        + f"; seed {result.seed}. The paper: 1830 submissions, 1785 processed, 200 teams, "
+        "12000 rows (3600 public, 8400 private).",
+        "",
+        "Skipped, by reason: "
+        + (", ".join(f"`{c}` {k}" for c, k in sorted(skipped.items())) or "none")
+        + ". Repaired, by defect: "
+        + (", ".join(f"`{c}` {k}" for c, k in sorted(repairs.items())) or "none")
+        + ". Details in skipped.csv and repaired.csv.",
+        "",
+        "A team's public entry is its latest release under a ladder and its best release "
+        "under Kaggle; its private score is that of the submission behind the entry "
+        "(the last one the ladder accepted, or the best-released one).",
+        "",
+        "## Top-10 perturbations (Table 1)",
+        "",
+        "Positions where a top 10 differs from the reference, and the reference rank of the "
+        "team found there. The paper: private `Kaggle 6 8 / Ladder 8 6`, public "
+        "`Kaggle 5 6 7 / Ladder 7 5 6`.",
+        "",
+        markdown_table(["board", "mechanism", "perturbation"], table1_lines(result)),
+        "",
+        "## Kendall's tau, public against private board",
+        "",
+        markdown_table(
+            ["mechanism", "teams", "tau", "p-value"],
+            [
+                [r["mechanism"], r["teams"], f"{r['tau']:.3f}", f"{r['p_value']:.2g}"]
+                for r in result.kendall
+            ],
+        ),
+        "",
+        "## Public against private, and half-splits (Figs. 4 and 5)",
+        "",
+        "The paper: the top 50 underfit slightly (public losses a little higher than "
+        "private), and that gap is within one standard deviation of the scores over 20 "
+        "random half-splits of the private rows.",
+        "",
+    ]
+    rows = []
+    for replay in result.replays:
+        split = [r for r in result.half_splits if r["mechanism"] == replay.name]
+        if not split:
+            continue
+        gaps = [r["gap"] for r in split]
+        rows.append(
+            [
+                replay.name,
+                len(split),
+                f"{sum(gaps) / len(gaps):+.4f}",
+                f"{sum(g > 0 for g in gaps)}/{len(gaps)}",
+                f"{sum(r['gap_sd'] for r in split) / len(split):.4f}",
+                f"{sum(r['within_one_sd'] for r in split)}/{len(split)}",
+            ]
+        )
+    lines += [
+        markdown_table(
+            [
+                "mechanism",
+                "top",
+                "mean public − private",
+                "public higher",
+                "mean sd of split gap",
+                "gap within 1 sd",
+            ],
+            rows,
+        ),
+        "",
+        "## Paired t-tests, top public submission against ranks 2-10 (Fig. 6)",
+        "",
+        "The paper (Kaggle board): after Bonferroni only ranks 8 and 9 differ significantly "
+        "(p < 0.05) from the top.",
+        "",
+        markdown_table(
+            ["mechanism", "p < 0.05 before", "p < 0.05 after Bonferroni"],
+            [
+                [
+                    r.name,
+                    _significant(result, r.name, "p_value"),
+                    _significant(result, r.name, "p_bonferroni"),
+                ]
+                for r in result.replays
+            ],
+        ),
+        "",
+        "## Time",
+        "",
+        ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()) + ".",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_outputs(result: ReplayResult, out: Path, *, command: str) -> list[Path]:
+    """Write every table, figure and the report into ``out`` (created if missing)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = _tables(result, out)
+    paths += _figures(result, out)
+    report = out / "report.md"
+    report.write_text(_report(result, command), encoding="utf-8")
+    paths.append(report)
+    return paths

@@ -1,0 +1,200 @@
+"""One call from a competition's files to every replay and analysis (SPEC E2)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ladderboard._validation import check_int
+from ladderboard.competition import Solution
+from ladderboard.replay import analysis
+from ladderboard.replay.choice import MechanismChoice, choose_mechanisms, parse_params
+from ladderboard.replay.history import default_index, discover
+from ladderboard.replay.replay import (
+    MechanismReplay,
+    ScoredHistory,
+    loss_scoring,
+    metric_scoring,
+    replay_mechanism,
+    score_history,
+)
+
+__all__ = ["REFERENCE", "ReplayResult", "replay_competition"]
+
+REFERENCE = "full-disclosure"
+"""The board others are compared with when it is replayed: Kaggle's own."""
+
+
+@dataclass
+class ReplayResult:
+    """Everything a replay computed; :mod:`ladderboard.replay.report` writes it out."""
+
+    solution: Solution
+    history: ScoredHistory
+    replays: list[MechanismReplay]
+    reference: MechanismReplay
+    loss: str
+    metric: str | None
+    seed: int
+    index: Path | None
+    perturbations: list[dict]
+    kendall: list[dict]
+    half_splits: list[dict]
+    ttests: list[dict]
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    solution: Solution
+    directory: Path
+    index: Path | None
+    choices: list[MechanismChoice]
+    loss: str
+    metric: str | None
+    seed: int
+    jobs: int
+    splits: int
+    loss_bounds: tuple[float, float]
+
+
+def _plan(
+    solution: Solution | str | Path,
+    submissions: str | Path,
+    index: str | Path | None,
+    mechanisms: Sequence[str],
+    params: dict[str, Any] | Iterable[str] | None,
+    loss: str,
+    metric: str | None,
+    seed: int,
+    jobs: int,
+    splits: int,
+) -> _Plan:
+    seed = check_int("seed", seed, 0)
+    jobs = check_int("jobs", jobs, 1)
+    splits = check_int("splits", splits, 2)
+    if isinstance(mechanisms, str):
+        mechanisms = [mechanisms]
+    if params is None:
+        params = {}
+    elif not isinstance(params, dict):
+        params = parse_params(params)
+    choices = choose_mechanisms(list(mechanisms), params)
+    try:
+        scoring = loss_scoring(loss)
+    except ValueError as exc:
+        raise ValueError(f"loss: {exc}") from None
+    needs_metric = any(c.takes_predictions for c in choices)
+    if needs_metric:
+        if metric is None:
+            raise ValueError("metric: the metric-based mechanisms need one (e.g. log_loss)")
+        try:
+            metric_scoring(metric)
+        except ValueError as exc:
+            raise ValueError(f"metric: {exc}") from None
+    directory = Path(submissions)
+    if not directory.is_dir():
+        raise ValueError(f"submissions must be a directory, got {str(directory)!r}")
+    if index is not None and not Path(index).is_file():
+        raise ValueError(f"index must be a file, got {str(index)!r}")
+    if not isinstance(solution, Solution):
+        path = Path(solution)
+        if not path.is_file():
+            raise ValueError(f"solution must be a file, got {str(path)!r}")
+        solution = Solution.from_csv(path)
+    y_public = solution.targets[solution.public_mask]
+    for choice in choices:  # bad values fail here, before any file is read
+        try:
+            choice.build(n=solution.n_public, y_true=y_public, metric=metric, random_state=0)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"mechanism {choice.name!r} with {choice.params}: {exc}") from None
+    bounds = scoring.loss().bounds
+    return _Plan(
+        solution,
+        directory,
+        None if index is None else Path(index),
+        choices,
+        loss,
+        metric if needs_metric else None,
+        seed,
+        jobs,
+        splits,
+        (float(bounds[0]), float(bounds[1])),
+    )
+
+
+def replay_competition(
+    solution: Solution | str | Path,
+    submissions: str | Path,
+    *,
+    index: str | Path | None = None,
+    mechanisms: Sequence[str] = (REFERENCE, "parameter-free-ladder"),
+    params: dict[str, Any] | Iterable[str] | None = None,
+    loss: str = "log_loss",
+    metric: str | None = "log_loss",
+    seed: int = 0,
+    jobs: int = 1,
+    splits: int = analysis.SPLITS,
+) -> ReplayResult:
+    """Replay every submission under every chosen mechanism, then analyse (SPEC E2).
+
+    Every option is checked (and every mechanism built once) before any
+    submission is read. ``index`` defaults to ``submissions.csv`` beside the
+    ``submissions`` directory when it exists, else the file names are read.
+    The reference board is Kaggle's (``full-disclosure``) when replayed, else
+    the first mechanism's.
+    """
+    plan = _plan(solution, submissions, index, mechanisms, params, loss, metric, seed, jobs, splits)
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    chosen_index = plan.index if plan.index is not None else default_index(plan.directory)
+    entries, skipped = discover(plan.directory, chosen_index)
+    history = score_history(
+        plan.solution,
+        entries,
+        loss_scoring(plan.loss),
+        keep_predictions=plan.metric is not None,
+        jobs=plan.jobs,
+    )
+    history.skipped[:0] = skipped
+    if not history.entries:
+        raise ValueError(f"no submission of {str(plan.directory)!r} could be read")
+    seconds["read and score"] = time.perf_counter() - start
+    replays = []
+    for choice in plan.choices:
+        began = time.perf_counter()
+        replays.append(
+            replay_mechanism(
+                choice,
+                history,
+                plan.solution,
+                loss_bounds=plan.loss_bounds,
+                metric=plan.metric,
+                seed=plan.seed,
+                jobs=plan.jobs,
+            )
+        )
+        seconds[choice.name] = time.perf_counter() - began
+    began = time.perf_counter()
+    reference = next((r for r in replays if r.name == REFERENCE), replays[0])
+    halves = analysis.half_split_indices(plan.solution.n_private, plan.splits, plan.seed)
+    result = ReplayResult(
+        solution=plan.solution,
+        history=history,
+        replays=replays,
+        reference=reference,
+        loss=plan.loss,
+        metric=plan.metric,
+        seed=plan.seed,
+        index=chosen_index,
+        perturbations=analysis.rank_perturbations(replays, reference),
+        kendall=analysis.kendall(replays),
+        half_splits=[row for r in replays for row in analysis.half_splits(r, history, halves)],
+        ttests=[row for r in replays for row in analysis.ttests(r, history)],
+        seconds=seconds,
+    )
+    seconds["analysis"] = time.perf_counter() - began
+    return result
