@@ -1,0 +1,294 @@
+"""E5: over-fitting by Freedman's attack, full disclosure vs the Ladder
+(Chaibub Neto et al. 2016, Fig. 2).
+
+Freedman's attack (:func:`~ladderboard.attacks.freedman_attack`) submits the
+``p = 300`` univariate regressions, then refits on the ``k`` best-scored
+features, ``k = 1, …, 30``. With the response permuted within each set no
+feature carries signal, so ``ΔMSE = MSE_public − MSE_final`` (the final
+model's exact public MSE minus its MSE on the final set) measures over-fitting
+to the public holdout: negative is over-fitting. The boards are
+:class:`~ladderboard.mechanisms.FullDisclosure` and the Ladder of the paper's
+Alg. 3 (:class:`~ladderboard.mechanisms.SignificanceLadder`) at
+``α ∈ {0.01, 0.15, 0.5}``.
+
+As in the paper, a design is fixed for the run (the split and the features)
+and each repetition permutes the response anew (the paper: 1,000
+permutations): the simulated design at the size of the paper's AD data
+(``n = 628``, 300 AR(1) features; at the ``n = 120`` of its Fig. 1 a
+30-feature fit on 40 training rows is mostly variance) and the
+real one (300 random genes of the tissue gene-expression data, 189 rows, for
+the paper's ADNI features). The ``p`` univariate submissions do not depend on
+``k``, so one run of the board serves every ``k``
+(:func:`~ladderboard.experiments._neto.freedman_path`; the tests check it
+against the attack itself). A task is a block of repetitions of one design;
+each repetition draws its permutation from its own seed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ladderboard._validation import check_int
+from ladderboard.experiments._neto import (
+    AD_N,
+    DESIGNS,
+    FULL_DISCLOSURE,
+    board_label,
+    design,
+    freedman_path,
+    permuted,
+    repetition_generator,
+    single_threaded,
+    summary_interval,
+)
+from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
+from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+
+__all__ = ["ALPHAS", "E5", "EXPERIMENT", "e5_block", "e5_tasks"]
+
+ALPHAS = (0.01, 0.15, 0.5)
+BOARDS = (None, *ALPHAS)
+P = 300
+FULL_K = tuple(range(1, 31))
+QUICK_K = (1, 3, 5, 9, 15, 30)
+PAPER_RATIO = 30 / 209
+"""The paper's largest ``k`` over its training rows (a third of 628)."""
+BLOCK = 50
+
+
+def e5_block(
+    *,
+    design_name: str,
+    reps: tuple[int, ...],
+    rep_seeds: tuple[int, ...],
+    data_seed: int,
+    ks: tuple[int, ...] = FULL_K,
+    p: int = P,
+) -> Any:
+    """Repetitions ``reps`` of Fig. 2 on one design (drawn from ``data_seed``);
+    repetition ``reps[i]`` permutes the responses with ``rep_seeds[i]``.
+
+    A tidy DataFrame with one row per repetition, board and ``k``: ``rep``,
+    ``design``, ``board``, ``alpha`` (NaN for full disclosure), ``k``,
+    ``n_train`` (training rows), ``public_mse`` (the final model's exact public MSE), ``final_mse``,
+    ``dmse`` and ``released`` (the board's release for the final model).
+
+    >>> frame = e5_block(design_name="simulated", reps=(0,), rep_seeds=(1,), data_seed=2,
+    ...                  ks=(10,))
+    >>> frame[["board", "k"]].values.tolist()[:2]
+    [['FullDisclosure', 10], ['Ladder(alpha=0.01)', 10]]
+    >>> bool((frame.dmse == frame.public_mse - frame.final_mse).all())
+    True
+    """
+    import pandas as pd
+
+    if design_name not in DESIGNS:
+        raise ValueError(f"design_name must be one of {DESIGNS}, got {design_name!r}")
+    if len(reps) != len(rep_seeds):
+        raise ValueError(
+            f"reps and rep_seeds must have one entry each, got {len(reps)} and {len(rep_seeds)}"
+        )
+    ks = tuple(sorted({check_int("k", k, 1) for k in ks}))
+    p = check_int("p", p, max(ks))
+    rows = []
+    with single_threaded():
+        base = design(design_name, p=p, n=AD_N, random_state=data_seed)
+        for rep, seed in zip(reps, rep_seeds, strict=True):
+            data = permuted(base, repetition_generator(seed))
+            for alpha in BOARDS:
+                _, models = freedman_path(data, alpha, ks)
+                for k, model in models.items():
+                    rows.append(
+                        {
+                            "rep": rep,
+                            "design": design_name,
+                            "board": board_label(alpha),
+                            "alpha": np.nan if alpha is None else alpha,
+                            "k": k,
+                            "n_train": data.y_train.size,
+                            "public_mse": model.public_mse,
+                            "final_mse": model.final_mse,
+                            "dmse": model.public_mse - model.final_mse,
+                            "released": model.released,
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+def e5_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
+    """Per design, blocks of up to 50 repetitions; the seeds name the design
+    and the repetition, not the block."""
+    ks = QUICK_K if quick else FULL_K
+    tasks = []
+    for name in DESIGNS:
+        for start in range(0, reps, BLOCK):
+            block = tuple(range(start, min(reps, start + BLOCK)))
+            tasks.append(
+                Task(
+                    e5_block,
+                    {
+                        "design_name": name,
+                        "reps": block,
+                        "rep_seeds": tuple(task_seed(seed, "e5", name, r) for r in block),
+                        "data_seed": task_seed(seed, "e5", name, "design"),
+                        "ks": ks,
+                    },
+                )
+            )
+    return tasks
+
+
+# --------------------------------------------------------------------- outputs
+_COLOURS = {
+    FULL_DISCLOSURE: "tab:red",
+    board_label(0.01): "tab:green",
+    board_label(0.15): "tab:blue",
+    board_label(0.5): "tab:purple",
+}
+
+
+def e5_plot(frame: Any, stem: Path) -> list[Path]:
+    """ΔMSE over k per board (median and interquartile band), one panel per design."""
+    figure, axes = new_figure(len(DESIGNS))
+    for ax, name in zip(axes, DESIGNS, strict=True):
+        part = frame[frame.design == name]
+        for board, colour in _COLOURS.items():
+            stats = part[part.board == board].groupby("k").dmse.quantile([0.25, 0.5, 0.75])
+            stats = stats.unstack()
+            ax.plot(stats.index, stats[0.5], color=colour, marker="o", markersize=3, label=board)
+            ax.fill_between(
+                stats.index, stats[0.25], stats[0.75], color=colour, alpha=0.15, linewidth=0
+            )
+        ax.axhline(0.0, color="black", linewidth=0.8)
+        ax.set_title(f"{name} design")
+        ax.set_xlabel("k (features in the final model)")
+        ax.set_ylabel("ΔMSE = MSE_public − MSE_final")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower left")
+    figure.suptitle(
+        f"E5 (Chaibub Neto et al. 2016, Fig. 2): Freedman's attack, permuted responses, "
+        f"{P} features, median and IQR over {frame.rep.nunique()} permutations"
+    )
+    return save_figure(figure, stem)
+
+
+def _median(frame: Any, board: str, k: int, column: str = "dmse") -> float:
+    at = frame[(frame.board == board) & (frame.k == k)]
+    return float(at[column].median())
+
+
+def _claims(part: Any) -> list[list[str]]:
+    """The paper's qualitative claims about Fig. 2, checked on one design, up
+    to :func:`reference_k`."""
+    k_lo, k_hi = int(part.k.min()), reference_k(part)
+    fd = {
+        column: [_median(part, FULL_DISCLOSURE, k, column) for k in (k_lo, k_hi)]
+        for column in ("public_mse", "final_mse", "dmse")
+    }
+    strict = [abs(_median(part, board_label(0.01), k)) for k in sorted(set(part.k)) if k <= k_hi]
+    at_hi = [_median(part, board_label(a), k_hi) for a in ALPHAS]
+    small = all(abs(v) < abs(fd["dmse"][1]) / 2 for v in at_hi)
+    increasing = at_hi[0] >= at_hi[1] >= at_hi[2]
+    return [
+        [
+            '"MSEs in the public leaderboard decreasing as a function of k" (full disclosure)',
+            f"median public MSE {fd['public_mse'][0]:.3f} → {fd['public_mse'][1]:.3f} "
+            f"(k = {k_lo} → {k_hi})",
+            _yes(fd["public_mse"][1] < fd["public_mse"][0]),
+        ],
+        [
+            '"while the final MSEs actually increase with k"',
+            f"median final MSE {fd['final_mse'][0]:.3f} → {fd['final_mse'][1]:.3f}",
+            _yes(fd["final_mse"][1] > fd["final_mse"][0]),
+        ],
+        [
+            "full disclosure over-fits, more with k (Fig. 2b)",
+            f"median ΔMSE {fd['dmse'][0]:.3f} → {fd['dmse'][1]:.3f}",
+            _yes(fd["dmse"][1] < fd["dmse"][0] < 0),
+        ],
+        [
+            '"α = 0.01, red boxplots closely track the blue boxplots"',
+            f"largest |median ΔMSE| over k: {max(strict):.3f}",
+            _yes(max(strict) < 0.1),
+        ],
+        [
+            '"an increasing amount of over-fitting for increasing α levels, the amount is '
+            'nevertheless small"',
+            f"median ΔMSE at k = {k_hi}: "
+            + ", ".join(f"α {a:g}: {v:.3f}" for a, v in zip(ALPHAS, at_hi, strict=True))
+            + f" (full disclosure {fd['dmse'][1]:.3f})",
+            f"small (under half of full disclosure's): {_yes(small)}; "
+            f"increasing with α: {_yes(increasing)}",
+        ],
+    ]
+
+
+def reference_k(part: Any) -> int:
+    """The largest ``k`` run with ``k / n_train`` at most the paper's 30/209.
+
+    Beyond it a least-squares fit on the few training rows of the real design
+    (63) is mostly variance, which the paper's 209 rows did not face.
+    """
+    limit = PAPER_RATIO * int(part.n_train.iloc[0]) + 1e-9
+    ks = sorted(k for k in set(part.k) if k <= limit)
+    return int(ks[-1] if ks else min(part.k))
+
+
+def _yes(held: bool) -> str:
+    return "yes" if held else "no"
+
+
+def e5_report(frame: Any, info: RunInfo) -> str:
+    """Median [IQR] of ΔMSE per board at a few k, and the paper's claims checked."""
+    ks = [k for k in (1, 5, 9, 15, 20, 30) if k in set(frame.k)]
+    sections = [
+        "# E5: Freedman's attack, full disclosure vs the Ladder (Chaibub Neto et al. 2016, Fig. 2)",
+        f"Permuted responses, {P} features; ΔMSE = MSE_public − MSE_final of the final model "
+        f"(negative = over-fitting the public holdout), median [IQR] over "
+        f"{frame.rep.nunique()} permutations. The paper: AD Challenge (ADNI) data, 300 random "
+        "features, 1,000 permutations; it reports boxplots, not numbers. Here: the paper's "
+        f"simulated design (AR(1) features) at the AD data's size, n = {AD_N}, and real "
+        "gene-expression data (189 samples, 300 random genes, 63 training rows) in place of "
+        "the ADNI data.",
+    ]
+    for name in DESIGNS:
+        part = frame[frame.design == name]
+        if part.empty:
+            continue
+        rows = [
+            [
+                board,
+                *(summary_interval(part[(part.board == board) & (part.k == k)].dmse) for k in ks),
+            ]
+            for board in _COLOURS
+        ]
+        sections += [
+            f"## {name.capitalize()} design",
+            markdown_table(["board", *(f"k = {k}" for k in ks)], rows),
+            f"The paper's claims, checked up to k = {reference_k(part)} (k / training rows "
+            f"at most the paper's 30/209; {int(part.n_train.iloc[0])} training rows here):",
+            markdown_table(["paper (Fig. 2 text)", "measured", "held"], _claims(part)),
+        ]
+    command = f"ladderboard experiment run e5 --reps {info.reps} --seed {info.seed}"
+    if info.quick:
+        command += " --quick"
+    sections.append(run_line(info, command))
+    return "\n\n".join(sections) + "\n"
+
+
+EXPERIMENT = E5 = Experiment(
+    id="e5",
+    aliases=("freedman-dmse", "freedman-overfitting"),
+    description=(
+        "Neto Fig. 2: ΔMSE = public − final MSE of Freedman's attack for k = 1..30, full "
+        "disclosure vs Ladder α ∈ {0.01, 0.15, 0.5}, permuted responses, 300 features"
+    ),
+    reps=1000,
+    quick_reps=10,
+    tasks=e5_tasks,
+    plot=e5_plot,
+    report=e5_report,
+)
