@@ -459,12 +459,16 @@ def _report(result: ReplayResult, command: str) -> str:
     return "\n".join(lines)
 
 
-def write_outputs(result: ReplayResult, out: Path, *, command: str) -> list[Path]:
-    """Write every table, figure and the report into ``out`` (created if missing)."""
+def write_outputs(
+    result: ReplayResult, out: Path, *, command: str, figures: bool = True
+) -> list[Path]:
+    """Write every table, the figures (unless ``figures=False``) and the report
+    into ``out`` (created if missing)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     paths = _tables(result, out)
-    paths += _figures(result, out)
+    if figures:
+        paths += _figures(result, out)
     report = out / "report.md"
     report.write_text(_report(result, command), encoding="utf-8")
     paths.append(report)
