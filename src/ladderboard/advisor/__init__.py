@@ -1,0 +1,74 @@
+"""The organiser's advisor: which leaderboard mechanism, with which parameters,
+for a holdout of ``n`` labels and a budget of ``k`` submissions.
+
+It generalises Chaibub Neto et al. (2016, S3, "how many submissions can an
+organiser allow"): for every mechanism and setting of a grid it runs the
+attack suite at the organiser's ``n`` and ``k`` and measures what the
+strongest attacker gains, simulates honest teams to measure what they lose,
+and recommends the setting that protects best among those that cost honest
+teams little against full disclosure.
+
+==========================  ===================================================
+:mod:`~.grid`               the settings (mechanism, parameters, short label)
+                            and the metrics (how boards score submissions)
+:mod:`~.protection`         the attack suite against one setting: the gap
+                            between true and released loss, per attack
+:mod:`~.honest`             honest teams: Kendall's tau, the share of true
+                            improvements released, the delay until one shows
+:mod:`~.advice`             the grid over repetitions, the summary, the rule
+:mod:`~.cli`                ``ladderboard advise --n N --submissions K``
+==========================  ===================================================
+
+The rule (:func:`recommend`): among the settings whose Kendall's tau is at
+most 0.05 and whose share of improvements released is at most 0.10 below full
+disclosure's (``Kaggle 1e-5``), the one whose strongest attacker gains least.
+
+Names are loaded on first use, so that importing the command line stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ladderboard.advisor.advice import (
+        Advice,
+        advise,
+        evaluate_grid,
+        recommend,
+        summarise,
+    )
+    from ladderboard.advisor.grid import Setting, default_grid, scoring_rule
+    from ladderboard.advisor.honest import HonestTeams
+
+_EXPORTS = {
+    "Advice": "advice",
+    "HonestTeams": "honest",
+    "Setting": "grid",
+    "advise": "advice",
+    "default_grid": "grid",
+    "evaluate_grid": "advice",
+    "recommend": "advice",
+    "scoring_rule": "grid",
+    "summarise": "advice",
+}
+
+__all__ = [
+    "Advice",
+    "HonestTeams",
+    "Setting",
+    "advise",
+    "default_grid",
+    "evaluate_grid",
+    "recommend",
+    "scoring_rule",
+    "summarise",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
