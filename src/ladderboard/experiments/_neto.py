@@ -56,6 +56,7 @@ __all__ = [
     "single_threaded",
     "step_forward_path",
     "summary_interval",
+    "with_features",
 ]
 
 FULL_DISCLOSURE = "FullDisclosure"
@@ -92,21 +93,29 @@ def design(name: str, *, p: int, random_state: RandomState, n: int = 120) -> Reg
     raise ValueError(f"design must be one of {DESIGNS}, got {name!r}")
 
 
-def permuted(
-    data: RegressionData, rng: np.random.Generator, features: np.ndarray | None = None
-) -> RegressionData:
+def permuted(data: RegressionData, rng: np.random.Generator) -> RegressionData:
     """``data`` with the response permuted within each set (the paper's
-    "permuted response" experiments), restricted to ``features`` if given.
-
-    A permutation keeps each set's mean and standard deviation, so the sets
-    stay scaled.
-    """
+    "permuted response" experiments). A permutation keeps each set's mean and
+    standard deviation, so the sets stay scaled."""
     sets = []
     for part in ("train", "public", "final"):
-        X = getattr(data, f"X_{part}")
         y = getattr(data, f"y_{part}")
-        sets += [X if features is None else X[:, features], y[rng.permutation(y.size)]]
+        sets += [getattr(data, f"X_{part}"), y[rng.permutation(y.size)]]
     return RegressionData(*sets, informative=np.zeros(0, dtype=np.int64))
+
+
+def with_features(data: RegressionData, features: np.ndarray) -> RegressionData:
+    """``data`` restricted to the columns ``features`` (each set was scaled
+    column by column, so it stays scaled)."""
+    return RegressionData(
+        data.X_train[:, features],
+        data.y_train,
+        data.X_public[:, features],
+        data.y_public,
+        data.X_final[:, features],
+        data.y_final,
+        informative=np.zeros(0, dtype=np.int64),
+    )
 
 
 def single_threaded() -> Any:
