@@ -1,0 +1,600 @@
+"""Simulate a whole Kaggle-style competition and write it as a competition directory.
+
+:func:`simulate_competition` draws the hidden test set from a dataset, lets
+honest teams (:mod:`~ladderboard.simulation.honest`) and a few adversaries
+(:mod:`~ladderboard.simulation.adversaries`) submit through their boards over
+a three-month competition, and writes::
+
+    OUT/
+      solution.csv           Solution.to_csv(): id, target, Usage (Public/Private)
+      sample_submission.csv  Solution.sample_submission_csv()
+      submissions.csv        the index, in submission order: file,team,submitted_at
+      submissions/           one file per submission, TEAM__YYYYMMDDTHHMMSSZ.csv(.gz)
+      teams.csv              ground truth: team,kind,strategy (kind = honest | adversary)
+      defects.csv            ground truth of the injected formatting defects: file,defect
+      README.md              the command that made it and what each file is
+
+How much teams submit is heavy-tailed, as in real competitions: every team
+submits at least once, and the rest of the budget is shared in proportion to
+log-normal weights. A team joins at some point of the competition (most join
+early) and its submissions come at increasing times, more of them towards the
+end. Everything random is drawn from streams of one
+:class:`~ladderboard.random.KeyedStream` keyed by ``seed`` (and estimators
+seeded from it), so the same arguments write byte-identical directories.
+"""
+
+from __future__ import annotations
+
+import shutil
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ladderboard._validation import check_int, check_real
+from ladderboard.random import KeyedStream
+from ladderboard.simulation.adversaries import ADVERSARIES, MIN_BUDGET
+from ladderboard.simulation.datasets import check_dataset_options
+from ladderboard.simulation.defects import DEFECTS
+from ladderboard.simulation.desk import SubmissionRecord
+
+__all__ = ["LAYOUT_FILES", "SimulationSummary", "check_options", "simulate_competition"]
+
+START = datetime(2026, 1, 5, tzinfo=UTC)
+"""When the simulated competition opens (it runs for ``days`` days)."""
+LAYOUT_FILES = (
+    "solution.csv",
+    "sample_submission.csv",
+    "submissions.csv",
+    "teams.csv",
+    "defects.csv",
+    "README.md",
+)
+_ADVERSARY_SHARE = 0.03  # of all submissions, per adversary
+_EFFORT_SIGMA = 1.1  # log-normal spread of the teams' efforts
+_ADJECTIVES = [
+    "amber",
+    "azure",
+    "bold",
+    "brave",
+    "brisk",
+    "calm",
+    "clever",
+    "cosmic",
+    "crimson",
+    "curious",
+    "daring",
+    "eager",
+    "fuzzy",
+    "gentle",
+    "golden",
+    "happy",
+    "hidden",
+    "humble",
+    "icy",
+    "jolly",
+    "keen",
+    "lucky",
+    "mellow",
+    "misty",
+    "noble",
+    "odd",
+    "quiet",
+    "rapid",
+    "rusty",
+    "silent",
+    "silver",
+    "sly",
+    "steady",
+    "sunny",
+    "swift",
+    "tidy",
+    "wild",
+    "witty",
+]
+_NOUNS = [
+    "badger",
+    "bison",
+    "crane",
+    "dingo",
+    "eagle",
+    "falcon",
+    "ferret",
+    "gecko",
+    "heron",
+    "ibis",
+    "jackal",
+    "koala",
+    "lemur",
+    "lynx",
+    "marmot",
+    "moose",
+    "newt",
+    "ocelot",
+    "otter",
+    "panda",
+    "puffin",
+    "quokka",
+    "raven",
+    "salmon",
+    "stoat",
+    "tapir",
+    "toucan",
+    "urchin",
+    "viper",
+    "walrus",
+    "wombat",
+    "yak",
+    "zebra",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class SimulationSummary:
+    """What :func:`simulate_competition` wrote, and the organiser-side truth.
+
+    ``records`` lists every submission in submission order (see
+    :class:`~ladderboard.simulation.desk.SubmissionRecord`);
+    ``base_rate_private_loss`` is the private log loss of predicting the
+    training base rate everywhere; ``n_fits`` counts the models fitted.
+    """
+
+    out: Path
+    dataset: str
+    command: str
+    n_train: int
+    n_test: int
+    n_public: int
+    n_teams: int
+    n_adversaries: int
+    n_submissions: int
+    n_defects: int
+    n_fits: int
+    base_rate_private_loss: float
+    records: tuple[SubmissionRecord, ...]
+
+    @property
+    def n_honest(self) -> int:
+        return self.n_teams - self.n_adversaries
+
+
+def check_options(
+    *,
+    out: Any,
+    dataset: Any = "caravan",
+    teams: Any = 200,
+    submissions: Any = 2000,
+    adversaries: Any = 3,
+    rows: Any = None,
+    public_fraction: Any = 0.3,
+    test_fraction: Any = 0.5,
+    defect_rate: Any = 0.015,
+    seed: Any = 0,
+    days: Any = 90,
+    force: bool = False,
+) -> Path:
+    """Refuse bad options before anything is read or written; the output folder as a Path."""
+    check_dataset_options(dataset, rows)
+    teams = check_int("teams", teams, 1)
+    submissions = check_int("submissions", submissions, 1)
+    adversaries = check_int("adversaries", adversaries, 0)
+    if adversaries >= teams:
+        raise ValueError(
+            f"adversaries must be fewer than teams ({teams}) so that one team is honest, "
+            f"got {adversaries}"
+        )
+    needed = (teams - adversaries) + MIN_BUDGET * adversaries
+    if submissions < needed:
+        raise ValueError(
+            f"submissions must be at least {needed} (one per honest team and {MIN_BUDGET} per "
+            f"adversary), got {submissions}"
+        )
+    check_real("public_fraction", public_fraction, low=0, high=1)
+    check_real("test_fraction", test_fraction, low=0, high=1)
+    check_real("defect_rate", defect_rate, low=0, high=0.5, low_open=False)
+    check_int("seed", seed, 0)
+    check_int("days", days, 1)
+    if not isinstance(out, str | Path):
+        raise TypeError(f"out must be a path, got {type(out).__name__}")
+    path = Path(out)
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"out must be a directory, got the file {str(path)!r}")
+    if path.is_dir() and any(path.iterdir()) and not force:
+        raise ValueError(
+            f"out directory {str(path)!r} is not empty; choose another or pass force "
+            "(--force) to overwrite a previous simulation there"
+        )
+    return path
+
+
+def simulate_competition(
+    *,
+    out: str | Path,
+    dataset: str = "caravan",
+    teams: int = 200,
+    submissions: int = 2000,
+    adversaries: int = 3,
+    rows: int | None = None,
+    public_fraction: float = 0.3,
+    test_fraction: float = 0.5,
+    defect_rate: float = 0.015,
+    seed: int = 0,
+    days: int = 90,
+    board: Callable[[str], Any] | None = None,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> SimulationSummary:
+    """Simulate a competition on ``dataset`` and write it to ``out`` (see the module docstring).
+
+    Parameters
+    ----------
+    out : path
+        The competition directory; it must not exist or be empty, unless
+        ``force`` (then a previous simulation's files there are replaced).
+    dataset : {"caravan", "default", "synthetic"}
+    teams : int
+        Teams in all, adversaries included (the Ladder paper's replay: 200).
+    submissions : int
+        Files in all (the paper's: 1785). Each adversary gets 3 % of them (at
+        least 4); honest teams share the rest, at least one each.
+    adversaries : int
+        Attacking teams, playing ``boosting``, ``perturbation_boosting`` and
+        ``feature_selection`` in turn.
+    rows : int, optional
+        Size of the ``synthetic`` dataset (default 24000).
+    public_fraction : float
+        Share of the test rows scoring the public board (the paper: 0.3).
+    test_fraction : float
+        Share of the dataset held out as the test set.
+    defect_rate : float
+        Share of the files spoiled by one formatting defect (honest teams' only).
+    seed : int
+        Keys every random stream.
+    days : int
+        Length of the competition.
+    board : callable, optional
+        ``board(team_name)`` returns the mechanism that team is shown, called
+        once per team (per-team boards); by default full disclosure rounded to
+        1e-5, Kaggle's board (Blum & Hardt 2015, App. A).
+    progress : callable, optional
+        Called as ``progress(done, total)`` after each team.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     summary = simulate_competition(out=Path(tmp) / "c", dataset="synthetic", rows=400,
+    ...                                    teams=4, submissions=12, adversaries=1, seed=1)
+    ...     names = sorted(p.name for p in summary.out.iterdir())
+    >>> summary.n_submissions, summary.n_test, summary.n_public
+    (12, 200, 60)
+    >>> names  # doctest: +NORMALIZE_WHITESPACE
+    ['README.md', 'defects.csv', 'sample_submission.csv', 'solution.csv', 'submissions',
+     'submissions.csv', 'teams.csv']
+    """
+    path = check_options(
+        out=out,
+        dataset=dataset,
+        teams=teams,
+        submissions=submissions,
+        adversaries=adversaries,
+        rows=rows,
+        public_fraction=public_fraction,
+        test_fraction=test_fraction,
+        defect_rate=defect_rate,
+        seed=seed,
+        days=days,
+        force=force,
+    )
+    if board is not None and not callable(board):
+        raise TypeError(f"board must be a callable team -> mechanism, got {type(board).__name__}")
+    from threadpoolctl import threadpool_limits
+
+    from ladderboard.simulation.models import import_estimators
+
+    import_estimators()  # before the limit, which applies to the thread pools loaded
+    command = _command(
+        dataset, teams, submissions, adversaries, rows, public_fraction, test_fraction,
+        defect_rate, seed, days, path,
+    )  # fmt: skip
+    from sklearn.exceptions import ConvergenceWarning
+
+    with threadpool_limits(limits=1), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # unconverged models are realistic
+        return _run(
+            path=path,
+            dataset=dataset,
+            n_teams=teams,
+            n_submissions=submissions,
+            n_adversaries=adversaries,
+            rows=rows,
+            public_fraction=public_fraction,
+            test_fraction=test_fraction,
+            defect_rate=defect_rate,
+            master=KeyedStream.from_random_state(seed),
+            days=days,
+            board=board,
+            command=command,
+            custom_board=board is not None,
+            progress=progress,
+        )
+
+
+def _run(
+    *,
+    path: Path,
+    dataset: str,
+    n_teams: int,
+    n_submissions: int,
+    n_adversaries: int,
+    rows: int | None,
+    public_fraction: float,
+    test_fraction: float,
+    defect_rate: float,
+    master: KeyedStream,
+    days: int,
+    board: Callable[[str], Any] | None,
+    command: str,
+    custom_board: bool,
+    progress: Callable[[int, int], None] | None,
+) -> SimulationSummary:
+    from ladderboard.competition import Solution
+    from ladderboard.losses import get_loss
+    from ladderboard.mechanisms import FullDisclosure
+    from ladderboard.simulation.adversaries import play_adversary
+    from ladderboard.simulation.datasets import load_dataset, split_dataset
+    from ladderboard.simulation.desk import TeamDesk
+    from ladderboard.simulation.honest import draw_style, play_honest
+    from ladderboard.simulation.models import Zoo
+
+    data = load_dataset(dataset, rows=rows, rng=master.derive("dataset").generator(0))
+    split = split_dataset(
+        data,
+        test_fraction=test_fraction,
+        public_fraction=public_fraction,
+        rng=master.derive("split").generator(0),
+    )
+    solution = Solution(
+        ids=data.ids[split.test],
+        targets=split.y_test.astype(np.float64),
+        usage=np.where(split.public, "Public", "Private"),
+        id_column="id",
+        target_columns=(data.target_column,),
+    )
+    estimator_seed = int(master.derive("estimators").generator(0).integers(2**31))
+    zoo = Zoo(split, estimator_seed=estimator_seed)
+    loss = get_loss("log_loss")
+    make_board = board if board is not None else (lambda team: FullDisclosure(precision=1e-5))
+
+    plan = master.derive("plan")
+    names = _team_names(n_teams, plan.generator(0))
+    is_adversary = np.zeros(n_teams, dtype=bool)
+    is_adversary[plan.generator(1).permutation(n_teams)[:n_adversaries]] = True
+    budgets = _budgets(is_adversary, n_submissions, plan.generator(2))
+    times = _times(budgets, days, plan.generator(3))
+    defects = _defects(budgets, is_adversary, defect_rate, plan.generator(4))
+
+    _prepare(path)
+    (path / "solution.csv").write_bytes(solution.to_csv())
+    (path / "sample_submission.csv").write_bytes(solution.sample_submission_csv())
+    folder = path / "submissions"
+    folder.mkdir()
+
+    feature_sets = sorted(split.feature_sets)
+    records: list[SubmissionRecord] = []
+    team_rows: list[tuple[str, str, str]] = []
+    n_adversary_seen = 0
+    for i, team in enumerate(names):
+        stream = master.derive(f"team/{i}")
+        style_rng = stream.generator(0)
+        if is_adversary[i]:
+            kind = "adversary"
+            strategy = ADVERSARIES[n_adversary_seen % len(ADVERSARIES)]
+            n_adversary_seen += 1
+            row_order = np.arange(solution.n)
+        else:
+            kind = "honest"
+            style = draw_style(style_rng, feature_sets)
+            strategy = style.describe()
+            row_order = (
+                style_rng.permutation(solution.n) if style.shuffles_rows else np.arange(solution.n)
+            )
+        desk = TeamDesk(
+            team=team,
+            kind=kind,
+            times=times[i],
+            mechanism=make_board(team),
+            solution=solution,
+            loss=loss,
+            folder=folder,
+            row_order=row_order,
+            defects=defects.get(i, {}),
+            rng=stream.generator(2),
+        )
+        if is_adversary[i]:
+            play_adversary(desk, strategy, zoo, stream.derive("attack"), stream.generator(1))
+        else:
+            play_honest(desk, style, zoo, feature_sets, stream.generator(1))
+        if desk.remaining:
+            raise RuntimeError(f"team {team} left {desk.remaining} submissions unused")
+        records.extend(desk.records)
+        team_rows.append((team, kind, strategy))
+        if progress is not None:
+            progress(len(records), n_submissions)
+
+    records.sort(key=lambda r: (r.submitted_at, r.team))
+    _write_csv(
+        path / "submissions.csv",
+        ("file", "team", "submitted_at"),
+        [(r.file, r.team, r.submitted_at) for r in records],
+    )
+    _write_csv(path / "teams.csv", ("team", "kind", "strategy"), team_rows)
+    _write_csv(
+        path / "defects.csv",
+        ("file", "defect"),
+        [(r.file, r.defect) for r in records if r.defect is not None],
+    )
+    base = np.full(solution.n, zoo.base_rate)
+    base_private = float(np.mean(loss(solution.targets, base)[solution.private_mask]))
+    summary = SimulationSummary(
+        out=path,
+        dataset=dataset,
+        command=command,
+        n_train=len(split.train),
+        n_test=solution.n,
+        n_public=solution.n_public,
+        n_teams=n_teams,
+        n_adversaries=n_adversaries,
+        n_submissions=len(records),
+        n_defects=sum(r.defect is not None for r in records),
+        n_fits=zoo.n_fits,
+        base_rate_private_loss=base_private,
+        records=tuple(records),
+    )
+    (path / "README.md").write_text(_readme(summary, data.description, days, custom_board))
+    return summary
+
+
+def _prepare(path: Path) -> None:
+    """Create ``path``, or clear a previous simulation's files from it (``force``)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for name in LAYOUT_FILES:
+        (path / name).unlink(missing_ok=True)
+    folder = path / "submissions"
+    if folder.is_dir():
+        shutil.rmtree(folder)
+
+
+def _team_names(n: int, rng: np.random.Generator) -> list[str]:
+    pairs = [f"{a}_{b}" for a in _ADJECTIVES for b in _NOUNS]
+    order = rng.permutation(len(pairs))
+    return [
+        pairs[order[i % len(pairs)]] + (f"_{i // len(pairs) + 1}" if i >= len(pairs) else "")
+        for i in range(n)
+    ]
+
+
+def _budgets(is_adversary: np.ndarray, total: int, rng: np.random.Generator) -> list[int]:
+    n_adv = int(is_adversary.sum())
+    n_honest = len(is_adversary) - n_adv
+    per_adversary = 0
+    if n_adv:
+        per_adversary = max(
+            MIN_BUDGET, min(round(_ADVERSARY_SHARE * total), (total - n_honest) // n_adv)
+        )
+    rest = total - n_honest - n_adv * per_adversary
+    weights = rng.lognormal(0.0, _EFFORT_SIGMA, n_honest)
+    extra = rng.multinomial(rest, weights / weights.sum())
+    honest = iter((1 + extra).tolist())
+    return [per_adversary if adv else next(honest) for adv in is_adversary.tolist()]
+
+
+def _times(budgets: list[int], days: int, rng: np.random.Generator) -> list[list[datetime]]:
+    """Each team's submission times: it joins (most join early), then submits
+    at increasing whole seconds, more of them towards the end."""
+    length = days * 86400
+    out = []
+    for budget in budgets:
+        join = int(rng.beta(1.0, 2.5) * 0.9 * length)
+        u = np.sort(rng.random(budget) ** (1 / 1.5))
+        seconds = (join + u * (length - 1 - join)).astype(np.int64)
+        for j in range(1, budget):  # distinct seconds: file names must differ
+            seconds[j] = max(seconds[j], seconds[j - 1] + 1)
+        out.append([START + timedelta(seconds=int(s)) for s in seconds])
+    return out
+
+
+def _defects(
+    budgets: list[int], is_adversary: np.ndarray, rate: float, rng: np.random.Generator
+) -> dict[int, dict[int, str]]:
+    """Which honest submissions get which defect: ``{team: {number: kind}}``; every
+    kind is used once before any is used twice."""
+    slots = [(i, j) for i, b in enumerate(budgets) if not is_adversary[i] for j in range(b)]
+    n = min(len(slots), round(rate * sum(budgets)))
+    chosen = rng.choice(len(slots), size=n, replace=False) if n else np.array([], dtype=int)
+    kinds = []
+    while len(kinds) < n:
+        kinds.extend(np.asarray(DEFECTS)[rng.permutation(len(DEFECTS))].tolist())
+    out: dict[int, dict[int, str]] = {}
+    for slot, kind in zip(sorted(chosen.tolist()), kinds, strict=False):
+        team, number = slots[slot]
+        out.setdefault(team, {})[number] = kind
+    return out
+
+
+def _write_csv(path: Path, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    lines = [",".join(header)] + [",".join(map(str, row)) for row in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+def _command(
+    dataset, teams, submissions, adversaries, rows, public_fraction, test_fraction,
+    defect_rate, seed, days, path,
+) -> str:  # fmt: skip
+    parts = [
+        "ladderboard simulate-competition",
+        f"--dataset {dataset}",
+        f"--teams {teams}",
+        f"--submissions {submissions}",
+        f"--adversaries {adversaries}",
+    ]
+    if rows is not None:
+        parts.append(f"--rows {rows}")
+    parts += [
+        f"--public-fraction {_number(public_fraction)}",
+        f"--test-fraction {_number(test_fraction)}",
+        f"--defect-rate {_number(defect_rate)}",
+        f"--days {days}",
+        f"--seed {seed}",
+        f"--out {path.name}",
+    ]
+    return " ".join(parts)
+
+
+def _readme(summary: SimulationSummary, description: str, days: int, custom_board: bool) -> str:
+    board = (
+        "a board given by the caller (library use), one per team"
+        if custom_board
+        else "full disclosure of the public log loss rounded to 1e-5 (Kaggle's), one per team"
+    )
+    end = START + timedelta(days=days)
+    return f"""# A simulated competition
+
+Generated by ladderboard, run from this directory's parent:
+
+```
+{summary.command}
+```
+
+- Dataset: {description}.
+- Test set: {summary.n_test} rows held out ({summary.n_public} Public, \
+{summary.n_test - summary.n_public} Private); teams trained on the other {summary.n_train}.
+- Task: binary classification scored by log loss on predicted probabilities.
+- {summary.n_teams} teams ({summary.n_honest} honest, {summary.n_adversaries} adversaries), \
+{summary.n_submissions} submissions, {summary.n_defects} with a formatting defect.
+- Competition from {START:%Y-%m-%d} to {end:%Y-%m-%d} (UTC), {days} days.
+- Board shown to the teams while they worked: {board}.
+
+| file | what it is |
+|---|---|
+| `solution.csv` | the hidden test set: `id`, the target, `Usage` (Public / Private) |
+| `sample_submission.csv` | every id with a prediction of 0.0: the layout of a submission |
+| `submissions.csv` | the index, in submission order: `file,team,submitted_at` (UTC, ISO 8601) |
+| `submissions/` | one file per submission, `TEAM__YYYYMMDDTHHMMSSZ.csv` (`.csv.gz` if compressed) |
+| `teams.csv` | ground truth: `team,kind,strategy` (kind = honest or adversary) |
+| `defects.csv` | ground truth of the formatting defects injected on purpose: `file,defect` |
+
+Honest teams' strategy is `family:features:scaling`, the model family, feature subset and
+scaling they start from; each keeps the variant the public board says is best. Adversaries
+play `boosting`, `perturbation_boosting` or `feature_selection` (see
+`ladderboard.simulation.adversaries`). Defects: {", ".join(DEFECTS)} (see
+`ladderboard.simulation.defects`); each spoiled file is listed in `defects.csv`.
+"""
