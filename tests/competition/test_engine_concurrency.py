@@ -119,8 +119,8 @@ def _crashing_submitter(url: str, data: bytes, flag: str) -> None:
     store = Competitions.open(url, create_schema=False)
     dump = Competitions.dump
 
-    def stalled(mechanism):
-        state = dump(mechanism)
+    def stalled(mechanism, **kwargs):
+        state = dump(mechanism, **kwargs)
         with open(flag, "w") as f:
             f.write("in transaction")
         time.sleep(60)

@@ -11,7 +11,6 @@ the web edge turns them into HTTP responses.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -21,6 +20,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ladderboard.competition._caches import ConfigCache, MechanismCache, SolutionCache
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
     Conflict,
@@ -51,7 +51,7 @@ from ladderboard.store import (
     make_engine,
     migrate,
 )
-from ladderboard.store.blobs import pack, unpack
+from ladderboard.store.blobs import pack
 
 __all__ = [
     "BoardRow",
@@ -62,24 +62,6 @@ __all__ = [
     "TeamInfo",
     "commitment_of",
 ]
-
-
-class _SolutionCache:
-    """Parsed solutions by competition, so a submission does not re-read them."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[tuple[int, str], Solution] = {}
-
-    def get(self, row: CompetitionRow) -> Solution:
-        key = (row.id, row.solution_sha256)
-        with self._lock:
-            found = self._items.get(key)
-        if found is None:
-            found = Solution.from_csv(unpack(row.solution))
-            with self._lock:
-                self._items[key] = found
-        return found
 
 
 class Competitions(_Submitting, _Reading):
@@ -95,10 +77,12 @@ class Competitions(_Submitting, _Reading):
     (0.5, 4)
     """
 
-    def __init__(self, engine: Engine, *, clock=now_utc):
+    def __init__(self, engine: Engine, *, clock=now_utc, mechanism_cache: int = 64):
         self.engine = engine
         self._clock = clock
-        self._solutions = _SolutionCache()
+        self._solutions = SolutionCache()
+        self._configs = ConfigCache()
+        self._mechanisms = MechanismCache(mechanism_cache)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -178,9 +162,9 @@ class Competitions(_Submitting, _Reading):
         return fresh, load
 
     @staticmethod
-    def dump(mechanism: Mechanism) -> dict[str, Any]:
+    def dump(mechanism: Mechanism, *, encode_vars=None) -> dict[str, Any]:
         """State without the secrets kept elsewhere (the key, the labels)."""
-        state = mechanism.get_state()
+        state = mechanism.get_state(encode_vars=encode_vars)
         state["key"] = None
         state["params"].pop("y_true", None)
         return state

@@ -4,11 +4,18 @@ board's mechanism row, check, advance and store in one transaction."""
 from __future__ import annotations
 
 import copy
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from ladderboard.competition._caches import CachedMechanism
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
     CompetitionClosed,
@@ -18,6 +25,7 @@ from ladderboard.competition.errors import (
 )
 from ladderboard.competition.rank_board import RankBoard
 from ladderboard.competition.scoring import Scored, score_predictions
+from ladderboard.competition.solution import Solution
 from ladderboard.competition.submission import (
     SubmissionError,
     canonical_predictions_hash,
@@ -30,12 +38,121 @@ from ladderboard.competition.views import (
     aware,
 )
 from ladderboard.store import (
+    CompetitionRow,
     DuplicateFlagRow,
     MechanismStateRow,
     RejectionRow,
     SubmissionRow,
+    TeamRow,
 )
 from ladderboard.store.blobs import pack
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class _Target:
+    """Where a submission goes, as read before the transaction."""
+
+    competition_id: int
+    team_id: int
+    config: CompetitionConfig
+    deadline: datetime | None
+    closed_at: datetime | None
+    solution: Solution
+    invalid: int
+
+
+def _is_closed(closed_at: datetime | None, deadline: datetime | None, now: datetime) -> bool:
+    return closed_at is not None or (deadline is not None and now >= deadline)
+
+
+def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
+    if config.daily_quota is not None and today >= config.daily_quota:
+        raise QuotaExceeded(
+            f"team {team!r} has used its {config.daily_quota} submissions for today (UTC)"
+        )
+    if config.total_quota is not None and total >= config.total_quota:
+        raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
+
+
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def _background(function: Callable[..., T], *args: Any) -> Future[T]:
+    """Run ``function(*args)`` on the engine's worker threads (hashing and
+    compression release the GIL, so they overlap with parsing)."""
+    global _POOL
+    if _POOL is None:
+        with _POOL_LOCK:
+            if _POOL is None:
+                workers = min(4, os.cpu_count() or 1)
+                _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
+    return _POOL.submit(function, *args)
+
+
+def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
+    return submission_sha256(data), pack(data)
+
+
+# The hot path's statements, built once (bind parameters carry the values).
+_STATES = MechanismStateRow.__table__
+_SUBMISSIONS = SubmissionRow.__table__
+_TARGET = (
+    select(
+        CompetitionRow.id,
+        CompetitionRow.config,
+        CompetitionRow.deadline,
+        CompetitionRow.closed_at,
+        CompetitionRow.solution_sha256,
+        CompetitionRow.commitment,
+        TeamRow.id,
+        select(func.count())
+        .where(RejectionRow.team_id == TeamRow.id)
+        .correlate(TeamRow)
+        .scalar_subquery(),
+    )
+    .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
+    .where(CompetitionRow.slug == bindparam("slug"), TeamRow.name == bindparam("team"))
+)
+_LOCK_STATE = (
+    select(
+        _STATES.c.id,
+        _STATES.c.state,
+        _STATES.c.n_submissions,
+        CompetitionRow.closed_at,
+        CompetitionRow.secret_key,
+        CompetitionRow.commitment,
+    )
+    .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
+    .where(
+        _STATES.c.competition_id == bindparam("competition"),
+        _STATES.c.scope == bindparam("scope"),
+    )
+    .with_for_update(of=_STATES)
+)
+_MINE = _SUBMISSIONS.c.team_id == bindparam("team")
+_SAME = _SUBMISSIONS.c.predictions_sha256 == bindparam("hash")
+_TODAY = (_SUBMISSIONS.c.created_at >= bindparam("day")) & (
+    _SUBMISSIONS.c.created_at < bindparam("next_day")
+)
+_COUNTS = select(
+    func.count().filter(_MINE & _TODAY),
+    func.count().filter(_MINE),
+    func.min(_SUBMISSIONS.c.id).filter(_MINE & _SAME),
+    func.min(_SUBMISSIONS.c.id).filter(~_MINE & _SAME),
+).where(_SUBMISSIONS.c.competition_id == bindparam("competition"), _MINE | _SAME)
+_UPDATE_STATE = (
+    update(_STATES)
+    .where(_STATES.c.id == bindparam("state_id"))
+    .values(
+        state=bindparam("new_state", type_=_STATES.c.state.type),
+        n_submissions=bindparam("n"),
+        updated_at=bindparam("now", type_=_STATES.c.updated_at.type),
+    )
+)
+_INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
 
 
 class _Submitting:
@@ -57,53 +174,76 @@ class _Submitting:
         invalid cap only), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched.
+
+        The file's hash and its compressed copy are made on a worker thread
+        while this one parses and scores (both release the GIL), and the
+        transaction is a handful of Core statements: the locked state row with
+        its competition, one query for the quota and both duplicate checks,
+        an update and an insert.
         """
         now = self._clock()
-        with Session(self.engine) as session:
-            competition = self._competition(session, slug)
-            team_row = self._team(session, competition, team)
-            info = self._info(competition)
-            solution = self._solutions.get(competition)
-            invalid = session.scalar(
-                select(func.count()).where(RejectionRow.team_id == team_row.id)
-            )
-        config = info.config
-        if info.is_closed(now):
+        target = self._target(slug, team)
+        config = target.config
+        if _is_closed(target.closed_at, target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
-        if config.invalid_quota is not None and invalid >= config.invalid_quota:
+        if config.invalid_quota is not None and target.invalid >= config.invalid_quota:
             raise QuotaExceeded(
-                f"team {team!r} has made {invalid} invalid submissions, the limit; "
+                f"team {team!r} has made {target.invalid} invalid submissions, the limit; "
                 "ask the organiser"
             )
         scoring = config.scoring()
+        packing = _background(_hash_and_pack, data)
         try:
             predictions = parse_submission(
                 data,
-                solution,
+                target.solution,
                 max_bytes=config.max_bytes,
                 probabilities=scoring.requires_probabilities,
             )
+            predictions_sha256 = _background(canonical_predictions_hash, predictions)
             scored = score_predictions(
                 scoring,
-                solution.targets,
+                target.solution.targets,
                 predictions,
-                solution.public_mask,
-                solution.private_mask,
+                target.solution.public_mask,
+                target.solution.private_mask,
             )
         except SubmissionError as exc:
-            self._reject(competition.id, team_row.id, now, exc, data)
+            self._reject(target.competition_id, target.team_id, now, exc, data)
             raise
+        finally:
+            file_sha256, blob = packing.result()
         return self._commit_submission(
             slug,
-            team_row.id,
+            target,
             team,
-            data,
-            submission_sha256(data),
-            canonical_predictions_hash(predictions),
+            file_sha256,
+            blob,
+            predictions_sha256.result(),
             scored,
             message,
             idempotency_key,
             now,
+        )
+
+    def _target(self, slug: str, team: str) -> _Target:
+        """The competition and team a submission goes to, in one query."""
+        with self.engine.connect() as connection:
+            row = connection.execute(_TARGET, {"slug": slug, "team": team}).first()
+            if row is None:  # say which of the two is missing
+                with Session(bind=connection) as session:
+                    self._team(session, self._competition(session, slug), team)
+            competition_id, config, deadline, closed_at, solution_sha256, commitment = row[:6]
+            team_id, count = row[6:]
+            solution = self._solutions.lookup(competition_id, solution_sha256, connection)
+        return _Target(
+            competition_id=competition_id,
+            team_id=team_id,
+            config=self._configs.get(competition_id, commitment, config),
+            deadline=aware(deadline),
+            closed_at=aware(closed_at),
+            solution=solution,
+            invalid=count,
         )
 
     def _reject(
@@ -125,31 +265,29 @@ class _Submitting:
     def _commit_submission(
         self,
         slug: str,
-        team_id: int,
+        target: _Target,
         team: str,
-        data: bytes,
         file_sha256: str,
+        blob: bytes,
         predictions_sha256: str,
         scored: Scored,
         message: str,
         idempotency_key: str | None,
         now: datetime,
     ) -> SubmissionResult:
+        config = target.config
+        team_id = target.team_id
+        per_rank = config.board == "per-rank"
+        scope = BOARD_SCOPE if per_rank else f"team:{team_id}"
+        cached: CachedMechanism | None = None
         with self._transaction() as session:
-            competition = self._competition(session, slug)
-            config = CompetitionConfig.from_json(competition.config)
-            per_rank = config.board == "per-rank"
-            scope = BOARD_SCOPE if per_rank else f"team:{team_id}"
-            state_row = session.scalars(
-                select(MechanismStateRow)
-                .where(
-                    MechanismStateRow.competition_id == competition.id,
-                    MechanismStateRow.scope == scope,
-                )
-                .with_for_update()
+            connection = session.connection()
+            locked = connection.execute(
+                _LOCK_STATE, {"competition": target.competition_id, "scope": scope}
             ).one()
+            state_id, state, n_submissions, closed_at, key_hex, commitment = locked
             # Under the lock: nothing below can race with this team's other submissions.
-            if self._info(competition).is_closed(now):
+            if _is_closed(aware(closed_at), target.deadline, now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
             if idempotency_key is not None:
                 earlier = session.scalars(
@@ -162,24 +300,20 @@ class _Submitting:
                     if earlier.file_sha256 != file_sha256:
                         raise Conflict("this idempotency key was used for another file")
                     return self._result(session, earlier, team, config, now)
-            self._check_quota(session, team_id, team, config, now)
-            same = session.scalars(
-                select(SubmissionRow.id).where(
-                    SubmissionRow.team_id == team_id,
-                    SubmissionRow.predictions_sha256 == predictions_sha256,
-                )
-            ).first()
+            today, total, same, other = self._counts(
+                connection, target.competition_id, team_id, predictions_sha256, now
+            )
+            _check_quota(today, total, team, config)
             if same is not None:
                 raise DuplicateSubmission(
                     f"these predictions are identical to submission {same}; "
                     "a resubmission is not scored again and uses no quota"
                 )
-            solution = self._solutions.get(competition)
-            fresh, load = self.mechanism_factory(competition.secret_key, config, solution)
-            sequence = state_row.n_submissions + 1
+            sequence = n_submissions + 1
             if per_rank:
+                fresh, load = self.mechanism_factory(key_hex, config, target.solution)
                 release_score, improved, state = self.submit_per_rank(
-                    state_row.state,
+                    state,
                     fresh,
                     load,
                     team_id,
@@ -188,56 +322,79 @@ class _Submitting:
                     size=config.ranks,
                 )
             else:
-                mechanism = (
-                    fresh(scope) if state_row.state is None else load(state_row.state, scope)
-                )
-                release = mechanism.submit(scored.public_input)
-                release_score, improved, state = (
-                    release.score,
-                    release.improved,
-                    self.dump(mechanism),
-                )
-            state_row.state = state
-            state_row.n_submissions = sequence
-            state_row.updated_at = now
-            row = SubmissionRow(
-                competition_id=competition.id,
-                team_id=team_id,
-                scope=scope,
-                sequence=sequence,
-                created_at=now,
-                message=message or "",
-                idempotency_key=idempotency_key,
-                file=pack(data),
-                file_sha256=file_sha256,
-                predictions_sha256=predictions_sha256,
-                public_score=release_score,
-                improved=improved,
-                public_raw=scored.public_raw,
-                private_score=scored.private,
-                selected=False,
+                key = (target.competition_id, commitment, scope)
+                cached = self._mechanisms.take(key, n_submissions)
+                if cached is None:
+                    fresh, load = self.mechanism_factory(key_hex, config, target.solution)
+                    mechanism = fresh(scope) if state is None else load(state, scope)
+                    cached = CachedMechanism(key, mechanism)
+                release = cached.mechanism.submit(scored.public_input)
+                release_score, improved = release.score, release.improved
+                state = self.dump(cached.mechanism, encode_vars=cached.encoded)
+            connection.execute(
+                _UPDATE_STATE,
+                {"state_id": state_id, "new_state": state, "n": sequence, "now": now},
             )
-            session.add(row)
-            session.flush()
-            other = session.scalars(
-                select(SubmissionRow.id)
-                .where(
-                    SubmissionRow.competition_id == competition.id,
-                    SubmissionRow.predictions_sha256 == predictions_sha256,
-                    SubmissionRow.team_id != team_id,
-                )
-                .order_by(SubmissionRow.id)
-            ).first()
+            submission_id = connection.execute(
+                _INSERT_SUBMISSION,
+                {
+                    "competition_id": target.competition_id,
+                    "team_id": team_id,
+                    "scope": scope,
+                    "sequence": sequence,
+                    "created_at": now,
+                    "message": message or "",
+                    "idempotency_key": idempotency_key,
+                    "file": blob,
+                    "file_sha256": file_sha256,
+                    "predictions_sha256": predictions_sha256,
+                    "public_score": release_score,
+                    "improved": improved,
+                    "public_raw": scored.public_raw,
+                    "private_score": scored.private,
+                    "selected": False,
+                },
+            ).scalar_one()
             if other is not None:
-                session.add(
-                    DuplicateFlagRow(
-                        competition_id=competition.id,
-                        submission_id=row.id,
+                connection.execute(
+                    insert(DuplicateFlagRow.__table__).values(
+                        competition_id=target.competition_id,
+                        submission_id=submission_id,
                         earlier_submission_id=other,
                         created_at=now,
                     )
                 )
-            return self._result(session, row, team, config, now)
+        if cached is not None:  # committed: the next submission continues from here
+            self._mechanisms.put(cached, sequence)
+        today += 1
+        remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
+        return SubmissionResult(
+            id=submission_id,
+            team=team,
+            public_score=release_score,
+            status="scored",
+            remaining_today=remaining,
+            created_at=now,
+        )
+
+    @staticmethod
+    def _counts(
+        connection, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
+    ) -> tuple[int, int, int | None, int | None]:
+        """The team's valid submissions today (UTC) and in all, its own
+        submission with these predictions, and another team's, in one query."""
+        day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+        today, total, own, other = connection.execute(
+            _COUNTS,
+            {
+                "competition": competition_id,
+                "team": team_id,
+                "hash": predictions_sha256,
+                "day": day,
+                "next_day": day + timedelta(days=1),
+            },
+        ).one()
+        return today, total, own, other
 
     def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):
         """One submission to the per-rank board whose JSON state is ``state``
@@ -274,17 +431,6 @@ class _Submitting:
             )
         ).one()
         return today, total
-
-    def _check_quota(
-        self, session: Session, team_id: int, team: str, config: CompetitionConfig, now: datetime
-    ) -> None:
-        today, total = self._count_today(session, team_id, now)
-        if config.daily_quota is not None and today >= config.daily_quota:
-            raise QuotaExceeded(
-                f"team {team!r} has used its {config.daily_quota} submissions for today (UTC)"
-            )
-        if config.total_quota is not None and total >= config.total_quota:
-            raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
 
     def _result(
         self,

@@ -12,9 +12,11 @@ and leaves the state exactly as it was.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -85,9 +87,9 @@ def round_to(x: float, step: float) -> float:
     return float(np.round(x / step) * step)
 
 
-def _encode_value(value: Any) -> Any:
+def _encode_value(value: Any, encode: Callable[[np.ndarray], Any] = encode_array) -> Any:
     if isinstance(value, np.ndarray):
-        return {"array": encode_array(value)}
+        return {"array": encode(value)}
     if isinstance(value, float | np.floating):
         return encode_float(value)
     if isinstance(value, np.integer):
@@ -192,12 +194,24 @@ class Mechanism(ABC):
             if p.kind is p.KEYWORD_ONLY and name != "random_state"
         }
 
-    def get_state(self) -> dict[str, Any]:
+    def get_state(
+        self, *, encode_vars: Callable[[str, np.ndarray], Any] | None = None
+    ) -> dict[str, Any]:
         """A JSON-serialisable snapshot: parameters, key, counters and learned state.
 
         The snapshot holds the random key (and, for metric-based mechanisms,
-        the labels): it is the organiser's secret.
+        the labels): it is the organiser's secret. ``encode_vars(name,
+        array)``, when given, encodes the learned arrays in place of
+        :func:`~ladderboard.encoding.encode_array` (the competition engine
+        passes one that reuses the encoding of an array that has not changed).
         """
+        if encode_vars is None:
+            vars_ = {k: _encode_value(v) for k, v in self._get_vars().items()}
+        else:
+            vars_ = {
+                k: _encode_value(v, functools.partial(encode_vars, k))
+                for k, v in self._get_vars().items()
+            }
         return {
             "mechanism": self.name,
             "format": STATE_FORMAT,
@@ -205,7 +219,7 @@ class Mechanism(ABC):
             "key": self._stream.key_hex if self._stream is not None else None,
             "n_submissions": self._t,
             "best_index": self._best_index,
-            "vars": {k: _encode_value(v) for k, v in self._get_vars().items()},
+            "vars": vars_,
         }
 
     @classmethod

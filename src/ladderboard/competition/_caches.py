@@ -1,0 +1,156 @@
+"""What the engine keeps in process between submissions, so that a
+submission pays for its own file and not for re-reading the competition.
+
+Nothing here is a source of truth: each cache is keyed by what the store says
+(the solution's hash, the competition's commitment, the count of submissions
+a mechanism's stored state has seen) and falls back to the store on a miss,
+so several processes or hosts can share one database.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.solution import Solution
+from ladderboard.encoding import encode_array
+from ladderboard.mechanisms import Mechanism
+from ladderboard.store import CompetitionRow
+from ladderboard.store.blobs import unpack
+
+__all__ = ["CachedMechanism", "ConfigCache", "MechanismCache", "SolutionCache"]
+
+
+class SolutionCache:
+    """Parsed solutions by competition, so a submission does not re-read them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[tuple[int, str], Solution] = {}
+
+    def get(self, row: CompetitionRow) -> Solution:
+        """The solution of the competition ``row`` (its file is loaded on a miss)."""
+        return self._get(row.id, row.solution_sha256, lambda: row.solution)
+
+    def lookup(self, competition_id: int, solution_sha256: str, connection: Any) -> Solution:
+        """The solution of competition ``competition_id``, read through
+        ``connection`` only when it is not cached."""
+
+        def read() -> bytes:
+            query = select(CompetitionRow.solution).where(CompetitionRow.id == competition_id)
+            return connection.execute(query).scalar_one()
+
+        return self._get(competition_id, solution_sha256, read)
+
+    def _get(self, competition_id: int, sha256: str, read: Any) -> Solution:
+        key = (competition_id, sha256)
+        with self._lock:
+            found = self._items.get(key)
+        if found is None:
+            found = Solution.from_csv(unpack(read()))
+            with self._lock:
+                self._items[key] = found
+        return found
+
+
+class ConfigCache:
+    """Parsed configurations (a competition's never changes after creation)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[tuple[int, str], CompetitionConfig] = {}
+
+    def get(self, competition_id: int, commitment: str, data: dict) -> CompetitionConfig:
+        """The configuration stored as ``data`` for the competition created
+        with ``commitment`` (unique to each creation: it covers the random key)."""
+        key = (competition_id, commitment)
+        with self._lock:
+            found = self._items.get(key)
+        if found is None:
+            found = CompetitionConfig.from_json(data)
+            with self._lock:
+                self._items[key] = found
+        return found
+
+
+class CachedMechanism:
+    """A scope's mechanism as advanced by this process's last commit, with
+    the encodings of its learned arrays.
+
+    :meth:`encoded` is the ``encode_vars`` of
+    :meth:`~ladderboard.mechanisms.Mechanism.get_state`: it reuses an array's
+    encoding while the array is bit-for-bit what it was (a ladder's best
+    losses change only when a submission is accepted), comparing against its
+    own copy, since a mechanism may overwrite its buffers in place.
+    """
+
+    __slots__ = ("_arrays", "key", "mechanism")
+
+    def __init__(self, key: Hashable, mechanism: Mechanism) -> None:
+        self.key = key
+        self.mechanism = mechanism
+        self._arrays: dict[str, tuple[np.ndarray, dict]] = {}
+
+    def encoded(self, name: str, array: np.ndarray) -> dict:
+        kept = self._arrays.get(name)
+        if kept is not None and _same_bits(kept[0], array):
+            return kept[1]
+        encoding = encode_array(array)
+        self._arrays[name] = (np.array(array, copy=True), encoding)
+        return encoding
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether ``a`` and ``b`` hold the same bytes (so ``-0.0`` differs from ``0.0``).
+
+    >>> _same_bits(np.array([0.0, 1.0]), np.array([-0.0, 1.0]))
+    False
+    >>> _same_bits(np.array([np.nan]), np.array([np.nan]))
+    True
+    """
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    a, b = np.ascontiguousarray(a), np.ascontiguousarray(b)
+    return bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
+
+
+class MechanismCache:
+    """The mechanisms of the scopes this process submitted to last, at most ``size``.
+
+    :meth:`take` hands an entry over only when the stored state has seen
+    exactly as many submissions as the entry (another process may have
+    submitted since), and removes it: if the transaction then fails, the
+    advanced mechanism is gone with it, and the next submission loads the
+    stored state. :meth:`put` returns it after the commit.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[Hashable, tuple[int, CachedMechanism]] = OrderedDict()
+
+    def take(self, key: Hashable, n_submissions: int) -> CachedMechanism | None:
+        with self._lock:
+            found = self._items.pop(key, None)
+        if found is None or found[0] != n_submissions:
+            return None
+        return found[1]
+
+    def put(self, entry: CachedMechanism, n_submissions: int) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._items[entry.key] = (n_submissions, entry)
+            self._items.move_to_end(entry.key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

@@ -1,0 +1,162 @@
+"""What the engine keeps in process between submissions (the scope's
+mechanism, the encodings of its arrays, the solution and configuration) never
+changes what is released or stored: against a store that caches nothing, with
+another process submitting in between, and after a failed transaction."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition._caches import CachedMechanism
+from ladderboard.competition.audit import verify
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
+from ladderboard.competition.solution import Solution
+from ladderboard.encoding import encode_array
+from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.store import MechanismStateRow, SubmissionRow
+
+MECHANISMS = ["parameter-free-ladder", "ladder-boot", "shaky-ladder"]
+
+
+def solution() -> Solution:
+    labels = np.random.default_rng(5).integers(0, 2, 600)
+    return Solution.from_labels(labels, public_fraction=0.5, random_state=5)
+
+
+def files(sol: Solution, count: int, seed: int = 1) -> list[bytes]:
+    """Predictions that flip a share of the labels, the share falling and
+    rising, so that some submissions improve the board and some do not."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        share = 0.45 - 0.3 * (i % 5) / 5
+        flip = rng.random(sol.n) < share
+        values = np.where(flip, 1 - sol.targets, sol.targets)
+        body = "".join(f"{j},{int(v)}\n" for j, v in zip(sol.ids, values, strict=True))
+        out.append(f"id,target\n{body}".encode())
+    return out
+
+
+def open_store(url: str, **kwargs) -> Competitions:
+    return Competitions.open(url, **kwargs)
+
+
+def create(store: Competitions, mechanism: str, slug: str = "c") -> Solution:
+    sol = solution()
+    store.create(
+        slug,
+        sol,
+        CompetitionConfig(score="zero_one", mechanism=mechanism, daily_quota=None),
+        random_state=9,
+    )
+    for team in ("a", "b"):
+        store.add_team(slug, team)
+    return sol
+
+
+def stored(store: Competitions) -> tuple[list, list]:
+    with Session(store.engine) as session:
+        states = session.execute(
+            select(MechanismStateRow.scope, MechanismStateRow.state).order_by(
+                MechanismStateRow.scope
+            )
+        ).all()
+        releases = session.execute(
+            select(
+                SubmissionRow.team_id,
+                SubmissionRow.sequence,
+                SubmissionRow.public_score,
+                SubmissionRow.improved,
+            ).order_by(SubmissionRow.id)
+        ).all()
+    return [tuple(r) for r in states], [tuple(r) for r in releases]
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_two_engines_sharing_a_store_agree_with_one_that_caches_nothing(
+    database_url, mechanism, tmp_path
+):
+    """Engines 1 and 2 take turns on one database (as two processes would),
+    so each one's cached mechanism is sometimes stale; a third store, on its
+    own SQLite file and caching nothing, gets the same files in the same order."""
+    first = open_store(database_url)
+    second = open_store(database_url, create_schema=False)
+    plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
+    sol = create(first, mechanism)
+    create(plain, mechanism)
+    data = files(sol, 14)
+    order = [(0, "a"), (0, "a"), (1, "a"), (0, "b"), (0, "a"), (1, "b"), (1, "b"), (0, "b")]
+    order += [(1, "a"), (1, "a"), (0, "a"), (0, "b"), (1, "a"), (0, "b")]
+    for (engine, team), blob in zip(order, data, strict=True):
+        shared = (first, second)[engine].submit("c", team, blob)
+        alone = plain.submit("c", team, blob)
+        assert shared.public_score == alone.public_score
+    assert stored(first) == stored(plain)
+    verify(first, "c")
+    for store in (first, second, plain):
+        store.engine.dispose()
+
+
+def test_a_failed_transaction_drops_the_cached_mechanism(database_url, tmp_path, monkeypatch):
+    """The advanced mechanism of a submission whose transaction fails is not
+    reused: the next submission continues from the stored state."""
+    store = open_store(database_url)
+    plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
+    sol = create(store, "ladder-boot")
+    create(plain, "ladder-boot")
+    data = files(sol, 6)
+    for blob in data[:3]:
+        assert (
+            store.submit("c", "a", blob).public_score == plain.submit("c", "a", blob).public_score
+        )
+
+    def fail(mechanism, **kwargs):  # after the mechanism advanced, before any write
+        raise RuntimeError("the database went away")
+
+    monkeypatch.setattr(Competitions, "dump", staticmethod(fail))
+    with pytest.raises(RuntimeError, match="went away"):
+        store.submit("c", "a", data[3])
+    monkeypatch.undo()
+    for blob in data[3:]:
+        ours, theirs = store.submit("c", "a", blob), plain.submit("c", "a", blob)
+        assert (ours.public_score, ours.remaining_today) == (
+            theirs.public_score,
+            theirs.remaining_today,
+        )
+    assert stored(store)[1] == stored(plain)[1]
+    store.engine.dispose()
+    plain.engine.dispose()
+
+
+def test_an_unchanged_array_keeps_its_encoding_and_a_changed_one_is_encoded_again():
+    ladder = ParameterFreeLadder(n=4)
+    entry = CachedMechanism("k", ladder)
+    ladder.submit(np.array([1.0, 1.0, 0.0, 1.0]))
+    first = ladder.get_state(encode_vars=entry.encoded)
+    assert first == ladder.get_state()
+    ladder.submit(np.array([1.0, 1.0, 1.0, 1.0]))  # worse: nothing learned
+    again = ladder.get_state(encode_vars=entry.encoded)
+    assert again["vars"]["best_losses"]["array"] is first["vars"]["best_losses"]["array"]
+    # Accepted: the ladder overwrites its buffer in place; the copy notices.
+    ladder.submit(np.array([0.0, 0.0, 0.0, 0.0]))
+    third = ladder.get_state(encode_vars=entry.encoded)
+    assert third == ladder.get_state()
+    assert third["vars"]["best_losses"]["array"] == encode_array(np.zeros(4))
+
+
+def test_the_cache_keeps_at_most_its_size():
+    from ladderboard.competition._caches import MechanismCache
+
+    cache = MechanismCache(size=2)
+    entries = [CachedMechanism(i, ParameterFreeLadder(n=3)) for i in range(3)]
+    for entry in entries:
+        cache.put(entry, 1)
+    assert cache.take(0, 1) is None  # evicted, the oldest
+    assert cache.take(1, 2) is None  # stale count: refused, and removed
+    assert cache.take(1, 1) is None
+    assert cache.take(2, 1) is entries[2]
+    assert cache.take(2, 1) is None  # taken: gone until put back
