@@ -14,8 +14,8 @@ from ladderboard.attacks import (
 )
 from ladderboard.experiments import get_experiment
 from ladderboard.experiments._boot_experiments import freedman_sweep, step_forward_sweep
-from ladderboard.experiments.e7_ladderboot import e7_cell
-from ladderboard.experiments.registry import task_seed
+from ladderboard.experiments.e7_ladderboot import E7, e7_cell
+from ladderboard.experiments.registry import RunInfo, task_seed
 from ladderboard.mechanisms import LadderBoot, SignificanceLadder
 
 
@@ -124,3 +124,15 @@ def test_arguments_are_checked():
         e7_cell(rep=0, design="simulated", alpha=0.15, p=10, ks=(20,), random_state=0)
     with pytest.raises(TypeError, match="b"):
         e7_cell(rep=0, design="simulated", alpha=0.15, bs=(1.5,), random_state=0)
+
+
+def test_the_figure_and_the_report(cells, tmp_path):
+    info = RunInfo(reps=10, quick=True, seed=0, jobs=1, backend="loky", seconds=1.0)
+    paths = E7.plot(cells, tmp_path / "e7")
+    assert [p.suffix for p in paths] == [".png", ".svg"]
+    assert paths[0].read_bytes().startswith(b"\x89PNG")
+    report = E7.report(cells, info)
+    assert report.startswith("# E7: ")
+    assert "outperforms the Ladder mechanism" in report  # the paper's words beside ours
+    assert "| simulated | 0.15 |" in report
+    assert "ladderboard experiment run e7 --reps 10 --seed 0 --quick" in report

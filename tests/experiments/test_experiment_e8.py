@@ -9,8 +9,8 @@ import pytest
 from ladderboard.attacks import HoldoutOracle, correlated_regression_data, freedman_attack
 from ladderboard.experiments import get_experiment
 from ladderboard.experiments._boot_experiments import MetricFullDisclosure, freedman_sweep
-from ladderboard.experiments.e8_bayesboot_ccc import e8_cell
-from ladderboard.experiments.registry import task_seed
+from ladderboard.experiments.e8_bayesboot_ccc import E8, e8_cell
+from ladderboard.experiments.registry import RunInfo, task_seed
 from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadderBoot
 
@@ -115,3 +115,13 @@ def test_arguments_are_checked():
         e8_cell(rep=0, design="adni", po_threshold=99.0, random_state=0)
     with pytest.raises(TypeError, match="full_disclosure"):
         e8_cell(rep=0, design="simulated", po_threshold=99.0, full_disclosure=1, random_state=0)
+
+
+def test_the_figure_and_the_report(cells, tmp_path):
+    info = RunInfo(reps=6, quick=True, seed=0, jobs=1, backend="loky", seconds=1.0)
+    paths = E8.plot(cells, tmp_path / "e8")
+    assert paths[1].read_bytes().find(b"<svg") >= 0
+    report = E8.report(cells, info)
+    assert report.startswith("# E8: ")
+    assert "strong over-fitting" in report and "PO_thr = 1" in report
+    assert "| real | BBL, PO=99 |" in report

@@ -209,6 +209,7 @@ def e7_plot(frame: Any, stem: Path) -> list[Path]:
     step-forward iterations (Fig. 5e-h) at α = 0.15, and boxplots of ΔMSE after
     the last iteration for every α and b (Fig. 6)."""
     from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     present = [d for d in DESIGNS if d in set(frame.design)]
     figure = Figure(figsize=(16.5, 3.9 * len(present)), layout="constrained")
@@ -221,6 +222,7 @@ def e7_plot(frame: Any, stem: Path) -> list[Path]:
         row[0].set_title(f"{design}: Freedman's attack, α = {alpha:g}")
         _curve(row[1], rows, STEP_FORWARD, alpha, "delta_exact")
         row[1].set_xlabel("step-forward iterations")
+        row[1].xaxis.set_major_locator(MaxNLocator(integer=True))
         row[1].set_title(f"{design}: step-forward attack, α = {alpha:g}")
         steps = rows[rows.attack == STEP_FORWARD]
         last = steps[steps.k == steps.k.max()]
