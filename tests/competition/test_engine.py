@@ -309,6 +309,28 @@ def test_rescore_leaves_the_live_board_alone(store):
     assert snapshot(store) == before
 
 
+def test_rescore_per_rank_replays_the_live_per_rank_board(store, clock):
+    """A deterministic mechanism replayed per rank gives the live board back;
+    replayed per team, every team shows its own best instead."""
+    solution, _ = create(store, board="per-rank", ranks=2, daily_quota=None)
+    for team in ("alpha", "beta", "gamma"):
+        store.add_team("comp", team)
+    plan = [("alpha", 0.40), ("beta", 0.35), ("gamma", 0.45), ("alpha", 0.30), ("gamma", 0.2)]
+    for seed, (team, flip) in enumerate(plan):
+        clock.advance(minutes=1)
+        store.submit("comp", team, csv_for(solution, noisy(solution, flip, seed)))
+    live = store.leaderboard("comp")
+    before = snapshot(store)
+    again = rescore(store, "comp", mechanism="parameter-free-ladder", mode="per-rank")
+    assert [(r.rank, r.team, r.score) for r in again] == [(r.rank, r.team, r.score) for r in live]
+    assert len(again) == 2
+    per_team = rescore(store, "comp", mechanism="parameter-free-ladder")
+    assert sorted(r.team for r in per_team) == ["alpha", "beta", "gamma"]
+    with pytest.raises(ValueError, match="mode"):
+        rescore(store, "comp", mechanism="parameter-free-ladder", mode="per-person")
+    assert snapshot(store) == before
+
+
 def test_rejections_are_recorded_for_the_organiser(store):
     create(store)
     store.add_team("comp", "alpha")

@@ -24,6 +24,7 @@ from ladderboard.competition.boards import Record, private_board, public_board, 
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.engine import Competitions
 from ladderboard.competition.errors import VerificationError
+from ladderboard.competition.reading import rank_standings
 from ladderboard.competition.scoring import score_predictions
 from ladderboard.competition.solution import Solution
 from ladderboard.competition.submission import parse_submission
@@ -152,18 +153,33 @@ def rescore(
     mechanism: str,
     mechanism_params: dict[str, Any] | None = None,
     board: str = "public",
+    mode: str = "per-team",
+    ranks: int | None = None,
     random_state: Any = 0,
 ) -> list[BoardRow]:
-    """The board ``slug`` would have shown under another mechanism (per-team
-    boards, submissions in the order they were made). The live board, its
-    states and its releases are untouched."""
+    """The board ``slug`` would have shown under another mechanism, the
+    submissions replayed in the order they were made. The live board, its
+    states and its releases are untouched.
+
+    ``mode`` is the board of the replay: ``"per-team"`` (a mechanism per
+    team) or ``"per-rank"`` (the top ``ranks`` positions, default the
+    competition's, as :class:`~ladderboard.competition.rank_board.RankBoard`
+    runs them live); ``board`` says which standings to return, ``"public"``
+    (as released) or ``"private"``. The replay's streams are keyed by
+    ``random_state``, never by the competition's secret key.
+    """
+    if board not in ("public", "private"):
+        raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+    if mode not in ("per-team", "per-rank"):
+        raise ValueError(f"mode must be 'per-team' or 'per-rank', got {mode!r}")
     info = store.competition(slug)
     config = CompetitionConfig.from_json(
         {
             **info.config.to_json(),
             "mechanism": mechanism,
             "mechanism_params": dict(mechanism_params or {}),
-            "board": "per-team",
+            "board": mode,
+            "ranks": info.config.ranks if ranks is None else ranks,
         }
     )
     solution = store.solution(slug)
@@ -175,6 +191,7 @@ def rescore(
                 SubmissionRow.file,
                 SubmissionRow.selected,
                 TeamRow.name,
+                TeamRow.id,
             )
             .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
             .join(CompetitionRow, CompetitionRow.id == SubmissionRow.competition_id)
@@ -182,20 +199,33 @@ def rescore(
             .order_by(SubmissionRow.created_at, SubmissionRow.id)
         ).all()
     key = KeyedStream.from_random_state(random_state).key_hex
-    fresh, _ = store.mechanism_factory(key, config, solution)
+    fresh, load = store.mechanism_factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
+    rank_state = None
     records = []
-    for ident, created_at, file, selected, team in subs:
+    for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
         scored = _replay_scores(solution, config, unpack(file))
-        if team not in mechanisms:
-            mechanisms[team] = fresh(f"whatif:{team}")
-        release = mechanisms[team].submit(scored.public_input)
-        records.append(
-            Record(ident, team, aware(created_at), release.score, scored.private, selected)
-        )
+        if mode == "per-rank":
+            score, _, rank_state = store.submit_per_rank(
+                rank_state,
+                fresh,
+                load,
+                team_id,
+                sequence,
+                scored.public_input,
+                size=config.ranks,
+            )
+        else:
+            if team not in mechanisms:
+                mechanisms[team] = fresh(f"whatif:{team}")
+            score = mechanisms[team].submit(scored.public_input).score
+        records.append(Record(ident, team, aware(created_at), score, scored.private, selected))
     greater = config.scoring().greater_is_better
     if board == "private":
         standings = private_board(records, greater_is_better=greater)
+    elif mode == "per-rank":
+        names = {team_id: team for *_, team, team_id in subs}
+        standings = rank_standings(rank_state["entries"] if rank_state else [], names, records)
     else:
         standings = public_board(
             records,

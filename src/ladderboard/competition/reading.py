@@ -4,6 +4,7 @@ the boards, flags and the key's reveal."""
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -181,17 +182,7 @@ class _Reading:
                 select(TeamRow.id, TeamRow.name).where(TeamRow.competition_id == competition.id)
             ).all()
         )
-        teams = by_team(records)
-        standings = []
-        for entry in state["entries"]:
-            name = names[entry["team"]]
-            rows = teams.get(name, [])
-            standings.append(
-                Standing(
-                    name, entry["score"], len(rows), rows[-1].created_at if rows else None, None
-                )
-            )
-        return standings
+        return rank_standings(state["entries"], names, records)
 
     def flags(self, slug: str) -> list[tuple[int, int]]:
         """Identical predictions from different teams: (submission, earlier one)."""
@@ -220,3 +211,20 @@ class _Reading:
             if competition.key_revealed_at is None:
                 competition.key_revealed_at = now
             return competition.secret_key
+
+
+def rank_standings(
+    entries: list[dict[str, Any]], names: dict[int, str], records: list[Record]
+) -> list[Standing]:
+    """The public standings of a per-rank board: its ranked entries, best
+    first (``names`` maps team ids to names; ``records`` give each team's
+    count and time of submissions)."""
+    teams = by_team(records)
+    standings = []
+    for entry in entries:
+        name = names[entry["team"]]
+        rows = teams.get(name, [])
+        standings.append(
+            Standing(name, entry["score"], len(rows), rows[-1].created_at if rows else None, None)
+        )
+    return standings
