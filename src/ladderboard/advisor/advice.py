@@ -39,6 +39,7 @@ __all__ = [
     "advise",
     "advise_command",
     "check_options",
+    "eligible",
     "evaluate_grid",
     "grid_repetition",
     "recommend",
@@ -225,6 +226,37 @@ def summarise(frame: Any) -> Any:
     return pd.DataFrame(rows).set_index("setting")
 
 
+def eligible(
+    summary: Any,
+    *,
+    reference: str = KAGGLE_LABEL,
+    tau_tolerance: float = TAU_TOLERANCE,
+    share_tolerance: float = SHARE_TOLERANCE,
+) -> list[str]:
+    """The settings whose honest-team utility is within tolerance of the
+    reference's: ``tau`` at least the reference's minus ``tau_tolerance`` and
+    ``share_released`` at least its minus ``share_tolerance``.
+
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"setting": ["Kaggle 1e-5", "A", "B"], "gain": [0.07, 0.01, 0.0],
+    ...     "tau": [0.90, 0.88, 0.70], "share_released": [0.9, 0.85, 0.9]}).set_index("setting")
+    >>> eligible(table)
+    ['Kaggle 1e-5', 'A']
+    """
+    tau_tolerance = check_real("tau_tolerance", tau_tolerance, low=0, low_open=False)
+    share_tolerance = check_real("share_tolerance", share_tolerance, low=0, low_open=False)
+    if reference not in summary.index:
+        raise ValueError(f"reference {reference!r} is not a setting of the summary")
+    ref = summary.loc[reference]
+    share_ref = ref.share_released if np.isfinite(ref.share_released) else 0.0
+    ok = (
+        (summary.tau >= ref.tau - tau_tolerance)
+        & (summary.share_released.fillna(0.0) >= share_ref - share_tolerance)
+        & summary.gain.notna()
+    )
+    return [str(label) for label in summary.index[ok.to_numpy()]]
+
+
 def recommend(
     summary: Any,
     *,
@@ -234,10 +266,9 @@ def recommend(
     among: Any = None,
 ) -> str:
     """The advisor's rule: among the settings (of ``among``, a list of labels,
-    when given) whose ``tau`` is at least the reference's minus
-    ``tau_tolerance`` and whose ``share_released`` is at least the reference's
-    minus ``share_tolerance``, the one with the smallest ``gain``; ties go to
-    the higher ``tau``. When none qualifies, the one with the highest ``tau``.
+    when given) that are :func:`eligible`, the one with the smallest ``gain``
+    (the strongest attacker's); ties go to the higher ``tau``. When none is
+    eligible, the one with the highest ``tau`` (see :func:`eligible` to tell).
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({
@@ -248,23 +279,19 @@ def recommend(
     >>> recommend(table), recommend(table, tau_tolerance=0.3), recommend(table, among=["B", "C"])
     ('A', 'B', 'C')
     """
-    tau_tolerance = check_real("tau_tolerance", tau_tolerance, low=0, low_open=False)
-    share_tolerance = check_real("share_tolerance", share_tolerance, low=0, low_open=False)
-    if reference not in summary.index:
-        raise ValueError(f"reference {reference!r} is not a setting of the summary")
-    ref = summary.loc[reference]
+    ok = eligible(
+        summary,
+        reference=reference,
+        tau_tolerance=tau_tolerance,
+        share_tolerance=share_tolerance,
+    )
     pool = summary if among is None else summary.loc[[s for s in summary.index if s in among]]
     if pool.empty:
         raise ValueError(f"among names no setting of the summary: {among!r}")
-    share_ref = ref.share_released if np.isfinite(ref.share_released) else 0.0
-    ok = pool[
-        (pool.tau >= ref.tau - tau_tolerance)
-        & (pool.share_released.fillna(0.0) >= share_ref - share_tolerance)
-        & pool.gain.notna()
-    ]
-    if ok.empty:
+    good = pool.loc[[s for s in pool.index if s in ok]]
+    if good.empty:
         return str(pool.tau.idxmax())
-    ranked = ok.assign(_neg_tau=-ok.tau).sort_values(["gain", "_neg_tau"], kind="stable")
+    ranked = good.assign(_neg_tau=-good.tau).sort_values(["gain", "_neg_tau"], kind="stable")
     return str(ranked.index[0])
 
 
@@ -288,7 +315,8 @@ def advise_command(
 @dataclass(frozen=True, slots=True)
 class Advice:
     """The advisor's answer: the summary table, the recommendation (overall and
-    among the Shaky Ladder settings), and the command that reproduces it."""
+    among the Shaky Ladder settings), the settings within the utility
+    tolerance, and the command that reproduces it."""
 
     rule: ScoringRule
     n: int
@@ -297,6 +325,7 @@ class Advice:
     frame: Any
     recommended: str
     recommended_shaky: str | None
+    eligible: tuple[str, ...]
     command: str
 
 
@@ -333,5 +362,6 @@ def advise(
         frame=frame,
         recommended=recommend(summary, **kwargs),
         recommended_shaky=recommend(summary, among=shaky, **kwargs) if shaky else None,
+        eligible=tuple(eligible(summary, **kwargs)),
         command=advise_command(n=n, k=k, metric=rule.name, reps=reps, seed=seed, families=families),
     )

@@ -134,7 +134,13 @@ def advise(
     )
     console.print(f"Recommended: [bold]{result.recommended}[/bold]")
     if result.recommended_shaky is not None:
-        console.print(f"Among the Shaky Ladder settings: [bold]{result.recommended_shaky}[/bold]")
+        shaky = result.recommended_shaky
+        why = (
+            "the smallest gain within the tolerance"
+            if shaky in result.eligible
+            else "none is within the tolerance; the highest tau"
+        )
+        console.print(f"Among the Shaky Ladder settings: [bold]{shaky}[/bold] ({why})")
     console.print(f"Reproduce with: {result.command}", soft_wrap=True, markup=False)
 
 

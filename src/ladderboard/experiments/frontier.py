@@ -29,7 +29,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from ladderboard.advisor.advice import grid_tasks, recommend, summarise
+from ladderboard.advisor.advice import eligible, grid_tasks, recommend, summarise
 from ladderboard.advisor.grid import SHAKY_DEFAULT_LABEL
 from ladderboard.advisor.honest import HonestTeams
 from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
@@ -165,8 +165,13 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         f"Recommended (the smallest gain among the settings whose tau is within 0.05 and "
         f"share released within 0.10 of Kaggle 1e-5's): **{best}**."
         + (
-            f" Among the Shaky Ladder settings: **{best_shaky}** (the practical default is "
-            f"{SHAKY_DEFAULT_LABEL})."
+            f" Among the Shaky Ladder settings: **{best_shaky}** ("
+            + (
+                "the smallest gain within the tolerance"
+                if best_shaky in eligible(summary)
+                else "none is within the tolerance; the highest tau"
+            )
+            + f"; the practical default is {SHAKY_DEFAULT_LABEL})."
             if best_shaky
             else ""
         ),
