@@ -38,10 +38,10 @@ def test_the_settings_are_the_papers():
 def test_a_stricter_ladder_allows_more_submissions(quick):
     """Paper (ADNI, threshold -0.05): fewer than 794 submissions at α = 0.15,
     fewer than 447 at α = 0.5, 1,785 fine at α = 0.01. Quick runs (6
-    repetitions), simulated design, seeds 0-3: α 0.01 allowed 1785 every
+    repetitions), simulated design, seeds 0-5: α 0.01 allowed 1785 every
     time, α 0.15 447 or 199, α 0.5 447 or 199 and never more than α 0.15;
     the median ΔMSE at 1,785 submissions was -0.020..-0.003 (α 0.01),
-    -0.095..-0.072 (α 0.15), -0.153..-0.130 (α 0.5)."""
+    -0.101..-0.072 (α 0.15), -0.153..-0.111 (α 0.5)."""
     sim = quick[quick.design == "simulated"]
     safe = {alpha: max_safe(sim, alpha) for alpha in (0.01, 0.15, 0.5)}
     assert safe[0.01] == 1785
@@ -53,9 +53,10 @@ def test_a_stricter_ladder_allows_more_submissions(quick):
 
 
 def test_overfitting_grows_with_the_number_of_submissions(quick):
-    """Seeds 0-3: on both designs the medians are ordered α 0.01 > 0.15 > 0.5
-    at every setting from 199 submissions, and for α 0.15 and 0.5 the median
-    at 1,785 submissions is at least 0.05 below the one at 50."""
+    """Seeds 0-5: on both designs the medians are ordered α 0.01 > 0.15 > 0.5
+    at every setting from 447 submissions (at 199 α 0.15 and 0.5 tied once,
+    real design, seed 4), and for α 0.15 and 0.5 the median at 1,785
+    submissions is at least 0.05 below the one at 50."""
     for name in ("simulated", "real"):
         medians = quick[quick.design == name].groupby(["alpha", "submissions"]).dmse.median()
         for submissions in (447, 794, 1240, 1785):

@@ -141,7 +141,7 @@ def e4_plot(frame: Any, stem: Path) -> list[Path]:
         ax.set_xlabel("feature")
         ax.set_ylabel("public MSE released")
         ax.grid(alpha=0.3)
-    axes[0].legend(loc="lower left")
+    axes[0].legend(loc="upper right")
     figure.suptitle(
         "E4 (Chaibub Neto et al. 2016, Fig. 1): Freedman's attack, permuted response, "
         f"full disclosure vs Ladder α = {ALPHA} (repetition {rep})"
