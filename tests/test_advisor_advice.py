@@ -35,17 +35,17 @@ def _table(rows):
 def test_the_rule_on_a_hand_made_table():
     table = _table(
         [
-            ["Kaggle 1e-5", 0.10, 0.90, 0.90],
-            ["tight", 0.01, 0.86, 0.81],  # within both tolerances
+            ["Kaggle 1e-5", 0.10, 0.90, 0.80],
+            ["tight", 0.01, 0.86, 0.41],  # within both tolerances
             ["cheap", 0.00, 0.84, 0.95],  # tau 0.06 below: out
-            ["stingy", 0.00, 0.95, 0.75],  # share 0.15 below: out
+            ["stingy", 0.00, 0.95, 0.39],  # under half the share: out
             ["twin", 0.01, 0.89, 0.85],  # same gain as "tight", higher tau
         ]
     )
     assert eligible(table) == ["Kaggle 1e-5", "tight", "twin"]
     assert recommend(table) == "twin"
     assert recommend(table, tau_tolerance=0.1) == "cheap"
-    assert recommend(table, share_tolerance=0.2, tau_tolerance=0.0) == "stingy"
+    assert recommend(table, share_fraction=0.4, tau_tolerance=0.0) == "stingy"
     assert recommend(table, among=["cheap", "stingy"]) == "stingy"  # none eligible: top tau
     with pytest.raises(ValueError, match="reference"):
         recommend(table.drop("Kaggle 1e-5"))
@@ -53,6 +53,8 @@ def test_the_rule_on_a_hand_made_table():
         recommend(table, among=["nothing"])
     with pytest.raises(ValueError, match="tau_tolerance"):
         recommend(table, tau_tolerance=-1)
+    with pytest.raises(ValueError, match="share_fraction"):
+        recommend(table, share_fraction=1.5)
 
 
 def test_the_table_is_tidy_and_complete(frame):

@@ -20,8 +20,9 @@ teams little against full disclosure.
 ==========================  ===================================================
 
 The rule (:func:`recommend`): among the settings whose Kendall's tau is at
-most 0.05 and whose share of improvements released is at most 0.10 below full
-disclosure's (``Kaggle 1e-5``), the one whose strongest attacker gains least.
+most 0.05 below full disclosure's (``Kaggle 1e-5``) and that release at once
+at least half as many of the true improvements as it does, the one whose
+strongest attacker gains least.
 
 Names are loaded on first use, so that importing the command line stays light.
 """

@@ -9,9 +9,10 @@ three.
 
 The rule (:func:`recommend`): among the settings whose honest-team utility is
 within a tolerance of full disclosure's (Kendall's tau at most
-``tau_tolerance`` lower and the share of true improvements released at most
-``share_tolerance`` lower than ``Kaggle 1e-5``'s), choose the one whose
-strongest attacker gains least; ties go to the higher tau.
+``tau_tolerance`` = 0.05 lower than ``Kaggle 1e-5``'s, and at least
+``share_fraction`` = half of the true improvements it releases at once also
+released), choose the one whose strongest attacker gains least; ties go to
+the higher tau.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ __all__ = [
 
 UTILITY_MEASURES = ("tau", "share_released", "median_delay", "n_improvements")
 TAU_TOLERANCE = 0.05
-SHARE_TOLERANCE = 0.10
+SHARE_FRACTION = 0.5
 
 
 def check_options(n: Any, k: Any, metric: Any, reps: Any = 1, seed: Any = 0, jobs: Any = 1):
@@ -231,27 +232,30 @@ def eligible(
     *,
     reference: str = KAGGLE_LABEL,
     tau_tolerance: float = TAU_TOLERANCE,
-    share_tolerance: float = SHARE_TOLERANCE,
+    share_fraction: float = SHARE_FRACTION,
 ) -> list[str]:
     """The settings whose honest-team utility is within tolerance of the
     reference's: ``tau`` at least the reference's minus ``tau_tolerance`` and
-    ``share_released`` at least its minus ``share_tolerance``.
+    ``share_released`` at least ``share_fraction`` times the reference's.
 
     >>> import pandas as pd
-    >>> table = pd.DataFrame({"setting": ["Kaggle 1e-5", "A", "B"], "gain": [0.07, 0.01, 0.0],
-    ...     "tau": [0.90, 0.88, 0.70], "share_released": [0.9, 0.85, 0.9]}).set_index("setting")
+    >>> table = pd.DataFrame({"setting": ["Kaggle 1e-5", "A", "B", "C"],
+    ...     "gain": [0.07, 0.01, 0.0, 0.0], "tau": [0.90, 0.88, 0.70, 0.90],
+    ...     "share_released": [0.8, 0.45, 0.8, 0.3]}).set_index("setting")
     >>> eligible(table)
     ['Kaggle 1e-5', 'A']
     """
     tau_tolerance = check_real("tau_tolerance", tau_tolerance, low=0, low_open=False)
-    share_tolerance = check_real("share_tolerance", share_tolerance, low=0, low_open=False)
+    share_fraction = check_real(
+        "share_fraction", share_fraction, low=0, high=1, low_open=False, high_open=False
+    )
     if reference not in summary.index:
         raise ValueError(f"reference {reference!r} is not a setting of the summary")
     ref = summary.loc[reference]
     share_ref = ref.share_released if np.isfinite(ref.share_released) else 0.0
     ok = (
         (summary.tau >= ref.tau - tau_tolerance)
-        & (summary.share_released.fillna(0.0) >= share_ref - share_tolerance)
+        & (summary.share_released.fillna(0.0) >= share_fraction * share_ref)
         & summary.gain.notna()
     )
     return [str(label) for label in summary.index[ok.to_numpy()]]
@@ -262,7 +266,7 @@ def recommend(
     *,
     reference: str = KAGGLE_LABEL,
     tau_tolerance: float = TAU_TOLERANCE,
-    share_tolerance: float = SHARE_TOLERANCE,
+    share_fraction: float = SHARE_FRACTION,
     among: Any = None,
 ) -> str:
     """The advisor's rule: among the settings (of ``among``, a list of labels,
@@ -283,7 +287,7 @@ def recommend(
         summary,
         reference=reference,
         tau_tolerance=tau_tolerance,
-        share_tolerance=share_tolerance,
+        share_fraction=share_fraction,
     )
     pool = summary if among is None else summary.loc[[s for s in summary.index if s in among]]
     if pool.empty:
@@ -339,7 +343,7 @@ def advise(
     jobs: int = 1,
     families: Any = None,
     tau_tolerance: float = TAU_TOLERANCE,
-    share_tolerance: float = SHARE_TOLERANCE,
+    share_fraction: float = SHARE_FRACTION,
 ) -> Advice:
     """Run the grid at holdout size ``n`` and budget ``k`` and recommend a setting.
 
@@ -352,7 +356,7 @@ def advise(
         n=n, k=k, metric=rule.name, reps=reps, seed=seed, jobs=jobs, families=run_families
     )
     summary = summarise(frame)
-    kwargs = {"tau_tolerance": tau_tolerance, "share_tolerance": share_tolerance}
+    kwargs = {"tau_tolerance": tau_tolerance, "share_fraction": share_fraction}
     shaky = [s for s in summary.index if summary.loc[s, "family"] == "shaky-ladder"]
     return Advice(
         rule=rule,

@@ -68,9 +68,10 @@ def advise(
     released and the private board, the share of true improvements released
     at once, the median submissions until an improvement shows).
 
-    Rule: among the settings whose tau is at most 0.05 and whose share
-    released is at most 0.10 below full disclosure's (Kaggle 1e-5), the one
-    whose strongest attacker gains least (ties: the higher tau).
+    Rule: among the settings whose tau is at most 0.05 below full disclosure's
+    (Kaggle 1e-5) and that release at once at least half the share of true
+    improvements it releases, the one whose strongest attacker gains least
+    (ties: the higher tau).
     """
     _check(n < 10, "--n", f"n must be at least 10, got {n}")
     _check(submissions < 1, "--submissions", f"submissions must be at least 1, got {submissions}")
@@ -96,7 +97,7 @@ def advise(
     from rich.console import Console
     from rich.table import Table
 
-    from ladderboard.advisor.advice import SHARE_TOLERANCE, TAU_TOLERANCE
+    from ladderboard.advisor.advice import SHARE_FRACTION, TAU_TOLERANCE
     from ladderboard.advisor.advice import advise as run_advice
 
     console = Console()
@@ -130,7 +131,7 @@ def advise(
     console.print(table)
     console.print(
         f"Rule: among settings with tau ≥ Kaggle 1e-5's − {TAU_TOLERANCE} and share released ≥ "
-        f"Kaggle 1e-5's − {SHARE_TOLERANCE}, the smallest gain of the strongest attacker."
+        f"{SHARE_FRACTION} × Kaggle 1e-5's, the smallest gain of the strongest attacker."
     )
     console.print(f"Recommended: [bold]{result.recommended}[/bold]")
     if result.recommended_shaky is not None:

@@ -163,7 +163,7 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
             ["setting", "strongest attack", "gain", "tau", "share released", "delay"], rows
         ),
         f"Recommended (the smallest gain among the settings whose tau is within 0.05 and "
-        f"share released within 0.10 of Kaggle 1e-5's): **{best}**."
+        f"share released at least half of Kaggle 1e-5's): **{best}**."
         + (
             f" Among the Shaky Ladder settings: **{best_shaky}** ("
             + (
