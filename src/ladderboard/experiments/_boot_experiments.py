@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard._validation import check_int
+from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import (
     HoldoutOracle,
     correlated_regression_data,
@@ -83,11 +83,14 @@ class MetricFullDisclosure:
     def __init__(self, metric: Metric, y_true: Any, *, precision: float = 1e-5):
         if not isinstance(metric, Metric):
             raise TypeError(f"metric must be a Metric, got {type(metric).__name__}")
+        y = np.asarray(y_true, dtype=np.float64)
+        if y.ndim != 1 or y.shape[0] < 2:
+            raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
         self.metric = metric
-        self.y_true = np.asarray(y_true, dtype=np.float64)
-        self.n = self.y_true.shape[0]
+        self.y_true = y
+        self.n = y.shape[0]
         self.greater_is_better = metric.greater_is_better
-        self.precision = precision
+        self.precision = check_real("precision", precision, low=0)
         self._t = 0
 
     def submit(self, predictions: Any) -> Release:
