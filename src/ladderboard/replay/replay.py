@@ -182,6 +182,8 @@ class MechanismReplay:
     greater_is_better: bool
     public_board: list[BoardEntry]
     private_board: list[BoardEntry]
+    settings: str = ""
+    """The mechanism's parameters as replayed (labels left out)."""
 
     @property
     def name(self) -> str:
@@ -246,6 +248,18 @@ def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str)
     public = np.array([metric.score(y[pub], p[pub]) for p in history.predictions])
     private = np.array([metric.score(y[priv], p[priv]) for p in history.predictions])
     return public, private, metric.greater_is_better
+
+
+def _settings(mechanism) -> str:
+    params = mechanism.get_params()
+    shown = {
+        k: getattr(v, "name", v)
+        for k, v in params.items()
+        if v is not None and not isinstance(v, np.ndarray) and k not in ("n", "chunk_bytes")
+    }
+    return ", ".join(
+        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items()
+    )
 
 
 def replay_mechanism(
@@ -316,5 +330,13 @@ def replay_mechanism(
         release_is_current_best=klass.release_is_current_best,
     )
     return MechanismReplay(
-        choice, released, improved, public_true, private, greater, public_board, private_board
+        choice,
+        released,
+        improved,
+        public_true,
+        private,
+        greater,
+        public_board,
+        private_board,
+        _settings(choice.build(n=n, y_true=y_public, metric=metric, random_state=0)),
     )

@@ -352,6 +352,19 @@ def _significant(result: ReplayResult, name: str, column: str) -> str:
     return ", ".join(ranks) or "none"
 
 
+def _shaky_note(result: ReplayResult) -> list[str]:
+    if not any(r.name == "shaky-ladder" for r in result.replays):
+        return []
+    lo, hi = result.loss_bounds
+    return [
+        f"The Shaky Ladder needs losses in [0, 1]: it saw the loss rescaled from [{lo:g}, "
+        f"{hi:.4g}], so its noise and step are {hi - lo:.4g} times larger on the loss scale "
+        "(its releases are mapped back to it); with a clipped log loss, choose them with "
+        "`--param noise_scale=... --param step=...`.",
+        "",
+    ]
+
+
 def _report(result: ReplayResult, command: str) -> str:
     history = result.history
     solution = result.solution
@@ -380,6 +393,11 @@ def _report(result: ReplayResult, command: str) -> str:
         "under Kaggle; its private score is that of the submission behind the entry "
         "(the last one the ladder accepted, or the best-released one).",
         "",
+        "Mechanisms as replayed (n = public rows): "
+        + "; ".join(f"`{r.name}` ({r.settings or 'no parameters'})" for r in result.replays)
+        + ".",
+        "",
+        *_shaky_note(result),
         "## Top-10 perturbations (Table 1)",
         "",
         "Positions where a top 10 differs from the reference, and the reference rank of the "

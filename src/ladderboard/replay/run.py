@@ -44,6 +44,7 @@ class ReplayResult:
     kendall: list[dict]
     half_splits: list[dict]
     ttests: list[dict]
+    loss_bounds: tuple[float, float] = (0.0, float("inf"))
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -194,6 +195,7 @@ def replay_competition(
         kendall=analysis.kendall(replays),
         half_splits=[row for r in replays for row in analysis.half_splits(r, history, halves)],
         ttests=[row for r in replays for row in analysis.ttests(r, history)],
+        loss_bounds=plan.loss_bounds,
         seconds=seconds,
     )
     seconds["analysis"] = time.perf_counter() - began
