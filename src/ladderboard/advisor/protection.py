@@ -122,23 +122,23 @@ class _AveragedOracle:
         return getattr(self._oracle, name)
 
 
-Attack = Callable[[HoldoutOracle, AttackData, ScoringRule, int, int], tuple[float, float]]
-"""``attack(oracle, data, rule, k, seed)`` → ``(released, true)`` in board units."""
+Attack = Callable[[Any, AttackData, ScoringRule, int, KeyedStream], tuple[float, float]]
+"""``attack(oracle, data, rule, k, stream)`` → ``(released, true)`` in board units."""
 
 
-def _fresh(data: AttackData, rule: ScoringRule) -> dict[str, Any]:
-    labels = data.labels[data.fresh]
-    return {"fresh_index": data.fresh, "fresh_labels": labels}
+def _fresh(data: AttackData) -> dict[str, Any]:
+    """The positions the board never scores, and their labels (the true score)."""
+    return {"fresh_index": data.fresh, "fresh_labels": data.labels[data.fresh]}
 
 
-def _boosting(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: int):
+def _boosting(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     if rule.name == "accuracy" and oracle.mechanism.input_kind == "losses":
         r = boosting_attack(
             oracle,
             n_labels=data.labels.size,
             k=max(1, k - 1),
             random_state=seed,
-            **_fresh(data, rule),
+            **_fresh(data),
         )
         return r.score, r.true_score
     size = data.labels.size
@@ -150,30 +150,30 @@ def _boosting(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: in
         np.full(size, low, dtype=dtype),
         k=max(1, k - 3),
         random_state=seed,
-        **_fresh(data, rule),
+        **_fresh(data),
     )
     return r.score, r.true_score
 
 
-def _generalized(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: int):
+def _generalized(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     r = generalized_boosting_attack(
-        oracle, data.v1, data.v2, k=max(1, k - 3), random_state=seed, **_fresh(data, rule)
+        oracle, data.v1, data.v2, k=max(1, k - 3), random_state=seed, **_fresh(data)
     )
     return r.score, r.true_score
 
 
-def _majority(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: int):
+def _majority(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     r = oracle_majority_attack(
         oracle,
         n_labels=data.labels.size,
         k=max(1, k - 1),
         random_state=seed,
-        **_fresh(data, rule),
+        **_fresh(data),
     )
     return r.score, r.true_score
 
 
-def _freedman(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: int):
+def _freedman(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     d = data.regression
     p = max(1, min(k - 1, d.X_train.shape[1]))
     r = freedman_attack(
@@ -235,7 +235,9 @@ def _oracle(setting: Setting, rule: ScoringRule, data: AttackData, random_state:
     return HoldoutOracle(y_public, mechanism, loss=setting.board_loss(rule), **where)
 
 
-def _shifted(setting: Setting, rule: ScoringRule, data: AttackData, k: int, seed: int, rs: Any):
+def _shifted(
+    setting: Setting, rule: ScoringRule, data: AttackData, k: int, seed: KeyedStream, rs: Any
+):
     """A4 on a board scoring the public labels only (the attack counts offsets
     in scored labels); half of them form the easy set the attacker knows. Its
     final submission is right on the easy set and a coin flip on the hard set
