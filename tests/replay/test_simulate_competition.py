@@ -199,9 +199,10 @@ def test_honest_teams_keep_their_best_public_score(run, scores):
 
 
 def test_honest_teams_beat_the_base_rate_privately(run, scores):
-    """The private loss of each honest team's best public submission, averaged over teams,
-    beats the best constant prediction (the private rows' own base rate). Over seeds 0-4
-    of this 60-submission run the average was 0.2x below ..."""
+    """The private loss of each honest team's best public submission beats the best
+    constant prediction (the private rows' own base rate) for most teams and at the median.
+    A team with one or two submissions of a poor first model can be far worse than the
+    constant, so the mean is not a stable summary. Over seeds 0-4 of this small run ..."""
     summary, _, solution = run
     y = solution.targets[solution.private_mask]
     rate = y.mean()
@@ -212,5 +213,6 @@ def test_honest_teams_beat_the_base_rate_privately(run, scores):
             public, private = scores[record.file]
             if record.team not in best or public < best[record.team][0]:
                 best[record.team] = (public, private)
-    average = np.mean([private for _, private in best.values()])
-    assert average < constant - 0.005
+    private = np.array([p for _, p in best.values()])
+    assert np.median(private) < constant - 0.005
+    assert np.mean(private < constant) >= 0.6

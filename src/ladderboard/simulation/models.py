@@ -81,6 +81,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
 SCALED = ("logistic", "naive_bayes", "knn")
 """Families whose inputs a team may scale (trees ignore scaling)."""
 SCALINGS = ("standard", "none")
+SEEDED = ("random_forest", "extra_trees")
+"""Families whose fit depends on a seed: each team seeds them its own way."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,11 +141,17 @@ class Calibrated:
 Recipe = Constant | Model | Blend | Calibrated
 
 
-def default_model(family: str, features: str = "all", scaling: str = "none") -> Model:
-    """The family's default hyperparameters (what a team tries first)."""
+def default_model(
+    family: str, features: str = "all", scaling: str = "none", seed: int | None = None
+) -> Model:
+    """The family's default hyperparameters (what a team tries first); a random
+    forest or extra trees get the team's own ``random_state`` when ``seed`` is given."""
     if family not in SCALED:
         scaling = "none"
-    return Model(family, tuple(sorted(_DEFAULTS[family].items())), features, scaling)
+    params = dict(_DEFAULTS[family])
+    if seed is not None and family in SEEDED:
+        params["random_state"] = seed
+    return Model(family, tuple(sorted(params.items())), features, scaling)
 
 
 def neighbour(model: Model, rng: np.random.Generator) -> Model:
@@ -266,11 +274,13 @@ class Zoo:
         if model.family == "random_forest":
             from sklearn.ensemble import RandomForestClassifier
 
-            return RandomForestClassifier(**params, max_features="sqrt", random_state=seed)
+            params.setdefault("random_state", seed)
+            return RandomForestClassifier(**params, max_features="sqrt")
         if model.family == "extra_trees":
             from sklearn.ensemble import ExtraTreesClassifier
 
-            return ExtraTreesClassifier(**params, max_features="sqrt", random_state=seed)
+            params.setdefault("random_state", seed)
+            return ExtraTreesClassifier(**params, max_features="sqrt")
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         return HistGradientBoostingClassifier(**params, early_stopping=False, random_state=seed)
