@@ -24,6 +24,7 @@ experiment_app = typer.Typer(
 class Backend(enum.StrEnum):
     loky = "loky"
     dask = "dask"
+    ray = "ray"
 
 
 @experiment_app.command("list")
@@ -52,7 +53,10 @@ def run(
     jobs: Annotated[int, typer.Option("--jobs", min=1, help="Parallel workers.")] = 1,
     backend: Annotated[
         Backend,
-        typer.Option("--backend", help="loky (local processes) or dask (a Dask cluster)."),
+        typer.Option(
+            "--backend",
+            help="loky (local processes), dask (a Dask cluster) or ray (a Ray cluster).",
+        ),
     ] = Backend.loky,
     seed: Annotated[int, typer.Option("--seed", min=0, help="Seed of the whole run.")] = 0,
 ) -> None:

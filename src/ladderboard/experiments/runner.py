@@ -1,9 +1,11 @@
 """Run an experiment's tasks in parallel and write its table, figure and report.
 
 Tasks run through joblib: the ``loky`` backend (worker processes on this
-machine) by default, or ``dask``, which sends them to the Dask cluster of the
+machine) by default; ``dask``, which sends them to the Dask cluster of the
 current ``distributed.Client`` (a :class:`distributed.LocalCluster` of ``jobs``
-worker processes is started, and closed afterwards, when there is none).
+worker processes is started, and closed afterwards, when there is none); or
+``ray``, on the Ray cluster already joined or named by ``RAY_ADDRESS`` (else a
+local one of ``jobs`` CPUs).
 Each task has its own seed, so the table is the same whatever ``jobs`` and
 ``backend`` are.
 """
@@ -22,8 +24,8 @@ from ladderboard.experiments.registry import Experiment, RunInfo, Task, get_expe
 
 __all__ = ["BACKENDS", "RunResult", "run_experiment", "run_tasks", "write_outputs"]
 
-BACKENDS = ("loky", "dask")
-Backend = Literal["loky", "dask"]
+BACKENDS = ("loky", "dask", "ray")
+Backend = Literal["loky", "dask", "ray"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,29 @@ def _dask_client(jobs: int) -> Iterator[Any]:
         yield client
 
 
+@contextlib.contextmanager
+def _ray_cluster(jobs: int) -> Iterator[None]:
+    """The Ray cluster already joined, the one ``RAY_ADDRESS`` names, or a
+    local one of ``jobs`` CPUs for the run (shut down afterwards)."""
+    import os
+
+    import ray
+    from ray.util.joblib import register_ray
+
+    register_ray()
+    if ray.is_initialized():
+        yield
+        return
+    if os.environ.get("RAY_ADDRESS"):
+        ray.init(log_to_driver=False)
+    else:
+        ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+
+
 def run_tasks(
     tasks: list[Task],
     *,
@@ -77,6 +102,10 @@ def run_tasks(
             stack.enter_context(_dask_client(jobs))
             stack.enter_context(parallel_config(backend="dask"))
             parallel = Parallel(n_jobs=-1, return_as="generator")
+        elif backend == "ray":
+            stack.enter_context(_ray_cluster(jobs))
+            stack.enter_context(parallel_config(backend="ray"))
+            parallel = Parallel(n_jobs=jobs)  # Ray's joblib backend returns lists only
         else:
             parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
         results = parallel(delayed(_call)(task) for task in tasks)
