@@ -299,16 +299,16 @@ def replay_mechanism(
                 )
             scale = (low, high)
 
+    if scale is not None:  # once for every submission, not once per submit
+        inputs = np.clip((inputs - scale[0]) / (scale[1] - scale[0]), 0.0, 1.0)
+
     def run_team(item: tuple[str, list[int]]) -> None:
         team, rows = item
         mechanism = choice.build(
             n=n, y_true=y_public, metric=metric, random_state=master.derive(f"{choice.name}/{team}")
         )
         for i in rows:
-            x = inputs[i]
-            if scale is not None:
-                x = np.clip((x - scale[0]) / (scale[1] - scale[0]), 0.0, 1.0)
-            release = mechanism.submit(x)
+            release = mechanism.submit(inputs[i])
             score = release.score
             if scale is not None:
                 score = scale[0] + score * (scale[1] - scale[0])
