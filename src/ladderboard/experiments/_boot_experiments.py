@@ -112,7 +112,8 @@ def freedman_sweep(oracle: HoldoutOracle, data: Any, ks: Sequence[int]) -> list[
     the final model, on a copy of the board), ``public_exact`` (its exact
     public score, organiser-side), ``final`` (its score on the final set) and
     ``n_submissions`` (``p + 1``), as ``freedman_attack(oracle, ..., k=k)``
-    on a fresh board gives them.
+    on a fresh board gives them, and ``accepted``: how many of the univariate
+    submissions the board accepted (organiser-side).
     """
     X_train, y_train = data.X_train, data.y_train
     p = X_train.shape[1]
@@ -122,6 +123,7 @@ def freedman_sweep(oracle: HoldoutOracle, data: Any, ks: Sequence[int]) -> list[
     univariate = candidate_predictions(X_train, y_train, data.X_public, [], np.arange(p))
     released = np.fromiter((oracle.submit(c) for c in univariate.T), dtype=np.float64, count=p)
     order = rank_features(released, greater_is_better=oracle.greater_is_better)
+    accepted = oracle.n_improvements
     rows = []
     for k in ks:
         public, fresh = fit_predict(
@@ -133,6 +135,7 @@ def freedman_sweep(oracle: HoldoutOracle, data: Any, ks: Sequence[int]) -> list[
                 "public_released": _branch_release(oracle, public),
                 "public_exact": oracle.holdout_score(public),
                 "final": oracle.evaluate(data.y_final, fresh),
+                "accepted": accepted,
                 "n_submissions": p + 1,
             }
         )
@@ -147,12 +150,14 @@ class _SnapshotOracle(HoldoutOracle):
         self._at = at
         self._count = 0
         self.snapshots: dict[int, Any] = {}
+        self.accepted: dict[int, int] = {}
 
     def submit(self, prediction: Any) -> float:
         score = super().submit(prediction)
         self._count += 1
         if self._count in self._at:
             self.snapshots[self._count] = copy.deepcopy(self.mechanism)
+            self.accepted[self._count] = self.n_improvements
         return score
 
 
@@ -166,7 +171,8 @@ def step_forward_sweep(
     One dict per iteration count ``i``: ``k`` (= ``i``), ``n_selected``,
     ``public_released``, ``public_exact``, ``final`` and ``n_submissions``, as
     ``step_forward_attack(n_iterations=i)`` on the same fresh board gives them,
-    and ``hits``: in how many of those iterations the located submission was
+    ``accepted`` (the board's acceptances before the final submission), and
+    ``hits``: in how many of those iterations the located submission was
     the board's true last acceptance (the jump the attack is after). On the
     Ladder, whose releases are rounded to ``1/n``, nearly all: an acceptance
     that rounds to the previous release is a jump no one can see.
@@ -218,6 +224,7 @@ def step_forward_sweep(
                 "public_released": _branch_release(board, public),
                 "public_exact": oracle.holdout_score(public),
                 "final": oracle.evaluate(data.y_final, fresh),
+                "accepted": oracle.accepted[boundary[done]],
                 "n_submissions": boundary[done] + 1,
             }
         )

@@ -87,7 +87,8 @@ def e7_cell(
     ``k`` (Freedman's k, or the step-forward iterations), ``n_selected``,
     ``hits`` (step-forward iterations that located the true last jump),
     ``public_released``, ``public_exact``, ``final``, ``delta_exact``,
-    ``delta_released`` and ``n_submissions``.
+    ``delta_released``, ``accepted`` (the board's acceptances before the final
+    submission) and ``n_submissions``.
 
     >>> frame = e7_cell(rep=0, design="simulated", alpha=0.15, bs=(10,), p=40, ks=(1, 5),
     ...                 iterations=2, random_state=0)
@@ -140,6 +141,7 @@ def e7_cell(
         "final",
         "delta_exact",
         "delta_released",
+        "accepted",
         "n_submissions",
     ]
     return frame[columns]
