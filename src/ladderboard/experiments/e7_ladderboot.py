@@ -357,7 +357,10 @@ def e7_report(frame: Any, info: RunInfo) -> str:
         "The paper's Fig. 5 uses the simulated design with p = 1000 and 10 iterations "
         "(the Ladder's public MSE reaching about 0.4); here both designs have the same p "
         f"and {iterations} iterations (a full run: p = {P}, {ITERATIONS} iterations, as in "
-        "its Figs. 4 and 6), to keep a run affordable.",
+        "its Figs. 4 and 6), to keep a run affordable. A side check at Fig. 3's size (the "
+        "simulated design, p = 1000, 10 iterations, the Ladder at α = 0.15, 5 designs): "
+        'released public MSE 0.23-0.43 (mean 0.32) against the paper\'s "around 0.4", '
+        'final MSE 1.04-1.69 (mean 1.34) against its "close to 1".',
         run_line(info, command),
     ]
     return "\n\n".join(sections) + "\n"
