@@ -62,6 +62,7 @@ KAGGLE_LABEL = "Kaggle 1e-5"
 """Full disclosure with five decimals: the reference for honest-team utility."""
 
 SHAKY_MULTIPLES = (
+    (0.25, 0.5),
     (0.5, 1.0),
     (1.0, 1.0),
     (1.0, 2.0),
@@ -238,7 +239,7 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     []
     >>> len(default_grid(scoring_rule("accuracy"))), SHAKY_DEFAULT_LABEL in {
     ...     s.label for s in default_grid(scoring_rule("accuracy"))}
-    (21, True)
+    (22, True)
     """
     if families is not None:
         families = tuple(families)
