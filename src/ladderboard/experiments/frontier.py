@@ -175,10 +175,12 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
             if best_shaky
             else ""
         ),
-        "Under the Shaky Ladder the released value itself is noisy and snapped to a "
-        "power-of-two grid at least as coarse as the noise: a run of random submissions ends "
-        "on a lucky low release, so even attacks that learn nothing get a large gap, and the "
-        "coarse grid ties honest teams on the board (low tau).",
+        "Under the Shaky Ladder each release carries its own noise, and a board stops "
+        "moving after a lucky low release (the next update must beat it by the step and the "
+        "comparison noise), so a run of submissions that learn nothing still tends to end on "
+        "a release below its true loss: the gap counts that leaderboard error too. The same "
+        "noise orders honest teams partly at random (lower tau). Snapping releases to the "
+        "power-of-two grid changes neither much.",
         "## Every attack's mean gap",
         markdown_table(["setting", *(c[5:] for c in attack_columns)], gap_rows),
         run_line(info, command),
