@@ -202,7 +202,9 @@ def test_honest_teams_beat_the_base_rate_privately(run, scores):
     """The private loss of each honest team's best public submission beats the best
     constant prediction (the private rows' own base rate) for most teams and at the median.
     A team with one or two submissions of a poor first model can be far worse than the
-    constant, so the mean is not a stable summary. Over seeds 0-4 of this small run ..."""
+    constant, so the mean is not a stable summary. Over seeds 0-4 of this run the median
+    was 0.008-0.020 below the constant's loss (0.218-0.235) and 71-100 % of the teams beat
+    it; seed 3, used here, gives 0.011 and 75 %."""
     summary, _, solution = run
     y = solution.targets[solution.private_mask]
     rate = y.mean()

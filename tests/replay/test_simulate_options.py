@@ -80,7 +80,7 @@ def test_cli_writes_a_competition_and_refuses_bad_options(tmp_path):
     out = tmp_path / "cli"
     args = ["simulate-competition", "--dataset", "synthetic", "--rows", "300", "--teams", "3"]
     args += ["--submissions", "9", "--adversaries", "1", "--seed", "2", "--out", str(out)]
-    result = runner.invoke(app(), [*args, "--quiet"])
+    result = runner.invoke(app(), args)  # with the progress bar
     assert result.exit_code == 0, result.output
     assert "wrote 9 submissions of 3 teams" in result.output
     assert len(list((out / "submissions").iterdir())) == 9
