@@ -47,17 +47,25 @@ def _delay(value: float) -> str:
 
 
 def advise(
-    n: Annotated[int, typer.Option("--n", help="Public holdout size (labels scored).")],
+    n: Annotated[
+        int, typer.Option("--n", metavar="N", help="Public holdout size (labels scored).")
+    ],
     submissions: Annotated[
-        int, typer.Option("--submissions", "-k", help="Submissions allowed per participant.")
+        int,
+        typer.Option(
+            "--submissions", "-k", metavar="K", help="Submissions allowed per participant."
+        ),
     ],
     metric: Annotated[
-        str, typer.Option("--metric", help="accuracy (0/1 loss), log-loss or mse.")
+        str,
+        typer.Option("--metric", metavar="METRIC", help="accuracy (0/1 loss), log-loss or mse."),
     ] = "accuracy",
     reps: Annotated[int, typer.Option("--reps", help="Repetitions per setting.")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole run.")] = 0,
     jobs: Annotated[int, typer.Option("--jobs", help="Parallel worker processes.")] = 1,
-    family: Annotated[list[str] | None, typer.Option("--family", help=_FAMILY_HELP)] = None,
+    family: Annotated[
+        list[str] | None, typer.Option("--family", metavar="FAMILY", help=_FAMILY_HELP)
+    ] = None,
 ) -> None:
     """Run the attack suite and honest teams against every mechanism setting at
     your holdout size and submission budget, and recommend one.
