@@ -123,9 +123,8 @@ def advise(
         "share released",
         "delay",
     ):
-        table.add_column(
-            header, justify="left" if header in ("setting", "strongest attack") else "right"
-        )
+        text = header in ("setting", "strongest attack")
+        table.add_column(header, justify="left" if text else "right", no_wrap=True)
     for label, row in result.summary.iterrows():
         mark = " ◀" if label == result.recommended else ""
         table.add_row(
