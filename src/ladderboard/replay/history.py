@@ -38,6 +38,7 @@ __all__ = [
     "DISCOVERY_CODES",
     "Entry",
     "Skipped",
+    "default_index",
     "discover",
     "parse_file_name",
 ]
