@@ -50,7 +50,7 @@ def test_same_seed_same_bytes_other_seed_other_bytes(tmp_path):
         ({"teams": 3, "adversaries": 3}, "adversaries must be fewer than teams"),
         ({"teams": 10, "submissions": 5}, "submissions must be at least"),
         ({"rows": 1000}, "rows applies to the synthetic dataset only"),
-        ({"dataset": "synthetic", "rows": 5}, "rows must be an integer >= 20"),
+        ({"dataset": "synthetic", "rows": 5}, "rows must be an integer >= 200"),
         ({"public_fraction": 1.0}, "public_fraction must be a finite number in (0, 1)"),
         ({"defect_rate": -0.1}, "defect_rate must be a finite number in [0, 0.5)"),
     ],

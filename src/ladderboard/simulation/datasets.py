@@ -134,7 +134,7 @@ def check_dataset_options(name: object, rows: object) -> None:
     if rows is not None:
         if name != "synthetic":
             raise ValueError(f"rows applies to the synthetic dataset only, not to {name!r}")
-        check_int("rows", rows, 20)
+        check_int("rows", rows, 200)  # both classes in train and test
 
 
 def split_dataset(
@@ -158,6 +158,11 @@ def split_dataset(
     order = rng.permutation(n)
     test = np.sort(order[:n_test])
     train = np.sort(order[n_test:])
+    for name, rows in (("training", train), ("test", test)):
+        if np.unique(dataset.labels[rows]).size < 2:
+            raise ValueError(
+                f"test_fraction={test_fraction!r} leaves the {name} rows with one class only"
+            )
     public = np.zeros(n_test, dtype=bool)
     public[rng.permutation(n_test)[:n_public]] = True
     sets = {"all": np.arange(dataset.features.shape[1])}

@@ -158,7 +158,7 @@ def play_honest(
     best_release = math.inf
     shown: list[tuple[float, int, Recipe]] = []  # (release, number, recipe) of scored ones
     tried: set[Recipe] = set()
-    rate = zoo.base_rate  # what the team knows from its training labels:
+    rate = min(max(zoo.base_rate, 1e-6), 1 - 1e-6)  # what the team knows from its labels:
     baseline = -(rate * math.log(rate) + (1 - rate) * math.log(1 - rate))  # a constant's loss
     for number in range(desk.budget):
         if number == 0 and style.starts_constant:
