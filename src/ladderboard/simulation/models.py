@@ -187,6 +187,7 @@ class Zoo:
         self._base_rate = float(np.mean(self._y_train))
         self._cache: dict[Recipe, np.ndarray] = {}
         self._neighbours: dict[tuple[Any, str], tuple[np.ndarray, np.ndarray]] = {}
+        self._ensembles: dict[tuple[Any, ...], Any] = {}
         self.n_fits = 0
 
     @property
@@ -229,12 +230,43 @@ class Zoo:
     def _fit_predict(self, model: Model) -> np.ndarray:
         if model.family == "knn":
             return self._knn(model)
+        if model.family in _GROWN:
+            return self._grown(model)
         X_train, X_test = self._inputs(model)
         estimator = self._estimator(model)
         estimator.fit(X_train, self._y_train)
         self.n_fits += 1
-        proba = estimator.predict_proba(X_test)
-        return proba[:, list(estimator.classes_).index(1)]
+        return estimator.predict_proba(X_test)[:, 1]
+
+    def _grown(self, model: Model) -> np.ndarray:
+        """A forest's first ``n_estimators`` trees, or a boosting model's first
+        ``max_iter`` stages, from one ensemble per other setting, grown with
+        ``warm_start`` when a larger one is asked for (the same model as a fit
+        from scratch: the seeds of the trees come in the same order)."""
+        size_name = _GROWN[model.family]
+        params = dict(model.params)
+        size = params.pop(size_name)
+        key = (model.family, tuple(sorted(params.items())), model.features, model.scaling)
+        estimator = self._ensembles.get(key)
+        X_test = self._inputs(model)[1]
+        if estimator is None or _size(estimator) < size:
+            if estimator is None:
+                estimator = self._estimator(model)
+                estimator.set_params(warm_start=True)
+                self._ensembles[key] = estimator
+            estimator.set_params(**{size_name: size})
+            estimator.fit(self._inputs(model)[0], self._y_train)
+            self.n_fits += 1
+        if _size(estimator) == size:
+            return estimator.predict_proba(X_test)[:, 1]
+        if model.family == "gradient_boosting":
+            for stage, proba in enumerate(estimator.staged_predict_proba(X_test), start=1):
+                if stage == size:
+                    return proba[:, 1]
+        total = np.zeros(len(X_test))
+        for tree in estimator.estimators_[:size]:
+            total += tree.predict_proba(X_test)[:, 1]
+        return total / size
 
     def _knn(self, model: Model) -> np.ndarray:
         """The k-nearest-neighbour vote (uniform or inverse-distance weights), from
@@ -284,6 +316,20 @@ class Zoo:
         from sklearn.ensemble import HistGradientBoostingClassifier
 
         return HistGradientBoostingClassifier(**params, early_stopping=False, random_state=seed)
+
+
+_GROWN = {
+    "random_forest": "n_estimators",
+    "extra_trees": "n_estimators",
+    "gradient_boosting": "max_iter",
+}
+
+
+def _size(estimator: Any) -> int:
+    """How many trees or boosting stages a fitted ensemble holds."""
+    if hasattr(estimator, "estimators_"):
+        return len(estimator.estimators_)
+    return int(estimator.n_iter_)
 
 
 def import_estimators() -> None:
