@@ -112,3 +112,31 @@ def test_cli_module_imports_only_typer_and_the_standard_library():
         for alias in node.names
     }
     assert names <= {"__future__", "typer"} | set(sys.stdlib_module_names)
+
+
+def test_default_dataset_and_a_ladder_board(tmp_path):
+    """ISLR Default as the dataset, and a Ladder (Blum & Hardt 2015, Fig. 1) as every
+    team's board: the releases are on its grid and never rise within a team."""
+    from ladderboard.mechanisms import Ladder
+
+    summary = simulate_competition(
+        out=tmp_path / "d",
+        dataset="default",
+        teams=3,
+        submissions=12,
+        adversaries=0,
+        board=lambda team: Ladder(eta=0.01),
+        seed=1,
+    )
+    header = (tmp_path / "d" / "solution.csv").read_text().split("\n", 1)[0]
+    assert header == "id,default,Usage" and summary.n_test == 5000
+    releases: dict[str, list[float]] = {}
+    for record in summary.records:
+        if record.release is not None:
+            releases.setdefault(record.team, []).append(record.release)
+    for shown in releases.values():
+        assert all(abs(r * 100 - round(r * 100)) < 1e-9 for r in shown)
+        assert shown == sorted(shown, reverse=True)
+    with pytest.raises(TypeError, match="board must be a callable"):
+        simulate_competition(out=tmp_path / "e", board="ladder", **SMALL)
+    assert not (tmp_path / "e").exists()
