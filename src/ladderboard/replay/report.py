@@ -33,7 +33,7 @@ from ladderboard.replay.run import ReplayResult
 
 __all__ = ["table1_lines", "write_outputs"]
 
-_LABELS = {"full-disclosure": "Kaggle", "parameter-free-ladder": "Ladder"}
+_LABELS = {"full-disclosure": "Kaggle"}
 
 
 def _label(name: str) -> str:
