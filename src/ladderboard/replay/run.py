@@ -106,6 +106,10 @@ def _plan(
         if not path.is_file():
             raise ValueError(f"solution must be a file, got {str(path)!r}")
         solution = Solution.from_csv(path)
+    if solution.n_private < 2:
+        raise ValueError(
+            f"solution: the half-splits need at least 2 private rows, got {solution.n_private}"
+        )
     y_public = solution.targets[solution.public_mask]
     for choice in choices:  # bad values fail here, before any file is read
         try:
