@@ -262,16 +262,17 @@ def e8_report(frame: Any, info: RunInfo) -> str:
     k = _k_for_table(frame)
     k_max = int(frame.k.max())
     rows = []
-    tracked = True
+    verdicts = []
     for design in [d for d in DESIGNS if d in set(frame.design)]:
         rows_d = frame[frame.design == design]
         full = rows_d[(rows_d.board == FULL) & (rows_d.k == k)].delta_exact.mean()
+        worst = 0.0
         for board, threshold, b in _cells(rows_d):
             cell = rows_d[
                 (rows_d.board == board) & (rows_d.po_threshold == threshold) & (rows_d.b == b)
             ]
             if board != FULL:
-                tracked &= abs(cell[cell.k == k].delta_exact.mean()) < 0.5 * full
+                worst = max(worst, abs(cell[cell.k == k].delta_exact.mean()))
             rows.append(
                 [
                     design,
@@ -282,6 +283,11 @@ def e8_report(frame: Any, info: RunInfo) -> str:
                     f"{cell[cell.k == k].accepted.mean():.1f}",
                 ]
             )
+        held = "held" if worst < 0.5 * full else "did not hold"
+        verdicts.append(
+            f"{design}: full disclosure {full:+.3f}, the largest |ΔCCC| of a "
+            f"Bayesian-bootstrap board {worst:.3f} ({held})"
+        )
     p = int(frame.n_submissions.iloc[0]) - 1
     B_used = int(frame.B.iloc[0])
     command = f"ladderboard experiment run e8 --reps {info.reps} --seed {info.seed}"
@@ -312,11 +318,14 @@ def e8_report(frame: Any, info: RunInfo) -> str:
         'scores, except, maybe, for panels c, j, and k" (in the 4 × 3 layout of Fig. S6, '
         "panel c would be BayesBootLadder at PO_thr = 1 and j, k the last row's "
         "BayesBootLadderBoot at PO_thr = 99 and 5.67; the text does not say).",
-        f"Measured at k = {k}: every Bayesian-bootstrap board's mean |ΔCCC| below half of "
-        f"full disclosure's in every design: {'yes' if tracked else 'no'}. A board that "
-        "accepts none of the univariate models (beyond ŷ_0) releases the same score for "
-        "all, and the attack takes the first k features: nothing leaks, and the final "
-        "model is a random one.",
+        f"Measured at k = {k}, read as every Bayesian-bootstrap board's mean |ΔCCC| "
+        "(exact) below half of full disclosure's: " + "; ".join(verdicts) + ".",
+        "A board that accepts none of the univariate models (beyond ŷ_0) releases the "
+        "same score for all, and the attack takes the first k features: nothing leaks. "
+        "One that accepts a single one ranks it and the features after it first (the "
+        "paper's convention for ties, Fig. 1b), and on strongly correlated neighbours "
+        "(the simulated AR(1) design) those k consecutive features share its chance "
+        "association with the public response.",
         run_line(info, command),
     ]
     return "\n\n".join(sections) + "\n"
