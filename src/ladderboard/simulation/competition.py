@@ -25,11 +25,9 @@ seeded from it), so the same arguments write byte-identical directories.
 
 from __future__ import annotations
 
-import shutil
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,98 +37,17 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.random import KeyedStream
 from ladderboard.simulation.adversaries import ADVERSARIES, MIN_BUDGET
 from ladderboard.simulation.datasets import check_dataset_options
-from ladderboard.simulation.defects import DEFECTS
 from ladderboard.simulation.desk import SubmissionRecord
+from ladderboard.simulation.layout import (
+    LAYOUT_FILES,
+    command_line,
+    prepare,
+    readme,
+    write_csv,
+)
+from ladderboard.simulation.plan import budgets, defect_plan, submission_times, team_names
 
 __all__ = ["LAYOUT_FILES", "SimulationSummary", "check_options", "simulate_competition"]
-
-START = datetime(2026, 1, 5, tzinfo=UTC)
-"""When the simulated competition opens (it runs for ``days`` days)."""
-LAYOUT_FILES = (
-    "solution.csv",
-    "sample_submission.csv",
-    "submissions.csv",
-    "teams.csv",
-    "defects.csv",
-    "README.md",
-)
-_ADVERSARY_SHARE = 0.03  # of all submissions, per adversary
-_EFFORT_SIGMA = 1.1  # log-normal spread of the teams' efforts
-_ADJECTIVES = [
-    "amber",
-    "azure",
-    "bold",
-    "brave",
-    "brisk",
-    "calm",
-    "clever",
-    "cosmic",
-    "crimson",
-    "curious",
-    "daring",
-    "eager",
-    "fuzzy",
-    "gentle",
-    "golden",
-    "happy",
-    "hidden",
-    "humble",
-    "icy",
-    "jolly",
-    "keen",
-    "lucky",
-    "mellow",
-    "misty",
-    "noble",
-    "odd",
-    "quiet",
-    "rapid",
-    "rusty",
-    "silent",
-    "silver",
-    "sly",
-    "steady",
-    "sunny",
-    "swift",
-    "tidy",
-    "wild",
-    "witty",
-]
-_NOUNS = [
-    "badger",
-    "bison",
-    "crane",
-    "dingo",
-    "eagle",
-    "falcon",
-    "ferret",
-    "gecko",
-    "heron",
-    "ibis",
-    "jackal",
-    "koala",
-    "lemur",
-    "lynx",
-    "marmot",
-    "moose",
-    "newt",
-    "ocelot",
-    "otter",
-    "panda",
-    "puffin",
-    "quokka",
-    "raven",
-    "salmon",
-    "stoat",
-    "tapir",
-    "toucan",
-    "urchin",
-    "viper",
-    "walrus",
-    "wombat",
-    "yak",
-    "zebra",
-]
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,7 +214,7 @@ def simulate_competition(
     from ladderboard.simulation.models import import_estimators
 
     import_estimators()  # before the limit, which applies to the thread pools loaded
-    command = _command(
+    command = command_line(
         dataset, teams, submissions, adversaries, rows, public_fraction, test_fraction,
         defect_rate, seed, days, path,
     )  # fmt: skip
@@ -371,14 +288,14 @@ def _run(
     make_board = board if board is not None else (lambda team: FullDisclosure(precision=1e-5))
 
     plan = master.derive("plan")
-    names = _team_names(n_teams, plan.generator(0))
+    names = team_names(n_teams, plan.generator(0))
     is_adversary = np.zeros(n_teams, dtype=bool)
     is_adversary[plan.generator(1).permutation(n_teams)[:n_adversaries]] = True
-    budgets = _budgets(is_adversary, n_submissions, plan.generator(2))
-    times = _times(budgets, days, plan.generator(3))
-    defects = _defects(budgets, is_adversary, defect_rate, plan.generator(4))
+    efforts = budgets(is_adversary, n_submissions, plan.generator(2))
+    times = submission_times(efforts, days, plan.generator(3))
+    defects = defect_plan(efforts, is_adversary, defect_rate, plan.generator(4))
 
-    _prepare(path)
+    prepare(path)
     (path / "solution.csv").write_bytes(solution.to_csv())
     (path / "sample_submission.csv").write_bytes(solution.sample_submission_csv())
     folder = path / "submissions"
@@ -427,13 +344,13 @@ def _run(
             progress(len(records), n_submissions)
 
     records.sort(key=lambda r: (r.submitted_at, r.team))
-    _write_csv(
+    write_csv(
         path / "submissions.csv",
         ("file", "team", "submitted_at"),
         [(r.file, r.team, r.submitted_at) for r in records],
     )
-    _write_csv(path / "teams.csv", ("team", "kind", "strategy"), team_rows)
-    _write_csv(
+    write_csv(path / "teams.csv", ("team", "kind", "strategy"), team_rows)
+    write_csv(
         path / "defects.csv",
         ("file", "defect"),
         [(r.file, r.defect) for r in records if r.defect is not None],
@@ -455,146 +372,5 @@ def _run(
         base_rate_private_loss=base_private,
         records=tuple(records),
     )
-    (path / "README.md").write_text(_readme(summary, data.description, days, custom_board))
+    (path / "README.md").write_text(readme(summary, data.description, days, custom_board))
     return summary
-
-
-def _prepare(path: Path) -> None:
-    """Create ``path``, or clear a previous simulation's files from it (``force``)."""
-    path.mkdir(parents=True, exist_ok=True)
-    for name in LAYOUT_FILES:
-        (path / name).unlink(missing_ok=True)
-    folder = path / "submissions"
-    if folder.is_dir():
-        shutil.rmtree(folder)
-
-
-def _team_names(n: int, rng: np.random.Generator) -> list[str]:
-    pairs = [f"{a}_{b}" for a in _ADJECTIVES for b in _NOUNS]
-    order = rng.permutation(len(pairs))
-    return [
-        pairs[order[i % len(pairs)]] + (f"_{i // len(pairs) + 1}" if i >= len(pairs) else "")
-        for i in range(n)
-    ]
-
-
-def _budgets(is_adversary: np.ndarray, total: int, rng: np.random.Generator) -> list[int]:
-    n_adv = int(is_adversary.sum())
-    n_honest = len(is_adversary) - n_adv
-    per_adversary = 0
-    if n_adv:
-        per_adversary = max(
-            MIN_BUDGET, min(round(_ADVERSARY_SHARE * total), (total - n_honest) // n_adv)
-        )
-    rest = total - n_honest - n_adv * per_adversary
-    weights = rng.lognormal(0.0, _EFFORT_SIGMA, n_honest)
-    extra = rng.multinomial(rest, weights / weights.sum())
-    honest = iter((1 + extra).tolist())
-    return [per_adversary if adv else next(honest) for adv in is_adversary.tolist()]
-
-
-def _times(budgets: list[int], days: int, rng: np.random.Generator) -> list[list[datetime]]:
-    """Each team's submission times: it joins (most join early), then submits
-    at increasing whole seconds, more of them towards the end."""
-    length = days * 86400
-    out = []
-    for budget in budgets:
-        join = int(rng.beta(1.0, 2.5) * 0.9 * length)
-        u = np.sort(rng.random(budget) ** (1 / 1.5))
-        seconds = (join + u * (length - 1 - join)).astype(np.int64)
-        for j in range(1, budget):  # distinct seconds: file names must differ
-            seconds[j] = max(seconds[j], seconds[j - 1] + 1)
-        out.append([START + timedelta(seconds=int(s)) for s in seconds])
-    return out
-
-
-def _defects(
-    budgets: list[int], is_adversary: np.ndarray, rate: float, rng: np.random.Generator
-) -> dict[int, dict[int, str]]:
-    """Which honest submissions get which defect: ``{team: {number: kind}}``; every
-    kind is used once before any is used twice."""
-    slots = [(i, j) for i, b in enumerate(budgets) if not is_adversary[i] for j in range(b)]
-    n = min(len(slots), round(rate * sum(budgets)))
-    chosen = rng.choice(len(slots), size=n, replace=False) if n else np.array([], dtype=int)
-    kinds = []
-    while len(kinds) < n:
-        kinds.extend(np.asarray(DEFECTS)[rng.permutation(len(DEFECTS))].tolist())
-    out: dict[int, dict[int, str]] = {}
-    for slot, kind in zip(sorted(chosen.tolist()), kinds, strict=False):
-        team, number = slots[slot]
-        out.setdefault(team, {})[number] = kind
-    return out
-
-
-def _write_csv(path: Path, header: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
-    lines = [",".join(header)] + [",".join(map(str, row)) for row in rows]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-
-
-def _number(x: float) -> str:
-    return f"{x:g}"
-
-
-def _command(
-    dataset, teams, submissions, adversaries, rows, public_fraction, test_fraction,
-    defect_rate, seed, days, path,
-) -> str:  # fmt: skip
-    parts = [
-        "ladderboard simulate-competition",
-        f"--dataset {dataset}",
-        f"--teams {teams}",
-        f"--submissions {submissions}",
-        f"--adversaries {adversaries}",
-    ]
-    if rows is not None:
-        parts.append(f"--rows {rows}")
-    parts += [
-        f"--public-fraction {_number(public_fraction)}",
-        f"--test-fraction {_number(test_fraction)}",
-        f"--defect-rate {_number(defect_rate)}",
-        f"--days {days}",
-        f"--seed {seed}",
-        f"--out {path.name}",
-    ]
-    return " ".join(parts)
-
-
-def _readme(summary: SimulationSummary, description: str, days: int, custom_board: bool) -> str:
-    board = (
-        "a board given by the caller (library use), one per team"
-        if custom_board
-        else "full disclosure of the public log loss rounded to 1e-5 (Kaggle's), one per team"
-    )
-    end = START + timedelta(days=days)
-    return f"""# A simulated competition
-
-Generated by ladderboard, run from this directory's parent:
-
-```
-{summary.command}
-```
-
-- Dataset: {description}.
-- Test set: {summary.n_test} rows held out ({summary.n_public} Public, \
-{summary.n_test - summary.n_public} Private); teams trained on the other {summary.n_train}.
-- Task: binary classification scored by log loss on predicted probabilities.
-- {summary.n_teams} teams ({summary.n_honest} honest, {summary.n_adversaries} adversaries), \
-{summary.n_submissions} submissions, {summary.n_defects} with a formatting defect.
-- Competition from {START:%Y-%m-%d} to {end:%Y-%m-%d} (UTC), {days} days.
-- Board shown to the teams while they worked: {board}.
-
-| file | what it is |
-|---|---|
-| `solution.csv` | the hidden test set: `id`, the target, `Usage` (Public / Private) |
-| `sample_submission.csv` | every id with a prediction of 0.0: the layout of a submission |
-| `submissions.csv` | the index, in submission order: `file,team,submitted_at` (UTC, ISO 8601) |
-| `submissions/` | one file per submission, `TEAM__YYYYMMDDTHHMMSSZ.csv` (`.csv.gz` if compressed) |
-| `teams.csv` | ground truth: `team,kind,strategy` (kind = honest or adversary) |
-| `defects.csv` | ground truth of the formatting defects injected on purpose: `file,defect` |
-
-Honest teams' strategy is `family:features:scaling`, the model family, feature subset and
-scaling they start from; each keeps the variant the public board says is best. Adversaries
-play `boosting`, `perturbation_boosting` or `feature_selection` (see
-`ladderboard.simulation.adversaries`). Defects: {", ".join(DEFECTS)} (see
-`ladderboard.simulation.defects`); each spoiled file is listed in `defects.csv`.
-"""
