@@ -112,6 +112,13 @@ def test_cli_module_imports_only_typer_and_the_standard_library():
         for alias in node.names
     }
     assert names <= {"__future__", "typer"} | set(sys.stdlib_module_names)
+    import subprocess
+
+    probe = "import sys, ladderboard.simulation.cli; print('numpy' in sys.modules)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert loaded.stdout.strip() == "False"  # the package's exports load lazily
 
 
 def test_default_dataset_and_a_ladder_board(tmp_path):

@@ -19,14 +19,13 @@ which files were spoiled on purpose) that ``ladderboard replay`` reads.
 ``ADVERSARIES``              the adversaries' strategies
 ===========================  =================================================
 
-The command is ``ladderboard simulate-competition`` (:mod:`.cli`).
+The command is ``ladderboard simulate-competition`` (:mod:`.cli`). Nothing
+heavy is imported until used, so that the command line starts fast.
 """
 
-from ladderboard.simulation.adversaries import ADVERSARIES
-from ladderboard.simulation.competition import SimulationSummary, simulate_competition
-from ladderboard.simulation.datasets import DATASETS
-from ladderboard.simulation.defects import DEFECTS
-from ladderboard.simulation.desk import SubmissionRecord
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = [
     "ADVERSARIES",
@@ -36,3 +35,21 @@ __all__ = [
     "SubmissionRecord",
     "simulate_competition",
 ]
+
+_WHERE = {
+    "ADVERSARIES": "adversaries",
+    "DATASETS": "datasets",
+    "DEFECTS": "defects",
+    "SimulationSummary": "competition",
+    "SubmissionRecord": "desk",
+    "simulate_competition": "competition",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import on first use, so that ``ladderboard.simulation.cli`` loads fast."""
+    if name in _WHERE:
+        from importlib import import_module
+
+        return getattr(import_module(f"ladderboard.simulation.{_WHERE[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
