@@ -10,7 +10,10 @@ import typer
 from rich.console import Console
 
 from ladderboard import __version__
-from ladderboard.experiments.cli import experiment_app  # light: typer only
+from ladderboard.advisor.cli import register as register_advise  # these four: typer only
+from ladderboard.experiments.cli import experiment_app
+from ladderboard.replay.cli import register as register_replay
+from ladderboard.simulation.cli import register as register_simulation
 
 app = typer.Typer(
     help="Leaderboards that resist overfitting to the holdout.",
@@ -18,6 +21,9 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(experiment_app, name="experiment")
+register_advise(app)
+register_replay(app)
+register_simulation(app)
 
 
 def _show_version(value: bool) -> None:
