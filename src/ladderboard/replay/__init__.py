@@ -14,7 +14,8 @@ the same for any competition directory and any registered mechanisms:
 ``replay``             each file scored once; one mechanism per team; the boards
 ``analysis``           rank perturbations, Kendall's tau, half-splits, t-tests
 ``run``                :func:`replay_competition`, all of it in one call
-``report``             CSV tables, PNG and SVG figures, a Markdown report
+``report``             CSV tables and a Markdown report beside the paper's values
+``figures``            the four figures (Table 1, Figs. 4-6) as PNG and SVG
 ``cli``                the ``ladderboard replay`` command
 =====================  ==========================================================
 

@@ -21,23 +21,16 @@ file                       holds
 from __future__ import annotations
 
 import csv
-import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ladderboard.experiments._output import markdown_table, save_figure
-from ladderboard.replay.analysis import TOP_SCATTER, TOP_TABLE
+from ladderboard.experiments._output import markdown_table
+from ladderboard.replay.figures import label, write_figures
 from ladderboard.replay.run import ReplayResult
 
 __all__ = ["table1_lines", "write_outputs"]
-
-_LABELS = {"full-disclosure": "Kaggle"}
-
-
-def _label(name: str) -> str:
-    return _LABELS.get(name, name)
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
@@ -200,124 +193,6 @@ def _tables(result: ReplayResult, out: Path) -> list[Path]:
     return paths
 
 
-# ------------------------------------------------------------------- figures
-def _grid(count: int, *, width: float = 4.2, height: float = 3.8):
-    from matplotlib.figure import Figure
-
-    ncols = min(count, 4)
-    nrows = math.ceil(count / ncols)
-    figure = Figure(figsize=(width * ncols, height * nrows))
-    figure.subplots_adjust(left=0.09, right=0.97, bottom=0.13, top=0.9, wspace=0.35, hspace=0.4)
-    axes = figure.subplots(nrows, ncols, squeeze=False).ravel()
-    for ax in axes[count:]:
-        ax.set_visible(False)
-    return figure, axes[:count]
-
-
-def _diagonal(ax) -> None:
-    lo = min(ax.get_xlim()[0], ax.get_ylim()[0])
-    hi = max(ax.get_xlim()[1], ax.get_ylim()[1])
-    ax.plot([lo, hi], [lo, hi], color="0.5", linewidth=0.8, zorder=0)
-    ax.set_xlim(lo, hi)
-    ax.set_ylim(lo, hi)
-
-
-def _figures(result: ReplayResult, out: Path) -> list[Path]:
-    from matplotlib.ticker import NullLocator
-
-    paths: list[Path] = []
-    replays = result.replays
-    # Table 1: each mechanism's top 10 against the reference's ranks.
-    figure, axes = _grid(2)
-    for ax, kind in zip(axes, ("public", "private"), strict=True):
-        for offset, replay in enumerate(replays):
-            rows = [
-                r
-                for r in result.perturbations
-                if r["board"] == kind and r["mechanism"] == replay.name
-            ]
-            x = [r["rank"] for r in rows]
-            y = [r["reference_rank"] if r["reference_rank"] is not None else 0 for r in rows]
-            ax.plot(
-                [v + 0.08 * (offset - len(replays) / 2) for v in x],
-                y,
-                "o-",
-                markersize=4,
-                linewidth=0.8,
-                label=_label(replay.name),
-            )
-        ax.set_xlabel(f"rank on the {kind} board")
-        ax.set_ylabel(f"rank of that team on {_label(result.reference.name)}'s board")
-        ax.set_title(f"{kind.capitalize()} top {TOP_TABLE}")
-        ax.invert_yaxis()
-        ax.legend(fontsize=7)
-    paths += save_figure(figure, out / "rank_perturbation")
-    # Fig. 4: public vs private scores of the top 50 of the private board.
-    figure, axes = _grid(len(replays))
-    for ax, replay in zip(axes, replays, strict=True):
-        board = replay.private_board[:TOP_SCATTER]
-        public = {e.team: e.score for e in replay.public_board}
-        ax.scatter([public[e.team] for e in board], [e.score for e in board], s=10, color="C0")
-        _diagonal(ax)
-        ax.set_title(_label(replay.name))
-        ax.set_xlabel("public board score")
-        ax.set_ylabel("private score")
-    paths += save_figure(figure, out / "public_private")
-    # Fig. 5: half-splits of the private rows.
-    figure, axes = _grid(len(replays))
-    for ax, replay in zip(axes, replays, strict=True):
-        rows = [r for r in result.half_splits if r["mechanism"] == replay.name]
-        ax.errorbar(
-            [r["mean_a"] for r in rows],
-            [r["mean_b"] for r in rows],
-            xerr=[r["sd_a"] for r in rows],
-            yerr=[r["sd_b"] for r in rows],
-            fmt="o",
-            markersize=3,
-            elinewidth=0.6,
-            color="C0",
-            label="mean ± sd over splits",
-        )
-        ax.scatter(
-            [r["public_loss"] for r in rows],
-            [r["private_loss"] for r in rows],
-            s=10,
-            facecolors="none",
-            edgecolors="C3",
-            label="public vs private",
-        )
-        _diagonal(ax)
-        ax.set_title(_label(replay.name))
-        ax.set_xlabel("loss on half A")
-        ax.set_ylabel("loss on half B")
-        ax.legend(fontsize=7)
-    paths += save_figure(figure, out / "half_splits")
-    # Fig. 6: p-values before and after Bonferroni.
-    figure, axes = _grid(2)
-    for ax, column, title in zip(
-        axes, ("p_value", "p_bonferroni"), ("before correction", "after Bonferroni"), strict=True
-    ):
-        for replay in replays:
-            rows = [r for r in result.ttests if r["mechanism"] == replay.name]
-            ax.plot(
-                [r["rank"] for r in rows],
-                [max(r[column], 1e-300) for r in rows],
-                "o-",
-                markersize=4,
-                linewidth=0.8,
-                label=_label(replay.name),
-            )
-        ax.axhline(0.05, color="0.5", linestyle="--", linewidth=0.8)
-        ax.set_yscale("log")
-        ax.yaxis.set_minor_locator(NullLocator())
-        ax.set_xlabel("rank r on the public board")
-        ax.set_ylabel("p-value, top vs rank r (private rows)")
-        ax.set_title(title)
-        ax.legend(fontsize=7)
-    paths += save_figure(figure, out / "ttests")
-    return paths
-
-
 # -------------------------------------------------------------------- report
 def table1_lines(result: ReplayResult) -> list[tuple[str, str, str]]:
     """``(board, mechanism, positions)``: where a top 10 differs from the reference's,
@@ -340,8 +215,7 @@ def table1_lines(result: ReplayResult) -> list[tuple[str, str, str]]:
                 (
                     kind,
                     replay.name,
-                    f"{_label(result.reference.name)} {ref} / "
-                    f"{_label(replay.name)} {got or 'none'}",
+                    f"{label(result.reference.name)} {ref} / {label(replay.name)} {got or 'none'}",
                 )
             )
     return lines
@@ -486,7 +360,7 @@ def write_outputs(
     out.mkdir(parents=True, exist_ok=True)
     paths = _tables(result, out)
     if figures:
-        paths += _figures(result, out)
+        paths += write_figures(result, out)
     report = out / "report.md"
     report.write_text(_report(result, command), encoding="utf-8")
     paths.append(report)
