@@ -31,6 +31,7 @@ from ladderboard.mechanisms import (
     ShakyLadder,
     SignificanceLadder,
 )
+from ladderboard.mechanisms.shaky import DEFAULT_NOISE_MULTIPLE, DEFAULT_STEP_MULTIPLE
 from ladderboard.random import RandomState
 
 __all__ = [
@@ -55,8 +56,9 @@ FAMILIES = (
 )
 """The mechanism families of the grid, in the order they are listed."""
 
-SHAKY_DEFAULT_LABEL = "Shaky σ=1 λ=2"
-"""The label of the Shaky Ladder's practical default (noise ``1/√n``, step ``2/√n``)."""
+SHAKY_DEFAULT_LABEL = f"Shaky σ={DEFAULT_NOISE_MULTIPLE:g} λ={DEFAULT_STEP_MULTIPLE:g}"
+"""The label of the Shaky Ladder's practical default (``ShakyLadder()``'s noise
+and step, in units of ``1/√n``)."""
 
 KAGGLE_LABEL = "Kaggle 1e-5"
 """Full disclosure with five decimals: the reference for honest-team utility."""
