@@ -160,3 +160,29 @@ def test_the_cache_keeps_at_most_its_size():
     assert cache.take(1, 1) is None
     assert cache.take(2, 1) is entries[2]
     assert cache.take(2, 1) is None  # taken: gone until put back
+
+
+def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
+    """A submission's checks must not scan the competition's submissions:
+    each hot-path query is answered from an index (SQLite's query plan)."""
+    from sqlalchemy.dialects import sqlite
+
+    from ladderboard.competition import submitting
+
+    store = open_store(f"sqlite:///{tmp_path / 'plan.db'}")
+    queries = {
+        "target": submitting._TARGET,
+        "lock": submitting._LOCK_STATE,
+        "team counts": submitting._TEAM_COUNTS,
+        "other team": submitting._OTHER_TEAM,
+    }
+    with store.engine.connect() as connection:
+        for name, query in queries.items():
+            compiled = query.compile(dialect=sqlite.dialect())
+            params = [compiled.params[key] or 0 for key in compiled.positiontup]
+            plan = connection.exec_driver_sql(
+                "EXPLAIN QUERY PLAN " + str(compiled), tuple(params)
+            ).all()
+            steps = [row[-1] for row in plan]
+            assert steps and not any(step.startswith("SCAN") for step in steps), (name, steps)
+    store.engine.dispose()

@@ -132,17 +132,22 @@ _LOCK_STATE = (
     )
     .with_for_update(of=_STATES)
 )
-_MINE = _SUBMISSIONS.c.team_id == bindparam("team")
 _SAME = _SUBMISSIONS.c.predictions_sha256 == bindparam("hash")
 _TODAY = (_SUBMISSIONS.c.created_at >= bindparam("day")) & (
     _SUBMISSIONS.c.created_at < bindparam("next_day")
 )
-_COUNTS = select(
-    func.count().filter(_MINE & _TODAY),
-    func.count().filter(_MINE),
-    func.min(_SUBMISSIONS.c.id).filter(_MINE & _SAME),
-    func.min(_SUBMISSIONS.c.id).filter(~_MINE & _SAME),
-).where(_SUBMISSIONS.c.competition_id == bindparam("competition"), _MINE | _SAME)
+# Two queries, each on its own index (a single one with ``team OR hash`` makes
+# SQLite scan every submission of the competition).
+_TEAM_COUNTS = select(
+    func.count().filter(_TODAY),
+    func.count(),
+    func.min(_SUBMISSIONS.c.id).filter(_SAME),
+).where(_SUBMISSIONS.c.team_id == bindparam("team"))
+_OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
+    _SUBMISSIONS.c.competition_id == bindparam("competition"),
+    _SAME,
+    _SUBMISSIONS.c.team_id != bindparam("team"),
+)
 _UPDATE_STATE = (
     update(_STATES)
     .where(_STATES.c.id == bindparam("state_id"))
@@ -177,9 +182,9 @@ class _Submitting:
 
         The file's hash and its compressed copy are made on a worker thread
         while this one parses and scores (both release the GIL), and the
-        transaction is a handful of Core statements: the locked state row with
-        its competition, one query for the quota and both duplicate checks,
-        an update and an insert.
+        transaction is a handful of Core statements, each on an index: the
+        locked state row with its competition, the team's counts with its own
+        duplicate, another team's duplicate, an update and an insert.
         """
         now = self._clock()
         target = self._target(slug, team)
@@ -382,18 +387,21 @@ class _Submitting:
         connection, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
     ) -> tuple[int, int, int | None, int | None]:
         """The team's valid submissions today (UTC) and in all, its own
-        submission with these predictions, and another team's, in one query."""
+        submission with these predictions, and another team's."""
         day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        today, total, own, other = connection.execute(
-            _COUNTS,
+        today, total, own = connection.execute(
+            _TEAM_COUNTS,
             {
-                "competition": competition_id,
                 "team": team_id,
                 "hash": predictions_sha256,
                 "day": day,
                 "next_day": day + timedelta(days=1),
             },
         ).one()
+        other = connection.execute(
+            _OTHER_TEAM,
+            {"competition": competition_id, "hash": predictions_sha256, "team": team_id},
+        ).scalar()
         return today, total, own, other
 
     def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):

@@ -126,6 +126,7 @@ class RejectionRow(Base):
     """An invalid submission: counts against the invalid cap, nothing else."""
 
     __tablename__ = "rejections"
+    __table_args__ = (Index("ix_rejections_team", "team_id"),)
 
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
