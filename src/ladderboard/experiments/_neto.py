@@ -38,6 +38,7 @@ from ladderboard.attacks import (
 from ladderboard.attacks._regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
 from ladderboard.attacks.stepforward import last_jump
+from ladderboard.experiments.registry import Task, task_seed
 from ladderboard.mechanisms import FullDisclosure, SignificanceLadder, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import KeyedStream, RandomState
@@ -47,6 +48,7 @@ __all__ = [
     "DESIGNS",
     "FULL_DISCLOSURE",
     "Replay",
+    "block_tasks",
     "board_label",
     "design",
     "freedman_path",
@@ -67,6 +69,42 @@ AD_N = 628
 the rows for training (209), a 30-feature least-squares fit is stable, as in
 the paper; at ``n = 120`` (40 training rows) it is not."""
 _PRECISION = 1e-5  # FullDisclosure's default rounding
+
+
+def block_tasks(
+    func: Any,
+    experiment: str,
+    parts: tuple[str, ...],
+    *,
+    part_key: str,
+    reps: int,
+    block: int,
+    seed: int,
+    **kwargs: Any,
+) -> list[Task]:
+    """Per part, tasks of up to ``block`` repetitions of ``func``; each
+    repetition's seed names the experiment, the part and the repetition (not
+    the block), and each part's design seed the part alone, so results do not
+    depend on how repetitions are grouped. ``kwargs`` go to every task.
+
+    >>> def f(**kwargs): ...
+    >>> tasks = block_tasks(f, "e0", ("a",), part_key="part", reps=5, block=2, seed=0)
+    >>> [t.kwargs["reps"] for t in tasks]
+    [(0, 1), (2, 3), (4,)]
+    """
+    tasks = []
+    for part in parts:
+        for start in range(0, reps, block):
+            chunk = tuple(range(start, min(reps, start + block)))
+            arguments = {
+                part_key: part,
+                "reps": chunk,
+                "rep_seeds": tuple(task_seed(seed, experiment, part, r) for r in chunk),
+                "data_seed": task_seed(seed, experiment, part, "design"),
+                **kwargs,
+            }
+            tasks.append(Task(func, arguments))
+    return tasks
 
 
 def board_label(alpha: float | None) -> str:

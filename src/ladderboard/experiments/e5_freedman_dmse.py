@@ -36,6 +36,7 @@ from ladderboard.experiments._neto import (
     AD_N,
     DESIGNS,
     FULL_DISCLOSURE,
+    block_tasks,
     board_label,
     design,
     freedman_path,
@@ -45,7 +46,7 @@ from ladderboard.experiments._neto import (
     summary_interval,
 )
 from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo, Task
 
 __all__ = ["ALPHAS", "E5", "EXPERIMENT", "e5_block", "e5_tasks"]
 
@@ -122,23 +123,9 @@ def e5_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
     """Per design, blocks of up to 50 repetitions; the seeds name the design
     and the repetition, not the block."""
     ks = QUICK_K if quick else FULL_K
-    tasks = []
-    for name in DESIGNS:
-        for start in range(0, reps, BLOCK):
-            block = tuple(range(start, min(reps, start + BLOCK)))
-            tasks.append(
-                Task(
-                    e5_block,
-                    {
-                        "design_name": name,
-                        "reps": block,
-                        "rep_seeds": tuple(task_seed(seed, "e5", name, r) for r in block),
-                        "data_seed": task_seed(seed, "e5", name, "design"),
-                        "ks": ks,
-                    },
-                )
-            )
-    return tasks
+    return block_tasks(
+        e5_block, "e5", DESIGNS, part_key="design_name", reps=reps, block=BLOCK, seed=seed, ks=ks
+    )
 
 
 # --------------------------------------------------------------------- outputs

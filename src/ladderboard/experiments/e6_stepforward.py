@@ -33,6 +33,7 @@ from ladderboard.attacks import correlated_regression_data
 from ladderboard.experiments._neto import (
     AD_N,
     DESIGNS,
+    block_tasks,
     board_label,
     design,
     permuted,
@@ -42,7 +43,7 @@ from ladderboard.experiments._neto import (
     summary_interval,
 )
 from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo, Task
 
 __all__ = ["ALPHAS", "E6", "EXPERIMENT", "PARTS", "e6_block", "e6_tasks"]
 
@@ -125,22 +126,7 @@ def e6_block(
 def e6_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
     """Per part, blocks of up to 25 repetitions; seeds name the part and the
     repetition, not the block."""
-    tasks = []
-    for part in PARTS:
-        for start in range(0, reps, BLOCK):
-            block = tuple(range(start, min(reps, start + BLOCK)))
-            tasks.append(
-                Task(
-                    e6_block,
-                    {
-                        "part": part,
-                        "reps": block,
-                        "rep_seeds": tuple(task_seed(seed, "e6", part, r) for r in block),
-                        "data_seed": task_seed(seed, "e6", part, "design"),
-                    },
-                )
-            )
-    return tasks
+    return block_tasks(e6_block, "e6", PARTS, part_key="part", reps=reps, block=BLOCK, seed=seed)
 
 
 # --------------------------------------------------------------------- outputs

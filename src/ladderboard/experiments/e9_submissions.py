@@ -29,6 +29,7 @@ import numpy as np
 from ladderboard.experiments._neto import (
     AD_N,
     DESIGNS,
+    block_tasks,
     board_label,
     design,
     permuted,
@@ -39,7 +40,7 @@ from ladderboard.experiments._neto import (
     with_features,
 )
 from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo, Task
 
 __all__ = ["E9", "EXPERIMENT", "SETTINGS", "e9_block", "e9_tasks", "planned_submissions"]
 
@@ -134,22 +135,9 @@ def e9_block(
 def e9_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
     """Per design, blocks of up to 50 repetitions; seeds name the design and
     the repetition, not the block."""
-    tasks = []
-    for name in DESIGNS:
-        for start in range(0, reps, BLOCK):
-            block = tuple(range(start, min(reps, start + BLOCK)))
-            tasks.append(
-                Task(
-                    e9_block,
-                    {
-                        "design_name": name,
-                        "reps": block,
-                        "rep_seeds": tuple(task_seed(seed, "e9", name, r) for r in block),
-                        "data_seed": task_seed(seed, "e9", name, "design"),
-                    },
-                )
-            )
-    return tasks
+    return block_tasks(
+        e9_block, "e9", DESIGNS, part_key="design_name", reps=reps, block=BLOCK, seed=seed
+    )
 
 
 # --------------------------------------------------------------------- outputs
