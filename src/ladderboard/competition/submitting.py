@@ -36,6 +36,7 @@ from ladderboard.competition.views import (
     BOARD_SCOPE,
     SubmissionResult,
     aware,
+    is_closed,
 )
 from ladderboard.store import (
     CompetitionRow,
@@ -63,10 +64,6 @@ class _Target:
     invalid: int
 
 
-def _is_closed(closed_at: datetime | None, deadline: datetime | None, now: datetime) -> bool:
-    return closed_at is not None or (deadline is not None and now >= deadline)
-
-
 def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
     if config.daily_quota is not None and today >= config.daily_quota:
         raise QuotaExceeded(
@@ -90,6 +87,41 @@ def _background(function: Callable[..., T], *args: Any) -> Future[T]:
                 workers = min(4, os.cpu_count() or 1)
                 _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
     return _POOL.submit(function, *args)
+
+
+def _team_counts(
+    connection: Any, team_id: int, predictions_sha256: str, now: datetime
+) -> tuple[int, int, int | None]:
+    """The team's valid submissions on ``now``'s UTC day and in all, and its
+    earliest submission with these predictions (None if none)."""
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    params = {
+        "team": team_id,
+        "hash": predictions_sha256,
+        "day": day,
+        "next_day": day + timedelta(days=1),
+    }
+    return tuple(connection.execute(_TEAM_COUNTS, params).one())
+
+
+def _submission_result(
+    submission_id: int,
+    team: str,
+    score: float,
+    created_at: datetime,
+    today: int,
+    config: CompetitionConfig,
+) -> SubmissionResult:
+    """What the team is told: its release and what is left of today's quota."""
+    remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
+    return SubmissionResult(
+        id=submission_id,
+        team=team,
+        public_score=score,
+        status="scored",
+        remaining_today=remaining,
+        created_at=created_at,
+    )
 
 
 def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
@@ -189,7 +221,7 @@ class _Submitting:
         now = self._clock()
         target = self._target(slug, team)
         config = target.config
-        if _is_closed(target.closed_at, target.deadline, now):
+        if is_closed(target.closed_at, target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
         if config.invalid_quota is not None and target.invalid >= config.invalid_quota:
             raise QuotaExceeded(
@@ -292,7 +324,7 @@ class _Submitting:
             ).one()
             state_id, state, n_submissions, closed_at, key_hex, commitment = locked
             # Under the lock: nothing below can race with this team's other submissions.
-            if _is_closed(aware(closed_at), target.deadline, now):
+            if is_closed(aware(closed_at), target.deadline, now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
             if idempotency_key is not None:
                 earlier = session.scalars(
@@ -371,16 +403,7 @@ class _Submitting:
                 )
         if cached is not None:  # committed: the next submission continues from here
             self._mechanisms.put(cached, sequence)
-        today += 1
-        remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
-        return SubmissionResult(
-            id=submission_id,
-            team=team,
-            public_score=release_score,
-            status="scored",
-            remaining_today=remaining,
-            created_at=now,
-        )
+        return _submission_result(submission_id, team, release_score, now, today + 1, config)
 
     @staticmethod
     def _counts(
@@ -388,16 +411,7 @@ class _Submitting:
     ) -> tuple[int, int, int | None, int | None]:
         """The team's valid submissions today (UTC) and in all, its own
         submission with these predictions, and another team's."""
-        day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        today, total, own = connection.execute(
-            _TEAM_COUNTS,
-            {
-                "team": team_id,
-                "hash": predictions_sha256,
-                "day": day,
-                "next_day": day + timedelta(days=1),
-            },
-        ).one()
+        today, total, own = _team_counts(connection, team_id, predictions_sha256, now)
         other = connection.execute(
             _OTHER_TEAM,
             {"competition": competition_id, "hash": predictions_sha256, "team": team_id},
@@ -406,7 +420,7 @@ class _Submitting:
 
     def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):
         """One submission to the per-rank board whose JSON state is ``state``
-        (not modified: the ORM must see a new value to store it)."""
+        (left as it was: the caller gets the new state back)."""
         state = copy.deepcopy(state) if state else {"entries": [], "created": 0}
 
         def label(instance: int) -> str:
@@ -427,19 +441,6 @@ class _Submitting:
             {"entries": board.entries, "created": board.created},
         )
 
-    def _count_today(self, session: Session, team_id: int, now: datetime) -> tuple[int, int]:
-        """The team's valid submissions today (UTC) and in all, in one query."""
-        day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-        in_day = (SubmissionRow.created_at >= day) & (
-            SubmissionRow.created_at < day + timedelta(days=1)
-        )
-        today, total = session.execute(
-            select(func.count().filter(in_day), func.count()).where(
-                SubmissionRow.team_id == team_id
-            )
-        ).one()
-        return today, total
-
     def _result(
         self,
         session: Session,
@@ -448,13 +449,7 @@ class _Submitting:
         config: CompetitionConfig,
         now: datetime,
     ) -> SubmissionResult:
-        today, _ = self._count_today(session, row.team_id, now)
-        remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
-        return SubmissionResult(
-            id=row.id,
-            team=team,
-            public_score=row.public_score,
-            status="scored",
-            remaining_today=remaining,
-            created_at=aware(row.created_at),
+        today, _, _ = _team_counts(session.connection(), row.team_id, row.predictions_sha256, now)
+        return _submission_result(
+            row.id, team, row.public_score, aware(row.created_at), today, config
         )

@@ -19,6 +19,7 @@ __all__ = [
     "TeamInfo",
     "aware",
     "commitment_of",
+    "is_closed",
     "now_utc",
     "split_sha256",
 ]
@@ -70,8 +71,13 @@ class CompetitionInfo:
     commitment: str
 
     def is_closed(self, now: datetime | None = None) -> bool:
-        now = now or now_utc()
-        return self.closed_at is not None or (self.deadline is not None and now >= self.deadline)
+        return is_closed(self.closed_at, self.deadline, now or now_utc())
+
+
+def is_closed(closed_at: datetime | None, deadline: datetime | None, now: datetime) -> bool:
+    """Whether a competition closed at ``closed_at`` (or not yet) with
+    ``deadline`` is closed at ``now``: closed by the organiser, or past the deadline."""
+    return closed_at is not None or (deadline is not None and now >= deadline)
 
 
 @dataclass(frozen=True)
