@@ -31,8 +31,9 @@ for numpy, pandas and the attacks.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING, Any
+
+from ladderboard._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ladderboard.experiments.registry import (
@@ -75,11 +76,11 @@ __all__ = [
 ]
 
 
+_exported = lazy_exports(__name__, _EXPORTS)
+
+
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    value = _exported(name)
     if name == "EXPERIMENTS":
         from ladderboard.experiments.registry import load_builtin
 

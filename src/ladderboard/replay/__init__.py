@@ -24,18 +24,12 @@ Nothing heavy is imported until used, so that the command line starts fast.
 
 from __future__ import annotations
 
-from typing import Any
+from ladderboard._lazy import lazy_exports
 
 __all__ = ["ReplayResult", "replay_competition", "write_outputs"]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("ReplayResult", "replay_competition"):
-        from ladderboard.replay import run
-
-        return getattr(run, name)
-    if name == "write_outputs":
-        from ladderboard.replay.report import write_outputs
-
-        return write_outputs
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(
+    __name__,
+    {"ReplayResult": "run", "replay_competition": "run", "write_outputs": "report"},
+)

@@ -25,7 +25,7 @@ heavy is imported until used, so that the command line starts fast.
 
 from __future__ import annotations
 
-from typing import Any
+from ladderboard._lazy import lazy_exports
 
 __all__ = [
     "ADVERSARIES",
@@ -46,10 +46,4 @@ _WHERE = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Import on first use, so that ``ladderboard.simulation.cli`` loads fast."""
-    if name in _WHERE:
-        from importlib import import_module
-
-        return getattr(import_module(f"ladderboard.simulation.{_WHERE[name]}"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_exports(__name__, _WHERE)
