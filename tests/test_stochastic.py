@@ -4,20 +4,26 @@ run-to-run spread, of every random draw the mechanisms make."""
 from __future__ import annotations
 
 import math
+import os
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import reference
+from ladderboard import bootstrap
 from ladderboard.bootstrap import (
     bayesian_bootstrap,
+    bayesian_bootstrap_test,
     bootstrap_count_matrix,
     bootstrap_mean_of_means,
     empirical_support,
     naive_bootstrap_mean_of_means,
 )
-from ladderboard.mechanisms import BayesBootLadder, LadderBoot, ShakyLadder
+from ladderboard.losses import get_metric
+from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot, LadderBoot, ShakyLadder
 from ladderboard.mechanisms.shaky import snap_grid
 from ladderboard.random import KeyedStream
 
@@ -70,6 +76,92 @@ def test_bayesian_bootstrap_does_not_depend_on_threads():
     assert np.array_equal(one, two)
 
 
+def test_bayesian_bootstrap_blocks_are_the_chunk_draws(monkeypatch):
+    """Drawing a chunk a block at a time gives the rows one draw of the whole
+    chunk gives, whatever the block size."""
+    n, B = 300, 50
+    y = np.random.default_rng(8).normal(size=n)
+
+    def gen(j):
+        return np.random.default_rng([9, j])
+
+    def whole(j):
+        rows = bootstrap.chunk_rows(n, B, 8 * n * 20)
+        return gen(j).standard_exponential((min(rows, B - j * rows), n))
+
+    expected = np.concatenate([whole(j) for j in range(3)]) @ y
+    for block_bytes in (8 * n, 8 * n * 3, 8 * n * 7, 2**20):
+        monkeypatch.setattr(bootstrap, "BLOCK_BYTES", block_bytes)
+        got = bayesian_bootstrap(lambda w: w @ y, n, B, gen, chunk_bytes=8 * n * 20)
+        assert np.allclose(got, expected, rtol=1e-13, atol=0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    shift=st.floats(-0.4, 0.4),
+    B=st.integers(1, 120),
+    needed=st.integers(0, 130),
+    chunk=st.integers(1, 40),
+    block=st.integers(1, 15),
+    threads=st.integers(1, 3),
+)
+def test_early_stopping_test_agrees_with_the_full_count(shift, B, needed, chunk, block, threads):
+    """Stopping once the count is settled never changes the answer the full set
+    of replicates gives, for any chunk, block size or number of threads."""
+    n = 30
+    x = np.random.default_rng(10).normal(size=n) + shift
+
+    def success(w):
+        return w @ x > 0
+
+    def gen(j):
+        return np.random.default_rng([11, j])
+
+    full = np.count_nonzero(
+        bayesian_bootstrap(
+            lambda w: (w @ x > 0).astype(float), n, B, gen, chunk_bytes=8 * n * chunk, threads=1
+        )
+    )
+    saved = bootstrap.BLOCK_BYTES
+    bootstrap.BLOCK_BYTES = 8 * n * block
+    try:
+        decided = bayesian_bootstrap_test(
+            success, n, B, needed, gen, chunk_bytes=8 * n * chunk, threads=threads
+        )
+    finally:
+        bootstrap.BLOCK_BYTES = saved
+    assert decided == (full >= needed)
+
+
+def test_early_stopping_draws_only_what_settles_the_answer():
+    n, B = 50, 1000
+    seen = []
+
+    def success(w):
+        seen.append(w.shape[0])
+        return np.zeros(w.shape[0], dtype=bool)  # never a success
+
+    def gen(j):
+        return np.random.default_rng([12, j])
+
+    assert (
+        bayesian_bootstrap_test(success, n, B, 850, gen, chunk_bytes=8 * n * 10, threads=1) is False
+    )
+    # 850 of 1000 become impossible after 151 failures: 16 chunks of 10 rows.
+    assert sum(seen) == 160
+    assert bayesian_bootstrap_test(success, n, B, 0, gen) is True
+
+
+def test_limit_threads_is_scoped():
+    assert bootstrap._workers(None, 1) == 1
+    with bootstrap.limit_threads(1):
+        assert bootstrap._workers(None, 64) == 1
+        assert bootstrap._workers(2, 64) == 2  # an explicit count wins
+    assert bootstrap._workers(None, 64) == min(64, os.cpu_count() or 1)
+    with pytest.raises(ValueError), bootstrap.limit_threads(0):
+        pass
+
+
 # ------------------------------------------------------------------- LadderBoot
 
 
@@ -105,8 +197,9 @@ def test_shaky_release_noise_has_the_declared_scale(noise, dist):
     losses = (np.random.default_rng(10).random(n) < 0.4).astype(float)
     errors = []
     for seed in range(2000):
-        board = ShakyLadder(n=n, noise_scale=sigma, step=0.01, noise=noise, snap=False,
-                            random_state=seed)
+        board = ShakyLadder(
+            n=n, noise_scale=sigma, step=0.01, noise=noise, snap=False, random_state=seed
+        )
         release = board.submit(losses)
         assert release.improved
         errors.append(release.score - losses.mean())
@@ -117,8 +210,9 @@ def test_shaky_follows_fig1_given_its_draws():
     n, sigma, lam = 200, 0.03, 0.02
     rng = np.random.default_rng(11)
     seq = [(rng.random(n) < p).astype(float) for p in np.linspace(0.5, 0.2, 30)]
-    board = ShakyLadder(n=n, noise_scale=sigma, step=lam, snap=False, max_updates=10**6,
-                        random_state=12)
+    board = ShakyLadder(
+        n=n, noise_scale=sigma, step=lam, snap=False, max_updates=10**6, random_state=12
+    )
     got = [board.submit(v).score for v in seq]
     stream = KeyedStream.from_random_state(12)
     xi0 = stream.generator(0).laplace(0, sigma, 1)[0]
@@ -203,20 +297,80 @@ def test_bayes_boot_threshold_is_posterior_odds():
     best = y + rng.normal(size=200)
     new = y + rng.normal(scale=0.93, size=200)
     for threshold in (99.0, 5.67, 1.0):
-        board = BayesBootLadder(metric="mae", y_true=y, B=500, po_threshold=threshold,
-                                random_state=19)
+        board = BayesBootLadder(
+            metric="mae", y_true=y, B=500, po_threshold=threshold, random_state=19
+        )
         board.submit(best)
         p = board.posterior_probability(new, 2)
         odds = math.inf if p == 1 else p / (1 - p)
         assert board.submit(new).improved == (odds >= threshold)
 
 
+@pytest.mark.parametrize("B", [1, 2, 3, 7, 100, 1000, 1001])
+@pytest.mark.parametrize("threshold", [0.01, 0.5, 1.0, 5.67, 99.0, 1e9])
+def test_bayes_boot_successes_needed_is_the_least_passing_count(B, threshold):
+    board = BayesBootLadder(metric="mse", y_true=np.arange(4.0), B=B, po_threshold=threshold)
+    passing = [c for c in range(B + 1) if c / B >= threshold * (1 - c / B)]
+    assert board.successes_needed == min(passing)
+    assert passing == list(range(min(passing), B + 1))  # monotone: a threshold on counts
+
+
+@pytest.mark.parametrize("metric", ["mse", "ccc", "auc", "log_loss"])
+def test_bayes_boot_decisions_are_the_posterior_odds_of_all_replicates(metric):
+    """The early-stopping test decides as thresholding P(H1|D) computed from all
+    B replicates of the same draws, along a whole sequence of submissions."""
+    rng = np.random.default_rng(23)
+    n = 400
+    y = (rng.random(n) < 0.4).astype(float)
+    board = BayesBootLadder(metric=metric, y_true=y, B=300, random_state=24)
+    shadow = BayesBootLadder(metric=metric, y_true=y, B=300, random_state=24)
+    for t in range(25):
+        p = np.clip(y * rng.uniform(0.5, 0.7) + rng.uniform(0.1, 0.4, n), 0.01, 0.99)
+        if t > 0:
+            post = shadow.posterior_probability(p, t)
+            assert board.submit(p).improved == (post >= 5.67 * (1 - post))
+        else:
+            board.submit(p)
+        shadow.set_state(board.get_state())
+
+
+@pytest.mark.parametrize("metric", ["log_loss", "mse", "accuracy"])
+def test_mean_metric_bootstrap_release_matches_resampled_rows_in_distribution(metric):
+    """For a plain mean the release draws one multinomial instead of b rows of
+    counts; both are the mean of b bootstrap replicates of the metric."""
+    rng = np.random.default_rng(25)
+    y = (rng.random(150) < 0.5).astype(float)
+    p = np.clip(0.5 + (y - 0.5) * rng.uniform(0, 0.8, 150), 0.01, 0.99)
+    m = get_metric(metric)
+    fast_rng, slow_rng = np.random.default_rng(26), np.random.default_rng(27)
+    fast = [m.bootstrap_mean(y, p, 5, fast_rng) for _ in range(2000)]
+    counts = [bootstrap_count_matrix(150, 5, slow_rng) for _ in range(2000)]
+    slow = [float(np.mean(m.score(y, p, sample_weight=c))) for c in counts]
+    assert stats.ks_2samp(fast, slow).pvalue > 0.001
+    assert np.mean(fast) == pytest.approx(m.score(y, p), abs=4 * np.std(fast) / math.sqrt(2000))
+
+
+def test_bayes_boot_ladder_boot_shares_alg5_decisions():
+    """With one random stream M8's test draws are M7's (Alg. 6 = Alg. 5's test),
+    so they accept the same submissions; M8 releases a bootstrap mean instead."""
+    rng = np.random.default_rng(28)
+    y = rng.normal(size=300)
+    m7 = BayesBootLadder(metric="ccc", y_true=y, B=200, random_state=29)
+    m8 = BayesBootLadderBoot(metric="ccc", y_true=y, B=200, b=20, random_state=29)
+    for _ in range(30):
+        p = y + rng.normal(scale=rng.uniform(0.6, 1.2), size=300)
+        a, b = m7.submit(p), m8.submit(p)
+        assert a.improved == b.improved
+        assert m7.best_score == m8.best_score
+
+
 def test_bayes_boot_refuses_undefined_baseline():
     y = np.arange(10.0)
     with pytest.raises(ValueError, match="undefined on the baseline"):
         BayesBootLadder(metric="pearson", y_true=y, baseline=np.full(10, y.mean()))
-    board = BayesBootLadder(metric="mse", y_true=y, baseline=np.full(10, y.mean()), B=200,
-                            random_state=0)
+    board = BayesBootLadder(
+        metric="mse", y_true=y, baseline=np.full(10, y.mean()), B=200, random_state=0
+    )
     assert board.best_score == pytest.approx(np.var(y))
     assert board.submit(np.full(10, 100.0)).improved is False
 

@@ -13,33 +13,51 @@ Two identities make the mechanisms of Chaibub Neto et al. (2016) cheap:
   stays bounded (:func:`bayesian_bootstrap`).
 
 Every chunk draws from its own counter-addressed sub-stream, so the values do
-not depend on the number of threads that compute them.
+not depend on the number of threads that compute them. A chunk is drawn and
+used a cache-sized block at a time. A ladder only asks whether enough
+replicates favour a submission; :func:`bayesian_bootstrap_test` stops drawing
+once that is settled, which for a clearly worse submission is after a fraction
+of the ``B`` replicates, with the answer all of them would give.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ladderboard._validation import check_int
 
 __all__ = [
     "CHUNK_BYTES",
     "bayesian_bootstrap",
+    "bayesian_bootstrap_test",
     "bootstrap_count_matrix",
     "bootstrap_mean_of_means",
     "chunk_rows",
     "empirical_support",
+    "limit_threads",
     "naive_bootstrap_mean_of_means",
 ]
 
 CHUNK_BYTES = 16 * 2**20
 """Target size of one chunk of float64 weights (16 MiB). Part of a mechanism's
 definition: changing it changes which sub-stream draws which replicate."""
+
+BLOCK_BYTES = 2**19
+"""Weights drawn and used at a time within a chunk (512 KiB, in a core's L2
+cache). Not part of any definition: the draws do not depend on it."""
+
+_THREAD_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "bootstrap_threads", default=None
+)
+_CONTROLLER: Any = None
 
 
 def _check_vector(x: np.ndarray) -> np.ndarray:
@@ -145,6 +163,71 @@ def chunk_rows(n: int, total_rows: int, chunk_bytes: int = CHUNK_BYTES) -> int:
     return max(1, min(total_rows, chunk_bytes // (8 * n)))
 
 
+def _blocks(
+    generator: np.random.Generator, rows: int, n: int, block_bytes: int
+) -> Iterator[np.ndarray]:
+    """Draw a chunk's ``(rows, n)`` standard exponentials as consecutive blocks.
+
+    numpy fills an array variate by variate from the generator, so the blocks
+    are exactly the rows one ``standard_exponential((rows, n))`` call would
+    give; drawing them a block at a time keeps each in cache while it is used.
+    The yielded array is a buffer reused for the next block.
+    """
+    step = chunk_rows(n, rows, block_bytes)
+    buffer = np.empty((step, n))
+    for start in range(0, rows, step):
+        block = buffer[: min(step, rows - start)]
+        generator.standard_exponential(out=block)
+        yield block
+
+
+def _apply(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> np.ndarray:
+    values = np.asarray(statistic(weights), dtype=np.float64)
+    if values.shape != (weights.shape[0],):
+        raise ValueError(f"statistic returned shape {values.shape}, expected ({weights.shape[0]},)")
+    return values
+
+
+def _workers(threads: int | None, chunks: int) -> int:
+    if threads is not None:
+        return max(1, min(threads, chunks))
+    limit = _THREAD_LIMIT.get()
+    cores = os.cpu_count() or 1
+    return max(1, min(chunks, cores if limit is None else limit))
+
+
+@contextlib.contextmanager
+def limit_threads(threads: int) -> Iterator[None]:
+    """Use at most ``threads`` threads per Bayesian bootstrap inside the block.
+
+    For callers that already run one mechanism per core (replay's team threads,
+    experiment workers): the default, one thread per core, would oversubscribe
+    them. It never changes a result. The limit is a context variable: threads
+    started inside the block do not inherit it, so set it in each of them.
+
+    >>> with limit_threads(1):
+    ...     _workers(None, 8)
+    1
+    """
+    token = _THREAD_LIMIT.set(check_int("threads", threads, 1))
+    try:
+        yield
+    finally:
+        _THREAD_LIMIT.reset(token)
+
+
+def _single_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    # One BLAS thread per worker: the workers already use every core, and BLAS
+    # threads on top of them oversubscribe it (about 1.6x slower). Inspecting
+    # the loaded libraries costs milliseconds, so the controller is built once.
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
 def bayesian_bootstrap(
     statistic: Callable[[np.ndarray], np.ndarray],
     n: int,
@@ -158,10 +241,12 @@ def bayesian_bootstrap(
 
     ``statistic`` maps a ``(c, n)`` matrix of unnormalised weights (rows of
     standard exponentials, i.e. Dirichlet(1, …, 1) up to normalisation) to
-    ``c`` values. Chunk ``j`` draws its weights from
-    ``generator_for_chunk(j)``; chunks are computed by ``threads`` threads
-    (default: the machine's cores), which does not change the result; the
-    weights are drawn in parallel, as numpy releases the GIL while drawing.
+    ``c`` values. Chunk ``j`` holds ``chunk_rows(n, B, chunk_bytes)``
+    replicates and draws its weights from ``generator_for_chunk(j)``, in
+    cache-sized blocks (the values do not depend on the block size). Chunks
+    are computed by ``threads`` threads (default: the machine's cores, or
+    :func:`limit_threads`), which does not change the result; the weights are
+    drawn in parallel, as numpy releases the GIL while drawing.
 
     >>> y = np.arange(6.0)
     >>> def weighted_mean(w):
@@ -173,22 +258,79 @@ def bayesian_bootstrap(
     n = check_int("n", n, 1)
     B = check_int("B", B, 1)
     rows = chunk_rows(n, B, chunk_bytes)
-    starts = range(0, B, rows)
+    chunks = range(0, -(-B // rows))
 
     def run(j: int) -> np.ndarray:
-        c = min(rows, B - j * rows)
-        weights = generator_for_chunk(j).standard_exponential((c, n))
-        values = np.asarray(statistic(weights), dtype=np.float64)
-        if values.shape != (c,):
-            raise ValueError(f"statistic returned shape {values.shape}, expected ({c},)")
-        return values
+        blocks = _blocks(generator_for_chunk(j), min(rows, B - j * rows), n, BLOCK_BYTES)
+        return np.concatenate([_apply(statistic, w) for w in blocks])
 
-    workers = threads if threads is not None else min(len(starts), os.cpu_count() or 1)
-    if workers <= 1 or len(starts) == 1:
-        parts = [run(j) for j in range(len(starts))]
+    workers = _workers(threads, len(chunks))
+    if workers == 1:
+        return np.concatenate([run(j) for j in chunks])
+    with _single_blas_thread(), ThreadPoolExecutor(workers) as pool:
+        return np.concatenate(list(pool.map(run, chunks)))
+
+
+def bayesian_bootstrap_test(
+    success: Callable[[np.ndarray], np.ndarray],
+    n: int,
+    B: int,
+    needed: int,
+    generator_for_chunk: Callable[[int], np.random.Generator],
+    *,
+    chunk_bytes: int = CHUNK_BYTES,
+    threads: int | None = None,
+) -> bool:
+    """Whether at least ``needed`` of the ``B`` replicates of
+    :func:`bayesian_bootstrap` (same chunks, same draws) are successes.
+
+    ``success`` maps a ``(c, n)`` block of weights to ``c`` booleans. Blocks are
+    drawn only until the answer is settled: once ``needed`` successes have
+    been seen, or once the replicates not yet drawn could no longer reach it.
+    The answer is the one all ``B`` replicates give, whatever the threads and
+    whatever order the blocks finish in; only the work differs. A ladder's
+    test is a threshold on the share of successes, and a clearly worse
+    submission is settled after about ``B - needed`` replicates.
+
+    >>> y = np.arange(6.0)
+    >>> def above_two(w):
+    ...     return w @ y / w.sum(axis=1) > 2.0
+    >>> gen = lambda j: np.random.default_rng(j)
+    >>> share = bayesian_bootstrap(above_two, 6, 500, gen).mean()
+    >>> bayesian_bootstrap_test(above_two, 6, 500, 250, gen), bool(share >= 0.5)
+    (True, True)
+    """
+    n = check_int("n", n, 1)
+    B = check_int("B", B, 1)
+    needed = check_int("needed", needed, 0)
+    if needed == 0:
+        return True
+    if needed > B:
+        return False
+    rows = chunk_rows(n, B, chunk_bytes)
+    chunks = range(0, -(-B // rows))
+    lock = threading.Lock()
+    tally = {"successes": 0, "unseen": B}
+    settled = threading.Event()
+
+    def run(j: int) -> None:
+        for w in _blocks(generator_for_chunk(j), min(rows, B - j * rows), n, BLOCK_BYTES):
+            if settled.is_set():
+                return
+            hits = np.asarray(success(w), dtype=bool)
+            if hits.shape != (w.shape[0],):
+                raise ValueError(f"success returned shape {hits.shape}, expected ({w.shape[0]},)")
+            with lock:
+                tally["successes"] += int(np.count_nonzero(hits))
+                tally["unseen"] -= w.shape[0]
+                if tally["successes"] >= needed or tally["successes"] + tally["unseen"] < needed:
+                    settled.set()
+
+    workers = _workers(threads, len(chunks))
+    if workers == 1:
+        for j in chunks:
+            run(j)
     else:
-        # One BLAS thread per worker: the workers already use every core, and
-        # BLAS threads on top of them oversubscribe it (about 1.6x slower).
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-            parts = list(pool.map(run, range(len(starts))))
-    return np.concatenate(parts)
+        with _single_blas_thread(), ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, chunks))
+    return tally["successes"] >= needed

@@ -12,7 +12,7 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.bootstrap import (
     CHUNK_BYTES,
     bayesian_bootstrap,
-    bootstrap_count_matrix,
+    bayesian_bootstrap_test,
     bootstrap_mean_of_means,
     empirical_support,
 )
@@ -153,7 +153,11 @@ class BayesBootLadder(Mechanism):
 
     The ``B`` replicates are chunked matrix products with bounded memory
     (:func:`ladderboard.bootstrap.bayesian_bootstrap`, 16 MiB of weights per
-    chunk).
+    chunk). The test stops drawing as soon as its answer is settled
+    (:func:`ladderboard.bootstrap.bayesian_bootstrap_test`): at least
+    :attr:`successes_needed` replicates favour the submission, or too few are
+    left for that. It is the answer all ``B`` replicates give; only
+    :meth:`posterior_probability` draws them all.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.normal(size=300)
@@ -204,6 +208,7 @@ class BayesBootLadder(Mechanism):
                     "pass baseline=None to accept the first submission instead"
                 )
         self.baseline = baseline
+        self._needed: int | None = None
         super().__init__(n=y.shape[0], random_state=random_state)
 
     def get_params(self) -> dict[str, Any]:
@@ -243,25 +248,62 @@ class BayesBootLadder(Mechanism):
     def _validate_more(self, vector: np.ndarray) -> None:
         self.metric.check_predictions(vector)
 
+    def _better(self, deltas: np.ndarray) -> np.ndarray:
+        # nan (a metric undefined under a weighting) is never better
+        return deltas > 0 if self.greater_is_better else deltas < 0
+
+    def _paired(self, predictions: np.ndarray) -> Any:
+        return self.metric.paired(self.y_true, predictions, self._best_predictions)
+
+    def _weights(self, index: int) -> Any:
+        return lambda j: self._generator(index, j + 1)
+
     def posterior_probability(self, predictions: np.ndarray, index: int) -> float:
         """``P(H1|D)``: the share of replicates in which ``predictions`` beat the
         best, with the weights submission ``index`` draws. Organiser-side only."""
         deltas = bayesian_bootstrap(
-            self.metric.paired(self.y_true, predictions, self._best_predictions),
+            self._paired(predictions),
             self.y_true.shape[0],
             self.B,
-            lambda j: self._generator(index, j + 1),
+            self._weights(index),
             chunk_bytes=self.chunk_bytes,
         )
-        better = deltas > 0 if self.greater_is_better else deltas < 0
-        return float(np.count_nonzero(better)) / self.B
+        return float(np.count_nonzero(self._better(deltas))) / self.B
+
+    @property
+    def successes_needed(self) -> int:
+        """The fewest of the ``B`` replicates that must favour a submission for
+        ``PO = P/(1 - P) ≥ po_threshold``, with ``P`` = that count / ``B``."""
+        if self._needed is None:
+            low, high = 0, self.B + 1  # passes(high) is taken as true
+            while low < high:
+                mid = (low + high) // 2
+                if self._odds_pass(mid / self.B):
+                    high = mid
+                else:
+                    low = mid + 1
+            self._needed = low
+        return self._needed
+
+    def _odds_pass(self, p: float) -> bool:
+        # PO = p / (1 - p) >= threshold, written without dividing by zero;
+        # nondecreasing in p, so a least passing count exists.
+        return p >= self.po_threshold * (1.0 - p)
 
     def _passes(self, predictions: np.ndarray, index: int) -> bool:
         if self._best_predictions is None:
             return True
-        p = self.posterior_probability(predictions, index)
-        # PO = p / (1 - p) >= threshold, written without dividing by zero.
-        return p >= self.po_threshold * (1.0 - p)
+        paired = self._paired(predictions)
+        # Decided as soon as the replicates drawn settle it: the same answer as
+        # ``_odds_pass(posterior_probability(...))`` from the same draws.
+        return bayesian_bootstrap_test(
+            lambda w: self._better(paired(w)),
+            self.y_true.shape[0],
+            self.B,
+            self.successes_needed,
+            self._weights(index),
+            chunk_bytes=self.chunk_bytes,
+        )
 
     def _release(self, index: int) -> float:
         return round_to(self._best, 1.0 / self.y_true.shape[0])
@@ -278,9 +320,11 @@ class BayesBootLadderBoot(BayesBootLadder):
     """:class:`BayesBootLadder` releasing a bootstrap estimate (Chaibub Neto et al.
     2016, Alg. 6).
 
-    The test is Alg. 5's; the release is the mean of ``b`` bootstrap
-    replicates of the metric on the best predictions (resampling counts used
-    as weights), a fresh draw at every submission, unrounded as printed.
+    The test is Alg. 5's, with the same draws for the same random stream; the
+    release is the mean of ``b`` bootstrap replicates of the metric on the
+    best predictions (:meth:`ladderboard.metrics.Metric.bootstrap_mean`: one
+    multinomial for a plain mean, ``b`` rows of resampling counts otherwise),
+    a fresh draw at every submission, unrounded as printed.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.normal(size=300)
@@ -321,7 +365,6 @@ class BayesBootLadderBoot(BayesBootLadder):
         return {"metric": "pearson", "y_true": rng.normal(size=n), "B": 200, "b": 20}
 
     def _release(self, index: int) -> float:
-        n = self.y_true.shape[0]
-        counts = bootstrap_count_matrix(n, self.b, self._generator(index, 0))
-        values = self.metric.score(self.y_true, self._best_predictions, sample_weight=counts)
-        return float(np.mean(values))
+        return self.metric.bootstrap_mean(
+            self.y_true, self._best_predictions, self.b, self._generator(index, 0)
+        )
