@@ -188,3 +188,60 @@ def test_a_metric_based_mechanism_ranks_by_its_metric(competition):
         from sklearn.metrics import roc_auc_score
 
         assert entry.score == pytest.approx(roc_auc_score(y, p), rel=1e-9)
+
+
+def test_bayes_boot_ladder_boot_takes_bayes_boot_ladders_decisions(competition):
+    """BayesBootLadderBoot runs BayesBootLadder's test on BayesBootLadder's
+    stream: replayed alone it accepts what BayesBootLadder accepts, and replayed
+    after it (taking its decisions instead of drawing them) it releases what it
+    releases alone, bit for bit, whatever the jobs."""
+    root, *_ = competition
+
+    def run(mechanisms, params=("B=60", "b=7"), jobs=1):
+        result = replay_competition(
+            root / "solution.csv",
+            root / "submissions",
+            mechanisms=mechanisms,
+            params=list(params),
+            metric="auc",
+            seed=SEED,
+            jobs=jobs,
+        )
+        return {r.name: r for r in result.replays}
+
+    both = run(["bayes-boot-ladder", "bayes-boot-ladder-boot"], jobs=2)
+    alone = run(["bayes-boot-ladder-boot"])["bayes-boot-ladder-boot"]
+    m7, m8 = both["bayes-boot-ladder"], both["bayes-boot-ladder-boot"]
+    assert np.array_equal(alone.improved, m7.improved)
+    assert np.array_equal(m8.improved, m7.improved)
+    assert np.array_equal(m8.released, alone.released)
+    assert not m7.improved.all() and m7.improved.any()
+    assert not np.array_equal(m8.released, m7.released)  # bootstrap means, not rounded scores
+
+
+def test_a_shared_test_is_not_drawn_twice(competition, monkeypatch):
+    root, *_ = competition
+    from ladderboard.mechanisms import boot
+
+    calls = []
+    real = boot.bayesian_bootstrap_test
+    monkeypatch.setattr(
+        boot, "bayesian_bootstrap_test", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+
+    def run(mechanisms):
+        calls.clear()
+        replay_competition(
+            root / "solution.csv",
+            root / "submissions",
+            mechanisms=mechanisms,
+            params=["B=30"],
+            metric="auc",
+            seed=SEED,
+        )
+        return len(calls)
+
+    m7 = run(["bayes-boot-ladder"])
+    assert m7 > 0
+    assert run(["bayes-boot-ladder-boot"]) == m7
+    assert run(["bayes-boot-ladder", "bayes-boot-ladder-boot"]) == m7

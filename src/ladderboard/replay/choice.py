@@ -16,11 +16,14 @@ its first submission.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 __all__ = ["MechanismChoice", "choose_mechanisms", "parse_params", "parse_value"]
 
@@ -91,10 +94,45 @@ class MechanismChoice:
     def takes_predictions(self) -> bool:
         return self.klass.input_kind == "predictions"
 
-    def build(self, *, n: int, y_true: Any = None, metric: str | None = None, random_state=None):
-        """A fresh instance for one team (``n`` public rows; labels for metric-based ones)."""
+    @property
+    def test_source(self) -> str:
+        """The mechanism whose test this one runs, draw for draw, given the same
+        random stream: BayesBootLadderBoot runs BayesBootLadder's (Chaibub Neto
+        et al. 2016, Alg. 6 is Alg. 5 with another release). A replay derives
+        both from one stream, so they accept the same submissions and differ
+        only in what they release; and one may take the other's decisions."""
+        return _TEST_SOURCES.get(self.name, self.name)
+
+    def test_params(self) -> dict[str, Any]:
+        """The parameters the test depends on (all but the release's)."""
+        return {k: v for k, v in self.params.items() if k not in _RELEASE_PARAMS}
+
+    def build(
+        self,
+        *,
+        n: int,
+        y_true: Any = None,
+        metric: str | None = None,
+        random_state=None,
+        decisions: Any = None,
+    ):
+        """A fresh instance for one team (``n`` public rows; labels for metric-based ones).
+
+        With ``decisions`` (the team's accept flags from a run of
+        :attr:`test_source` on the same stream), the instance takes them as its
+        test's answers instead of drawing the same answers again.
+        """
         from ladderboard.mechanisms import make_mechanism
 
+        if decisions is not None:
+            return _recorded_test(self.klass)(
+                decisions=decisions, random_state=random_state, **self._params(n, y_true, metric)
+            )
+        return make_mechanism(
+            self.name, random_state=random_state, **self._params(n, y_true, metric)
+        )
+
+    def _params(self, n: int, y_true: Any, metric: str | None) -> dict[str, Any]:
         params = dict(self.params)
         if self.name == "ladder" and "eta" not in params:
             params["eta"] = 1.0 / math.sqrt(n)
@@ -102,7 +140,29 @@ class MechanismChoice:
             params.update(metric=metric, y_true=y_true)
         else:
             params["n"] = n
-        return make_mechanism(self.name, random_state=random_state, **params)
+        return params
+
+
+_TEST_SOURCES = {"bayes-boot-ladder-boot": "bayes-boot-ladder"}
+_RELEASE_PARAMS = {"b"}
+
+
+@functools.cache
+def _recorded_test(klass: type) -> type:
+    """``klass`` answering its test from given decisions (see ``build``)."""
+
+    class Recorded(klass):
+        def __init__(self, *, decisions: Any, **params: Any):
+            self._decisions = np.asarray(decisions, dtype=bool)
+            super().__init__(**params)
+
+        def _passes(self, predictions: np.ndarray, index: int) -> bool:
+            if self._best_predictions is None:
+                return True
+            return bool(self._decisions[index - 1])
+
+    Recorded.__name__ = Recorded.__qualname__ = f"Recorded{klass.__name__}"
+    return Recorded
 
 
 def choose_mechanisms(names: Sequence[str], params: dict[str, Any]) -> list[MechanismChoice]:

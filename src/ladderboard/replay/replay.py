@@ -24,10 +24,16 @@ the Shaky Ladder (as :class:`~ladderboard.competition.config.Scoring` does),
 and its releases are mapped back, so that every board is on the loss's scale.
 Stochastic mechanisms draw from ``KeyedStream.from_random_state(seed)``,
 derived per mechanism and team: a replay does not depend on ``jobs``.
+BayesBootLadderBoot derives BayesBootLadder's stream, whose test it runs
+(:attr:`~ladderboard.replay.choice.MechanismChoice.test_source`): the two
+accept the same submissions and differ only in their releases, and when both
+are replayed with the same test parameters the second takes the first's
+decisions instead of drawing them again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ladderboard.bootstrap import limit_threads
 from ladderboard.competition import Solution, SubmissionError
 from ladderboard.competition.config import CompetitionConfig, Scoring
 from ladderboard.competition.scoring import score_predictions
@@ -271,8 +278,14 @@ def replay_mechanism(
     metric: str | None = None,
     seed: int = 0,
     jobs: int = 1,
+    decisions: np.ndarray | None = None,
 ) -> MechanismReplay:
-    """Run ``choice`` over the history, one instance per team (module docstring)."""
+    """Run ``choice`` over the history, one instance per team (module docstring).
+
+    ``decisions``: the accept flags, per submission, of a replay of
+    ``choice.test_source`` with the same seed and test parameters, which this
+    one's test would draw again; given them, it only computes its releases.
+    """
     klass = choice.klass
     k = len(history.entries)
     n = solution.n_public
@@ -305,14 +318,21 @@ def replay_mechanism(
     def run_team(item: tuple[str, list[int]]) -> None:
         team, rows = item
         mechanism = choice.build(
-            n=n, y_true=y_public, metric=metric, random_state=master.derive(f"{choice.name}/{team}")
+            n=n,
+            y_true=y_public,
+            metric=metric,
+            random_state=master.derive(f"{choice.test_source}/{team}"),
+            decisions=None if decisions is None else decisions[rows],
         )
-        for i in rows:
-            release = mechanism.submit(inputs[i])
-            score = release.score
-            if scale is not None:
-                score = scale[0] + score * (scale[1] - scale[0])
-            released[i], improved[i] = score, release.improved
+        # With one team per core, a Bayesian bootstrap's own threads would only
+        # oversubscribe the cores; the limit never changes a result.
+        with limit_threads(1) if jobs > 1 else contextlib.nullcontext():
+            for i in rows:
+                release = mechanism.submit(inputs[i])
+                score = release.score
+                if scale is not None:
+                    score = scale[0] + score * (scale[1] - scale[0])
+                released[i], improved[i] = score, release.improved
 
     teams = history.teams
     if jobs > 1 and len(teams) > 1:

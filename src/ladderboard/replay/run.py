@@ -168,9 +168,19 @@ def replay_competition(
     if not history.entries:
         raise ValueError(f"no submission of {str(plan.directory)!r} could be read")
     seconds["read and score"] = time.perf_counter() - start
-    replays = []
+    replays: list[MechanismReplay] = []
     for choice in plan.choices:
         began = time.perf_counter()
+        source = next(
+            (
+                r
+                for r in replays
+                if choice.test_source != choice.name
+                and r.choice.name == choice.test_source
+                and r.choice.test_params() == choice.test_params()
+            ),
+            None,
+        )
         replays.append(
             replay_mechanism(
                 choice,
@@ -180,6 +190,7 @@ def replay_competition(
                 metric=plan.metric,
                 seed=plan.seed,
                 jobs=plan.jobs,
+                decisions=None if source is None else source.improved,
             )
         )
         seconds[choice.name] = time.perf_counter() - began
