@@ -14,7 +14,9 @@ Timed (wall clock, on whatever else the machine is running):
   reading and alignment, log loss per row, every mechanism with per-team
   boards, and the analyses (perturbations, Kendall, half-splits, t-tests);
 - the replay under ``all`` mechanisms, once, with the seconds of each stage;
-- writing the tables, figures and report.
+- writing the tables, figures and report;
+
+and Kendall's tau of each board, with the Shaky Ladder's again at ``--clip 0.01``.
 
 Issue 6's goal: 2000 submissions x 12000 rows under all mechanisms in under
 30 s on a 2-core machine.
@@ -115,9 +117,21 @@ def main() -> None:
         seconds = time.perf_counter() - start
         print(f"{'all (8)':>24} {2:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
         print("  stages: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))
+        print(
+            "  Kendall tau, public board against private: "
+            + ", ".join(f"{row['mechanism']} {row['tau']:.3f}" for row in result.kendall)
+        )
         start = time.perf_counter()
         write_outputs(result, root / "out", command="bench_replay")
         print(f"\nwriting tables, figures and report: {time.perf_counter() - start:.2f} s")
+        clipped = replay_competition(
+            root / "solution.csv",
+            root / "submissions",
+            mechanisms=["shaky-ladder"],
+            jobs=2,
+            clip=0.01,
+        )
+        print(f"Shaky Ladder's Kendall tau with --clip 0.01: {clipped.kendall[0]['tau']:.3f}")
 
 
 if __name__ == "__main__":

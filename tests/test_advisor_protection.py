@@ -80,7 +80,7 @@ def test_gaps_are_seeded_and_finite():
     assert all(np.isfinite(v) and -1 <= v <= 1 for v in first.values())
 
 
-@pytest.mark.parametrize("metric", ["log-loss", "mse"])
+@pytest.mark.parametrize("metric", ["log_loss", "mse"])
 def test_other_metrics_run_every_family(metric):
     rule = scoring_rule(metric)
     data = make_attack_data(rule, n=60, n_private=120, k=12, random_state=0)

@@ -57,7 +57,7 @@ def test_a_very_noisy_shaky_ladder_hides_improvements(utilities):
     assert tau["noisy"] < tau["kaggle"] - 0.2
 
 
-@pytest.mark.parametrize("metric", ["accuracy", "log-loss", "mse"])
+@pytest.mark.parametrize("metric", ["accuracy", "log_loss", "mse"])
 def test_simulated_losses_have_their_expected_values(metric):
     rule = scoring_rule(metric)
     model = HonestTeams(teams=3, submissions=4)
@@ -69,7 +69,7 @@ def test_simulated_losses_have_their_expected_values(metric):
 def test_expected_loss_by_hand():
     assert expected_loss(RULE, [0.0])[0] == 0.5
     assert math.isclose(expected_loss(scoring_rule("mse"), [0.5])[0], math.exp(-1))
-    log = expected_loss(scoring_rule("log-loss"), [0.0, 1.0])
+    log = expected_loss(scoring_rule("log_loss"), [0.0, 1.0])
     assert log[0] > log[1] > 0  # more skill, lower loss
 
 

@@ -245,3 +245,28 @@ def test_a_shared_test_is_not_drawn_twice(competition, monkeypatch):
     assert m7 > 0
     assert run(["bayes-boot-ladder-boot"]) == m7
     assert run(["bayes-boot-ladder", "bayes-boot-ladder-boot"]) == m7
+
+
+def test_a_clip_bounds_the_log_loss(competition):
+    """``clip`` scores the history with probabilities clipped to [clip, 1 - clip]:
+    the loss's bounds become [0, -log clip] and every loss is the clipped one;
+    a loss without a clip refuses it before anything is read."""
+    root, solution, files, kaggle = competition
+    clipped = replay_competition(
+        root / "solution.csv",
+        root / "submissions",
+        mechanisms=["full-disclosure", "shaky-ladder"],
+        clip=0.05,
+        seed=SEED,
+    )
+    assert clipped.loss_bounds == pytest.approx((0.0, -np.log(0.05)))
+    assert kaggle.loss_bounds == pytest.approx((0.0, -np.log(1e-15)), rel=1e-4)
+    y = solution.targets[solution.public_mask]
+    for i, entry in enumerate(clipped.history.entries):
+        p = np.clip(files[entry.file][solution.public_mask], 0.05, 0.95)
+        expected = -(y * np.log(p) + (1 - y) * np.log(1 - p)).mean()
+        assert clipped.history.public_score[i] == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="takes no clip"):
+        replay_competition(root / "solution.csv", root / "submissions", loss="brier", clip=0.05)
+    with pytest.raises(ValueError, match=r"clip must be in \(0, 0.5\)"):
+        replay_competition(root / "solution.csv", root / "submissions", clip=0.5)

@@ -55,7 +55,7 @@ SHARE_FRACTION = 0.5
 def check_options(n: Any, k: Any, metric: Any, reps: Any = 1, seed: Any = 0, jobs: Any = 1):
     """Validate the advisor's options before any work; return them normalised.
 
-    >>> check_options(1000, 100, "log-loss")[2].name
+    >>> check_options(1000, 100, "log_loss")[2].name
     'log_loss'
     >>> check_options(5, 100, "accuracy")
     Traceback (most recent call last):

@@ -58,7 +58,7 @@ def advise(
     ],
     metric: Annotated[
         str,
-        typer.Option("--metric", metavar="METRIC", help="accuracy (0/1 loss), log-loss or mse."),
+        typer.Option("--metric", metavar="METRIC", help="accuracy (0/1 loss), log_loss or mse."),
     ] = "accuracy",
     reps: Annotated[int, typer.Option("--reps", help="Repetitions per setting.")] = 3,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the whole run.")] = 0,
@@ -86,7 +86,7 @@ def advise(
     _check(
         metric.strip().lower() not in METRIC_CHOICES,
         "--metric",
-        f"metric must be one of accuracy, log-loss, mse, got {metric!r}",
+        f"metric must be one of accuracy, log_loss, mse, got {metric!r}",
     )
     _check(reps < 1, "--reps", f"reps must be at least 1, got {reps}")
     _check(seed < 0, "--seed", f"seed must be at least 0, got {seed}")

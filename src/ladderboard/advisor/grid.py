@@ -126,18 +126,21 @@ _RULES = {
     "mse": lambda: ScoringRule("mse", get_loss("squared"), "mse", (0.0, math.inf)),
 }
 _ALIASES = {"error": "accuracy", "zero_one": "accuracy", "0/1": "accuracy", "logloss": "log_loss"}
-METRIC_NAMES = ("accuracy", "log-loss", "mse")
-"""The metrics the advisor accepts (``log_loss`` and a few aliases too)."""
+METRIC_NAMES = ("accuracy", "log_loss", "mse")
+"""The metrics the advisor accepts, named as in :mod:`ladderboard.losses` (and
+a few aliases: ``log-loss``, ``logloss``, ``error``, ``zero_one``, ``0/1``)."""
 
 
 def scoring_rule(metric: str) -> ScoringRule:
-    """The :class:`ScoringRule` of ``metric`` (``accuracy``, ``log-loss``, ``mse``).
+    """The :class:`ScoringRule` of ``metric`` (``accuracy``, ``log_loss``, ``mse``).
 
-    >>> scoring_rule("log-loss").bounds
+    >>> scoring_rule("log_loss").bounds == scoring_rule("log-loss").bounds
+    True
+    >>> scoring_rule("log_loss").bounds
     (0.0, 4.60517)
     >>> scoring_rule("f1")
     Traceback (most recent call last):
-    ValueError: metric must be one of accuracy, log-loss, mse, got 'f1'
+    ValueError: metric must be one of accuracy, log_loss, mse, got 'f1'
     """
     if not isinstance(metric, str):
         raise TypeError(f"metric must be a string, got {type(metric).__name__}")

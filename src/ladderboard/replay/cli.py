@@ -25,6 +25,7 @@ def _command(
     metric: str,
     out: Path,
     seed: int,
+    clip: float | None,
 ) -> str:
     words = ["ladderboard", "replay", "--solution", str(solution)]
     words += ["--submissions", str(submissions)]
@@ -34,7 +35,10 @@ def _command(
         words += ["--mechanism", name]
     for pair in params:
         words += ["--param", pair]
-    words += ["--loss", loss, "--metric", metric, "--seed", str(seed), "--out", str(out)]
+    words += ["--loss", loss, "--metric", metric]
+    if clip is not None:
+        words += ["--clip", repr(clip)]
+    words += ["--seed", str(seed), "--out", str(out)]
     return shlex.join(words)
 
 
@@ -71,6 +75,14 @@ def replay(
     metric: Annotated[
         str, typer.Option("--metric", help="The metric of the metric-based mechanisms.")
     ] = "log_loss",
+    clip: Annotated[
+        float | None,
+        typer.Option(
+            "--clip",
+            help="Clip probabilities to [CLIP, 1-CLIP] in a log loss (default Kaggle's 1e-15; "
+            "0.01 keeps the Shaky Ladder's noise on the loss's scale).",
+        ),
+    ] = None,
     out: Annotated[
         Path, typer.Option("--out", help="Where the tables, figures and report.md go.")
     ] = Path("replay"),
@@ -99,10 +111,13 @@ def replay(
             metric=metric,
             seed=seed,
             jobs=jobs,
+            clip=clip,
         )
     except (TypeError, ValueError) as exc:
         raise typer.BadParameter(str(exc)) from None
-    command = _command(solution, submissions, index, mechanism, params, loss, metric, out, seed)
+    command = _command(
+        solution, submissions, index, mechanism, params, loss, metric, out, seed, clip
+    )
     paths = write_outputs(result, out, command=command)
     history = result.history
     typer.echo(

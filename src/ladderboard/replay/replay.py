@@ -61,9 +61,28 @@ __all__ = [
 ]
 
 
-def loss_scoring(name: str) -> Scoring:
-    """The scoring of a loss of the registry (``log_loss``, ``brier``, ...)."""
-    return CompetitionConfig(score=name, mechanism="full-disclosure").scoring()
+def loss_scoring(name: str, clip: float | None = None) -> Scoring:
+    """The scoring of a loss of the registry (``log_loss``, ``brier``, ...).
+
+    ``clip``: for a log loss, predicted probabilities are clipped to
+    ``[clip, 1 - clip]`` (default: the loss's own, Kaggle's 1e-15), which
+    bounds the loss by ``-log(clip)``.
+
+    >>> loss_scoring("log_loss", clip=0.01).loss().bounds[1] == -math.log(0.01)
+    True
+    >>> loss_scoring("brier", clip=0.01)
+    Traceback (most recent call last):
+    ValueError: clip: the loss 'brier' takes no clip (only the log losses do)
+    """
+    params: dict = {}
+    if clip is not None:
+        clip = float(clip)
+        if not 0.0 < clip < 0.5:
+            raise ValueError(f"clip must be in (0, 0.5), got {clip!r}")
+        if name not in ("log_loss", "multiclass_log_loss"):
+            raise ValueError(f"clip: the loss {name!r} takes no clip (only the log losses do)")
+        params["clip"] = (clip, 1.0 - clip)
+    return CompetitionConfig(score=name, score_params=params, mechanism="full-disclosure").scoring()
 
 
 def metric_scoring(name: str) -> Scoring:

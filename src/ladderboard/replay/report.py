@@ -233,7 +233,8 @@ def _shaky_note(result: ReplayResult) -> list[str]:
     return [
         f"The Shaky Ladder needs losses in [0, 1]: it saw the loss rescaled from [{lo:g}, "
         f"{hi:.4g}], so its noise and step are {hi - lo:.4g} times larger on the loss scale "
-        "(its releases are mapped back to it); with a clipped log loss, choose them with "
+        "(its releases are mapped back to it). For a log loss, `--clip 0.01` bounds the loss "
+        "by log 100 (the Ladder authors' clip); or choose them with "
         "`--param noise_scale=... --param step=...`.",
         "",
     ]
@@ -253,6 +254,8 @@ def _report(result: ReplayResult, command: str) -> str:
         f"{len(history.entries)} submissions read from {teams} teams "
         f"({len(history.skipped)} skipped); {solution.n} test rows, {solution.n_public} "
         f"public, {solution.n_private} private; loss `{result.loss}`"
+        + (f" (probabilities clipped at {result.clip:g})" if result.clip is not None else "")
+        + f" in [{result.loss_bounds[0]:g}, {result.loss_bounds[1]:.4g}]"
         + (f", metric `{result.metric}`" if result.metric else "")
         + f"; seed {result.seed}. The paper: 1830 submissions, 1785 processed, 200 teams, "
         "12000 rows (3600 public, 8400 private).",

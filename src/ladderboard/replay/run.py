@@ -45,6 +45,7 @@ class ReplayResult:
     half_splits: list[dict]
     ttests: list[dict]
     loss_bounds: tuple[float, float] = (0.0, float("inf"))
+    clip: float | None = None
     seconds: dict[str, float] = field(default_factory=dict)
 
 
@@ -60,6 +61,7 @@ class _Plan:
     jobs: int
     splits: int
     loss_bounds: tuple[float, float]
+    clip: float | None
 
 
 def _plan(
@@ -73,6 +75,7 @@ def _plan(
     seed: int,
     jobs: int,
     splits: int,
+    clip: float | None,
 ) -> _Plan:
     seed = check_int("seed", seed, 0)
     jobs = check_int("jobs", jobs, 1)
@@ -85,9 +88,9 @@ def _plan(
         params = parse_params(params)
     choices = choose_mechanisms(list(mechanisms), params)
     try:
-        scoring = loss_scoring(loss)
+        scoring = loss_scoring(loss, clip)
     except ValueError as exc:
-        raise ValueError(f"loss: {exc}") from None
+        raise ValueError(exc if str(exc).startswith("clip") else f"loss: {exc}") from None
     needs_metric = any(c.takes_predictions for c in choices)
     if needs_metric:
         if metric is None:
@@ -128,6 +131,7 @@ def _plan(
         jobs,
         splits,
         (float(bounds[0]), float(bounds[1])),
+        clip,
     )
 
 
@@ -143,6 +147,7 @@ def replay_competition(
     seed: int = 0,
     jobs: int = 1,
     splits: int = analysis.SPLITS,
+    clip: float | None = None,
 ) -> ReplayResult:
     """Replay every submission under every chosen mechanism, then analyse (SPEC E2).
 
@@ -150,9 +155,15 @@ def replay_competition(
     submission is read. ``index`` defaults to ``submissions.csv`` beside the
     ``submissions`` directory when it exists, else the file names are read.
     The reference board is Kaggle's (``full-disclosure``) when replayed, else
-    the first mechanism's.
+    the first mechanism's. ``clip`` clips probabilities in a log loss to
+    ``[clip, 1 - clip]`` (default Kaggle's 1e-15); a mechanism for losses in
+    ``[0, 1]`` (the Shaky Ladder) sees the loss divided by ``-log(clip)``, so
+    with Kaggle's clip its noise is 34.5 times what the loss's spread needs:
+    use the Ladder authors' 0.01 for it.
     """
-    plan = _plan(solution, submissions, index, mechanisms, params, loss, metric, seed, jobs, splits)
+    plan = _plan(
+        solution, submissions, index, mechanisms, params, loss, metric, seed, jobs, splits, clip
+    )
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     chosen_index = plan.index if plan.index is not None else default_index(plan.directory)
@@ -160,7 +171,7 @@ def replay_competition(
     history = score_history(
         plan.solution,
         entries,
-        loss_scoring(plan.loss),
+        loss_scoring(plan.loss, plan.clip),
         keep_predictions=plan.metric is not None,
         jobs=plan.jobs,
     )
@@ -211,6 +222,7 @@ def replay_competition(
         half_splits=[row for r in replays for row in analysis.half_splits(r, history, halves)],
         ttests=[row for r in replays for row in analysis.ttests(r, history)],
         loss_bounds=plan.loss_bounds,
+        clip=plan.clip,
         seconds=seconds,
     )
     seconds["analysis"] = time.perf_counter() - began
