@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from sqlalchemy import inspect, select
 
 from ladderboard.store import Base, make_engine, migrate
 
@@ -21,3 +21,58 @@ def test_migrations_match_the_models(database_url):
     tables = set(inspect(engine).get_table_names())
     assert {"competitions", "teams", "submissions", "mechanism_states"} <= tables
     engine.dispose()
+
+
+def test_files_survive_the_move_to_their_own_table_and_back(database_url):
+    """Migration 0003 moves each stored file out of ``submissions`` into
+    ``submission_files``; going down to 0002 and up again keeps every file, and
+    ``verify`` (which re-scores each stored file) passes after both. Rows that
+    refer to submissions (duplicate flags) survive SQLite's table rebuilds."""
+    import numpy as np
+
+    from ladderboard.competition.audit import verify
+    from ladderboard.competition.config import CompetitionConfig
+    from ladderboard.competition.engine import Competitions
+    from ladderboard.competition.solution import Solution
+    from ladderboard.store import SubmissionFileRow, unpack
+    from ladderboard.store.database import downgrade
+
+    rng = np.random.default_rng(0)
+    solution = Solution.from_labels(rng.integers(0, 2, 40), public_fraction=0.5, random_state=0)
+    store = Competitions.open(database_url)
+    store.create(
+        "c", solution, CompetitionConfig(score="zero_one", mechanism="ladder-boot"), random_state=1
+    )
+    files = {}
+    for team in ("a", "b"):
+        store.add_team("c", team)
+        for _ in range(3):
+            p = rng.integers(0, 2, 40)
+            rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, p, strict=True))
+            data = ("id,target\n" + rows).encode()
+            files[store.submit("c", team, data).id] = data
+
+    def stored():
+        with store.engine.connect() as connection:
+            rows = connection.execute(
+                select(SubmissionFileRow.submission_id, SubmissionFileRow.file)
+            ).all()
+        return {i: unpack(blob) for i, blob in rows}
+
+    first = next(iter(files.values()))
+    files[store.submit("c", "b", first).id] = first  # flagged: team a sent it first
+    assert stored() == files
+    downgrade(store.engine, "0002")
+    with store.engine.connect() as connection:
+        moved = dict(connection.exec_driver_sql("SELECT id, file FROM submissions").all())
+        flags = connection.exec_driver_sql("SELECT count(*) FROM duplicate_flags").scalar()
+    assert flags == 1
+    assert {i: unpack(blob) for i, blob in moved.items()} == files
+    assert "submission_files" not in inspect(store.engine).get_table_names()
+    migrate(store.engine)
+    assert stored() == files
+    assert "file" not in {c["name"] for c in inspect(store.engine).get_columns("submissions")}
+    assert verify(store, "c").submissions == 7
+    with store.engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT count(*) FROM duplicate_flags").scalar() == 1
+    store.engine.dispose()

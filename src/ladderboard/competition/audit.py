@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
 from ladderboard.competition.boards import Record, private_board, public_board, ranked
 from ladderboard.competition.config import CompetitionConfig
@@ -37,7 +37,13 @@ from ladderboard.competition.views import (
 )
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
-from ladderboard.store import CompetitionRow, MechanismStateRow, SubmissionRow, TeamRow
+from ladderboard.store import (
+    CompetitionRow,
+    MechanismStateRow,
+    SubmissionFileRow,
+    SubmissionRow,
+    TeamRow,
+)
 from ladderboard.store.blobs import unpack
 
 __all__ = ["VerifyReport", "rescore", "verify"]
@@ -87,9 +93,9 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
                 "from the stored solution, split and key"
             )
         config = CompetitionConfig.from_json(row.config)
-        rows = session.scalars(
-            select(SubmissionRow)
-            .options(undefer(SubmissionRow.file))
+        rows = session.execute(
+            select(SubmissionRow, SubmissionFileRow.file)
+            .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
             .where(SubmissionRow.competition_id == row.id)
             .order_by(SubmissionRow.scope, SubmissionRow.sequence)
         ).all()
@@ -105,8 +111,8 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
     problems: list[str] = []
     replayed: dict[str, Any] = {}
     mechanisms: dict[str, Any] = {}
-    for sub in rows:
-        scored = _replay_scores(solution, config, unpack(sub.file))
+    for sub, file in rows:
+        scored = _replay_scores(solution, config, unpack(file))
         if sub.scope == BOARD_SCOPE:
             score, improved, replayed[BOARD_SCOPE] = store.submit_per_rank(
                 replayed.get(BOARD_SCOPE),
@@ -188,11 +194,12 @@ def rescore(
             select(
                 SubmissionRow.id,
                 SubmissionRow.created_at,
-                SubmissionRow.file,
+                SubmissionFileRow.file,
                 SubmissionRow.selected,
                 TeamRow.name,
                 TeamRow.id,
             )
+            .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
             .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
             .join(CompetitionRow, CompetitionRow.id == SubmissionRow.competition_id)
             .where(CompetitionRow.slug == slug)

@@ -43,6 +43,7 @@ from ladderboard.store import (
     DuplicateFlagRow,
     MechanismStateRow,
     RejectionRow,
+    SubmissionFileRow,
     SubmissionRow,
     TeamRow,
 )
@@ -190,6 +191,7 @@ _UPDATE_STATE = (
     )
 )
 _INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
+_INSERT_FILE = insert(SubmissionFileRow.__table__)
 
 
 class _Submitting:
@@ -382,7 +384,6 @@ class _Submitting:
                     "created_at": now,
                     "message": message or "",
                     "idempotency_key": idempotency_key,
-                    "file": blob,
                     "file_sha256": file_sha256,
                     "predictions_sha256": predictions_sha256,
                     "public_score": release_score,
@@ -392,6 +393,7 @@ class _Submitting:
                     "selected": False,
                 },
             ).scalar_one()
+            connection.execute(_INSERT_FILE, {"submission_id": submission_id, "file": blob})
             if other is not None:
                 connection.execute(
                     insert(DuplicateFlagRow.__table__).values(

@@ -18,6 +18,7 @@ from ladderboard.store.models import (
     DuplicateFlagRow,
     MechanismStateRow,
     RejectionRow,
+    SubmissionFileRow,
     SubmissionRow,
     TeamRow,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "DuplicateFlagRow",
     "MechanismStateRow",
     "RejectionRow",
+    "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
     "database_url",

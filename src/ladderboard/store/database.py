@@ -15,13 +15,21 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 
-__all__ = ["DEFAULT_URL", "database_url", "make_engine", "migrate", "scratch_postgres_database"]
+__all__ = [
+    "DEFAULT_URL",
+    "database_url",
+    "downgrade",
+    "make_engine",
+    "migrate",
+    "scratch_postgres_database",
+]
 
 DEFAULT_URL = "sqlite:///ladderboard.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -73,12 +81,38 @@ def _serialise_sqlite(engine: Engine) -> None:
 
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Create or upgrade the schema with Alembic."""
+    _run_migration(engine, command.upgrade, revision)
+
+
+def downgrade(engine: Engine, revision: str) -> None:
+    """Take the schema back to ``revision`` (Alembic's downgrade)."""
+    _run_migration(engine, command.downgrade, revision)
+
+
+def _run_migration(engine: Engine, step: Any, revision: str) -> None:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
-        connection.commit()
+        if sqlite:
+            # SQLite changes a table by copying it and dropping the old one, and
+            # with foreign keys on, dropping a table deletes (by cascade) every
+            # row that refers to it: files, duplicate flags. The pragma only
+            # takes effect outside a transaction, so it goes to the driver
+            # before SQLAlchemy begins one.
+            connection.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")
+        try:
+            config.attributes["connection"] = connection
+            step(config, revision)
+            if sqlite:
+                broken = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+                if broken:
+                    raise RuntimeError(f"migration to {revision} broke foreign keys: {broken[:5]}")
+            connection.commit()
+        finally:
+            if sqlite:
+                connection.rollback()
+                connection.connection.driver_connection.execute("PRAGMA foreign_keys = ON")
 
 
 @contextlib.contextmanager
@@ -91,8 +125,10 @@ def scratch_postgres_database(admin_url: str, *, prefix: str = "lb_scratch") -> 
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
         try:
-            yield make_url(database_url(admin_url)).set(database=name).render_as_string(
-                hide_password=False
+            yield (
+                make_url(database_url(admin_url))
+                .set(database=name)
+                .render_as_string(hide_password=False)
             )
         finally:
             with admin.connect() as connection:

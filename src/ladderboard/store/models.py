@@ -35,6 +35,7 @@ __all__ = [
     "DuplicateFlagRow",
     "MechanismStateRow",
     "RejectionRow",
+    "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
 ]
@@ -112,14 +113,29 @@ class SubmissionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     message: Mapped[str] = mapped_column(Text, default="")
     idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
-    file: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)  # the bytes received, packed
-    file_sha256: Mapped[str] = mapped_column(String(64))
+    file_sha256: Mapped[str] = mapped_column(String(64))  # of the bytes received
     predictions_sha256: Mapped[str] = mapped_column(String(64))
     public_score: Mapped[float] = mapped_column(Float)  # released: what the team saw
     improved: Mapped[bool] = mapped_column(Boolean)  # organiser-side
     public_raw: Mapped[float] = mapped_column(Float)  # organiser-side, unrounded
     private_score: Mapped[float] = mapped_column(Float)  # hidden until the close
     selected: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class SubmissionFileRow(Base):
+    """The bytes a submission was received as, packed (:func:`ladderboard.store.blobs.pack`).
+
+    A table of its own: in one row with the scores, SQLite would pass over the
+    file's overflow pages to reach any column stored after it, so every count,
+    board and duplicate check would read every file.
+    """
+
+    __tablename__ = "submission_files"
+
+    submission_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    file: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class RejectionRow(Base):
