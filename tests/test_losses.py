@@ -89,6 +89,19 @@ def test_output_is_float64_vector_within_bounds(name):
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
+def test_of_checked_gives_the_checked_values_bit_for_bit(name):
+    """The engine's path for parsed submissions skips the checks, never the values."""
+    for loss in (LOSSES[name], get_loss(name, **dict(LOSSES[name].params))):
+        for seed in range(5):
+            y, pred = valid_input(name, n=200, seed=seed)
+            y, pred = np.asarray(y, dtype=np.float64), np.asarray(pred, dtype=np.float64)
+            assert np.array_equal(loss.of_checked(y, pred), loss(y, pred))
+            if all(map(math.isfinite, loss.bounds)):
+                scaled = loss.rescaled()
+                assert np.array_equal(scaled.of_checked(y, pred), scaled(y, pred))
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
 def test_perfect_prediction_has_the_smallest_loss(name):
     loss = LOSSES[name]
     y, pred = valid_input(name)

@@ -139,19 +139,30 @@ def _pointwise(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     return y, p
 
 
-def _zero_one_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    y, p = _pointwise(y_true, y_pred)
+# Each ``_X_of(y, p)`` computes from float64 arrays already checked;
+# ``_X_values(y_true, y_pred)`` checks its input first.
+def _zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (y != p).astype(np.float64)
 
 
-def _absolute_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    y, p = _pointwise(y_true, y_pred)
+def _absolute_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return np.abs(y - p)
 
 
-def _squared_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    y, p = _pointwise(y_true, y_pred)
+def _squared_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (y - p) ** 2
+
+
+def _zero_one_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _zero_one_of(*_pointwise(y_true, y_pred))
+
+
+def _absolute_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _absolute_of(*_pointwise(y_true, y_pred))
+
+
+def _squared_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _squared_of(*_pointwise(y_true, y_pred))
 
 
 def _binary_probabilities(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -161,15 +172,21 @@ def _binary_probabilities(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndar
     return y, p
 
 
-def _log_loss_values(y_true: Any, y_pred: Any, *, clip: tuple[float, float]) -> np.ndarray:
-    y, p = _binary_probabilities(y_true, y_pred)
+def _log_loss_of(y: np.ndarray, p: np.ndarray, *, clip: tuple[float, float]) -> np.ndarray:
     p = np.clip(p, *clip)
     return -np.where(y == 1, np.log(p), np.log1p(-p))
 
 
-def _brier_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    y, p = _binary_probabilities(y_true, y_pred)
+def _brier_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     return (p - y) ** 2
+
+
+def _log_loss_values(y_true: Any, y_pred: Any, *, clip: tuple[float, float]) -> np.ndarray:
+    return _log_loss_of(*_binary_probabilities(y_true, y_pred), clip=clip)
+
+
+def _brier_values(y_true: Any, y_pred: Any) -> np.ndarray:
+    return _brier_of(*_binary_probabilities(y_true, y_pred))
 
 
 def _labels_and_matrix(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -244,6 +261,9 @@ class Loss:
         per-sample values.
     params : tuple of (str, value) pairs
         The parameters the loss was built with, e.g. ``(("clip", (0.01, 0.99)),)``.
+    checked : callable or None
+        ``checked(y, p)``: the kernel's values from float64 vectors the caller
+        has already checked (see :meth:`of_checked`); None where there is none.
 
     Calling the loss returns a float64 vector, one value per sample, clipped to
     ``bounds``: this removes floating-point excursions, and the excursions that
@@ -261,6 +281,9 @@ class Loss:
     bounds: tuple[float, float]
     kernel: Callable[[Any, Any], np.ndarray] = field(repr=False, compare=False)
     params: tuple[tuple[str, Any], ...] = ()
+    checked: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     def __call__(self, y_true: Any, y_pred: Any) -> np.ndarray:
         """Per-sample losses, shape ``(n,)``.
@@ -272,6 +295,24 @@ class Loss:
         array([0., 1., 0.])
         """
         return np.clip(self.kernel(y_true, y_pred), *self.bounds)
+
+    def of_checked(self, y: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """What calling the loss returns, without checking the input again.
+
+        For vectors already known good: float64, aligned, finite, ``y`` and
+        ``p`` in the loss's domain (a competition's solution, checked when it
+        was created, and a parsed submission). Anything else gives undefined
+        values rather than an error. Losses without a ``checked`` kernel
+        (the multiclass ones) check anyway.
+
+        >>> loss = get_loss("log_loss")
+        >>> y, p = np.array([0.0, 1.0]), np.array([0.2, 0.9])
+        >>> bool((loss.of_checked(y, p) == loss(y, p)).all())
+        True
+        """
+        if self.checked is None:
+            return self(y, p)
+        return np.clip(self.checked(y, p), *self.bounds)
 
     def rescaled(self) -> Loss:
         """This loss mapped affinely from its bounds into ``[0, 1]``.
@@ -302,26 +343,31 @@ class Loss:
             bounds=(0.0, 1.0),
             kernel=partial(_affine, self.kernel, lo, hi),
             params=self.params,
+            checked=None if self.checked is None else partial(_affine, self.checked, lo, hi),
         )
 
 
 def _zero_one() -> Loss:
-    return Loss("zero_one", (0.0, 1.0), _zero_one_values)
+    return Loss("zero_one", (0.0, 1.0), _zero_one_values, checked=_zero_one_of)
 
 
 def _absolute() -> Loss:
-    return Loss("absolute", (0.0, math.inf), _absolute_values)
+    return Loss("absolute", (0.0, math.inf), _absolute_values, checked=_absolute_of)
 
 
 def _squared() -> Loss:
-    return Loss("squared", (0.0, math.inf), _squared_values)
+    return Loss("squared", (0.0, math.inf), _squared_values, checked=_squared_of)
 
 
 def _log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
     lo, hi = _check_clip(clip)
     top = -math.log(min(lo, 1 - hi))
     return Loss(
-        "log_loss", (0.0, top), partial(_log_loss_values, clip=(lo, hi)), (("clip", (lo, hi)),)
+        "log_loss",
+        (0.0, top),
+        partial(_log_loss_values, clip=(lo, hi)),
+        (("clip", (lo, hi)),),
+        checked=partial(_log_loss_of, clip=(lo, hi)),
     )
 
 
@@ -332,7 +378,7 @@ def _multiclass_log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
 
 
 def _brier() -> Loss:
-    return Loss("brier", (0.0, 1.0), _brier_values)
+    return Loss("brier", (0.0, 1.0), _brier_values, checked=_brier_of)
 
 
 def _multiclass_brier() -> Loss:

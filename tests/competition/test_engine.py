@@ -118,6 +118,27 @@ def test_bad_mechanism_parameters_store_nothing(store):
     assert store.competitions() == []
 
 
+@pytest.mark.parametrize(
+    ("score", "targets", "message"),
+    [
+        ("log_loss", [0, 1, 2, 0], "only 0 and 1"),
+        ("brier", [0, 1, 0.5, 1], "only 0 and 1"),
+        ("auc", [0, 1, 3, 1], "only 0 and 1"),
+    ],
+)
+def test_a_solution_its_score_cannot_use_stores_nothing(store, score, targets, message):
+    """Labels a loss or metric cannot score are refused at creation: otherwise
+    every submission would fail, and the engine scores parsed submissions
+    without checking the solution again."""
+    usage = ["Public", "Private", "Public", "Private"]
+    rows = "".join(f"{i},{t},{u}\n" for i, (t, u) in enumerate(zip(targets, usage, strict=True)))
+    solution = Solution.from_csv(("id,target,Usage\n" + rows).encode())
+    mechanism = "bayes-boot-ladder" if score == "auc" else "parameter-free-ladder"
+    with pytest.raises(ValueError, match=f"cannot be scored by '{score}'.*{message}"):
+        store.create("c", solution, CompetitionConfig(score=score, mechanism=mechanism))
+    assert store.competitions() == []
+
+
 def test_teams(store):
     create(store)
     store.add_team("comp", "alpha")

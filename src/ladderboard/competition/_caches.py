@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select
 
-from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.config import CompetitionConfig, Scoring
+from ladderboard.competition.scoring import check_targets
 from ladderboard.competition.solution import Solution
 from ladderboard.encoding import encode_array
 from ladderboard.mechanisms import Mechanism
@@ -33,6 +34,7 @@ class SolutionCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[tuple[int, str], Solution] = {}
+        self._suits: dict[Hashable, bool] = {}
 
     def get(self, row: CompetitionRow) -> Solution:
         """The solution of the competition ``row`` (its file is loaded on a miss)."""
@@ -47,6 +49,24 @@ class SolutionCache:
             return connection.execute(query).scalar_one()
 
         return self._get(competition_id, solution_sha256, read)
+
+    def suits(self, key: Hashable, solution: Solution, scoring: Scoring) -> bool:
+        """Whether ``solution``'s targets pass :func:`check_targets` for
+        ``scoring``, checked once per ``key`` (the competition's creation).
+        Competitions created by this version always do; older ones are scored
+        with every check, and one whose labels do not suit its loss fails
+        each submission as it always did."""
+        with self._lock:
+            found = self._suits.get(key)
+        if found is None:
+            try:
+                check_targets(scoring, solution.targets)
+                found = True
+            except (TypeError, ValueError):
+                found = False
+            with self._lock:
+                self._suits[key] = found
+        return found
 
     def _get(self, competition_id: int, sha256: str, read: Any) -> Solution:
         key = (competition_id, sha256)

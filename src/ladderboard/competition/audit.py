@@ -67,7 +67,7 @@ def _replay_scores(solution: Solution, config: CompetitionConfig, data: bytes):
         data, solution, max_bytes=2**62, probabilities=scoring.requires_probabilities
     )
     return score_predictions(
-        scoring, solution.targets, predictions, solution.public_mask, solution.private_mask
+        scoring, solution.targets, predictions, solution.public_rows, solution.private_rows
     )
 
 

@@ -27,6 +27,7 @@ from ladderboard.competition.errors import (
     NotFound,
 )
 from ladderboard.competition.reading import _Reading
+from ladderboard.competition.scoring import check_targets
 from ladderboard.competition.solution import Solution
 from ladderboard.competition.submitting import _Submitting
 from ladderboard.competition.views import (
@@ -205,6 +206,10 @@ class Competitions(_Submitting, _Reading):
             n_public=solution.n_public,
             n_private=solution.n_private,
         )
+        try:
+            check_targets(config.scoring(), solution.targets)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"the solution cannot be scored by {config.score!r}: {exc}") from None
         # Build one mechanism now, so that bad parameters fail before anything is stored.
         fresh, _ = self.mechanism_factory(row.secret_key, config, solution)
         try:

@@ -8,7 +8,7 @@ import numpy as np
 
 from ladderboard.competition.config import Scoring
 
-__all__ = ["Scored", "score_predictions"]
+__all__ = ["Scored", "check_targets", "score_predictions"]
 
 _MULTICLASS = {"multiclass_log_loss", "multiclass_brier"}
 
@@ -24,26 +24,70 @@ class Scored:
     private: float
 
 
-def _per_sample_losses(scoring: Scoring, targets: np.ndarray, predictions: np.ndarray):
+def _per_sample_losses(
+    scoring: Scoring, targets: np.ndarray, predictions: np.ndarray, checked: bool = False
+):
     loss = scoring.loss()
+    values = loss.of_checked if checked else loss
     if targets.ndim == 1:
-        return loss(targets, predictions)
+        return values(targets, predictions)
     if scoring.name in _MULTICLASS:
         # One-hot (or probability) solution columns: the class is the argmax.
         return loss(np.argmax(targets, axis=1), predictions)
     # Several targets: the mean of each column's loss, row by row.
-    columns = [loss(targets[:, j], predictions[:, j]) for j in range(targets.shape[1])]
+    columns = [values(targets[:, j], predictions[:, j]) for j in range(targets.shape[1])]
     return np.mean(columns, axis=0)
+
+
+def _rows(selection: np.ndarray) -> np.ndarray:
+    selection = np.asarray(selection)
+    return np.flatnonzero(selection) if selection.dtype == bool else selection
+
+
+def check_targets(scoring: Scoring, targets: np.ndarray) -> None:
+    """Raise ``ValueError`` if ``targets`` cannot be scored by ``scoring`` (a log
+    loss on labels other than 0 and 1, a metric on several columns, ...).
+
+    A competition checks its solution once, at creation, so that every
+    submission can be scored with :meth:`~ladderboard.losses.Loss.of_checked`.
+
+    >>> from ladderboard.competition.config import CompetitionConfig
+    >>> scoring = CompetitionConfig(score="log_loss", mechanism="ladder",
+    ...                             mechanism_params={"eta": 0.1}).scoring()
+    >>> check_targets(scoring, np.array([0.0, 1.0, 2.0]))
+    Traceback (most recent call last):
+    ValueError: y_true must contain only 0 and 1, got 2.0 at index 2
+    """
+    if scoring.kind == "metric":
+        if targets.ndim != 1:
+            raise ValueError(f"metric {scoring.name!r} scores a single target column")
+        scoring.metric().check_targets(targets)
+        return
+    if scoring.name in _MULTICLASS:
+        neutral = np.full(targets.shape, 1.0 / targets.shape[1])
+    elif scoring.requires_probabilities:
+        neutral = np.full(targets.shape, 0.5)
+    else:
+        neutral = targets
+    _per_sample_losses(scoring, targets, neutral)
 
 
 def score_predictions(
     scoring: Scoring,
     targets: np.ndarray,
     predictions: np.ndarray,
-    public_mask: np.ndarray,
-    private_mask: np.ndarray,
+    public: np.ndarray,
+    private: np.ndarray,
+    *,
+    checked: bool = False,
 ) -> Scored:
     """Score aligned ``predictions`` against ``targets`` on both parts.
+
+    ``public`` and ``private`` select rows, as boolean masks or as row
+    numbers in increasing order (faster: :attr:`Solution.public_rows`).
+    ``checked`` skips checking the input again, for predictions from
+    :func:`~ladderboard.competition.submission.parse_submission` and targets
+    passed by :func:`check_targets`; the scores are the same.
 
     >>> from ladderboard.competition.config import CompetitionConfig
     >>> scoring = CompetitionConfig(score="zero_one", mechanism="ladder",
@@ -53,17 +97,23 @@ def score_predictions(
     >>> scored = score_predictions(scoring, y, p, public, ~public)
     >>> scored.public_input.tolist(), scored.public_raw, scored.private
     ([0.0, 1.0], 0.5, 0.5)
+    >>> again = score_predictions(scoring, y, p, np.array([0, 1]), np.array([2, 3]), checked=True)
+    >>> again.public_input.tolist(), again.public_raw, again.private
+    ([0.0, 1.0], 0.5, 0.5)
     """
+    public, private = _rows(public), _rows(private)
     if scoring.kind == "loss":
-        losses = _per_sample_losses(scoring, targets, predictions)
-        public = np.ascontiguousarray(losses[public_mask])
-        return Scored(public, float(public.mean()), float(losses[private_mask].mean()))
+        losses = _per_sample_losses(scoring, targets, predictions, checked)
+        public_losses = losses.take(public)
+        return Scored(
+            public_losses, float(public_losses.mean()), float(losses.take(private).mean())
+        )
     if targets.ndim != 1:
         raise ValueError(f"metric {scoring.name!r} scores a single target column")
     metric = scoring.metric()
-    public = np.ascontiguousarray(predictions[public_mask], dtype=np.float64)
+    public_predictions = np.asarray(predictions, dtype=np.float64).take(public)
     return Scored(
-        public,
-        float(metric.score(targets[public_mask], public)),
-        float(metric.score(targets[private_mask], predictions[private_mask])),
+        public_predictions,
+        float(metric.score(targets.take(public), public_predictions)),
+        float(metric.score(targets.take(private), np.take(predictions, private))),
     )

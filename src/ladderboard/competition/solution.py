@@ -260,6 +260,21 @@ class Solution:
         mask.setflags(write=False)
         return mask
 
+    @cached_property
+    def public_rows(self) -> np.ndarray:
+        """The row numbers of :attr:`public_mask`, in order (indexing by them is
+        several times faster than by the mask)."""
+        rows = np.flatnonzero(self.public_mask)
+        rows.setflags(write=False)
+        return rows
+
+    @cached_property
+    def private_rows(self) -> np.ndarray:
+        """The row numbers of :attr:`private_mask`, in order."""
+        rows = np.flatnonzero(self.private_mask)
+        rows.setflags(write=False)
+        return rows
+
     @property
     def n_public(self) -> int:
         """The number of public rows."""

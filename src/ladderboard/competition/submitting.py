@@ -63,6 +63,7 @@ class _Target:
     closed_at: datetime | None
     solution: Solution
     invalid: int
+    checked: bool  # the solution's targets suit the scoring (check_targets)
 
 
 def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
@@ -244,8 +245,9 @@ class _Submitting:
                 scoring,
                 target.solution.targets,
                 predictions,
-                target.solution.public_mask,
-                target.solution.private_mask,
+                target.solution.public_rows,
+                target.solution.private_rows,
+                checked=target.checked,
             )
         except SubmissionError as exc:
             self._reject(target.competition_id, target.team_id, now, exc, data)
@@ -275,14 +277,16 @@ class _Submitting:
             competition_id, config, deadline, closed_at, solution_sha256, commitment = row[:6]
             team_id, count = row[6:]
             solution = self._solutions.lookup(competition_id, solution_sha256, connection)
+        config = self._configs.get(competition_id, commitment, config)
         return _Target(
             competition_id=competition_id,
             team_id=team_id,
-            config=self._configs.get(competition_id, commitment, config),
+            config=config,
             deadline=aware(deadline),
             closed_at=aware(closed_at),
             solution=solution,
             invalid=count,
+            checked=self._solutions.suits((competition_id, commitment), solution, config.scoring()),
         )
 
     def _reject(
