@@ -55,6 +55,7 @@ def bench(url: str, n: int, label: str) -> None:
     parse = median_seconds(lambda: parse_submission(data[1], solution), repeat=9)
     predictions = parse_submission(data[1], solution)
     scoring = config.scoring()
+
     def score_once():  # as the engine scores: row numbers, no second check of parsed input
         return score_predictions(
             scoring,
