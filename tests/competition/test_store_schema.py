@@ -76,3 +76,23 @@ def test_files_survive_the_move_to_their_own_table_and_back(database_url):
     with store.engine.connect() as connection:
         assert connection.exec_driver_sql("SELECT count(*) FROM duplicate_flags").scalar() == 1
     store.engine.dispose()
+
+
+def test_sqlite_waits_for_the_disk_unless_told_otherwise(tmp_path):
+    import pytest
+
+    from ladderboard.store import make_engine
+
+    def pragmas(url):
+        engine = make_engine(url)
+        with engine.connect() as connection:
+            sync = connection.exec_driver_sql("PRAGMA synchronous").scalar()
+            journal = connection.exec_driver_sql("PRAGMA journal_mode").scalar()
+        engine.dispose()
+        return sync, journal
+
+    path = tmp_path / "store.db"
+    assert pragmas(f"sqlite:///{path}") == (2, "wal")  # FULL
+    assert pragmas(f"sqlite:///{path}?synchronous=normal") == (1, "wal")
+    with pytest.raises(ValueError, match="synchronous must be one of full, normal"):
+        make_engine(f"sqlite:///{path}?synchronous=off")
