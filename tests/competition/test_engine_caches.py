@@ -175,6 +175,7 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
         "lock": submitting._LOCK_STATE,
         "team counts": submitting._TEAM_COUNTS,
         "other team": submitting._OTHER_TEAM,
+        "counts": submitting._COUNTS,
     }
     with store.engine.connect() as connection:
         for name, query in queries.items():
@@ -184,5 +185,8 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
                 "EXPLAIN QUERY PLAN " + str(compiled), tuple(params)
             ).all()
             steps = [row[-1] for row in plan]
-            assert steps and not any(step.startswith("SCAN") for step in steps), (name, steps)
+            # A one-row subquery evaluated in place (a co-routine) may be scanned.
+            inner = {step.split()[1] for step in steps if step.startswith("CO-ROUTINE")}
+            scans = [s for s in steps if s.startswith("SCAN") and s.split()[1] not in inner]
+            assert steps and not scans, (name, steps)
     store.engine.dispose()

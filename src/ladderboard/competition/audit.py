@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ladderboard.competition._arrays import StoredArrays
 from ladderboard.competition.boards import Record, private_board, public_board, ranked
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.engine import Competitions
@@ -99,13 +100,14 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             .where(SubmissionRow.competition_id == row.id)
             .order_by(SubmissionRow.scope, SubmissionRow.sequence)
         ).all()
-        states = dict(
-            session.execute(
+        states = {
+            scope: StoredArrays.fill(session.connection(), row.id, state)
+            for scope, state in session.execute(
                 select(MechanismStateRow.scope, MechanismStateRow.state).where(
                     MechanismStateRow.competition_id == row.id
                 )
             ).all()
-        )
+        }
         commitment = row.commitment
     fresh, load = store.mechanism_factory(key, config, solution)
     problems: list[str] = []

@@ -20,6 +20,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ladderboard.competition._arrays import StoredArrays
 from ladderboard.competition._caches import ConfigCache, MechanismCache, SolutionCache
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
@@ -84,6 +85,7 @@ class Competitions(_Submitting, _Reading):
         self._solutions = SolutionCache()
         self._configs = ConfigCache()
         self._mechanisms = MechanismCache(mechanism_cache)
+        self._arrays = StoredArrays()
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:

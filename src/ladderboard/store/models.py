@@ -33,6 +33,7 @@ __all__ = [
     "Base",
     "CompetitionRow",
     "DuplicateFlagRow",
+    "MechanismArrayRow",
     "MechanismStateRow",
     "RejectionRow",
     "SubmissionFileRow",
@@ -94,6 +95,19 @@ class MechanismStateRow(Base):
     state: Mapped[dict | None] = mapped_column(JSON, nullable=True)
     n_submissions: Mapped[int] = mapped_column(Integer, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class MechanismArrayRow(Base):
+    """A large array of a mechanism state (a ladder's best losses), stored once
+    by the hash its states refer to it by (``ladderboard.competition._arrays``)."""
+
+    __tablename__ = "mechanism_arrays"
+
+    competition_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    data: Mapped[str] = mapped_column(Text)  # the encoded array, as JSON
 
 
 class SubmissionRow(Base):

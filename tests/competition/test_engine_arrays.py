@@ -1,0 +1,166 @@
+"""Large arrays of mechanism states are stored once, by hash (migration 0004):
+the stored states stay small, an array is written only when it changes, two
+engines and a store that caches nothing agree, states written inline before
+0004 are still read, and ``verify`` passes, for per-team and per-rank boards."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladderboard.competition import _arrays
+from ladderboard.competition._arrays import array_refs, fill, spill
+from ladderboard.competition.audit import verify
+from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
+from ladderboard.competition.solution import Solution
+from ladderboard.encoding import encode_array
+from ladderboard.store import MechanismArrayRow, MechanismStateRow, SubmissionRow
+
+N = 4000  # 2000 public rows of log loss: an encoded best far above SPILL_CHARS
+
+
+def solution() -> Solution:
+    labels = np.random.default_rng(3).integers(0, 2, N)
+    return Solution.from_labels(labels, public_fraction=0.5, random_state=3)
+
+
+def files(sol: Solution, count: int, seed: int = 4) -> list[bytes]:
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(count):
+        skill = 0.05 + 0.3 * ((i * 7) % 5) / 5  # some submissions improve, some do not
+        p = np.clip(
+            np.where(sol.targets == 1, 0.5 + skill, 0.5 - skill) + rng.normal(0, 0.2, sol.n),
+            0.01,
+            0.99,
+        )
+        body = "".join(f"{j},{v:.4f}\n" for j, v in zip(sol.ids, p, strict=True))
+        out.append(f"id,target\n{body}".encode())
+    return out
+
+
+def create(store: Competitions, board: str = "per-team") -> None:
+    store.create(
+        "c",
+        solution(),
+        CompetitionConfig(
+            score="log_loss", mechanism="parameter-free-ladder", board=board, daily_quota=None
+        ),
+        random_state=11,
+    )
+    for team in ("a", "b"):
+        store.add_team("c", team)
+
+
+def stored(store: Competitions) -> tuple[list, list, int]:
+    with Session(store.engine) as session:
+        states = session.execute(
+            select(MechanismStateRow.scope, MechanismStateRow.state).order_by(
+                MechanismStateRow.scope
+            )
+        ).all()
+        releases = session.execute(
+            select(
+                SubmissionRow.team_id, SubmissionRow.public_score, SubmissionRow.improved
+            ).order_by(SubmissionRow.id)
+        ).all()
+        arrays = session.scalar(select(func.count()).select_from(MechanismArrayRow))
+    return [tuple(r) for r in states], [tuple(r) for r in releases], arrays
+
+
+@pytest.mark.parametrize("board", ["per-team", "per-rank"])
+def test_states_refer_to_arrays_stored_once(database_url, board):
+    store = Competitions.open(database_url)
+    create(store, board)
+    data = files(solution(), 12)
+    for i, blob in enumerate(data):
+        store.submit("c", "ab"[i % 2], blob)
+    states, releases, arrays = stored(store)
+    improved = sum(1 for r in releases if r[2])
+    assert 0 < improved < len(releases)
+    for _, state in states:
+        assert len(json.dumps(state)) < _arrays.SPILL_CHARS  # the arrays live apart
+        assert array_refs(state)
+    # One array per best the boards have held: written when it changed, not per submission.
+    assert arrays <= improved
+    assert verify(store, "c").submissions == len(data)
+    store.engine.dispose()
+
+
+def test_engines_sharing_arrays_agree_with_one_that_caches_nothing(database_url, tmp_path):
+    """Two engines alternate on one store (each misses its cache whenever the
+    other has submitted, and fills the state from the stored arrays); a third,
+    caching nothing, replays the same files on a store of its own."""
+    first, second = Competitions.open(database_url), Competitions.open(database_url)
+    create(first)
+    reference = Competitions.open(f"sqlite:///{tmp_path / 'reference.db'}", mechanism_cache=0)
+    create(reference)
+    for i, blob in enumerate(files(solution(), 10)):
+        team = "ab"[(i // 2) % 2]
+        (first if i % 3 else second).submit("c", team, blob)
+        reference.submit("c", team, blob)
+    assert stored(first)[:2] == stored(reference)[:2]
+    for store in (first, second, reference):
+        store.engine.dispose()
+
+
+def test_states_stored_inline_before_0004_are_read(database_url, monkeypatch):
+    store = Competitions.open(database_url)
+    create(store)
+    data = files(solution(), 8)
+    monkeypatch.setattr(_arrays, "SPILL_CHARS", 10**12)  # as before 0004: nothing spills
+    for blob in data[:4]:
+        store.submit("c", "a", blob)
+    states, _, arrays = stored(store)
+    assert arrays == 0 and not any(array_refs(s) for _, s in states)
+    monkeypatch.undo()
+    store._mechanisms.clear()  # a new process: the state is read from the store
+    for blob in data[4:]:
+        store.submit("c", "a", blob)
+    states, _, arrays = stored(store)
+    assert arrays > 0 and all(array_refs(s) for _, s in states if s is not None)
+    assert verify(store, "c").submissions == len(data)
+    store.engine.dispose()
+
+
+def test_a_missing_array_is_an_error_not_a_fresh_board(database_url):
+    store = Competitions.open(database_url)
+    create(store)
+    for blob in files(solution(), 3):
+        store.submit("c", "a", blob)
+    with store.engine.begin() as connection:
+        connection.execute(MechanismArrayRow.__table__.delete())
+    store._mechanisms.clear()
+    with pytest.raises(LookupError, match="not stored"):
+        store.submit("c", "a", files(solution(), 4, seed=9)[3])
+    store.engine.dispose()
+
+
+encoded_arrays = st.integers(0, 60).map(
+    lambda n: encode_array(np.random.default_rng(n).normal(size=n))
+)
+states = st.recursive(
+    st.one_of(
+        st.integers(), st.text(max_size=5), st.none(), encoded_arrays.map(lambda e: {"array": e})
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(states, st.integers(1, 400))
+def test_spill_then_fill_is_the_identity(state, chars):
+    arrays: dict[str, str] = {}
+    small = spill(state, arrays, chars=chars)
+    assert array_refs(small) == set(arrays)
+    assert fill(small, {k: json.loads(v) for k, v in arrays.items()}) == state
