@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
+from ladderboard.encoding import payload
 from ladderboard.store import MechanismArrayRow
 
 __all__ = ["SPILL_CHARS", "StoredArrays", "array_refs", "fill", "spill"]
@@ -39,13 +40,11 @@ _SELECT = select(_ARRAYS.c.sha256, _ARRAYS.c.data).where(
 )
 
 
-def _is_encoded(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("zlib"), str) and "dtype" in value
-
-
-def _digest(encoded: dict) -> str:
-    head = json.dumps({k: v for k, v in encoded.items() if k != "zlib"}, sort_keys=True)
-    return hashlib.sha256(f"{head}|{encoded['zlib']}".encode("ascii")).hexdigest()
+def _digest(encoded: dict, body: str) -> str:
+    head = json.dumps(
+        {k: v for k, v in encoded.items() if k not in ("zstd", "zlib")}, sort_keys=True
+    )
+    return hashlib.sha256(f"{head}|{body}".encode("ascii")).hexdigest()
 
 
 def spill(state: Any, arrays: dict[str, str], *, chars: int | None = None) -> Any:
@@ -66,8 +65,9 @@ def spill(state: Any, arrays: dict[str, str], *, chars: int | None = None) -> An
         chars = SPILL_CHARS
     if isinstance(state, dict):
         inner = state.get("array")
-        if len(state) == 1 and _is_encoded(inner) and len(inner["zlib"]) > chars:
-            digest = _digest(inner)
+        body = payload(inner) if len(state) == 1 else None
+        if body is not None and len(body) > chars:
+            digest = _digest(inner, body)
             if digest not in arrays:
                 arrays[digest] = json.dumps(inner, sort_keys=True)
             return {"array_ref": digest}
