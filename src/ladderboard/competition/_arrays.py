@@ -19,7 +19,7 @@ import hashlib
 import json
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -47,9 +47,15 @@ def _digest(encoded: dict, body: str) -> str:
     return hashlib.sha256(f"{head}|{body}".encode("ascii")).hexdigest()
 
 
-def spill(state: Any, arrays: dict[str, str], *, chars: int | None = None) -> Any:
+def spill(
+    state: Any,
+    arrays: dict[str, dict],
+    *,
+    chars: int | None = None,
+    digest: Callable[[dict, str], str] | None = None,
+) -> Any:
     """``state`` with each large ``{"array": encoded}`` replaced by
-    ``{"array_ref": sha256}``; the encodings go to ``arrays`` (hash -> JSON).
+    ``{"array_ref": sha256}``; the encodings go to ``arrays`` by hash.
 
     >>> import numpy as np
     >>> from ladderboard.encoding import encode_array
@@ -58,22 +64,21 @@ def spill(state: Any, arrays: dict[str, str], *, chars: int | None = None) -> An
     >>> small = spill(state, arrays, chars=8)
     >>> list(small["vars"]["best"]), len(arrays)
     (['array_ref'], 1)
-    >>> fill(small, {k: json.loads(v) for k, v in arrays.items()}) == state
+    >>> fill(small, arrays) == state
     True
     """
-    if chars is None:
-        chars = SPILL_CHARS
+    chars = SPILL_CHARS if chars is None else chars
+    digest = _digest if digest is None else digest
     if isinstance(state, dict):
         inner = state.get("array")
         body = payload(inner) if len(state) == 1 else None
         if body is not None and len(body) > chars:
-            digest = _digest(inner, body)
-            if digest not in arrays:
-                arrays[digest] = json.dumps(inner, sort_keys=True)
-            return {"array_ref": digest}
-        return {k: spill(v, arrays, chars=chars) for k, v in state.items()}
+            key = digest(inner, body)
+            arrays.setdefault(key, inner)
+            return {"array_ref": key}
+        return {k: spill(v, arrays, chars=chars, digest=digest) for k, v in state.items()}
     if isinstance(state, list):
-        return [spill(v, arrays, chars=chars) for v in state]
+        return [spill(v, arrays, chars=chars, digest=digest) for v in state]
     return state
 
 
@@ -114,17 +119,37 @@ class StoredArrays:
         self.size = size
         self._lock = threading.Lock()
         self._known: OrderedDict[Hashable, None] = OrderedDict()
+        # The hash of an encoding object the engine hands over again unchanged
+        # (its mechanism cache reuses the encoding of an array that has not
+        # changed): hashing half a megabyte costs 0.35 ms. The object is kept,
+        # so its id cannot be reused while it is here.
+        self._digests: OrderedDict[int, tuple[dict, str]] = OrderedDict()
+
+    def _digest(self, encoded: dict, body: str) -> str:
+        with self._lock:
+            found = self._digests.get(id(encoded))
+        if found is not None and found[0] is encoded:
+            return found[1]
+        key = _digest(encoded, body)
+        with self._lock:
+            self._digests[id(encoded)] = (encoded, key)
+            while len(self._digests) > 256:
+                self._digests.popitem(last=False)
+        return key
 
     def spill(self, connection: Any, competition_id: int, state: Any) -> tuple[Any, list]:
         """Store ``state``'s large arrays not yet known to be stored; return the
         state to store and the keys to pass to :meth:`committed`."""
-        arrays: dict[str, str] = {}
-        small = spill(state, arrays)
+        arrays: dict[str, dict] = {}
+        small = spill(state, arrays, digest=self._digest)
         keys = [(competition_id, digest) for digest in arrays]
         with self._lock:
             new = [key for key in keys if key not in self._known]
         if new:
-            rows = [{"competition_id": c, "sha256": d, "data": arrays[d]} for c, d in new]
+            rows = [
+                {"competition_id": c, "sha256": d, "data": json.dumps(arrays[d], sort_keys=True)}
+                for c, d in new
+            ]
             connection.execute(_insert_ignoring_duplicates(connection), rows)
         return small, keys
 
