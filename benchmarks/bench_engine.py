@@ -4,7 +4,8 @@ mechanism and persistence, beside the floor of reading the same CSV with
 pyarrow alone. SQLite runs with its default ``synchronous = FULL`` and again
 with ``?synchronous=normal`` (no wait for the disk at each commit).
 
-    python benchmarks/bench_engine.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
+    python benchmarks/bench_engine.py [--score zero_one|log_loss] [--board per-team|per-rank]
+        [--pg postgresql+psycopg://postgres@127.0.0.1/test]
 """
 
 from __future__ import annotations
@@ -30,31 +31,53 @@ from ladderboard.store import scratch_postgres_database
 SUBMISSIONS = 41  # the first warms the caches; the median of the other 40 is reported
 
 
-def files(solution: Solution, count: int, rng: np.random.Generator) -> list[bytes]:
+def files(solution: Solution, count: int, rng: np.random.Generator, score: str) -> list[bytes]:
+    """Labels with 40 % flipped (zero_one), or probabilities with six decimals
+    leaning towards the labels (log_loss)."""
     out = []
     ids = np.asarray(solution.ids, dtype=str)
+    y = solution.targets
     for _ in range(count):
-        p = np.where(rng.random(solution.n) < 0.4, 1 - solution.targets, solution.targets)
-        body = "\n".join(f"{i},{int(v)}" for i, v in zip(ids, p, strict=True))
+        if score == "log_loss":
+            p = np.clip(0.3 * y + 0.7 * rng.random(solution.n), 0.0, 1.0)
+            body = "\n".join(f"{i},{v:.6f}" for i, v in zip(ids, p, strict=True))
+        else:
+            p = np.where(rng.random(solution.n) < 0.4, 1 - y, y)
+            body = "\n".join(f"{i},{int(v)}" for i, v in zip(ids, p, strict=True))
         out.append(f"{solution.id_column},{solution.target_columns[0]}\n{body}\n".encode())
     return out
 
 
-def bench(url: str, n: int, label: str) -> None:
+def per_file(files: list[bytes], work) -> float:
+    """The median seconds of ``work`` over the files, each once."""
+    times = []
+    for blob in files:
+        start = time.perf_counter()
+        work(blob)
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def bench(url: str, n: int, label: str, score: str, board: str) -> None:
     rng = np.random.default_rng(0)
     solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5, random_state=0)
-    data = files(solution, SUBMISSIONS, rng)
+    data = files(solution, SUBMISSIONS, rng, score)
     config = CompetitionConfig(
-        score="zero_one", mechanism="parameter-free-ladder", daily_quota=None
+        score=score, mechanism="parameter-free-ladder", board=board, daily_quota=None
     )
     store = Competitions.open(url)
     store.create("bench", solution, config, random_state=0)
     store.add_team("bench", "team")
     store.submit("bench", "team", data[0])  # warm the solution cache and connections
 
-    floor = median_seconds(lambda: pv.read_csv(io.BytesIO(data[1])), repeat=21)
-    parse = median_seconds(lambda: parse_submission(data[1], solution), repeat=9)
-    predictions = parse_submission(data[1], solution)
+    # The floor and the parse read each submitted file once, as the engine
+    # does: re-reading one file would time it hot in every cache.
+    floor = per_file(data[1:], lambda blob: pv.read_csv(io.BytesIO(blob)))
+    probabilities = config.scoring().requires_probabilities
+    parse = per_file(
+        data[1:], lambda blob: parse_submission(blob, solution, probabilities=probabilities)
+    )
+    predictions = parse_submission(data[1], solution, probabilities=probabilities)
     scoring = config.scoring()
 
     def score_once():  # as the engine scores: row numbers, no second check of parsed input
@@ -92,15 +115,19 @@ def bench(url: str, n: int, label: str) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
+    parser.add_argument("--score", choices=("zero_one", "log_loss"), default="zero_one")
+    parser.add_argument("--board", choices=("per-team", "per-rank"), default="per-team")
     args = parser.parse_args()
+    print(f"score {args.score}, board {args.board}, ParameterFreeLadder")
+    run = {"score": args.score, "board": args.board}
     for n in (5_000, 50_000):  # solution rows = 2n: 1e4 and 1e5
         with tempfile.TemporaryDirectory() as tmp:
-            bench(f"sqlite:///{Path(tmp) / 'bench.db'}", n, "SQLite")
+            bench(f"sqlite:///{Path(tmp) / 'bench.db'}", n, "SQLite", **run)
         with tempfile.TemporaryDirectory() as tmp:
             url = f"sqlite:///{Path(tmp) / 'bench.db'}?synchronous=normal"
-            bench(url, n, "SQLite sync=normal")
+            bench(url, n, "SQLite sync=normal", **run)
         with scratch_postgres_database(args.pg, prefix="lb_bench") as url:
-            bench(url, n, "PostgreSQL")
+            bench(url, n, "PostgreSQL", **run)
 
 
 if __name__ == "__main__":
