@@ -229,3 +229,33 @@ def test_paired_test_matches_direct_std_including_near_identical_vectors(n, gap,
         x, float(x.sum()), best, float(best.sum()), float(best @ best), reference_total, c
     )
     assert got == (margin > threshold)
+
+
+@pytest.mark.parametrize("name", ["auc", "ccc", "mse", "log_loss"])
+def test_metric_full_disclosure_releases_each_rounded_score_and_tracks_the_best(name):
+    """Every release is the submission's own metric, rounded to the precision;
+    ``improved`` marks a new best in the metric's own direction."""
+    from ladderboard.losses import get_metric
+    from ladderboard.mechanisms import MetricFullDisclosure
+
+    metric = get_metric(name)
+    rng = np.random.default_rng(6)
+    y = (rng.random(300) < 0.5).astype(float)
+    board = MetricFullDisclosure(metric=name, y_true=y, precision=1e-3)
+    best = None
+    for t in range(12):
+        p = np.clip(0.5 + (y - 0.5) * rng.uniform(-0.2, 0.9) + rng.normal(0, 0.2, 300), 0.01, 0.99)
+        exact = metric.score(y, p)
+        release = board.submit(p)
+        assert release.score == pytest.approx(round(exact, 3), abs=1e-12)
+        better = best is None or (exact > best if metric.greater_is_better else exact < best)
+        assert release.improved == better and release.index == t + 1
+        best = exact if better else best
+    assert board.best_score == best
+    again = MetricFullDisclosure.from_state(board.get_state())
+    p = np.clip(y * 0.9 + 0.05, 0, 1)
+    assert again.submit(p) == board.submit(p)
+    with pytest.raises(ValueError, match="probabilities"):
+        MetricFullDisclosure(metric="log_loss", y_true=y).submit(np.full(300, 1.5))
+    with pytest.raises(ValueError, match="only 0 and 1"):
+        MetricFullDisclosure(metric="auc", y_true=np.arange(300.0))

@@ -386,6 +386,35 @@ def test_metric_mechanisms_end_to_end(store, mechanism):
     assert board[0].team == "alpha" and board[0].score > 0.5
 
 
+def test_a_kaggle_board_for_auc(store):
+    """metric-full-disclosure releases every submission's AUC rounded to 1e-5;
+    the public board shows each team's best release (greater is better), and
+    the private board its selection's private AUC."""
+    from sklearn.metrics import roc_auc_score
+
+    solution = make_solution()
+    config = CompetitionConfig(score="auc", mechanism="metric-full-disclosure", daily_quota=None)
+    store.create("auc", solution, config, random_state=3)
+    rng = np.random.default_rng(8)
+    public = solution.public_mask
+    best = {}
+    for team, strength in (("alpha", 0.8), ("beta", 0.3)):
+        store.add_team("auc", team)
+        for _ in range(3):
+            p = np.clip(strength * solution.targets + rng.random(solution.n), 0, 1.8) / 1.8
+            release = store.submit("auc", team, csv_for(solution, p)).public_score
+            exact = roc_auc_score(solution.targets[public], p[public])
+            assert release == pytest.approx(round(exact, 5), abs=1e-12)
+            best[team] = max(best.get(team, 0.0), release)
+    board = store.leaderboard("auc", "public")
+    assert [e.team for e in board] == ["alpha", "beta"]
+    assert [e.score for e in board] == [best["alpha"], best["beta"]]
+    store.close("auc")
+    verify(store, "auc")
+    top = store.leaderboard("auc", "private")[0]
+    assert top.team == "alpha" and 0.5 < top.score <= 1.0
+
+
 def test_log_loss_on_the_shaky_ladder_is_rescaled_and_checks_probabilities(store):
     solution = make_solution()
     config = CompetitionConfig(score="log_loss", score_params={"clip": (0.01, 0.99)},

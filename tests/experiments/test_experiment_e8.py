@@ -8,7 +8,7 @@ import pytest
 
 from ladderboard.attacks import HoldoutOracle, correlated_regression_data, freedman_attack
 from ladderboard.experiments import get_experiment
-from ladderboard.experiments._boot_experiments import MetricFullDisclosure, freedman_sweep
+from ladderboard.experiments._boot_experiments import DisclosedToAll, freedman_sweep
 from ladderboard.experiments.e8_bayesboot_ccc import E8, e8_cell
 from ladderboard.experiments.registry import RunInfo, task_seed
 from ladderboard.losses import get_metric
@@ -83,10 +83,10 @@ def test_the_sweep_is_freedmans_attack_on_a_metric_board():
         )
 
 
-def test_full_disclosure_of_a_metric_releases_every_score():
+def test_full_disclosure_of_a_metric_releases_every_score_and_accepts_each():
     metric = get_metric("ccc")
     y = np.array([0.0, 1.0, 2.0, 3.0])
-    board = MetricFullDisclosure(metric, y)
+    board = DisclosedToAll(metric=metric, y_true=y)
     worse, better = np.array([3.0, 2.0, 1.0, 0.0]), y + 0.1
     releases = [board.submit(v) for v in (better, worse)]
     assert [r.score for r in releases] == [
@@ -94,8 +94,9 @@ def test_full_disclosure_of_a_metric_releases_every_score():
         round(metric.score(y, worse), 5),
     ]
     assert [r.index for r in releases] == [1, 2]
+    assert [r.improved for r in releases] == [True, True]  # E8: every score is released
     with pytest.raises(TypeError, match="metric"):
-        MetricFullDisclosure("ccc", y)
+        DisclosedToAll(metric=3, y_true=y)
 
 
 def test_tasks_run_full_disclosure_once_per_repetition():

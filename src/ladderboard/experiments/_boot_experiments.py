@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard._validation import check_int, check_real
+from ladderboard._validation import check_int
 from ladderboard.attacks import (
     HoldoutOracle,
     correlated_regression_data,
@@ -28,13 +28,12 @@ from ladderboard.attacks import (
 )
 from ladderboard.attacks._regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
-from ladderboard.losses import Metric
-from ladderboard.mechanisms import Release, round_to
+from ladderboard.mechanisms import MetricFullDisclosure
 from ladderboard.random import RandomState
 
 __all__ = [
     "DESIGNS",
-    "MetricFullDisclosure",
+    "DisclosedToAll",
     "design_data",
     "freedman_sweep",
     "spread_of_mean_of_means",
@@ -65,38 +64,21 @@ def design_data(design: str, *, p: int, permute: bool = True, random_state: Rand
     raise ValueError(f"design must be one of {DESIGNS}, got {design!r}")
 
 
-class MetricFullDisclosure:
-    """Full disclosure for a metric board: every submission's exact score,
-    rounded to ``1e-5`` (the Kaggle mechanism of Blum & Hardt 2015, App. A,
-    for a moment-based metric). Holds the labels, as the Bayesian-bootstrap
-    ladders do, so it stands in a :class:`HoldoutOracle` beside them.
+class DisclosedToAll(MetricFullDisclosure):
+    """:class:`~ladderboard.mechanisms.MetricFullDisclosure` counting every
+    submission as accepted: each one's own score is released, which is what
+    E8's "accepted" column means for a full-disclosure board.
 
-    >>> from ladderboard.losses import get_metric
-    >>> board = MetricFullDisclosure(get_metric("ccc"), [1.0, 2.0, 3.0])
+    >>> board = DisclosedToAll(metric="ccc", y_true=[1.0, 2.0, 3.0])
     >>> board.submit(np.array([1.0, 2.0, 2.5])).score   # 2 cov / (var + var + shift²)
     0.92308
+    >>> board.submit(np.array([3.0, 2.0, 1.0])).improved
+    True
     """
 
-    input_kind = "predictions"
-    stochastic = False
-
-    def __init__(self, metric: Metric, y_true: Any, *, precision: float = 1e-5):
-        if not isinstance(metric, Metric):
-            raise TypeError(f"metric must be a Metric, got {type(metric).__name__}")
-        y = np.asarray(y_true, dtype=np.float64)
-        if y.ndim != 1 or y.shape[0] < 2:
-            raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
-        self.metric = metric
-        self.y_true = y
-        self.n = y.shape[0]
-        self.greater_is_better = metric.greater_is_better
-        self.precision = check_real("precision", precision, low=0)
-        self._t = 0
-
-    def submit(self, predictions: Any) -> Release:
-        self._t += 1
-        score = float(self.metric.score(self.y_true, predictions))
-        return Release(score=round_to(score, self.precision), improved=True, index=self._t)
+    def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
+        score, _ = super()._step(x, total, index)
+        return score, True
 
 
 def _branch_release(oracle: HoldoutOracle, prediction: np.ndarray) -> float:

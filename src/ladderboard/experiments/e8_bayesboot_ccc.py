@@ -28,7 +28,7 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import HoldoutOracle
 from ladderboard.experiments._boot_experiments import (
     DESIGNS,
-    MetricFullDisclosure,
+    DisclosedToAll,
     design_data,
     freedman_sweep,
 )
@@ -111,7 +111,7 @@ def e8_cell(
 
     boards: list[tuple[str, float, int, Any]] = []
     if full_disclosure:
-        boards.append((FULL, 0.0, 0, MetricFullDisclosure(metric, data.y_public)))
+        boards.append((FULL, 0.0, 0, DisclosedToAll(metric=metric, y_true=data.y_public)))
     for b in (0, *bs):
         key = stream.derive(f"board/{po_threshold!r}/{b}")
         common = {"metric": metric, "y_true": data.y_public, "B": B, "baseline": baseline}

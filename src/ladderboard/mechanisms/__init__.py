@@ -2,6 +2,7 @@
 
 =========================  ====================================================
 ``FullDisclosure``         the Kaggle mechanism (Blum & Hardt 2015, App. A)
+``MetricFullDisclosure``   the same for a metric (AUC, Pearson, CCC, ...)
 ``Ladder``                 fixed step ``eta`` (Blum & Hardt 2015, Fig. 1)
 ``ParameterFreeLadder``    paired-test step (Blum & Hardt 2015, Fig. 2)
 ``SignificanceLadder``     step at level ``alpha`` (Chaibub Neto et al. 2016, Alg. 3)
@@ -11,8 +12,9 @@
 ``BayesBootLadderBoot``    the same with bootstrap releases (Alg. 6)
 =========================  ====================================================
 
-Loss-based mechanisms take per-sample loss vectors; the two Bayesian-bootstrap
-ones hold the labels and take predictions. Every registered mechanism is in
+Loss-based mechanisms take per-sample loss vectors; the metric-based ones
+(``MetricFullDisclosure`` and the two Bayesian-bootstrap ladders) hold the
+labels and take predictions. Every registered mechanism is in
 :data:`MECHANISMS` and can be built by name with :func:`make_mechanism`.
 """
 
@@ -21,6 +23,7 @@ from ladderboard.mechanisms.boot import BayesBootLadder, BayesBootLadderBoot, La
 from ladderboard.mechanisms.ladder import (
     FullDisclosure,
     Ladder,
+    MetricFullDisclosure,
     ParameterFreeLadder,
     SignificanceLadder,
 )
@@ -34,6 +37,7 @@ __all__ = [
     "Ladder",
     "LadderBoot",
     "Mechanism",
+    "MetricFullDisclosure",
     "ParameterFreeLadder",
     "Release",
     "ShakyLadder",

@@ -329,6 +329,24 @@ class Mechanism(ABC):
         """Inverse of :meth:`_get_vars`."""
 
 
+def metric_and_labels(metric: Any, y_true: Any) -> tuple[Any, np.ndarray]:
+    """The :class:`~ladderboard.losses.Metric` named or given, and the labels as
+    a finite float64 vector of at least 2 entries (for the mechanisms that
+    hold the labels and take predictions)."""
+    from ladderboard.losses import Metric, get_metric
+
+    resolved = get_metric(metric) if isinstance(metric, str) else metric
+    if not isinstance(resolved, Metric):
+        raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
+    y = np.asarray(y_true, dtype=np.float64)
+    if y.ndim != 1 or y.shape[0] < 2:
+        raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
+    if not np.isfinite(y).all():
+        raise ValueError("y_true must be finite")
+    resolved.check_targets(y)
+    return resolved, y
+
+
 def make_mechanism(name: str, **params: Any) -> Mechanism:
     """Build a registered mechanism by name; ``random_state`` is dropped for
     deterministic mechanisms.

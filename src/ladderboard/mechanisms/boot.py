@@ -16,8 +16,8 @@ from ladderboard.bootstrap import (
     bootstrap_mean_of_means,
     empirical_support,
 )
-from ladderboard.losses import Metric, get_metric
-from ladderboard.mechanisms.base import Mechanism, round_to
+from ladderboard.losses import Metric
+from ladderboard.mechanisms.base import Mechanism, metric_and_labels, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import RandomState
 
@@ -184,14 +184,7 @@ class BayesBootLadder(Mechanism):
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
     ):
-        self.metric = get_metric(metric) if isinstance(metric, str) else metric
-        if not isinstance(self.metric, Metric):
-            raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
-        y = np.asarray(y_true, dtype=np.float64)
-        if y.ndim != 1 or y.shape[0] < 2:
-            raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
-        if not np.isfinite(y).all():
-            raise ValueError("y_true must be finite")
+        self.metric, y = metric_and_labels(metric, y_true)
         self.y_true = y
         self.greater_is_better = self.metric.greater_is_better
         self.B = check_int("B", B, 1)

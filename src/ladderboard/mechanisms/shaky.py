@@ -131,9 +131,7 @@ class ShakyLadder(Mechanism):
             self._resolve_defaults(n)
 
     @classmethod
-    def from_theory(
-        cls, *, n: int, k: int, beta: float = 0.05, **kwargs: Any
-    ) -> ShakyLadder:
+    def from_theory(cls, *, n: int, k: int, beta: float = 0.05, **kwargs: Any) -> ShakyLadder:
         """The settings of the paper's analysis (Hardt 2017, eq. 2).
 
         ``δ = β/(k n)``, ``ε = (log(k/β) √log(1/δ) / n)^{3/5}``,
