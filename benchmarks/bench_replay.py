@@ -10,7 +10,7 @@ Timed (wall clock, on whatever else the machine is running):
 
 - the floor: ``pyarrow.csv.read_csv`` of every file, nothing else;
 - the replay under the loss-based mechanisms (every registered mechanism but
-  the two Bayesian-bootstrap ones), with 1 and 2 jobs: discovery, tolerant
+  the metric-based ones), with 1 and 2 jobs: discovery, tolerant
   reading and alignment, log loss per row, every mechanism with per-team
   boards, and the analyses (perturbations, Kendall, half-splits, t-tests);
 - the replay under ``all`` mechanisms, once, with the seconds of each stage;
@@ -106,7 +106,8 @@ def main() -> None:
                 )
 
             seconds = median_seconds(run, repeat=3)
-            print(f"{'loss-based (6)':>24} {jobs:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
+            label = f"loss-based ({len(loss_based)})"
+            print(f"{label:>24} {jobs:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
         result = run(2)
         print("  stages (2 jobs): " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))
 
@@ -115,7 +116,7 @@ def main() -> None:
             root / "solution.csv", root / "submissions", mechanisms=["all"], jobs=2
         )
         seconds = time.perf_counter() - start
-        print(f"{'all (8)':>24} {2:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
+        print(f"{f'all ({len(MECHANISMS)})':>24} {2:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
         print("  stages: " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))
         print(
             "  Kendall tau, public board against private: "
