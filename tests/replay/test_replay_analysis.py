@@ -270,3 +270,16 @@ def test_a_clip_bounds_the_log_loss(competition):
         replay_competition(root / "solution.csv", root / "submissions", loss="brier", clip=0.05)
     with pytest.raises(ValueError, match=r"clip must be in \(0, 0.5\)"):
         replay_competition(root / "solution.csv", root / "submissions", clip=0.5)
+
+
+def test_the_clip_is_in_the_report_and_its_command(competition, tmp_path):
+    from test_replay_support import run_cli
+
+    root, *_ = competition
+    out = tmp_path / "clipped"
+    args = ["--solution", str(root / "solution.csv"), "--submissions", str(root / "submissions")]
+    result = run_cli([*args, "--mechanism", "full-disclosure", "--clip", "0.05", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    report = (out / "report.md").read_text()
+    assert "--clip 0.05" in report
+    assert "probabilities clipped at 0.05" in report

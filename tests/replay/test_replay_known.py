@@ -206,6 +206,7 @@ def test_file_names_give_the_same_history_as_the_index(replayed, tmp_path):
         (["--loss", "hinge"], "loss"),
         (["--seed", "-1"], "seed"),
         (["--jobs", "0"], "jobs"),
+        (["--clip", "0.01"], "takes no clip"),  # the loss here is absolute
     ],
 )
 def test_bad_options_fail_before_any_output(replayed, tmp_path, extra, message):
