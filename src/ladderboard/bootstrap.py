@@ -28,10 +28,10 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
 
 import numpy as np
 
+from ladderboard._blas import single_blas_thread
 from ladderboard._validation import check_int
 
 __all__ = [
@@ -57,7 +57,6 @@ cache). Not part of any definition: the draws do not depend on it."""
 _THREAD_LIMIT: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "bootstrap_threads", default=None
 )
-_CONTROLLER: Any = None
 
 
 def _check_vector(x: np.ndarray) -> np.ndarray:
@@ -216,18 +215,6 @@ def limit_threads(threads: int) -> Iterator[None]:
         _THREAD_LIMIT.reset(token)
 
 
-def _single_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    # One BLAS thread per worker: the workers already use every core, and BLAS
-    # threads on top of them oversubscribe it (about 1.6x slower). Inspecting
-    # the loaded libraries costs milliseconds, so the controller is built once.
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
 def bayesian_bootstrap(
     statistic: Callable[[np.ndarray], np.ndarray],
     n: int,
@@ -267,7 +254,7 @@ def bayesian_bootstrap(
     workers = _workers(threads, len(chunks))
     if workers == 1:
         return np.concatenate([run(j) for j in chunks])
-    with _single_blas_thread(), ThreadPoolExecutor(workers) as pool:
+    with single_blas_thread(), ThreadPoolExecutor(workers) as pool:
         return np.concatenate(list(pool.map(run, chunks)))
 
 
@@ -331,6 +318,6 @@ def bayesian_bootstrap_test(
         for j in chunks:
             run(j)
     else:
-        with _single_blas_thread(), ThreadPoolExecutor(workers) as pool:
+        with single_blas_thread(), ThreadPoolExecutor(workers) as pool:
             list(pool.map(run, chunks))
     return tally["successes"] >= needed

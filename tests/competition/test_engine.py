@@ -432,3 +432,30 @@ def test_log_loss_on_the_shaky_ladder_is_rescaled_and_checks_probabilities(store
     assert error.value.code == "probability_out_of_range"
     store.close("prob")
     verify(store, "prob")
+
+
+def test_submissions_and_audits_keep_blas_on_one_thread(store, monkeypatch):
+    """OpenBLAS spreads a long dot product over every core and leaves its
+    threads spinning afterwards, taking a core from the next file's parsing; the
+    engine's scoring, mechanism step and audit run with BLAS on one thread, and
+    give the limit back afterwards."""
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+    seen = []
+    real = ParameterFreeLadder._step
+
+    def spy(self, x, total, index):
+        seen.append(blas_threads())
+        return real(self, x, total, index)
+
+    monkeypatch.setattr(ParameterFreeLadder, "_step", spy)
+    before = blas_threads()
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.3, 1)))
+    verify(store, "comp")
+    assert seen and all(threads == {1} for threads in seen)
+    assert blas_threads() == before

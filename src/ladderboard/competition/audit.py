@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ladderboard._blas import on_one_blas_thread
 from ladderboard.competition._arrays import StoredArrays
 from ladderboard.competition.boards import Record, private_board, public_board, ranked
 from ladderboard.competition.config import CompetitionConfig
@@ -72,6 +73,7 @@ def _replay_scores(solution: Solution, config: CompetitionConfig, data: bytes):
     )
 
 
+@on_one_blas_thread
 def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> VerifyReport:
     """Replay ``slug`` and raise :class:`VerificationError` on any difference.
 
@@ -154,6 +156,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
     return VerifyReport(slug, commitment, len(rows), len(replayed))
 
 
+@on_one_blas_thread
 def rescore(
     store: Competitions,
     slug: str,

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
+from ladderboard._blas import on_one_blas_thread
 from ladderboard.competition._caches import CachedMechanism
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
@@ -207,6 +208,7 @@ class _Submitting:
     """The submission half of :class:`~ladderboard.competition.engine.Competitions`."""
 
     # ----------------------------------------------------------- submitting
+    @on_one_blas_thread
     def submit(
         self,
         slug: str,
@@ -228,6 +230,7 @@ class _Submitting:
         transaction is a handful of Core statements, each on an index: the
         locked state row with its competition, the team's counts with its own
         duplicate, another team's duplicate, an update and an insert.
+        BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
         now = self._clock()
         target = self._target(slug, team)

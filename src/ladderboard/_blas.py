@@ -1,0 +1,51 @@
+"""BLAS on one thread, for work whose parallelism is elsewhere.
+
+OpenBLAS runs a dot product of more than 10000 entries on every core, then
+keeps its worker threads spinning for a while in case more work comes. On a
+competition server that spin takes a core away from parsing, hashing and
+compressing the next file: a submission of 1e5 rows used 22 ms of CPU, 12 ms of
+them in the spinning thread. Callers wrap such work in :func:`single_blas_thread`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["on_one_blas_thread", "single_blas_thread"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_CONTROLLER: Any = None
+
+
+def single_blas_thread() -> contextlib.AbstractContextManager[Any]:
+    """A context in which BLAS uses one thread (about 9 µs to enter and leave).
+
+    Inspecting the loaded libraries costs milliseconds, so it is done once, on
+    first use; the limit is process-wide while the context lasts.
+
+    >>> import numpy as np
+    >>> with single_blas_thread():
+    ...     float(np.dot(np.ones(20000), np.ones(20000)))
+    20000.0
+    """
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1, user_api="blas")
+
+
+def on_one_blas_thread(function: F) -> F:
+    """Decorate ``function`` to run in :func:`single_blas_thread`."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with single_blas_thread():
+            return function(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
