@@ -205,15 +205,23 @@ def split_header(body: bytes) -> Header:
 
 
 # -------------------------------------------------------------------------- rows
+_THREADED_BYTES = 4 << 20
+
+
 def read_table(body: bytes, header: Header, types: dict[str, pa.DataType]) -> pa.Table:
     """The rows after ``header`` as a table of ``types`` (pyarrow errors propagate).
 
     Cells are never null: an empty cell in a float column is a conversion error.
     """
     rows = pa.py_buffer(body)[header.end :]
+    # pyarrow parses 1 MiB blocks on its own threads. A file of a few blocks
+    # gains little from them, and they compete with the file's hashing and
+    # compression on another thread and with other requests: 1e5 rows on two
+    # cores took 9.7 ms a submission with them, 9.1 ms without.
+    threads = rows.size > _THREADED_BYTES
     return pv.read_csv(
         pa.BufferReader(rows),
-        read_options=pv.ReadOptions(column_names=header.names),
+        read_options=pv.ReadOptions(column_names=header.names, use_threads=threads),
         convert_options=pv.ConvertOptions(
             column_types=types,
             null_values=[],
