@@ -96,6 +96,18 @@ def test_bayesian_bootstrap_blocks_are_the_chunk_draws(monkeypatch):
         assert np.allclose(got, expected, rtol=1e-13, atol=0)
 
 
+def test_a_statistic_may_return_a_view_of_the_weights(monkeypatch):
+    monkeypatch.setattr(bootstrap, "BLOCK_BYTES", 8 * 50 * 3)  # blocks of 3 rows
+
+    def gen(j):
+        return np.random.default_rng([13, j])
+
+    first = bayesian_bootstrap(lambda w: w[:, 0], 50, 20, gen)
+    again = bayesian_bootstrap(lambda w: w[:, 0].copy(), 50, 20, gen)
+    assert np.array_equal(first, again)
+    assert len(set(first.tolist())) == 20  # not one block's values repeated
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     shift=st.floats(-0.4, 0.4),

@@ -181,7 +181,9 @@ def _blocks(
 
 
 def _apply(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -> np.ndarray:
-    values = np.asarray(statistic(weights), dtype=np.float64)
+    # A copy: a statistic may return a view of the weights, whose buffer the
+    # next block overwrites.
+    values = np.array(statistic(weights), dtype=np.float64, copy=True)
     if values.shape != (weights.shape[0],):
         raise ValueError(f"statistic returned shape {values.shape}, expected ({weights.shape[0]},)")
     return values
