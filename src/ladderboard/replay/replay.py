@@ -41,6 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ladderboard._blas import single_blas_thread
 from ladderboard.bootstrap import limit_threads
 from ladderboard.competition import Solution, SubmissionError
 from ladderboard.competition.config import CompetitionConfig, Scoring
@@ -354,16 +355,16 @@ def replay_mechanism(
                 released[i], improved[i] = score, release.improved
 
     teams = history.teams
-    if jobs > 1 and len(teams) > 1:
-        from threadpoolctl import threadpool_limits
-
-        # One BLAS thread per team thread: the Bayesian bootstrap's matrix
-        # products would otherwise oversubscribe the cores (1.4x slower on 2).
-        with threadpool_limits(1), ThreadPoolExecutor(max_workers=jobs) as pool:
-            list(pool.map(run_team, teams.items()))
-    else:
-        for item in teams.items():
-            run_team(item)
+    # BLAS on one thread: with a thread per team the Bayesian bootstrap's
+    # matrix products would oversubscribe the cores (1.4x slower on 2), and
+    # alone a ladder's long dot products would leave OpenBLAS spinning.
+    with single_blas_thread():
+        if jobs > 1 and len(teams) > 1:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(run_team, teams.items()))
+        else:
+            for item in teams.items():
+                run_team(item)
     public_board, private_board = boards(
         teams,
         released,
