@@ -167,15 +167,15 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
     each hot-path query is answered from an index (SQLite's query plan)."""
     from sqlalchemy.dialects import sqlite
 
-    from ladderboard.competition import submitting
+    from ladderboard.competition import _statements as submitting
 
     store = open_store(f"sqlite:///{tmp_path / 'plan.db'}")
     queries = {
-        "target": submitting._TARGET,
-        "lock": submitting._LOCK_STATE,
-        "team counts": submitting._TEAM_COUNTS,
-        "other team": submitting._OTHER_TEAM,
-        "counts": submitting._COUNTS,
+        "target": submitting.TARGET,
+        "lock": submitting.LOCK_STATE,
+        "team counts": submitting.TEAM_COUNTS,
+        "other team": submitting.OTHER_TEAM,
+        "counts": submitting.COUNTS,
     }
     with store.engine.connect() as connection:
         for name, query in queries.items():

@@ -9,13 +9,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
+from ladderboard.competition import _statements as statements
 from ladderboard.competition._caches import CachedMechanism
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
@@ -40,13 +41,9 @@ from ladderboard.competition.views import (
     is_closed,
 )
 from ladderboard.store import (
-    CompetitionRow,
     DuplicateFlagRow,
-    MechanismStateRow,
     RejectionRow,
-    SubmissionFileRow,
     SubmissionRow,
-    TeamRow,
 )
 from ladderboard.store.blobs import pack
 
@@ -92,25 +89,6 @@ def _background(function: Callable[..., T], *args: Any) -> Future[T]:
     return _POOL.submit(function, *args)
 
 
-def _count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
-    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return {
-        "team": team_id,
-        "hash": predictions_sha256,
-        "day": day,
-        "next_day": day + timedelta(days=1),
-    }
-
-
-def _team_counts(
-    connection: Any, team_id: int, predictions_sha256: str, now: datetime
-) -> tuple[int, int, int | None]:
-    """The team's valid submissions on ``now``'s UTC day and in all, and its
-    earliest submission with these predictions (None if none)."""
-    params = _count_params(team_id, predictions_sha256, now)
-    return tuple(connection.execute(_TEAM_COUNTS, params).one())
-
-
 def _submission_result(
     submission_id: int,
     team: str,
@@ -133,75 +111,6 @@ def _submission_result(
 
 def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
     return submission_sha256(data), pack(data)
-
-
-# The hot path's statements, built once (bind parameters carry the values).
-_STATES = MechanismStateRow.__table__
-_SUBMISSIONS = SubmissionRow.__table__
-_TARGET = (
-    select(
-        CompetitionRow.id,
-        CompetitionRow.config,
-        CompetitionRow.deadline,
-        CompetitionRow.closed_at,
-        CompetitionRow.solution_sha256,
-        CompetitionRow.commitment,
-        TeamRow.id,
-        select(func.count())
-        .where(RejectionRow.team_id == TeamRow.id)
-        .correlate(TeamRow)
-        .scalar_subquery(),
-    )
-    .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
-    .where(CompetitionRow.slug == bindparam("slug"), TeamRow.name == bindparam("team"))
-)
-_LOCK_STATE = (
-    select(
-        _STATES.c.id,
-        _STATES.c.state,
-        _STATES.c.n_submissions,
-        CompetitionRow.closed_at,
-        CompetitionRow.secret_key,
-        CompetitionRow.commitment,
-    )
-    .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
-    .where(
-        _STATES.c.competition_id == bindparam("competition"),
-        _STATES.c.scope == bindparam("scope"),
-    )
-    .with_for_update(of=_STATES)
-)
-_SAME = _SUBMISSIONS.c.predictions_sha256 == bindparam("hash")
-_TODAY = (_SUBMISSIONS.c.created_at >= bindparam("day")) & (
-    _SUBMISSIONS.c.created_at < bindparam("next_day")
-)
-# Two queries, each on its own index (a single one with ``team OR hash`` makes
-# SQLite scan every submission of the competition).
-_TEAM_COUNTS = select(
-    func.count().filter(_TODAY),
-    func.count(),
-    func.min(_SUBMISSIONS.c.id).filter(_SAME),
-).where(_SUBMISSIONS.c.team_id == bindparam("team"))
-_OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
-    _SUBMISSIONS.c.competition_id == bindparam("competition"),
-    _SAME,
-    _SUBMISSIONS.c.team_id != bindparam("team"),
-)
-# Both in one round trip (about 0.45 ms on PostgreSQL over loopback), each
-# subquery still planned on its own index.
-_TEAM_SUB = _TEAM_COUNTS.subquery()
-_COUNTS = select(*_TEAM_SUB.c, _OTHER_TEAM.scalar_subquery())
-_UPDATE_STATE = (
-    update(_STATES)
-    .where(_STATES.c.id == bindparam("state_id"))
-    .values(
-        state=bindparam("new_state", type_=_STATES.c.state.type),
-        n_submissions=bindparam("n"),
-        updated_at=bindparam("now", type_=_STATES.c.updated_at.type),
-    )
-)
-_INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
-_INSERT_FILE = insert(SubmissionFileRow.__table__)
 
 
 class _Submitting:
@@ -281,7 +190,7 @@ class _Submitting:
     def _target(self, slug: str, team: str) -> _Target:
         """The competition and team a submission goes to, in one query."""
         with self.engine.connect() as connection:
-            row = connection.execute(_TARGET, {"slug": slug, "team": team}).first()
+            row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
             if row is None:  # say which of the two is missing
                 with Session(bind=connection) as session:
                     self._team(session, self._competition(session, slug), team)
@@ -337,7 +246,7 @@ class _Submitting:
         with self._transaction() as session:
             connection = session.connection()
             locked = connection.execute(
-                _LOCK_STATE, {"competition": target.competition_id, "scope": scope}
+                statements.LOCK_STATE, {"competition": target.competition_id, "scope": scope}
             ).one()
             state_id, state, n_submissions, closed_at, key_hex, commitment = locked
             # Under the lock: nothing below can race with this team's other submissions.
@@ -392,11 +301,11 @@ class _Submitting:
                 state = self.dump(cached.mechanism, encode_vars=cached.encoded)
             state, stored_arrays = self._arrays.spill(connection, competition_id, state)
             connection.execute(
-                _UPDATE_STATE,
+                statements.UPDATE_STATE,
                 {"state_id": state_id, "new_state": state, "n": sequence, "now": now},
             )
             submission_id = connection.execute(
-                _INSERT_SUBMISSION,
+                statements.INSERT_SUBMISSION,
                 {
                     "competition_id": target.competition_id,
                     "team_id": team_id,
@@ -414,7 +323,9 @@ class _Submitting:
                     "selected": False,
                 },
             ).scalar_one()
-            connection.execute(_INSERT_FILE, {"submission_id": submission_id, "file": blob})
+            connection.execute(
+                statements.INSERT_FILE, {"submission_id": submission_id, "file": blob}
+            )
             if other is not None:
                 connection.execute(
                     insert(DuplicateFlagRow.__table__).values(
@@ -435,9 +346,9 @@ class _Submitting:
     ) -> tuple[int, int, int | None, int | None]:
         """The team's valid submissions today (UTC) and in all, its own
         submission with these predictions, and another team's."""
-        params = _count_params(team_id, predictions_sha256, now)
+        params = statements.count_params(team_id, predictions_sha256, now)
         params["competition"] = competition_id
-        today, total, own, other = connection.execute(_COUNTS, params).one()
+        today, total, own, other = connection.execute(statements.COUNTS, params).one()
         return today, total, own, other
 
     def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):
@@ -471,7 +382,9 @@ class _Submitting:
         config: CompetitionConfig,
         now: datetime,
     ) -> SubmissionResult:
-        today, _, _ = _team_counts(session.connection(), row.team_id, row.predictions_sha256, now)
+        today, _, _ = statements.team_counts(
+            session.connection(), row.team_id, row.predictions_sha256, now
+        )
         return _submission_result(
             row.id, team, row.public_score, aware(row.created_at), today, config
         )
