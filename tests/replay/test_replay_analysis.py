@@ -283,3 +283,13 @@ def test_the_clip_is_in_the_report_and_its_command(competition, tmp_path):
     report = (out / "report.md").read_text()
     assert "--clip 0.05" in report
     assert "probabilities clipped at 0.05" in report
+
+
+def test_labels_the_loss_cannot_score_are_refused_before_any_file(tmp_path):
+    """The replay scores each file without checking the labels again, so it
+    checks them once: a log loss on a label 2 is an error, not a number."""
+    y = np.array([0.0, 1.0, 2.0, 1.0, 0.0, 1.0])
+    solution = Solution.from_labels(y, public_fraction=0.5, random_state=0)
+    root = write_competition(tmp_path, solution, [("a", at(1), np.full(6, 0.5))])
+    with pytest.raises(ValueError, match="log_loss.*cannot score it.*only 0 and 1"):
+        replay_competition(root / "solution.csv", root / "submissions", mechanisms=["ladder"])

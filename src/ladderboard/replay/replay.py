@@ -37,7 +37,7 @@ import contextlib
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from ladderboard._blas import single_blas_thread
 from ladderboard.bootstrap import limit_threads
 from ladderboard.competition import Solution, SubmissionError
 from ladderboard.competition.config import CompetitionConfig, Scoring
-from ladderboard.competition.scoring import score_predictions
+from ladderboard.competition.scoring import check_targets, score_predictions
 from ladderboard.random import KeyedStream
 from ladderboard.replay.choice import MechanismChoice
 from ladderboard.replay.history import Entry, Skipped
@@ -106,6 +106,22 @@ class ScoredHistory:
     public_losses: np.ndarray
     private_losses: np.ndarray
     predictions: np.ndarray | None
+    _derived: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def metric_scores(
+        self, solution: Solution, metric_name: str
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """The public predictions ``(k, n_public)``, each submission's public and
+        private score under the metric, and its direction; computed once for
+        every metric-based mechanism of a replay."""
+        if metric_name not in self._derived:
+            if self.predictions is None:
+                raise ValueError("the metric-based mechanisms need predictions: keep_predictions")
+            self._derived[metric_name] = (
+                np.ascontiguousarray(self.predictions[:, solution.public_rows]),
+                *_metric_scores(self, solution, metric_name),
+            )
+        return self._derived[metric_name]
 
     @property
     def teams(self) -> dict[str, list[int]]:
@@ -141,7 +157,12 @@ def score_history(
     if scoring.kind != "loss":
         raise ValueError(f"scoring must be a loss, got the metric {scoring.name!r}")
     needs = scoring.requires_probabilities if probabilities is None else probabilities
+    try:  # once, so that each file is scored without checking the labels again
+        check_targets(scoring, solution.targets)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"solution: the loss {scoring.name!r} cannot score it: {exc}") from None
     scored_mask = solution.public_mask | solution.private_mask
+    scored_rows = np.flatnonzero(scored_mask)
     in_scored = np.cumsum(scored_mask) - 1
     public_at = in_scored[solution.public_mask]
     private_at = in_scored[solution.private_mask]
@@ -150,7 +171,12 @@ def score_history(
         try:
             loaded = load_submission(entry.path.read_bytes(), solution, probabilities=needs)
             scored = score_predictions(
-                scoring, solution.targets, loaded.predictions, scored_mask, solution.private_mask
+                scoring,
+                solution.targets,
+                loaded.predictions,
+                scored_rows,
+                solution.private_rows,
+                checked=True,
             )
         except SubmissionError as error:
             return Skipped(entry.file, entry.team, error.code, str(error))
@@ -270,7 +296,7 @@ def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str)
 
     metric = get_metric(metric_name)
     y = solution.targets
-    pub, priv = solution.public_mask, solution.private_mask
+    pub, priv = solution.public_rows, solution.private_rows
     assert history.predictions is not None
     public = np.array([metric.score(y[pub], p[pub]) for p in history.predictions])
     private = np.array([metric.score(y[priv], p[priv]) for p in history.predictions])
@@ -316,8 +342,7 @@ def replay_mechanism(
     if choice.takes_predictions:
         if history.predictions is None:
             raise ValueError(f"{choice.name} needs predictions: score with keep_predictions")
-        inputs = history.predictions[:, solution.public_mask]
-        public_true, private, greater = _metric_scores(history, solution, metric)
+        inputs, public_true, private, greater = history.metric_scores(solution, metric)
         scale = None
     else:
         inputs = history.public_losses
