@@ -291,5 +291,5 @@ def test_labels_the_loss_cannot_score_are_refused_before_any_file(tmp_path):
     y = np.array([0.0, 1.0, 2.0, 1.0, 0.0, 1.0])
     solution = Solution.from_labels(y, public_fraction=0.5, random_state=0)
     root = write_competition(tmp_path, solution, [("a", at(1), np.full(6, 0.5))])
-    with pytest.raises(ValueError, match="log_loss.*cannot score it.*only 0 and 1"):
+    with pytest.raises(ValueError, match=r"log_loss.*cannot score it.*only 0 and 1"):
         replay_competition(root / "solution.csv", root / "submissions", mechanisms=["ladder"])
