@@ -18,7 +18,14 @@ labels and take predictions. Every registered mechanism is in
 :data:`MECHANISMS` and can be built by name with :func:`make_mechanism`.
 """
 
-from ladderboard.mechanisms.base import MECHANISMS, Mechanism, Release, make_mechanism, round_to
+from ladderboard.mechanisms.base import (
+    MECHANISMS,
+    Mechanism,
+    MetricMechanism,
+    Release,
+    make_mechanism,
+    round_to,
+)
 from ladderboard.mechanisms.boot import BayesBootLadder, BayesBootLadderBoot, LadderBoot
 from ladderboard.mechanisms.ladder import (
     FullDisclosure,
@@ -38,6 +45,7 @@ __all__ = [
     "LadderBoot",
     "Mechanism",
     "MetricFullDisclosure",
+    "MetricMechanism",
     "ParameterFreeLadder",
     "Release",
     "ShakyLadder",

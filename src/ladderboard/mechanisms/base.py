@@ -329,22 +329,55 @@ class Mechanism(ABC):
         """Inverse of :meth:`_get_vars`."""
 
 
-def metric_and_labels(metric: Any, y_true: Any) -> tuple[Any, np.ndarray]:
-    """The :class:`~ladderboard.losses.Metric` named or given, and the labels as
-    a finite float64 vector of at least 2 entries (for the mechanisms that
-    hold the labels and take predictions)."""
-    from ladderboard.losses import Metric, get_metric
+class MetricMechanism(Mechanism):
+    """A mechanism that holds the public labels and takes predictions, scored
+    by a metric of :mod:`ladderboard.losses` in the metric's own direction
+    (:class:`~ladderboard.mechanisms.MetricFullDisclosure` and the
+    Bayesian-bootstrap ladders). Subclasses call :meth:`_hold_labels` first in
+    ``__init__``; the direction is read here, in :meth:`_beats`, only.
+    """
 
-    resolved = get_metric(metric) if isinstance(metric, str) else metric
-    if not isinstance(resolved, Metric):
-        raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
-    y = np.asarray(y_true, dtype=np.float64)
-    if y.ndim != 1 or y.shape[0] < 2:
-        raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
-    if not np.isfinite(y).all():
-        raise ValueError("y_true must be finite")
-    resolved.check_targets(y)
-    return resolved, y
+    input_kind = "predictions"
+
+    def _hold_labels(self, metric: Any, y_true: Any) -> None:
+        """Set ``metric`` (a name or Metric) and ``y_true``, a finite float64
+        vector of at least 2 labels the metric can score."""
+        from ladderboard.losses import Metric, get_metric
+
+        resolved = get_metric(metric) if isinstance(metric, str) else metric
+        if not isinstance(resolved, Metric):
+            raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
+        y = np.asarray(y_true, dtype=np.float64)
+        if y.ndim != 1 or y.shape[0] < 2:
+            raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
+        if not np.isfinite(y).all():
+            raise ValueError("y_true must be finite")
+        resolved.check_targets(y)
+        self.metric, self.y_true = resolved, y
+        self.greater_is_better = resolved.greater_is_better
+
+    def get_params(self) -> dict[str, Any]:
+        params = super().get_params()
+        params.pop("n", None)  # the labels' length
+        return params
+
+    @classmethod
+    def _min_n(cls) -> int:
+        return 2
+
+    @property
+    def best_score(self) -> float:
+        return self._best
+
+    def _worst(self) -> float:
+        return -math.inf if self.greater_is_better else math.inf
+
+    def _beats(self, a: Any, b: Any) -> Any:
+        """``a`` is a better score than ``b`` (elementwise; ``nan`` never is)."""
+        return a > b if self.greater_is_better else a < b
+
+    def _validate_more(self, vector: np.ndarray) -> None:
+        self.metric.check_predictions(vector)
 
 
 def make_mechanism(name: str, **params: Any) -> Mechanism:

@@ -17,7 +17,7 @@ from ladderboard.bootstrap import (
     empirical_support,
 )
 from ladderboard.losses import Metric
-from ladderboard.mechanisms.base import Mechanism, metric_and_labels, round_to
+from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import RandomState
 
@@ -133,7 +133,7 @@ class LadderBoot(Mechanism):
         return value, improved
 
 
-class BayesBootLadder(Mechanism):
+class BayesBootLadder(MetricMechanism):
     """A ladder for any moment-based metric, tested by the Bayesian bootstrap
     (Chaibub Neto et al. 2016, Alg. 5).
 
@@ -171,7 +171,6 @@ class BayesBootLadder(Mechanism):
 
     name = "bayes-boot-ladder"
     stochastic = True
-    input_kind = "predictions"
 
     def __init__(
         self,
@@ -184,9 +183,8 @@ class BayesBootLadder(Mechanism):
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
     ):
-        self.metric, y = metric_and_labels(metric, y_true)
-        self.y_true = y
-        self.greater_is_better = self.metric.greater_is_better
+        self._hold_labels(metric, y_true)
+        y = self.y_true
         self.B = check_int("B", B, 1)
         self.po_threshold = check_real("po_threshold", po_threshold, low=0)
         self.chunk_bytes = check_int("chunk_bytes", chunk_bytes, 1)
@@ -204,21 +202,9 @@ class BayesBootLadder(Mechanism):
         self._needed: int | None = None
         super().__init__(n=y.shape[0], random_state=random_state)
 
-    def get_params(self) -> dict[str, Any]:
-        params = super().get_params()
-        params.pop("n", None)
-        return params
-
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
         return {"metric": "mse", "y_true": rng.normal(size=n), "B": 200}
-
-    @property
-    def best_score(self) -> float:
-        return self._best
-
-    def _worst(self) -> float:
-        return -math.inf if self.greater_is_better else math.inf
 
     def _reset_vars(self) -> None:
         self._best_predictions = None if self.baseline is None else self.baseline.copy()
@@ -238,12 +224,9 @@ class BayesBootLadder(Mechanism):
         best = data.get("best_predictions")
         self._best_predictions = None if best is None else np.array(best, dtype=np.float64)
 
-    def _validate_more(self, vector: np.ndarray) -> None:
-        self.metric.check_predictions(vector)
-
     def _better(self, deltas: np.ndarray) -> np.ndarray:
         # nan (a metric undefined under a weighting) is never better
-        return deltas > 0 if self.greater_is_better else deltas < 0
+        return self._beats(deltas, 0.0)
 
     def _paired(self, predictions: np.ndarray) -> Any:
         return self.metric.paired(self.y_true, predictions, self._best_predictions)

@@ -16,7 +16,7 @@ import numpy as np
 from scipy import stats
 
 from ladderboard._validation import check_real
-from ladderboard.mechanisms.base import Mechanism, metric_and_labels, round_to
+from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
 
 __all__ = [
     "FullDisclosure",
@@ -71,7 +71,7 @@ class FullDisclosure(Mechanism):
         return round_to(risk, self.precision), improved
 
 
-class MetricFullDisclosure(Mechanism):
+class MetricFullDisclosure(MetricMechanism):
     """The Kaggle mechanism for a metric: release every submission's score, rounded.
 
     :class:`FullDisclosure` for the metrics of :mod:`ladderboard.metrics`
@@ -89,34 +89,19 @@ class MetricFullDisclosure(Mechanism):
     """
 
     name = "metric-full-disclosure"
-    input_kind = "predictions"
     release_is_current_best = False
 
     def __init__(self, *, metric: Any, y_true: Any, precision: float = 1e-5):
-        self.metric, self.y_true = metric_and_labels(metric, y_true)
-        self.greater_is_better = self.metric.greater_is_better
+        self._hold_labels(metric, y_true)
         self.precision = check_real("precision", precision, low=0)
         super().__init__(n=self.y_true.shape[0])
-
-    def get_params(self) -> dict[str, Any]:
-        params = super().get_params()
-        params.pop("n", None)
-        return params
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
         return {"metric": "mse", "y_true": rng.normal(size=n)}
 
-    @classmethod
-    def _min_n(cls) -> int:
-        return 2
-
-    @property
-    def best_score(self) -> float:
-        return self._best
-
     def _reset_vars(self) -> None:
-        self._best = -math.inf if self.greater_is_better else math.inf
+        self._best = self._worst()
 
     def _get_vars(self) -> dict[str, Any]:
         return {"best": self._best}
@@ -124,12 +109,9 @@ class MetricFullDisclosure(Mechanism):
     def _set_vars(self, data: dict[str, Any]) -> None:
         self._best = float(data["best"])
 
-    def _validate_more(self, vector: np.ndarray) -> None:
-        self.metric.check_predictions(vector)
-
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         score = float(self.metric.score(self.y_true, x))
-        better = score > self._best if self.greater_is_better else score < self._best
+        better = bool(self._beats(score, self._best))
         if better:
             self._best = score
         return round_to(score, self.precision), better
