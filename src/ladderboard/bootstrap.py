@@ -28,6 +28,7 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -189,6 +190,27 @@ def _apply(statistic: Callable[[np.ndarray], np.ndarray], weights: np.ndarray) -
     return values
 
 
+def _chunks(
+    n: int, B: int, chunk_bytes: int, generator_for_chunk: Callable[[int], np.random.Generator]
+) -> list[Callable[[], Iterator[np.ndarray]]]:
+    """For each chunk of the ``B`` replicates, a function yielding its weight blocks."""
+    rows = chunk_rows(n, B, chunk_bytes)
+
+    def chunk(j: int) -> Callable[[], Iterator[np.ndarray]]:
+        return lambda: _blocks(generator_for_chunk(j), min(rows, B - j * rows), n, BLOCK_BYTES)
+
+    return [chunk(j) for j in range(-(-B // rows))]
+
+
+def _map_chunks(run: Callable[[Any], Any], chunks: list[Any], threads: int | None) -> list[Any]:
+    """``run`` over ``chunks``, in order, on :func:`_workers` threads."""
+    workers = _workers(threads, len(chunks))
+    if workers == 1:
+        return [run(chunk) for chunk in chunks]
+    with single_blas_thread(), ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(run, chunks))
+
+
 def _workers(threads: int | None, chunks: int) -> int:
     if threads is not None:
         return max(1, min(threads, chunks))
@@ -246,18 +268,12 @@ def bayesian_bootstrap(
     """
     n = check_int("n", n, 1)
     B = check_int("B", B, 1)
-    rows = chunk_rows(n, B, chunk_bytes)
-    chunks = range(0, -(-B // rows))
 
-    def run(j: int) -> np.ndarray:
-        blocks = _blocks(generator_for_chunk(j), min(rows, B - j * rows), n, BLOCK_BYTES)
-        return np.concatenate([_apply(statistic, w) for w in blocks])
+    def run(blocks: Callable[[], Iterator[np.ndarray]]) -> np.ndarray:
+        return np.concatenate([_apply(statistic, w) for w in blocks()])
 
-    workers = _workers(threads, len(chunks))
-    if workers == 1:
-        return np.concatenate([run(j) for j in chunks])
-    with single_blas_thread(), ThreadPoolExecutor(workers) as pool:
-        return np.concatenate(list(pool.map(run, chunks)))
+    chunks = _chunks(n, B, chunk_bytes, generator_for_chunk)
+    return np.concatenate(_map_chunks(run, chunks, threads))
 
 
 def bayesian_bootstrap_test(
@@ -296,14 +312,12 @@ def bayesian_bootstrap_test(
         return True
     if needed > B:
         return False
-    rows = chunk_rows(n, B, chunk_bytes)
-    chunks = range(0, -(-B // rows))
     lock = threading.Lock()
     tally = {"successes": 0, "unseen": B}
     settled = threading.Event()
 
-    def run(j: int) -> None:
-        for w in _blocks(generator_for_chunk(j), min(rows, B - j * rows), n, BLOCK_BYTES):
+    def run(blocks: Callable[[], Iterator[np.ndarray]]) -> None:
+        for w in blocks():
             if settled.is_set():
                 return
             hits = np.asarray(success(w), dtype=bool)
@@ -315,11 +329,5 @@ def bayesian_bootstrap_test(
                 if tally["successes"] >= needed or tally["successes"] + tally["unseen"] < needed:
                     settled.set()
 
-    workers = _workers(threads, len(chunks))
-    if workers == 1:
-        for j in chunks:
-            run(j)
-    else:
-        with single_blas_thread(), ThreadPoolExecutor(workers) as pool:
-            list(pool.map(run, chunks))
+    _map_chunks(run, _chunks(n, B, chunk_bytes, generator_for_chunk), threads)
     return tally["successes"] >= needed
