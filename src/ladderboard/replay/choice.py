@@ -157,8 +157,6 @@ def _recorded_test(klass: type) -> type:
             super().__init__(**params)
 
         def _passes(self, predictions: np.ndarray, index: int) -> bool:
-            if self._best_predictions is None:
-                return True
             return bool(self._decisions[index - 1])
 
     Recorded.__name__ = Recorded.__qualname__ = f"Recorded{klass.__name__}"

@@ -116,7 +116,7 @@ class ScoredHistory:
         every metric-based mechanism of a replay."""
         if metric_name not in self._derived:
             if self.predictions is None:
-                raise ValueError("the metric-based mechanisms need predictions: keep_predictions")
+                raise ValueError("the predictions were not kept (score_history keep_predictions)")
             self._derived[metric_name] = (
                 np.ascontiguousarray(self.predictions[:, solution.public_rows]),
                 *_metric_scores(self, solution, metric_name),
@@ -297,7 +297,6 @@ def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str)
     metric = get_metric(metric_name)
     y = solution.targets
     pub, priv = solution.public_rows, solution.private_rows
-    assert history.predictions is not None
     public = np.array([metric.score(y[pub], p[pub]) for p in history.predictions])
     private = np.array([metric.score(y[priv], p[priv]) for p in history.predictions])
     return public, private, metric.greater_is_better
@@ -340,8 +339,6 @@ def replay_mechanism(
     master = KeyedStream.from_random_state(seed)
     y_public = solution.targets[solution.public_mask]
     if choice.takes_predictions:
-        if history.predictions is None:
-            raise ValueError(f"{choice.name} needs predictions: score with keep_predictions")
         inputs, public_true, private, greater = history.metric_scores(solution, metric)
         scale = None
     else:
