@@ -44,7 +44,10 @@ def files(sol: Solution, count: int, seed: int) -> list[bytes]:
 def setup(url: str, mechanism: str, board: str) -> None:
     store = Competitions.open(url)
     config = CompetitionConfig(
-        score="zero_one", mechanism=mechanism, board=board, daily_quota=None,
+        score="zero_one",
+        mechanism=mechanism,
+        board=board,
+        daily_quota=None,
         total_quota=SHARED_QUOTA,
     )
     store.create("race", solution(), config, random_state=3)
@@ -69,8 +72,11 @@ def submit_many(url: str, jobs: list[tuple[str, bytes]]) -> tuple[int, int]:
 
 @pytest.mark.parametrize(
     ("mechanism", "board"),
-    [("parameter-free-ladder", "per-team"), ("ladder-boot", "per-team"),
-     ("ladder-boot", "per-rank")],
+    [
+        ("parameter-free-ladder", "per-team"),
+        ("ladder-boot", "per-team"),
+        ("ladder-boot", "per-rank"),
+    ],
 )
 def test_threads_and_processes_interleaved(database_url, mechanism, board):
     setup(database_url, mechanism, board)
@@ -164,4 +170,31 @@ def test_sigkill_mid_submission_leaves_a_consistent_store(database_url, tmp_path
     threading.Thread(target=go, daemon=True).start()
     assert done.wait(90), "the store stayed locked after the crash"
     verify(store, "race")
+    store.engine.dispose()
+
+
+def test_a_read_left_open_does_not_hold_a_submission_up(database_url):
+    """Board pages, the target lookup and the audit read through ``store.reader``:
+    on SQLite a snapshot that takes no write lock (a ``BEGIN IMMEDIATE`` there
+    would make every submission wait for the slowest reader)."""
+    setup(database_url, "parameter-free-ladder", "per-team")
+    sol = solution()
+    first, second = files(sol, 2, 30)
+    store = Competitions.open(database_url, create_schema=False)
+    store.submit("race", "t1", first)
+    done = threading.Event()
+    with Session(store.reader) as reading:
+        count = select(func.count()).select_from(SubmissionRow)
+        assert reading.scalar(count) == 1  # the transaction is open from here
+
+        def go():
+            store.submit("race", "t2", second)
+            done.set()
+
+        threading.Thread(target=go, daemon=True).start()
+        assert done.wait(30), "the submission waited for a reader"
+        if store.engine.dialect.name == "sqlite":
+            assert reading.scalar(count) == 1  # still the snapshot it began with
+    with Session(store.reader) as reading:
+        assert reading.scalar(count) == 2
     store.engine.dispose()

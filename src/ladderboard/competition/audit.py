@@ -80,7 +80,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
     ``key_hex`` is the revealed key; without it the stored key is used (the
     organiser's own check).
     """
-    with Session(store.engine) as session:
+    with Session(store.reader) as session:
         row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
         if row is None:
             raise VerificationError(f"no competition {slug!r}")
@@ -194,7 +194,7 @@ def rescore(
         }
     )
     solution = store.solution(slug)
-    with Session(store.engine) as session:
+    with Session(store.reader) as session:
         subs = session.execute(
             select(
                 SubmissionRow.id,

@@ -52,6 +52,7 @@ from ladderboard.store import (
     TeamRow,
     make_engine,
     migrate,
+    read_only,
 )
 from ladderboard.store.blobs import pack
 
@@ -81,6 +82,7 @@ class Competitions(_Submitting, _Reading):
 
     def __init__(self, engine: Engine, *, clock=now_utc, mechanism_cache: int = 64):
         self.engine = engine
+        self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
         self._clock = clock
         self._solutions = SolutionCache()
         self._configs = ConfigCache()
@@ -235,17 +237,17 @@ class Competitions(_Submitting, _Reading):
         )
 
     def competition(self, slug: str) -> CompetitionInfo:
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             return self._info(self._competition(session, slug))
 
     def competitions(self) -> list[CompetitionInfo]:
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             rows = session.scalars(select(CompetitionRow).order_by(CompetitionRow.id))
             return [self._info(row) for row in rows]
 
     def solution(self, slug: str) -> Solution:
         """The organiser's solution (labels)."""
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             return self._solutions.get(self._competition(session, slug))
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
@@ -268,7 +270,7 @@ class Competitions(_Submitting, _Reading):
         return TeamInfo(team.id, team.name, now)
 
     def teams(self, slug: str) -> list[TeamInfo]:
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             rows = session.scalars(
                 select(TeamRow).where(TeamRow.competition_id == competition.id).order_by(TeamRow.id)
@@ -276,7 +278,7 @@ class Competitions(_Submitting, _Reading):
             return [TeamInfo(r.id, r.name, aware(r.created_at)) for r in rows]
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             row = session.scalars(
                 select(TeamRow).where(

@@ -59,7 +59,7 @@ class _Reading:
     def submissions(self, slug: str, team: str) -> list[SubmissionView]:
         """A team's own submissions; private scores only after the close."""
         now = self._clock()
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             team_row = self._team(session, competition, team)
             closed = self._info(competition).is_closed(now)
@@ -150,7 +150,7 @@ class _Reading:
                 raise CompetitionClosed("the private board is shown after the close")
         config = info.config
         greater = config.scoring().greater_is_better
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             records = self._records(session, competition)
             if board == "private":
@@ -186,7 +186,7 @@ class _Reading:
 
     def flags(self, slug: str) -> list[tuple[int, int]]:
         """Identical predictions from different teams: (submission, earlier one)."""
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             rows = session.execute(
                 select(DuplicateFlagRow.submission_id, DuplicateFlagRow.earlier_submission_id)
@@ -196,7 +196,7 @@ class _Reading:
             return [(a, b) for a, b in rows]
 
     def invalid_count(self, slug: str, team: str) -> int:
-        with Session(self.engine) as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
             team_row = self._team(session, competition, team)
             return session.scalar(select(func.count()).where(RejectionRow.team_id == team_row.id))

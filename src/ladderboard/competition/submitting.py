@@ -189,7 +189,7 @@ class _Submitting:
 
     def _target(self, slug: str, team: str) -> _Target:
         """The competition and team a submission goes to, in one query."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
             if row is None:  # say which of the two is missing
                 with Session(bind=connection) as session:

@@ -391,7 +391,7 @@ def leaderboard_csv(
 )
 def healthz(store: Store) -> HealthOut:
     try:
-        with store.engine.connect() as connection:
+        with store.reader.connect() as connection:
             connection.execute(text("SELECT 1"))
     except Exception as exc:
         raise ApiError(503, "database_unavailable", "the database does not answer") from exc

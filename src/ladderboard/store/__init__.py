@@ -10,6 +10,7 @@ from ladderboard.store.database import (
     database_url,
     make_engine,
     migrate,
+    read_only,
     scratch_postgres_database,
 )
 from ladderboard.store.models import (
@@ -39,6 +40,7 @@ __all__ = [
     "make_engine",
     "migrate",
     "pack",
+    "read_only",
     "scratch_postgres_database",
     "unpack",
 ]

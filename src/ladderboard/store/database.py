@@ -4,8 +4,11 @@ Each submission is one serialised transaction. On SQLite the transaction
 starts with ``BEGIN IMMEDIATE``, which takes the database's write lock at
 once (the driver's own deferred ``BEGIN`` would let two writers read the same
 mechanism state and then collide); on PostgreSQL the engine locks the
-mechanism's row with ``SELECT … FOR UPDATE``. Nothing above this module needs
-to know which database it talks to.
+mechanism's row with ``SELECT … FOR UPDATE``. Reads go through
+:func:`read_only`, whose transactions on SQLite start with a deferred
+``BEGIN``: a consistent snapshot of the database (WAL) that takes no lock, so
+a board page or an audit never holds a submission up. Nothing above this
+module needs to know which database it talks to.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ __all__ = [
     "downgrade",
     "make_engine",
     "migrate",
+    "read_only",
     "scratch_postgres_database",
 ]
 
@@ -51,6 +55,14 @@ def database_url(url: str | None = None) -> str:
 
 
 SQLITE_SYNCHRONOUS = ("full", "normal")
+READ_ONLY = "ladderboard_read_only"
+
+
+def read_only(engine: Engine) -> Engine:
+    """``engine`` for reads: the same pool, but on SQLite a transaction takes
+    no write lock (a write through it may fail with "database is locked").
+    PostgreSQL's transactions are unchanged."""
+    return engine.execution_options(**{READ_ONLY: True})
 
 
 def make_engine(url: str | None = None, **kwargs) -> Engine:
@@ -97,7 +109,10 @@ def _serialise_sqlite(engine: Engine, synchronous: str) -> None:
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        if connection.get_execution_options().get(READ_ONLY):
+            connection.exec_driver_sql("BEGIN")  # a snapshot; writers go on meanwhile
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def migrate(engine: Engine, revision: str = "head") -> None:
