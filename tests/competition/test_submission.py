@@ -195,6 +195,12 @@ def test_canonical_hash_is_sha256_of_little_endian_float64():
     expected = hashlib.sha256(np.array([0.5, 0.0, 2.0], dtype="<f8").tobytes()).hexdigest()
     assert canonical_predictions_hash(p) == expected
     assert canonical_predictions_hash(p.astype(">f8")) == expected
+    # Several target columns: row-major, whatever the array's own memory order.
+    q = np.array([[0.5, 1.0], [-0.0, 2.0]])
+    rows = hashlib.sha256(np.array([0.5, 1.0, 0.0, 2.0], dtype="<f8").tobytes()).hexdigest()
+    assert canonical_predictions_hash(q) == rows
+    assert canonical_predictions_hash(np.asfortranarray(q)) == rows
+    assert canonical_predictions_hash(q.T.copy().T) == rows
 
 
 def test_submission_sha256_is_of_the_raw_bytes(good):

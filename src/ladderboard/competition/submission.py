@@ -119,8 +119,8 @@ def canonical_predictions_hash(predictions: Any) -> str:
     >>> canonical_predictions_hash(a) == canonical_predictions_hash(b)
     True
     """
-    values = np.ascontiguousarray(predictions, dtype="<f8") + 0.0  # -0.0 becomes 0.0
-    return hashlib.sha256(values.tobytes()).hexdigest()
+    values = np.add(np.asarray(predictions, dtype="<f8"), 0.0, order="C")  # -0.0 becomes 0.0
+    return hashlib.sha256(values).hexdigest()  # the array's buffer, not a bytes copy
 
 
 def parse_submission(

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, Row, insert, select
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
@@ -135,13 +135,18 @@ class _Submitting:
         team's quota and the mechanism's state untouched.
 
         The file's hash and its compressed copy are made on a worker thread
-        while this one parses and scores (both release the GIL), and the
-        transaction is a handful of Core statements, each on an index: the
+        while this one looks the target up and parses, the predictions' hash
+        while it scores and takes the lock (hashing and compression release
+        the GIL), and the transaction is a handful of Core statements, each
+        on an index: the
         locked state row with its competition, the team's counts with its own
         duplicate, another team's duplicate, an update and an insert.
         BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
         now = self._clock()
+        # First, so that the worker hashes and compresses while this thread
+        # looks the target up and parses (a refused file wastes the work).
+        packing = _background(_hash_and_pack, data)
         target = self._target(slug, team)
         config = target.config
         if is_closed(target.closed_at, target.deadline, now):
@@ -152,7 +157,6 @@ class _Submitting:
                 "ask the organiser"
             )
         scoring = config.scoring()
-        packing = _background(_hash_and_pack, data)
         try:
             predictions = parse_submission(
                 data,
@@ -160,7 +164,7 @@ class _Submitting:
                 max_bytes=config.max_bytes,
                 probabilities=scoring.requires_probabilities,
             )
-            predictions_sha256 = _background(canonical_predictions_hash, predictions)
+            hashing = _background(canonical_predictions_hash, predictions)
             scored = score_predictions(
                 scoring,
                 target.solution.targets,
@@ -172,15 +176,12 @@ class _Submitting:
         except SubmissionError as exc:
             self._reject(target.competition_id, target.team_id, now, exc, data)
             raise
-        finally:
-            file_sha256, blob = packing.result()
         return self._commit_submission(
             slug,
             target,
             team,
-            file_sha256,
-            blob,
-            predictions_sha256.result(),
+            packing,
+            hashing,
             scored,
             message,
             idempotency_key,
@@ -230,9 +231,8 @@ class _Submitting:
         slug: str,
         target: _Target,
         team: str,
-        file_sha256: str,
-        blob: bytes,
-        predictions_sha256: str,
+        packing: Future[tuple[str, bytes]],
+        hashing: Future[str],
         scored: Scored,
         message: str,
         idempotency_key: str | None,
@@ -243,8 +243,9 @@ class _Submitting:
         per_rank = config.board == "per-rank"
         scope = BOARD_SCOPE if per_rank else f"team:{team_id}"
         cached: CachedMechanism | None = None
-        with self._transaction() as session:
-            connection = session.connection()
+        # Core, not an ORM session: the hot path's statements are prepared
+        # (``_statements``), and a session would only add its bookkeeping.
+        with self.engine.begin() as connection:
             locked = connection.execute(
                 statements.LOCK_STATE, {"competition": target.competition_id, "scope": scope}
             ).one()
@@ -252,9 +253,12 @@ class _Submitting:
             # Under the lock: nothing below can race with this team's other submissions.
             if is_closed(aware(closed_at), target.deadline, now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
+            # The worker's hashes are awaited only now, so that they overlap
+            # with scoring and with taking the lock.
+            file_sha256, blob = packing.result()
             if idempotency_key is not None:
-                earlier = session.scalars(
-                    select(SubmissionRow).where(
+                earlier = connection.execute(
+                    select(SubmissionRow.__table__).where(
                         SubmissionRow.team_id == team_id,
                         SubmissionRow.idempotency_key == idempotency_key,
                     )
@@ -262,7 +266,8 @@ class _Submitting:
                 if earlier is not None:
                     if earlier.file_sha256 != file_sha256:
                         raise Conflict("this idempotency key was used for another file")
-                    return self._result(session, earlier, team, config, now)
+                    return self._result(connection, earlier, team, config, now)
+            predictions_sha256 = hashing.result()
             today, total, same, other = self._counts(
                 connection, target.competition_id, team_id, predictions_sha256, now
             )
@@ -376,15 +381,13 @@ class _Submitting:
 
     def _result(
         self,
-        session: Session,
-        row: SubmissionRow,
+        connection: Connection,
+        row: Row,
         team: str,
         config: CompetitionConfig,
         now: datetime,
     ) -> SubmissionResult:
-        today, _, _ = statements.team_counts(
-            session.connection(), row.team_id, row.predictions_sha256, now
-        )
+        today, _, _ = statements.team_counts(connection, row.team_id, row.predictions_sha256, now)
         return _submission_result(
             row.id, team, row.public_score, aware(row.created_at), today, config
         )
