@@ -164,6 +164,35 @@ def test_releases_match_the_mechanism_run_directly(store):
     assert len(views) == 5 and all(v.private_score is None for v in views)
 
 
+def test_a_stale_guess_of_the_solution_is_parsed_again(store, clock):
+    """A submission is parsed with the solution its slug's last lookup found,
+    while the lookup is made again: when the two differ (a competition
+    recreated under its slug), the file is parsed again for the right one."""
+    solution, _ = create(store, deadline=START + timedelta(days=1))
+    store.add_team("comp", "alpha")
+    other = Solution.from_labels(labels(300, 5), public_fraction=0.5, random_state=5)
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+    store.create("other", other, config, random_state=1)
+    store.add_team("other", "beta")
+    store.submit("other", "beta", csv_for(other, noisy(other, 0.4, 0)))
+    store._last_targets["comp"] = store._last_targets["other"]  # the stale guess
+
+    # Valid for "other", not for "comp" (ids 300-399 missing): refused for "comp".
+    with pytest.raises(SubmissionError, match="missing"):
+        store.submit("comp", "alpha", csv_for(other, noisy(other, 0.4, 1)))
+    store._last_targets["comp"] = store._last_targets["other"]
+    predictions = noisy(solution, 0.4, 2)
+    result = store.submit("comp", "alpha", csv_for(solution, predictions))
+    losses = (predictions != solution.targets)[solution.public_mask].astype(float)
+    assert result.public_score == ParameterFreeLadder(n=solution.n_public).submit(losses).score
+
+    # Closed, a bad file says so, and is not counted as invalid.
+    clock.advance(days=2)
+    with pytest.raises(CompetitionClosed):
+        store.submit("comp", "alpha", b"id,target\n")
+    assert store.invalid_count("comp", "alpha") == 1
+
+
 def test_gzip_submission(store):
     solution, _ = create(store)
     store.add_team("comp", "alpha")

@@ -62,6 +62,19 @@ class _Target:
     solution: Solution
     invalid: int
     checked: bool  # the solution's targets suit the scoring (check_targets)
+    commitment: str  # with competition_id: this creation's solution and configuration
+
+    def same_competition(self, other: _Target) -> bool:
+        return (self.competition_id, self.commitment) == (other.competition_id, other.commitment)
+
+    def parse(self, data: bytes) -> Any:
+        """``data``'s predictions for this competition's solution."""
+        return parse_submission(
+            data,
+            self.solution,
+            max_bytes=self.config.max_bytes,
+            probabilities=self.config.scoring().requires_probabilities,
+        )
 
 
 def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
@@ -84,7 +97,7 @@ def _background(function: Callable[..., T], *args: Any) -> Future[T]:
     if _POOL is None:
         with _POOL_LOCK:
             if _POOL is None:
-                workers = min(4, os.cpu_count() or 1)
+                workers = min(8, 2 * (os.cpu_count() or 1))  # one task in two waits on I/O
                 _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
     return _POOL.submit(function, *args)
 
@@ -134,20 +147,31 @@ class _Submitting:
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched.
 
-        The file's hash and its compressed copy are made on a worker thread
-        while this one looks the target up and parses, the predictions' hash
-        while it scores and takes the lock (hashing and compression release
-        the GIL), and the transaction is a handful of Core statements, each
-        on an index: the
-        locked state row with its competition, the team's counts with its own
-        duplicate, another team's duplicate, an update and an insert.
+        Worker threads hash and compress the file and look the target up
+        while this one parses; the predictions are hashed while this one
+        scores and takes the lock (hashing, compression and the database
+        release the GIL). The transaction is a handful of Core statements,
+        each on an index: the locked state row with its competition, the
+        team's counts with its own duplicate, another team's duplicate, an
+        update and two inserts.
         BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
         now = self._clock()
-        # First, so that the worker hashes and compresses while this thread
-        # looks the target up and parses (a refused file wastes the work).
+        # The worker hashes and compresses the file and looks the target up
+        # while this thread parses with the solution that the last lookup
+        # found under this slug (every lookup but a process's first); a
+        # competition recreated under the slug is parsed again. A refused
+        # submission wastes the worker's work.
         packing = _background(_hash_and_pack, data)
-        target = self._target(slug, team)
+        looking = _background(self._target, slug, team)
+        guess = self._last_targets.get(slug) or looking.result()
+        error: SubmissionError | None = None
+        try:
+            predictions = guess.parse(data)
+        except SubmissionError as exc:
+            error = exc
+        target = looking.result()
+        self._last_targets[slug] = target
         config = target.config
         if is_closed(target.closed_at, target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
@@ -156,17 +180,15 @@ class _Submitting:
                 f"team {team!r} has made {target.invalid} invalid submissions, the limit; "
                 "ask the organiser"
             )
-        scoring = config.scoring()
         try:
-            predictions = parse_submission(
-                data,
-                target.solution,
-                max_bytes=config.max_bytes,
-                probabilities=scoring.requires_probabilities,
-            )
+            if not target.same_competition(guess):
+                error = None
+                predictions = target.parse(data)
+            if error is not None:
+                raise error
             hashing = _background(canonical_predictions_hash, predictions)
             scored = score_predictions(
-                scoring,
+                config.scoring(),
                 target.solution.targets,
                 predictions,
                 target.solution.public_rows,
@@ -208,6 +230,7 @@ class _Submitting:
             solution=solution,
             invalid=count,
             checked=self._solutions.suits((competition_id, commitment), solution, config.scoring()),
+            commitment=commitment,
         )
 
     def _reject(
