@@ -96,3 +96,42 @@ def test_sqlite_waits_for_the_disk_unless_told_otherwise(tmp_path):
     assert pragmas(f"sqlite:///{path}?synchronous=normal") == (1, "wal")
     with pytest.raises(ValueError, match="synchronous must be one of full, normal"):
         make_engine(f"sqlite:///{path}?synchronous=off")
+
+
+def test_a_dead_idle_connection_is_replaced_before_use(database_url, monkeypatch):
+    """A pooled connection idle for longer than PING_AFTER_IDLE_SECONDS is
+    pinged at checkout; one the server has dropped is replaced, so the
+    request that takes it does not fail. A connection back in the pool for
+    less is not pinged (the round trip a busy server saves)."""
+    from sqlalchemy import text
+
+    from ladderboard.store import database
+
+    engine = make_engine(database_url)
+    if engine.dialect.name != "postgresql":  # SQLite: no server to drop a connection
+        assert not engine.pool._pre_ping
+        engine.dispose()
+        return
+    pings = []
+    ping = type(engine.dialect).do_ping
+
+    def counted(dialect, dbapi_connection):
+        pings.append(1)
+        return ping(dialect, dbapi_connection)
+
+    monkeypatch.setattr(type(engine.dialect), "do_ping", counted)
+    with engine.connect() as connection:
+        pid = connection.execute(text("SELECT pg_backend_pid()")).scalar()
+    with engine.connect() as connection:  # at once: no ping, the same connection
+        assert connection.execute(text("SELECT pg_backend_pid()")).scalar() == pid
+    assert pings == []
+
+    admin = make_engine(database_url)
+    with admin.connect() as connection:
+        connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+    admin.dispose()
+    monkeypatch.setattr(database, "PING_AFTER_IDLE_SECONDS", 0.0)
+    with engine.connect() as connection:
+        assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
+    assert pings
+    engine.dispose()
