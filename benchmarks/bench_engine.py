@@ -2,10 +2,13 @@
 n = 1e4 and 1e5 rows, with the time split into parsing, scoring, the
 mechanism and persistence, beside the floor of reading the same CSV with
 pyarrow alone. SQLite runs with its default ``synchronous = FULL`` and again
-with ``?synchronous=normal`` (no wait for the disk at each commit). Wall time
-on a shared virtual machine moves by 15 % between runs; the CPU time of every
-thread of the process, against the CPU time of reading the same files, moves
-less.
+with ``?synchronous=normal`` (no wait for the disk at each commit).
+
+The floor and the submissions alternate, a file read then another file
+submitted, each file once: wall time on a shared virtual machine drifts by
+15 % within a minute, and a ratio of two blocks timed a minute apart drifts
+with it. The CPU time of every thread of the process, against the CPU time
+of reading the same files, is printed too.
 
     python benchmarks/bench_engine.py [--score zero_one|log_loss] [--board per-team|per-rank]
         [--pg postgresql+psycopg://postgres@127.0.0.1/test]
@@ -32,7 +35,7 @@ from ladderboard.competition.submission import parse_submission
 from ladderboard.mechanisms import ParameterFreeLadder
 from ladderboard.store import scratch_postgres_database
 
-SUBMISSIONS = 41  # the first warms the caches; the median of the other 40 is reported
+ROUNDS = 40  # each reads a file (the floor), parses another and submits a third
 
 
 def files(solution: Solution, count: int, rng: np.random.Generator, score: str) -> list[bytes]:
@@ -65,7 +68,7 @@ def per_file(files: list[bytes], work) -> float:
 def bench(url: str, n: int, label: str, score: str, board: str) -> None:
     rng = np.random.default_rng(0)
     solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5, random_state=0)
-    data = files(solution, SUBMISSIONS, rng, score)
+    data = files(solution, 1 + 3 * ROUNDS, rng, score)
     config = CompetitionConfig(
         score=score, mechanism="parameter-free-ladder", board=board, daily_quota=None
     )
@@ -73,15 +76,13 @@ def bench(url: str, n: int, label: str, score: str, board: str) -> None:
     store.create("bench", solution, config, random_state=0)
     store.add_team("bench", "team")
     store.submit("bench", "team", data[0])  # warm the solution cache and connections
+    read, parsed, submitted = data[1::3], data[2::3], data[3::3]
 
-    # The floor and the parse read each submitted file once, as the engine
-    # does: re-reading one file would time it hot in every cache.
-    floor = per_file(data[1:], lambda blob: pv.read_csv(io.BytesIO(blob)))
     probabilities = config.scoring().requires_probabilities
     parse = per_file(
-        data[1:], lambda blob: parse_submission(blob, solution, probabilities=probabilities)
+        parsed, lambda blob: parse_submission(blob, solution, probabilities=probabilities)
     )
-    predictions = parse_submission(data[1], solution, probabilities=probabilities)
+    predictions = parse_submission(parsed[0], solution, probabilities=probabilities)
     scoring = config.scoring()
 
     def score_once():  # as the engine scores: row numbers, no second check of parsed input
@@ -101,19 +102,21 @@ def bench(url: str, n: int, label: str, score: str, board: str) -> None:
     with single_blas_thread():  # as in the engine (a spinning BLAS thread would linger)
         mechanism = median_seconds(lambda: ladder.submit(scored.public_input), repeat=9)
 
-    times = []
-    cpu = time.process_time()
-    for blob in data[1:]:
-        start = time.perf_counter()
+    floors, times, floor_cpu, cpu = [], [], 0.0, 0.0
+    for floor_blob, blob in zip(read, submitted, strict=True):
+        start, start_cpu = time.perf_counter(), time.process_time()
+        pv.read_csv(io.BytesIO(floor_blob))
+        middle, middle_cpu = time.perf_counter(), time.process_time()
         store.submit("bench", "team", blob)
-        times.append(time.perf_counter() - start)
-    cpu = (time.process_time() - cpu) / len(times)
-    total = float(np.median(times))  # robust to the odd checkpoint or neighbour
+        end, end_cpu = time.perf_counter(), time.process_time()
+        floors.append(middle - start)
+        times.append(end - middle)
+        floor_cpu += middle_cpu - start_cpu
+        cpu += end_cpu - middle_cpu
     store.engine.dispose()
-    floor_cpu = time.process_time()
-    for blob in data[1:]:
-        pv.read_csv(io.BytesIO(blob))
-    floor_cpu = (time.process_time() - floor_cpu) / len(times)
+    # Medians: robust to the odd checkpoint or neighbour.
+    floor, total = float(np.median(floors)), float(np.median(times))
+    cpu, floor_cpu = cpu / ROUNDS, floor_cpu / ROUNDS
     rest = max(0.0, total - parse - score - mechanism)
     print(
         f"{label:>18} n={2 * n:>7} rows: {1 / total:7.1f} submissions/s  "
