@@ -164,10 +164,11 @@ def test_releases_match_the_mechanism_run_directly(store):
     assert len(views) == 5 and all(v.private_score is None for v in views)
 
 
-def test_a_stale_guess_of_the_solution_is_parsed_again(store, clock):
-    """A submission is parsed with the solution its slug's last lookup found,
-    while the lookup is made again: when the two differ (a competition
-    recreated under its slug), the file is parsed again for the right one."""
+def test_a_stale_cached_target_is_read_again(store):
+    """The competition and team a submission goes to are read once per
+    process; if the slug has come to name another competition since (created
+    again), the transaction finds out, writes nothing, and the submission is
+    made again from a fresh read, bad file or good."""
     solution, _ = create(store, deadline=START + timedelta(days=1))
     store.add_team("comp", "alpha")
     other = Solution.from_labels(labels(300, 5), public_fraction=0.5, random_state=5)
@@ -175,22 +176,37 @@ def test_a_stale_guess_of_the_solution_is_parsed_again(store, clock):
     store.create("other", other, config, random_state=1)
     store.add_team("other", "beta")
     store.submit("other", "beta", csv_for(other, noisy(other, 0.4, 0)))
-    store._last_targets["comp"] = store._last_targets["other"]  # the stale guess
 
-    # Valid for "other", not for "comp" (ids 300-399 missing): refused for "comp".
+    def stale():
+        store._targets["comp", "alpha"] = store._targets["other", "beta"]
+
+    stale()  # valid for "other", not for "comp" (ids 300-399 are missing)
     with pytest.raises(SubmissionError, match="missing"):
         store.submit("comp", "alpha", csv_for(other, noisy(other, 0.4, 1)))
-    store._last_targets["comp"] = store._last_targets["other"]
+    assert store.invalid_count("comp", "alpha") == 1
+    assert store.invalid_count("other", "beta") == 0
+    stale()  # bad for both
+    with pytest.raises(SubmissionError):
+        store.submit("comp", "alpha", b"id,target\n")
+    assert store.invalid_count("comp", "alpha") == 2
+    assert store.invalid_count("other", "beta") == 0
+    stale()
     predictions = noisy(solution, 0.4, 2)
     result = store.submit("comp", "alpha", csv_for(solution, predictions))
     losses = (predictions != solution.targets)[solution.public_mask].astype(float)
     assert result.public_score == ParameterFreeLadder(n=solution.n_public).submit(losses).score
+    assert len(store.submissions("comp", "alpha")) == 1
+    assert len(store.submissions("other", "beta")) == 1
 
-    # Closed, a bad file says so, and is not counted as invalid.
-    clock.advance(days=2)
+    # The organiser's close is read under the lock: a bad file says so and
+    # is not counted, a good one is not scored.
+    store.close("comp")
     with pytest.raises(CompetitionClosed):
         store.submit("comp", "alpha", b"id,target\n")
-    assert store.invalid_count("comp", "alpha") == 1
+    with pytest.raises(CompetitionClosed):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.3, 3)))
+    assert store.invalid_count("comp", "alpha") == 2
+    assert len(store.submissions("comp", "alpha")) == 1
 
 
 def test_gzip_submission(store):

@@ -176,6 +176,7 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
         "team counts": submitting.TEAM_COUNTS,
         "other team": submitting.OTHER_TEAM,
         "counts": submitting.COUNTS,
+        "invalid": submitting.INVALID,
     }
     with store.engine.connect() as connection:
         for name, query in queries.items():

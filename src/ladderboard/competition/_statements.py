@@ -2,9 +2,10 @@
 carry the values), and the queries that count a team's submissions.
 
 Each is answered from an index (a test reads SQLite's query plans): the
-target (competition, team and its invalid files in one query), the locked
-state row with its competition, the team's counts with its own duplicate and
-another team's duplicate in one round trip, the state update and the inserts.
+target (the competition and team, whose rows never change, read once per
+process), the locked state row with its competition, the team's counts with
+its own duplicate, another team's duplicate and its invalid files in one
+round trip, the state update and the inserts.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ __all__ = [
     "COUNTS",
     "INSERT_FILE",
     "INSERT_SUBMISSION",
+    "INVALID",
     "LOCK_STATE",
     "OTHER_TEAM",
     "TARGET",
@@ -43,14 +45,9 @@ TARGET = (
         CompetitionRow.id,
         CompetitionRow.config,
         CompetitionRow.deadline,
-        CompetitionRow.closed_at,
         CompetitionRow.solution_sha256,
         CompetitionRow.commitment,
         TeamRow.id,
-        select(func.count())
-        .where(RejectionRow.team_id == TeamRow.id)
-        .correlate(TeamRow)
-        .scalar_subquery(),
     )
     .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
     .where(CompetitionRow.slug == bindparam("slug"), TeamRow.name == bindparam("team"))
@@ -63,6 +60,7 @@ LOCK_STATE = (
         CompetitionRow.closed_at,
         CompetitionRow.secret_key,
         CompetitionRow.commitment,
+        CompetitionRow.slug,
     )
     .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
     .where(
@@ -87,10 +85,19 @@ OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
     _SAME,
     _SUBMISSIONS.c.team_id != bindparam("team"),
 )
-# Both in one round trip (about 0.45 ms on PostgreSQL over loopback), each
+_INVALID_FILES = select(func.count()).where(RejectionRow.team_id == bindparam("team"))
+# All in one round trip (about 0.45 ms on PostgreSQL over loopback), each
 # subquery still planned on its own index.
 _TEAM_SUB = TEAM_COUNTS.subquery()
-COUNTS = select(*_TEAM_SUB.c, OTHER_TEAM.scalar_subquery())
+COUNTS = select(*_TEAM_SUB.c, OTHER_TEAM.scalar_subquery(), _INVALID_FILES.scalar_subquery())
+# What a bad file is checked against before it is recorded: the competition's
+# close and creation, and the team's invalid files so far.
+INVALID = select(
+    CompetitionRow.closed_at,
+    CompetitionRow.commitment,
+    CompetitionRow.slug,
+    _INVALID_FILES.scalar_subquery(),
+).where(CompetitionRow.id == bindparam("competition"))
 UPDATE_STATE = (
     update(_STATES)
     .where(_STATES.c.id == bindparam("state_id"))

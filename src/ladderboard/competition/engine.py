@@ -88,7 +88,7 @@ class Competitions(_Submitting, _Reading):
         self._configs = ConfigCache()
         self._mechanisms = MechanismCache(mechanism_cache)
         self._arrays = StoredArrays()
-        self._last_targets: dict[str, Any] = {}  # slug -> its last lookup (_Submitting.submit)
+        self._targets: dict[tuple[str, str], Any] = {}  # (slug, team) -> _Submitting._Target
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:

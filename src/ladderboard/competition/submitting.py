@@ -48,24 +48,22 @@ from ladderboard.store import (
 from ladderboard.store.blobs import pack
 
 T = TypeVar("T")
+_TARGETS = 65536  # cached (competition, team) targets; the cache starts afresh beyond
 
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    """Where a submission goes, as read before the transaction."""
+    """Where a submission goes: what never changes of a competition and a
+    team, read once per process. What does change (the close, the team's
+    counts) is read under the lock."""
 
     competition_id: int
     team_id: int
     config: CompetitionConfig
     deadline: datetime | None
-    closed_at: datetime | None
     solution: Solution
-    invalid: int
     checked: bool  # the solution's targets suit the scoring (check_targets)
-    commitment: str  # with competition_id: this creation's solution and configuration
-
-    def same_competition(self, other: _Target) -> bool:
-        return (self.competition_id, self.commitment) == (other.competition_id, other.commitment)
+    commitment: str  # unique to the competition's creation
 
     def parse(self, data: bytes) -> Any:
         """``data``'s predictions for this competition's solution."""
@@ -74,6 +72,18 @@ class _Target:
             self.solution,
             max_bytes=self.config.max_bytes,
             probabilities=self.config.scoring().requires_probabilities,
+        )
+
+
+class _StaleTarget(Exception):
+    """The competition under a slug is not the one a cached target read (it
+    was created again): nothing was written, and the submission is retried."""
+
+
+def _check_invalid(invalid: int, team: str, config: CompetitionConfig) -> None:
+    if config.invalid_quota is not None and invalid >= config.invalid_quota:
+        raise QuotaExceeded(
+            f"team {team!r} has made {invalid} invalid submissions, the limit; ask the organiser"
         )
 
 
@@ -147,45 +157,41 @@ class _Submitting:
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched.
 
-        Worker threads hash and compress the file and look the target up
-        while this one parses; the predictions are hashed while this one
-        scores and takes the lock (hashing, compression and the database
-        release the GIL). The transaction is a handful of Core statements,
-        each on an index: the locked state row with its competition, the
-        team's counts with its own duplicate, another team's duplicate, an
+        A worker thread hashes and compresses the file while this one
+        parses, and hashes the predictions while this one scores and takes
+        the lock (hashing and compression release the GIL). What never
+        changes of the competition and team (its solution, configuration and
+        deadline) is read once per process; what does (the close, the
+        team's counts and invalid files) is read under the lock, which also
+        checks that the competition is still the one that was read. The
+        transaction is a handful of Core statements, each on an index: the
+        locked state row with its competition, the team's counts with its
+        own duplicate, another team's duplicate and its invalid files, an
         update and two inserts.
         BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
+        for attempt in (1, 2):
+            try:
+                return self._submit(slug, team, data, message, idempotency_key)
+            except _StaleTarget:
+                self._targets.pop((slug, team), None)
+                if attempt == 2:
+                    raise Conflict(f"competition {slug!r} changed during the submission") from None
+        raise AssertionError("unreachable")
+
+    def _submit(
+        self, slug: str, team: str, data: bytes, message: str, idempotency_key: str | None
+    ) -> SubmissionResult:
         now = self._clock()
-        # The worker hashes and compresses the file and looks the target up
-        # while this thread parses with the solution that the last lookup
-        # found under this slug (every lookup but a process's first); a
-        # competition recreated under the slug is parsed again. A refused
-        # submission wastes the worker's work.
+        # First, so that the worker hashes and compresses while this thread
+        # parses (a refused file wastes the work).
         packing = _background(_hash_and_pack, data)
-        looking = _background(self._target, slug, team)
-        guess = self._last_targets.get(slug) or looking.result()
-        error: SubmissionError | None = None
-        try:
-            predictions = guess.parse(data)
-        except SubmissionError as exc:
-            error = exc
-        target = looking.result()
-        self._last_targets[slug] = target
+        target = self._target(slug, team)
         config = target.config
-        if is_closed(target.closed_at, target.deadline, now):
+        if is_closed(None, target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
-        if config.invalid_quota is not None and target.invalid >= config.invalid_quota:
-            raise QuotaExceeded(
-                f"team {team!r} has made {target.invalid} invalid submissions, the limit; "
-                "ask the organiser"
-            )
         try:
-            if not target.same_competition(guess):
-                error = None
-                predictions = target.parse(data)
-            if error is not None:
-                raise error
+            predictions = target.parse(data)
             hashing = _background(canonical_predictions_hash, predictions)
             scored = score_predictions(
                 config.scoring(),
@@ -196,7 +202,7 @@ class _Submitting:
                 checked=target.checked,
             )
         except SubmissionError as exc:
-            self._reject(target.competition_id, target.team_id, now, exc, data)
+            self._reject(slug, team, target, now, exc, data)
             raise
         return self._commit_submission(
             slug,
@@ -211,36 +217,58 @@ class _Submitting:
         )
 
     def _target(self, slug: str, team: str) -> _Target:
-        """The competition and team a submission goes to, in one query."""
+        """The competition and team a submission goes to: one query the first
+        time, then this process's copy (neither row ever changes)."""
+        found = self._targets.get((slug, team))
+        if found is not None:
+            return found
         with self.reader.connect() as connection:
             row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
             if row is None:  # say which of the two is missing
                 with Session(bind=connection) as session:
                     self._team(session, self._competition(session, slug), team)
-            competition_id, config, deadline, closed_at, solution_sha256, commitment = row[:6]
-            team_id, count = row[6:]
+            competition_id, config, deadline, solution_sha256, commitment, team_id = row
             solution = self._solutions.lookup(competition_id, solution_sha256, connection)
         config = self._configs.get(competition_id, commitment, config)
-        return _Target(
+        target = _Target(
             competition_id=competition_id,
             team_id=team_id,
             config=config,
             deadline=aware(deadline),
-            closed_at=aware(closed_at),
             solution=solution,
-            invalid=count,
             checked=self._solutions.suits((competition_id, commitment), solution, config.scoring()),
             commitment=commitment,
         )
+        if len(self._targets) >= _TARGETS:
+            self._targets.clear()
+        self._targets[slug, team] = target
+        return target
 
     def _reject(
-        self, competition_id: int, team_id: int, now: datetime, error: SubmissionError, data: bytes
+        self,
+        slug: str,
+        team: str,
+        target: _Target,
+        now: datetime,
+        error: SubmissionError,
+        data: bytes,
     ) -> None:
+        """Record a bad file against the team's invalid cap, unless the
+        competition is closed or the cap reached (then say that instead)."""
         with self._transaction() as session:
+            found = session.connection().execute(
+                statements.INVALID, {"competition": target.competition_id, "team": target.team_id}
+            )
+            closed_at, commitment, found_slug, invalid = found.one_or_none() or (None,) * 4
+            if (found_slug, commitment) != (slug, target.commitment):
+                raise _StaleTarget
+            if is_closed(aware(closed_at), target.deadline, now):
+                raise CompetitionClosed(f"competition {slug!r} is closed")
+            _check_invalid(invalid, team, target.config)
             session.add(
                 RejectionRow(
-                    competition_id=competition_id,
-                    team_id=team_id,
+                    competition_id=target.competition_id,
+                    team_id=target.team_id,
                     created_at=now,
                     code=getattr(error, "code", "invalid"),
                     message=str(error)[:2000],
@@ -271,8 +299,10 @@ class _Submitting:
         with self.engine.begin() as connection:
             locked = connection.execute(
                 statements.LOCK_STATE, {"competition": target.competition_id, "scope": scope}
-            ).one()
-            state_id, state, n_submissions, closed_at, key_hex, commitment = locked
+            ).first()
+            if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
+                raise _StaleTarget
+            state_id, state, n_submissions, closed_at, key_hex, commitment, _ = locked
             # Under the lock: nothing below can race with this team's other submissions.
             if is_closed(aware(closed_at), target.deadline, now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
@@ -291,9 +321,10 @@ class _Submitting:
                         raise Conflict("this idempotency key was used for another file")
                     return self._result(connection, earlier, team, config, now)
             predictions_sha256 = hashing.result()
-            today, total, same, other = self._counts(
+            today, total, same, other, invalid = self._counts(
                 connection, target.competition_id, team_id, predictions_sha256, now
             )
+            _check_invalid(invalid, team, config)
             _check_quota(today, total, team, config)
             if same is not None:
                 raise DuplicateSubmission(
@@ -371,13 +402,14 @@ class _Submitting:
     @staticmethod
     def _counts(
         connection, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
-    ) -> tuple[int, int, int | None, int | None]:
+    ) -> tuple[int, int, int | None, int | None, int]:
         """The team's valid submissions today (UTC) and in all, its own
-        submission with these predictions, and another team's."""
+        submission with these predictions, another team's, and the team's
+        invalid files."""
         params = statements.count_params(team_id, predictions_sha256, now)
         params["competition"] = competition_id
-        today, total, own, other = connection.execute(statements.COUNTS, params).one()
-        return today, total, own, other
+        today, total, own, other, invalid = connection.execute(statements.COUNTS, params).one()
+        return today, total, own, other, invalid
 
     def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):
         """One submission to the per-rank board whose JSON state is ``state``
