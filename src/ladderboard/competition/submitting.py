@@ -107,7 +107,7 @@ def _background(function: Callable[..., T], *args: Any) -> Future[T]:
     if _POOL is None:
         with _POOL_LOCK:
             if _POOL is None:
-                workers = min(8, 2 * (os.cpu_count() or 1))  # one task in two waits on I/O
+                workers = min(4, os.cpu_count() or 1)
                 _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
     return _POOL.submit(function, *args)
 
