@@ -111,7 +111,7 @@ def _ping_idle_connections(engine: Engine) -> None:
     """SQLAlchemy's ``pool_pre_ping``, but only for a connection that has sat
     idle in the pool: a dead server or a dropped idle connection is found
     before use, while a busy server's connections, back in the pool for
-    milliseconds, skip the round trip (two per submission). A connection
+    milliseconds, skip the round trip. A connection
     that breaks while in use fails that request, and SQLAlchemy then drops
     the whole pool."""
 
