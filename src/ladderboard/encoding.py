@@ -6,13 +6,20 @@ round-trips bit for bit; encodings written with zlib (key ``"zlib"``) still
 decode. Zstandard (through pyarrow) encodes a vector of 50000 float losses in
 0.4 ms against zlib's 11 ms, which a competition pays whenever a state is
 rewritten. Non-finite floats (JSON has none) are stored as strings.
+
+Decoding is remembered: the engine hands the same encoding (the same payload
+string, which cannot change) to every rebuild of a mechanism from its stored
+state, and decoding half a megabyte of base64 and Zstandard costs about 1 ms
+where a copy of the decoded array costs 0.05 ms.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import threading
 import zlib
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -56,13 +63,55 @@ def payload(data: Any) -> str | None:
     return None
 
 
+_DECODED_BYTES = 128 << 20
+_decoded: OrderedDict[int, tuple[str, str, tuple, np.ndarray]] = OrderedDict()
+_decoded_bytes = 0
+_decoded_lock = threading.Lock()
+
+
 def decode_array(data: dict[str, Any]) -> np.ndarray:
     """Inverse of :func:`encode_array`; also reads the zlib encodings.
+
+    The result is a new array the caller may change: a payload decoded
+    recently (the same string object, with the same dtype and shape) is
+    copied from the last decoding instead of decoded again.
 
     >>> old = {"dtype": "float64", "shape": [2], "zlib": "eAFjYEAFAAAQAAE="}
     >>> decode_array(old).tolist()
     [0.0, 0.0]
     """
+    body = payload(data)
+    try:
+        key = (data["dtype"], tuple(data["shape"]))
+    except (KeyError, TypeError):
+        body = None
+    if body is None:  # not an encoding: say so
+        return _decode_array(data)
+    with _decoded_lock:
+        found = _decoded.get(id(body))
+        if found is not None and found[0] is body and found[1:3] == key:
+            _decoded.move_to_end(id(body))
+            return found[3].copy()
+    array = _decode_array(data)
+    _remember(body, key, array.copy())
+    return array
+
+
+def _remember(body: str, key: tuple, array: np.ndarray) -> None:
+    global _decoded_bytes
+    if array.nbytes > _DECODED_BYTES // 8:
+        return
+    with _decoded_lock:
+        old = _decoded.pop(id(body), None)
+        if old is not None:
+            _decoded_bytes -= old[3].nbytes
+        _decoded[id(body)] = (body, *key, array)  # holds body: its id stays unique
+        _decoded_bytes += array.nbytes
+        while _decoded_bytes > _DECODED_BYTES:
+            _decoded_bytes -= _decoded.popitem(last=False)[1][3].nbytes
+
+
+def _decode_array(data: dict[str, Any]) -> np.ndarray:
     try:
         name, shape = data["dtype"], data["shape"]
     except (KeyError, TypeError) as exc:

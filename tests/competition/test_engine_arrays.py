@@ -109,6 +109,52 @@ def test_engines_sharing_arrays_agree_with_one_that_caches_nothing(database_url,
         store.engine.dispose()
 
 
+def test_arrays_once_read_or_written_are_not_read_again(database_url):
+    """A per-rank board rebuilds its mechanisms from the stored state at every
+    submission: the arrays it refers to come from memory once this process
+    has read or written them (they never change under their hash), and from
+    the store for another process."""
+    store = Competitions.open(database_url)
+    create(store, "per-rank")
+    reads = []
+
+    def counting(engine):
+        @event.listens_for(engine, "before_cursor_execute")
+        def count(conn, cursor, statement, parameters, context, executemany):
+            if "FROM mechanism_arrays" in statement:
+                reads.append(statement)
+
+    counting(store.engine)
+    data = files(solution(), 8)
+    for i, blob in enumerate(data[:6]):
+        store.submit("c", "ab"[i % 2], blob)
+    assert reads == []
+    other = Competitions.open(database_url)
+    counting(other.engine)
+    other.submit("c", "a", data[6])
+    assert len(reads) == 1
+    store.submit("c", "b", data[7])  # the other's new arrays: read once
+    assert len(reads) <= 2
+    assert verify(store, "c").submissions == len(data)
+    for engine in (store.engine, other.engine):
+        engine.dispose()
+
+
+def test_a_decoding_is_reused_only_for_the_same_payload():
+    from ladderboard.encoding import decode_array
+
+    values = np.random.default_rng(3).normal(size=50)
+    encoded = encode_array(values)
+    first = decode_array(encoded)
+    first[:] = 0  # the caller's own copy
+    again = decode_array(encoded)
+    assert np.array_equal(again, values) and again is not first
+    reshaped = {**encoded, "shape": [5, 10]}  # the same payload string, another shape
+    assert decode_array(reshaped).shape == (5, 10)
+    with pytest.raises((ValueError, OSError)):  # not the 50 values decoded before
+        decode_array({**encoded, "shape": [51]})
+
+
 def test_states_stored_inline_before_0004_are_read(database_url, monkeypatch):
     store = Competitions.open(database_url)
     create(store)
@@ -135,10 +181,11 @@ def test_a_missing_array_is_an_error_not_a_fresh_board(database_url):
         store.submit("c", "a", blob)
     with store.engine.begin() as connection:
         connection.execute(MechanismArrayRow.__table__.delete())
-    store._mechanisms.clear()
-    with pytest.raises(LookupError, match="not stored"):
-        store.submit("c", "a", files(solution(), 4, seed=9)[3])
     store.engine.dispose()
+    fresh = Competitions.open(database_url)  # another process: nothing in memory
+    with pytest.raises(LookupError, match="not stored"):
+        fresh.submit("c", "a", files(solution(), 4, seed=9)[3])
+    fresh.engine.dispose()
 
 
 encoded_arrays = st.integers(0, 60).map(

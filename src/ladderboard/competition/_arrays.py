@@ -113,33 +113,57 @@ class StoredArrays:
     """Reads and writes ``mechanism_arrays`` for the engine, remembering
     (at most ``size``) which arrays are known to be stored, so that an
     unchanged best costs no write. A hash is remembered only once the
-    transaction that wrote it has committed (:meth:`committed`)."""
+    transaction that wrote it has committed (:meth:`committed`).
 
-    def __init__(self, size: int = 4096) -> None:
-        self.size = size
+    It also keeps the encodings it read or wrote last (up to
+    ``encoding_chars`` of payload), which never change under their hash:
+    :meth:`fill` reads only the others, and hands out the same payload
+    strings each time, which lets :func:`~ladderboard.encoding.decode_array`
+    and the digests here skip the work they did the last time.
+    """
+
+    def __init__(self, size: int = 4096, encoding_chars: int = 64 << 20) -> None:
+        self.size, self.encoding_chars = size, encoding_chars
         self._lock = threading.Lock()
         self._known: OrderedDict[Hashable, None] = OrderedDict()
-        # The hash of an encoding object the engine hands over again unchanged
-        # (its mechanism cache reuses the encoding of an array that has not
-        # changed): hashing half a megabyte costs 0.35 ms. The object is kept,
-        # so its id cannot be reused while it is here.
-        self._digests: OrderedDict[int, tuple[dict, str]] = OrderedDict()
+        self._encodings: OrderedDict[Hashable, dict] = OrderedDict()
+        self._encoding_chars = 0
+        # The hash of a payload string seen again (the engine's mechanism
+        # cache reuses the encoding of an array that has not changed, and
+        # fill hands out the same strings): hashing half a megabyte costs
+        # 0.35 ms. The string is kept, so its id cannot be reused meanwhile.
+        self._digests: OrderedDict[int, tuple[str, Any, Any, str]] = OrderedDict()
 
     def _digest(self, encoded: dict, body: str) -> str:
+        head = (encoded.get("dtype"), encoded.get("shape"))
         with self._lock:
-            found = self._digests.get(id(encoded))
-        if found is not None and found[0] is encoded:
-            return found[1]
+            found = self._digests.get(id(body))
+        if found is not None and found[0] is body and found[1:3] == head:
+            return found[3]
         key = _digest(encoded, body)
         with self._lock:
-            self._digests[id(encoded)] = (encoded, key)
+            self._digests[id(body)] = (body, *head, key)
             while len(self._digests) > 256:
                 self._digests.popitem(last=False)
         return key
 
+    def _keep(self, key: Hashable, encoded: dict) -> None:
+        """Remember an encoding known to be stored (under the lock)."""
+        if key in self._encodings:
+            self._encodings.move_to_end(key)
+            return
+        size = len(payload(encoded) or "")
+        if size > self.encoding_chars // 4:
+            return
+        self._encodings[key] = encoded
+        self._encoding_chars += size
+        while self._encoding_chars > self.encoding_chars:
+            _, dropped = self._encodings.popitem(last=False)
+            self._encoding_chars -= len(payload(dropped) or "")
+
     def spill(self, connection: Any, competition_id: int, state: Any) -> tuple[Any, list]:
         """Store ``state``'s large arrays not yet known to be stored; return the
-        state to store and the keys to pass to :meth:`committed`."""
+        state to store and what to pass to :meth:`committed`."""
         arrays: dict[str, dict] = {}
         small = spill(state, arrays, digest=self._digest)
         keys = [(competition_id, digest) for digest in arrays]
@@ -151,28 +175,42 @@ class StoredArrays:
                 for c, d in new
             ]
             connection.execute(_insert_ignoring_duplicates(connection), rows)
-        return small, keys
+        return small, [(key, arrays[key[1]]) for key in keys]
 
-    def committed(self, keys: list) -> None:
+    def committed(self, stored: list) -> None:
+        """The arrays :meth:`spill` returned are in the committed store."""
         with self._lock:
-            for key in keys:
+            for key, encoded in stored:
                 self._known[key] = None
                 self._known.move_to_end(key)
+                self._keep(key, encoded)
             while len(self._known) > self.size:
                 self._known.popitem(last=False)
 
-    @staticmethod
-    def fill(connection: Any, competition_id: int, state: Any) -> Any:
-        """``state`` with its referred arrays read back in."""
+    def fill(self, connection: Any, competition_id: int, state: Any) -> Any:
+        """``state`` with its referred arrays read back in (those not kept here)."""
         hashes = sorted(array_refs(state))
         if not hashes:
             return state
-        found = {
-            digest: json.loads(data)
-            for digest, data in connection.execute(
-                _SELECT, {"competition": competition_id, "hashes": hashes}
-            )
-        }
+        found: dict[str, dict] = {}
+        with self._lock:
+            for digest in hashes:
+                encoded = self._encodings.get((competition_id, digest))
+                if encoded is not None:
+                    self._encodings.move_to_end((competition_id, digest))
+                    found[digest] = encoded
+        missing = [digest for digest in hashes if digest not in found]
+        if missing:
+            read = {
+                digest: json.loads(data)
+                for digest, data in connection.execute(
+                    _SELECT, {"competition": competition_id, "hashes": missing}
+                )
+            }
+            with self._lock:
+                for digest, encoded in read.items():
+                    self._keep((competition_id, digest), encoded)
+            found.update(read)
         return fill(state, found)
 
 

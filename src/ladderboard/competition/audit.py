@@ -103,7 +103,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             .order_by(SubmissionRow.scope, SubmissionRow.sequence)
         ).all()
         states = {
-            scope: StoredArrays.fill(session.connection(), row.id, state)
+            scope: StoredArrays().fill(session.connection(), row.id, state)
             for scope, state in session.execute(
                 select(MechanismStateRow.scope, MechanismStateRow.state).where(
                     MechanismStateRow.competition_id == row.id
