@@ -78,8 +78,8 @@ def make_engine(url: str | None = None, **kwargs) -> Engine:
     waits for the disk. ``?synchronous=normal`` on the URL waits only at
     checkpoints instead: a crash of the process still leaves each submission
     whole or absent, but a power cut or kernel crash may lose the last
-    acknowledged ones (SQLite's documented trade-off; the wait was about 0.3 ms a commit on the
-    development machine).
+    acknowledged ones (SQLite's documented trade-off; the wait was about
+    0.3 ms a commit on the development machine).
 
     >>> make_engine("sqlite:///x.db?synchronous=sometimes")
     Traceback (most recent call last):
@@ -111,9 +111,8 @@ def _ping_idle_connections(engine: Engine) -> None:
     """SQLAlchemy's ``pool_pre_ping``, but only for a connection that has sat
     idle in the pool: a dead server or a dropped idle connection is found
     before use, while a busy server's connections, back in the pool for
-    milliseconds, skip the round trip. A connection
-    that breaks while in use fails that request, and SQLAlchemy then drops
-    the whole pool."""
+    milliseconds, skip the round trip. A connection that breaks while in use
+    fails that request, and SQLAlchemy then drops the whole pool."""
 
     @event.listens_for(engine, "checkin")
     def _on_checkin(_dbapi_connection, record) -> None:
