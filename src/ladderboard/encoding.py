@@ -25,7 +25,14 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["decode_array", "decode_float", "encode_array", "encode_float", "payload"]
+__all__ = [
+    "PayloadMemo",
+    "decode_array",
+    "decode_float",
+    "encode_array",
+    "encode_float",
+    "payload",
+]
 
 _DTYPES = {"float64": "<f8", "int64": "<i8", "bool": "|b1"}
 _PAYLOAD_KEYS = ("zstd", "zlib")
@@ -63,10 +70,59 @@ def payload(data: Any) -> str | None:
     return None
 
 
-_DECODED_BYTES = 128 << 20
-_decoded: OrderedDict[int, tuple[str, str, tuple, np.ndarray]] = OrderedDict()
-_decoded_bytes = 0
-_decoded_lock = threading.Lock()
+class PayloadMemo:
+    """Values worked out from encoded arrays, remembered by payload: the same
+    payload string object (strings cannot change) with the same dtype and
+    shape gets the value back. The string is held, so its id is not reused
+    while it is here. At most ``capacity`` in total ``weight`` (default:
+    each value weighs 1), the least recently used going first.
+    """
+
+    def __init__(self, capacity: int, weight: Any = None) -> None:
+        self.capacity = capacity
+        self._weight = weight or (lambda value: 1)
+        self._lock = threading.Lock()
+        self._items: OrderedDict[int, tuple[str, tuple, Any]] = OrderedDict()
+        self._total = 0
+
+    @staticmethod
+    def _key(data: Any) -> tuple[str, tuple] | None:
+        body = payload(data)
+        if body is None:
+            return None
+        try:
+            return body, (data["dtype"], tuple(data["shape"]))
+        except (KeyError, TypeError):
+            return None
+
+    def get(self, data: Any) -> Any:
+        """The value remembered for ``data``'s payload, else None."""
+        key = self._key(data)
+        if key is None:
+            return None
+        with self._lock:
+            found = self._items.get(id(key[0]))
+            if found is None or found[0] is not key[0] or found[1] != key[1]:
+                return None
+            self._items.move_to_end(id(key[0]))
+            return found[2]
+
+    def put(self, data: Any, value: Any) -> None:
+        key = self._key(data)
+        weight = self._weight(value)
+        if key is None or weight > max(1, self.capacity // 8):
+            return
+        with self._lock:
+            old = self._items.pop(id(key[0]), None)
+            if old is not None:
+                self._total -= self._weight(old[2])
+            self._items[id(key[0])] = (key[0], key[1], value)
+            self._total += weight
+            while self._total > self.capacity:
+                self._total -= self._weight(self._items.popitem(last=False)[1][2])
+
+
+_DECODED = PayloadMemo(128 << 20, weight=lambda array: array.nbytes)
 
 
 def decode_array(data: dict[str, Any]) -> np.ndarray:
@@ -80,35 +136,12 @@ def decode_array(data: dict[str, Any]) -> np.ndarray:
     >>> decode_array(old).tolist()
     [0.0, 0.0]
     """
-    body = payload(data)
-    try:
-        key = (data["dtype"], tuple(data["shape"]))
-    except (KeyError, TypeError):
-        body = None
-    if body is None:  # not an encoding: say so
-        return _decode_array(data)
-    with _decoded_lock:
-        found = _decoded.get(id(body))
-        if found is not None and found[0] is body and found[1:3] == key:
-            _decoded.move_to_end(id(body))
-            return found[3].copy()
+    found = _DECODED.get(data)
+    if found is not None:
+        return found.copy()
     array = _decode_array(data)
-    _remember(body, key, array.copy())
+    _DECODED.put(data, array.copy())
     return array
-
-
-def _remember(body: str, key: tuple, array: np.ndarray) -> None:
-    global _decoded_bytes
-    if array.nbytes > _DECODED_BYTES // 8:
-        return
-    with _decoded_lock:
-        old = _decoded.pop(id(body), None)
-        if old is not None:
-            _decoded_bytes -= old[3].nbytes
-        _decoded[id(body)] = (body, *key, array)  # holds body: its id stays unique
-        _decoded_bytes += array.nbytes
-        while _decoded_bytes > _DECODED_BYTES:
-            _decoded_bytes -= _decoded.popitem(last=False)[1][3].nbytes
 
 
 def _decode_array(data: dict[str, Any]) -> np.ndarray:

@@ -25,7 +25,7 @@ from typing import Any
 from sqlalchemy import bindparam, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ladderboard.encoding import payload
+from ladderboard.encoding import PayloadMemo, payload
 from ladderboard.store import MechanismArrayRow
 
 __all__ = ["SPILL_CHARS", "StoredArrays", "array_refs", "fill", "spill"]
@@ -128,23 +128,16 @@ class StoredArrays:
         self._known: OrderedDict[Hashable, None] = OrderedDict()
         self._encodings: OrderedDict[Hashable, dict] = OrderedDict()
         self._encoding_chars = 0
-        # The hash of a payload string seen again (the engine's mechanism
-        # cache reuses the encoding of an array that has not changed, and
-        # fill hands out the same strings): hashing half a megabyte costs
-        # 0.35 ms. The string is kept, so its id cannot be reused meanwhile.
-        self._digests: OrderedDict[int, tuple[str, Any, Any, str]] = OrderedDict()
+        # The hash of a payload seen again (the engine's mechanism cache
+        # reuses the encoding of an array that has not changed, and fill
+        # hands out the same strings): hashing half a megabyte costs 0.35 ms.
+        self._digests = PayloadMemo(256)
 
     def _digest(self, encoded: dict, body: str) -> str:
-        head = (encoded.get("dtype"), encoded.get("shape"))
-        with self._lock:
-            found = self._digests.get(id(body))
-        if found is not None and found[0] is body and found[1:3] == head:
-            return found[3]
-        key = _digest(encoded, body)
-        with self._lock:
-            self._digests[id(body)] = (body, *head, key)
-            while len(self._digests) > 256:
-                self._digests.popitem(last=False)
+        key = self._digests.get(encoded)
+        if key is None:
+            key = _digest(encoded, body)
+            self._digests.put(encoded, key)
         return key
 
     def _keep(self, key: Hashable, encoded: dict) -> None:

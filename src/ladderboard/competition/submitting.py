@@ -170,14 +170,14 @@ class _Submitting:
         update and two inserts.
         BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
-        for attempt in (1, 2):
-            try:
-                return self._submit(slug, team, data, message, idempotency_key)
-            except _StaleTarget:
-                self._targets.pop((slug, team), None)
-                if attempt == 2:
-                    raise Conflict(f"competition {slug!r} changed during the submission") from None
-        raise AssertionError("unreachable")
+        try:
+            return self._submit(slug, team, data, message, idempotency_key)
+        except _StaleTarget:  # nothing written: read the target afresh and submit again
+            self._targets.pop((slug, team), None)
+        try:
+            return self._submit(slug, team, data, message, idempotency_key)
+        except _StaleTarget:
+            raise Conflict(f"competition {slug!r} changed during the submission") from None
 
     def _submit(
         self, slug: str, team: str, data: bytes, message: str, idempotency_key: str | None
