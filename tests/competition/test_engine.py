@@ -24,6 +24,7 @@ from ladderboard.competition.errors import (
 )
 from ladderboard.competition.solution import Solution
 from ladderboard.competition.submission import SubmissionError
+from ladderboard.competition.views import DuplicateFlag
 from ladderboard.mechanisms import ParameterFreeLadder
 from ladderboard.store import MechanismStateRow, RejectionRow, SubmissionRow
 
@@ -290,7 +291,7 @@ def test_identical_predictions_across_teams_are_flagged(store):
     data = csv_for(solution, noisy(solution, 0.4, 0))
     first = store.submit("comp", "alpha", data)
     second = store.submit("comp", "beta", data)
-    assert store.flags("comp") == [(second.id, first.id)]
+    assert store.flags("comp") == [DuplicateFlag("beta", second.id, "alpha", first.id)]
 
 
 def test_idempotency_key(store):
@@ -323,12 +324,16 @@ def test_deadline_close_selection_and_private_board(store, clock):
     clock.advance(days=3)
     with pytest.raises(CompetitionClosed):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.1, 99)))
-    private = store.leaderboard("comp", "private")  # finalises at the deadline
+    private = store.leaderboard("comp", "private")  # as the close at the deadline will be
     assert [r.team for r in private] == [r.team for r in organiser_view]
     assert [r.team for r in private] == ["alpha", "beta", "gamma"]
     gamma = next(r for r in private if r.team == "gamma")
     assert gamma.submission_id == ids["gamma", 0]
+    assert store.reveal_key("comp")
+    assert store.competition("comp").closed_at is None  # reading wrote nothing
+    store.close("comp")  # the organiser's close is dated at the deadline
     assert store.competition("comp").closed_at == START + timedelta(days=2)
+    assert store.leaderboard("comp", "private") == private
     assert all(v.private_score is not None for v in store.submissions("comp", "alpha"))
     public = store.leaderboard("comp", "public")
     assert public[0].team == "alpha"

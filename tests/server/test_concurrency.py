@@ -28,8 +28,12 @@ def test_concurrent_submissions_are_each_stored_once(client, solution):
     assert [r.status_code for r in responses] == [201] * len(jobs), [
         r.text for r in responses if r.status_code != 201
     ]
-    ids = {r.json()["id"] for r in responses}
+    # Each team numbers its own submissions 1, 2, ...
+    ids = {(token, r.json()["id"]) for (token, _), r in zip(jobs, responses, strict=True)}
     assert len(ids) == len(jobs)
+    for token in {token for token, _ in jobs}:
+        own = sorted(number for t, number in ids if t == token)
+        assert own == list(range(1, len(own) + 1))
     store = client.app.state.store
     with Session(store.engine) as session:
         assert session.scalar(select(func.count()).select_from(SubmissionRow)) == len(jobs)

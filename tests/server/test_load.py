@@ -16,7 +16,7 @@ from ladderboard.competition.audit import verify
 from ladderboard.competition.engine import Competitions
 from ladderboard.competition.solution import Solution
 from ladderboard.server.local import LocalServer
-from ladderboard.store import SubmissionRow
+from ladderboard.store import SubmissionRow, TeamRow
 
 CLIENTS, TEAMS, REQUESTS = 8, 4, 32
 
@@ -61,7 +61,7 @@ def test_concurrent_clients_each_submission_stored_exactly_once(database_url):
                         "load", data[job // TEAMS], idempotency_key=f"job-{job}"
                     )
                     with lock:
-                        acknowledged[job] = result["id"]
+                        acknowledged[job] = (job % TEAMS, result["id"])
 
         with ThreadPoolExecutor(max_workers=CLIENTS) as pool:
             for future in [pool.submit(worker) for _ in range(CLIENTS)]:
@@ -71,7 +71,13 @@ def test_concurrent_clients_each_submission_stored_exactly_once(database_url):
     store = Competitions.open(database_url, create_schema=False)
     try:
         with Session(store.engine) as session:
-            stored = sorted(session.scalars(select(SubmissionRow.id)))
+            names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
+            stored = sorted(
+                (int(names[team].removeprefix("team-")), number)
+                for team, number in session.execute(
+                    select(SubmissionRow.team_id, SubmissionRow.number)
+                )
+            )
         assert stored == sorted(acknowledged.values())
         assert verify(store, "load").submissions == REQUESTS
     finally:

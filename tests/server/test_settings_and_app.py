@@ -59,7 +59,6 @@ def test_apps_do_not_share_state(database_url, solution):
     settings = Settings(admin_token=ADMIN, database_url=database_url)
     first, second = create_app(settings), create_app(settings)
     assert first.state.store is not second.state.store
-    assert first.state.rate_limit is not second.state.rate_limit
     with TestClient(first) as a, TestClient(second) as b:
         create(a, solution)
         assert b.get("/api/competitions/demo").status_code == 200  # same database

@@ -31,20 +31,30 @@ from ladderboard.competition.solution import (
 __all__ = ["read_solution"]
 
 
-def read_solution(data: bytes | str | os.PathLike[str], *, id_column: str | None) -> Solution:
-    """The solution in ``data`` (see :meth:`Solution.from_csv`, which calls this).
+def read_solution(
+    data: bytes | str | os.PathLike[str], *, id_column: str | None, max_bytes: int | None = None
+) -> Solution:
+    """The solution in ``data`` (see :meth:`Solution.from_csv`, which calls this),
+    refused once it or its decompressed form passes ``max_bytes`` (``None``: no limit).
 
     >>> read_solution(b"id,y,Usage\\na,1,Public\\nb,2,Private\\n", id_column=None).n
     2
     """
     raw = _load(data)
     try:
+        if max_bytes is not None and len(raw) > max_bytes:
+            raise CsvProblem(
+                "too_large", f"the file is larger than {_csv.megabytes(max_bytes)}, the size limit"
+            )
         if raw.startswith(_csv.GZIP_MAGIC):
-            raw = _csv.gunzip_limited(raw, None)
+            raw = _csv.gunzip_limited(raw, max_bytes)
         body = _csv.text_body(raw)
         header = _csv.split_header(body)
     except CsvProblem as problem:
-        raise SolutionError(f"cannot read the solution: {problem}") from None
+        error = SolutionError(f"cannot read the solution: {problem}")
+        if problem.code == "too_large":
+            error.code = "too_large"
+        raise error from None
     usage_column, id_name, targets = _columns(header, id_column)
     if not _csv.has_rows(body, header):
         raise SolutionError("the solution has a header but no rows")

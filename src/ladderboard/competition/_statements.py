@@ -25,6 +25,7 @@ from ladderboard.store import (
 )
 
 __all__ = [
+    "ADMISSION",
     "COUNTS",
     "INSERT_FILE",
     "INSERT_SUBMISSION",
@@ -78,7 +79,7 @@ _TODAY = (_SUBMISSIONS.c.created_at >= bindparam("day")) & (
 TEAM_COUNTS = select(
     func.count().filter(_TODAY),
     func.count(),
-    func.min(_SUBMISSIONS.c.id).filter(_SAME),
+    func.min(_SUBMISSIONS.c.number).filter(_SAME),
 ).where(_SUBMISSIONS.c.team_id == bindparam("team"))
 OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
     _SUBMISSIONS.c.competition_id == bindparam("competition"),
@@ -90,12 +91,17 @@ _INVALID_FILES = select(func.count()).where(RejectionRow.team_id == bindparam("t
 # subquery still planned on its own index.
 _TEAM_SUB = TEAM_COUNTS.subquery()
 COUNTS = select(*_TEAM_SUB.c, OTHER_TEAM.scalar_subquery(), _INVALID_FILES.scalar_subquery())
-# What a bad file is checked against before it is recorded: the competition's
-# close and creation, and the team's invalid files so far.
-INVALID = select(
+# What a bad file is checked against before it is recorded, under its board's
+# lock (LOCK_STATE): the team's invalid files so far.
+INVALID = _INVALID_FILES
+# What a submission is refused for before its file is read: the close, and the
+# team's counts and invalid files (no hash: duplicates need the parsed file).
+ADMISSION = select(
     CompetitionRow.closed_at,
-    CompetitionRow.commitment,
-    CompetitionRow.slug,
+    select(func.count().filter(_TODAY))
+    .where(_SUBMISSIONS.c.team_id == bindparam("team"))
+    .scalar_subquery(),
+    select(func.count()).where(_SUBMISSIONS.c.team_id == bindparam("team")).scalar_subquery(),
     _INVALID_FILES.scalar_subquery(),
 ).where(CompetitionRow.id == bindparam("competition"))
 UPDATE_STATE = (
@@ -125,7 +131,7 @@ def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[s
 def team_counts(
     connection: Any, team_id: int, predictions_sha256: str, now: datetime
 ) -> tuple[int, int, int | None]:
-    """The team's valid submissions on ``now``'s UTC day and in all, and its
-    earliest submission with these predictions (None if none)."""
+    """The team's valid submissions on ``now``'s UTC day and in all, and the
+    number of its earliest submission with these predictions (None if none)."""
     params = count_params(team_id, predictions_sha256, now)
     return tuple(connection.execute(TEAM_COUNTS, params).one())

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ladderboard._validation import check_int
+from ladderboard.competition.text import check_json
 from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
 from ladderboard.mechanisms import MECHANISMS
 
@@ -60,7 +61,10 @@ def _utc(value: datetime | str | None) -> datetime | None:
         raise TypeError(f"deadline must be a datetime or ISO string, got {type(value).__name__}")
     if value.tzinfo is None:
         raise ValueError(f"deadline must carry a time zone (UTC), got {value.isoformat()}")
-    return value.astimezone(UTC)
+    try:
+        return value.astimezone(UTC)
+    except OverflowError:  # 9999-12-31T23:00-05:00 is past the last datetime in UTC
+        raise ValueError(f"deadline {value.isoformat()} is out of range") from None
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,11 @@ class CompetitionConfig:
         check_int("ranks", self.ranks, 1)
         check_int("precision", self.precision, 0)
         check_int("max_bytes", self.max_bytes, 1)
+        for name in ("mechanism_params", "score_params"):
+            value = getattr(self, name)
+            if not isinstance(value, dict):
+                raise ValueError(f"{name} must be a JSON object, got {type(value).__name__}")
+            check_json(name, value)
         object.__setattr__(self, "deadline", _utc(self.deadline))
         forbidden = {"n", "y_true", "metric", "random_state"} & set(self.mechanism_params)
         if forbidden:

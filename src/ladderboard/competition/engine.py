@@ -24,6 +24,7 @@ from ladderboard.competition._arrays import StoredArrays
 from ladderboard.competition._caches import ConfigCache, MechanismCache, SolutionCache
 from ladderboard.competition.config import CompetitionConfig
 from ladderboard.competition.errors import (
+    CompetitionClosed,
     Conflict,
     NotFound,
 )
@@ -31,6 +32,15 @@ from ladderboard.competition.reading import _Reading
 from ladderboard.competition.scoring import check_targets
 from ladderboard.competition.solution import Solution
 from ladderboard.competition.submitting import _Submitting
+from ladderboard.competition.text import (
+    DESCRIPTION_CHARS,
+    TEAM_NAME_CHARS,
+    TITLE_CHARS,
+    check_slug,
+    check_text,
+    is_slug,
+    name_key,
+)
 from ladderboard.competition.views import (
     BOARD_SCOPE,
     BoardRow,
@@ -49,6 +59,8 @@ from ladderboard.random import KeyedStream
 from ladderboard.store import (
     CompetitionRow,
     MechanismStateRow,
+    OrganiserSessions,
+    RateLimits,
     TeamRow,
     make_engine,
     migrate,
@@ -89,6 +101,10 @@ class Competitions(_Submitting, _Reading):
         self._mechanisms = MechanismCache(mechanism_cache)
         self._arrays = StoredArrays()
         self._targets: dict[tuple[str, str], Any] = {}  # (slug, team) -> _Submitting._Target
+        # Shared by every process over this store: the web edge's rate limits
+        # and the organiser's sign-ins.
+        self.rate_limits = RateLimits(engine)
+        self.sessions = OrganiserSessions(engine, self.reader, clock)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -99,6 +115,16 @@ class Competitions(_Submitting, _Reading):
             migrate(engine)
         return cls(engine, **kwargs)
 
+    def ping(self) -> None:
+        """Raise unless the database answers a query."""
+        with self.reader.connect() as connection:
+            connection.execute(select(1))
+
+    def dispose(self) -> None:
+        """Close every pooled connection (the store's and the rate limits')."""
+        self.rate_limits.dispose()
+        self.engine.dispose()
+
     # ------------------------------------------------------------ sessions
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
@@ -106,12 +132,20 @@ class Competitions(_Submitting, _Reading):
             yield session
 
     def _competition(self, session: Session, slug: str) -> CompetitionRow:
+        if not is_slug(slug):  # no such slug can exist: refused before the database
+            raise NotFound(f"no competition {str(slug)[:80]!r}")
         row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
         if row is None:
             raise NotFound(f"no competition {slug!r}")
         return row
 
     def _team(self, session: Session, competition: CompetitionRow, name: str) -> TeamRow:
+        try:
+            check_text("team name", name, max_chars=TEAM_NAME_CHARS)
+        except (TypeError, ValueError):  # no such name can exist
+            raise NotFound(
+                f"no team {str(name)[:120]!r} in competition {competition.slug!r}"
+            ) from None
         row = session.scalars(
             select(TeamRow).where(TeamRow.competition_id == competition.id, TeamRow.name == name)
         ).first()
@@ -186,9 +220,15 @@ class Competitions(_Submitting, _Reading):
         description: str = "",
         random_state: Any = None,
     ) -> CompetitionInfo:
-        """Create a competition; its commitment is in the returned info."""
-        if not slug or not all(c.isalnum() or c in "-_" for c in slug) or len(slug) > 64:
-            raise ValueError(f"slug must be 1-64 letters, digits, '-' or '_', got {slug!r}")
+        """Create a competition; its commitment is in the returned info.
+
+        Raises :class:`ValueError` for a bad slug, title or description, a
+        solution the score cannot use or bad mechanism parameters (nothing is
+        stored), and :class:`Conflict` when the slug is taken."""
+        check_slug(slug)
+        if title is not None:
+            check_text("title", title, max_chars=TITLE_CHARS)
+        check_text("description", description, max_chars=DESCRIPTION_CHARS, multiline=True)
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         split = split_sha256(solution)
@@ -252,15 +292,38 @@ class Competitions(_Submitting, _Reading):
             return self._solutions.get(self._competition(session, slug))
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
+        """Register a team. Names are unique in a competition under NFKC and
+        case folding (:func:`~ladderboard.competition.text.name_key`); a closed
+        competition takes no new team."""
         name = name.strip() if isinstance(name, str) else name
-        if not isinstance(name, str) or not 1 <= len(name) <= 100:
-            raise ValueError(f"team name must be 1-100 characters, got {name!r}")
+        check_text("team name", name, max_chars=TEAM_NAME_CHARS)
+        if not name:
+            raise ValueError("team name must not be empty")
+        key = hashlib.sha256(name_key(name).encode()).hexdigest()
         now = self._clock()
         try:
             with self._transaction() as session:
                 competition = self._competition(session, slug)
+                if self._info(competition).is_closed(now):
+                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                taken = session.scalar(
+                    select(TeamRow.name).where(
+                        TeamRow.competition_id == competition.id, TeamRow.name_key == key
+                    )
+                )
+                if taken is not None:
+                    raise Conflict(
+                        f"team {taken!r} already exists in {slug!r}, and {name!r} differs from "
+                        "it only in case or Unicode form"
+                        if taken != name
+                        else f"team {name!r} already exists in {slug!r}"
+                    )
                 team = TeamRow(
-                    competition_id=competition.id, name=name, token_hash=token_hash, created_at=now
+                    competition_id=competition.id,
+                    name=name,
+                    name_key=key,
+                    token_hash=token_hash,
+                    created_at=now,
                 )
                 session.add(team)
                 session.flush()
@@ -277,6 +340,14 @@ class Competitions(_Submitting, _Reading):
                 select(TeamRow).where(TeamRow.competition_id == competition.id).order_by(TeamRow.id)
             )
             return [TeamInfo(r.id, r.name, aware(r.created_at)) for r in rows]
+
+    def knows_token_hash(self, token_hash: str) -> bool:
+        """Whether some team of some competition has this token (SHA-256)."""
+        with self.reader.connect() as connection:
+            found = connection.execute(
+                select(TeamRow.id).where(TeamRow.token_hash == token_hash).limit(1)
+            ).first()
+        return found is not None
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         with Session(self.reader) as session:

@@ -7,7 +7,7 @@ import dataclasses
 from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from ladderboard.competition.boards import (
     Record,
@@ -27,6 +27,7 @@ from ladderboard.competition.views import (
     BOARD_SCOPE,
     BoardRow,
     CompetitionInfo,
+    DuplicateFlag,
     SubmissionView,
     aware,
 )
@@ -45,16 +46,21 @@ class _Reading:
     """The reading half of :class:`~ladderboard.competition.engine.Competitions`."""
 
     # --------------------------------------------------------------- reading
-    def _records(self, session: Session, competition: CompetitionRow) -> list[Record]:
+    def _records(
+        self, session: Session, competition: CompetitionRow
+    ) -> tuple[list[Record], dict[int, int]]:
+        """The competition's submissions as the boards take them, and each
+        one's number in its team (what the team calls it) by its id."""
         rows = session.execute(
             select(SubmissionRow, TeamRow.name)
             .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
             .where(SubmissionRow.competition_id == competition.id)
         ).all()
-        return [
+        records = [
             Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
             for r, name in rows
         ]
+        return records, {r.id: r.number for r, _ in rows}
 
     def submissions(self, slug: str, team: str) -> list[SubmissionView]:
         """A team's own submissions; private scores only after the close."""
@@ -66,11 +72,11 @@ class _Reading:
             rows = session.scalars(
                 select(SubmissionRow)
                 .where(SubmissionRow.team_id == team_row.id)
-                .order_by(SubmissionRow.created_at, SubmissionRow.id)
+                .order_by(SubmissionRow.number)
             )
             return [
                 SubmissionView(
-                    r.id,
+                    r.number,
                     aware(r.created_at),
                     r.message,
                     r.public_score,
@@ -81,7 +87,8 @@ class _Reading:
             ]
 
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
-        """Choose the team's final submissions (replacing an earlier choice)."""
+        """Choose the team's final submissions (replacing an earlier choice),
+        by the team's own numbers (``SubmissionView.id``)."""
         now = self._clock()
         with self._transaction() as session:
             competition = self._competition(session, slug)
@@ -97,11 +104,11 @@ class _Reading:
             rows = session.scalars(
                 select(SubmissionRow).where(SubmissionRow.team_id == team_row.id)
             ).all()
-            unknown = chosen - {r.id for r in rows}
+            unknown = chosen - {r.number for r in rows}
             if unknown:
                 raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
             for row in rows:
-                row.selected = row.id in chosen
+                row.selected = row.number in chosen
 
     def close(self, slug: str) -> CompetitionInfo:
         """Close now (or finalise after the deadline): teams that selected
@@ -115,6 +122,7 @@ class _Reading:
             if competition.deadline is not None and now > aware(competition.deadline):
                 now = aware(competition.deadline)
             competition.closed_at = now
+            competition.key_revealed_at = now  # the key is public from the close on
             greater = config.scoring().greater_is_better
             rows = session.scalars(
                 select(SubmissionRow).where(SubmissionRow.competition_id == competition.id)
@@ -143,18 +151,18 @@ class _Reading:
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         info = self.competition(slug)
-        if board == "private":
-            if info.is_closed(self._clock()) and info.closed_at is None:
-                info = self.close(slug)  # the deadline passed: finalise the selections
-            elif not info.is_closed(self._clock()) and not organiser:
-                raise CompetitionClosed("the private board is shown after the close")
+        if board == "private" and not info.is_closed(self._clock()) and not organiser:
+            raise CompetitionClosed("the private board is shown after the close")
         config = info.config
         greater = config.scoring().greater_is_better
         with Session(self.reader) as session:
             competition = self._competition(session, slug)
-            records = self._records(session, competition)
+            records, numbers = self._records(session, competition)
             if board == "private":
-                if competition.closed_at is None:  # organiser's preview: as if closed now
+                # Before the close is written (the organiser's preview, or a
+                # deadline passed that nobody has closed yet: a read never
+                # writes), the selections are made as the close would make them.
+                if competition.closed_at is None:
                     picked = final_selection(
                         records, config.n_selections, greater_is_better=greater
                     )
@@ -168,7 +176,10 @@ class _Reading:
                     greater_is_better=greater,
                     release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
                 )
-        return ranked(standings)
+        return [
+            dataclasses.replace(row, submission_id=numbers.get(row.submission_id))
+            for row in ranked(standings)
+        ]
 
     def _rank_standings(self, session, competition, records) -> list[Standing]:
         state = session.scalars(
@@ -184,16 +195,24 @@ class _Reading:
         )
         return rank_standings(state["entries"], names, records)
 
-    def flags(self, slug: str) -> list[tuple[int, int]]:
-        """Identical predictions from different teams: (submission, earlier one)."""
+    def flags(self, slug: str) -> list[DuplicateFlag]:
+        """Identical predictions from different teams, for the organiser: each
+        submission with the earlier one of another team it repeats."""
+        later, earlier = aliased(SubmissionRow), aliased(SubmissionRow)
+        later_team, earlier_team = aliased(TeamRow), aliased(TeamRow)
         with Session(self.reader) as session:
             competition = self._competition(session, slug)
             rows = session.execute(
-                select(DuplicateFlagRow.submission_id, DuplicateFlagRow.earlier_submission_id)
+                select(later_team.name, later.number, earlier_team.name, earlier.number)
+                .select_from(DuplicateFlagRow)
+                .join(later, later.id == DuplicateFlagRow.submission_id)
+                .join(later_team, later_team.id == later.team_id)
+                .join(earlier, earlier.id == DuplicateFlagRow.earlier_submission_id)
+                .join(earlier_team, earlier_team.id == earlier.team_id)
                 .where(DuplicateFlagRow.competition_id == competition.id)
                 .order_by(DuplicateFlagRow.id)
             ).all()
-            return [(a, b) for a, b in rows]
+            return [DuplicateFlag(*row) for row in rows]
 
     def invalid_count(self, slug: str, team: str) -> int:
         with Session(self.reader) as session:
@@ -202,14 +221,13 @@ class _Reading:
             return session.scalar(select(func.count()).where(RejectionRow.team_id == team_row.id))
 
     def reveal_key(self, slug: str) -> str:
-        """The random-stream key, for audit, once the competition is closed."""
+        """The random-stream key, for audit, once the competition is closed
+        (by the organiser or by its deadline). A read: it writes nothing."""
         now = self._clock()
-        with self._transaction() as session:
+        with Session(self.reader) as session:
             competition = self._competition(session, slug)
-            if competition.closed_at is None:
+            if not self._info(competition).is_closed(now):
                 raise CompetitionClosed("the key is revealed only after the close")
-            if competition.key_revealed_at is None:
-                competition.key_revealed_at = now
             return competition.secret_key
 
 

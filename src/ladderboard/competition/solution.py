@@ -58,6 +58,8 @@ class SolutionError(ValueError):
     ladderboard.competition.solution.SolutionError: the solution has no Usage column ...
     """
 
+    code = "bad_solution"  # ``too_large`` for a file over the size limit
+
 
 def _check_name(what: str, name: object) -> str:
     if not isinstance(name, str):
@@ -372,7 +374,11 @@ class Solution:
     # ---------------------------------------------------------------- reading
     @classmethod
     def from_csv(
-        cls, data: bytes | str | os.PathLike[str], *, id_column: str | None = None
+        cls,
+        data: bytes | str | os.PathLike[str],
+        *,
+        id_column: str | None = None,
+        max_bytes: int | None = None,
     ) -> Solution:
         """Read a solution file (gzip-compressed or not) from bytes or a path.
 
@@ -381,8 +387,10 @@ class Solution:
         is ``id_column`` (default: the first column); the usage column is
         ``Usage`` or Hugging Face's ``split`` (names and values matched without
         regard to case); every other column is a target. Ids are read as text,
-        exactly as written. Problems raise :class:`SolutionError` naming lines,
-        ids and columns.
+        exactly as written. ``max_bytes`` bounds the file and, for gzip, what
+        it decompresses to (a server passes its upload limit, so that a small
+        gzip bomb cannot fill its memory). Problems raise :class:`SolutionError`
+        naming lines, ids and columns.
 
         >>> sol = Solution.from_csv(b"Id,y,split\\na,1.5,public\\nb,2,private\\n")
         >>> sol.id_column, sol.target_columns, sol.usage.tolist()
@@ -394,7 +402,7 @@ class Solution:
         """
         from ladderboard.competition._solution_csv import read_solution
 
-        return read_solution(data, id_column=id_column)
+        return read_solution(data, id_column=id_column, max_bytes=max_bytes)
 
     @classmethod
     def from_labels(

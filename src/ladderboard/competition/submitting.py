@@ -23,6 +23,7 @@ from ladderboard.competition.errors import (
     CompetitionClosed,
     Conflict,
     DuplicateSubmission,
+    NotFound,
     QuotaExceeded,
 )
 from ladderboard.competition.rank_board import RankBoard
@@ -33,6 +34,14 @@ from ladderboard.competition.submission import (
     canonical_predictions_hash,
     parse_submission,
     submission_sha256,
+)
+from ladderboard.competition.text import (
+    IDEMPOTENCY_KEY_CHARS,
+    MESSAGE_CHARS,
+    TEAM_NAME_CHARS,
+    check_text,
+    is_slug,
+    printable,
 )
 from ladderboard.competition.views import (
     BOARD_SCOPE,
@@ -113,7 +122,7 @@ def _background(function: Callable[..., T], *args: Any) -> Future[T]:
 
 
 def _submission_result(
-    submission_id: int,
+    number: int,
     team: str,
     score: float,
     created_at: datetime,
@@ -123,13 +132,18 @@ def _submission_result(
     """What the team is told: its release and what is left of today's quota."""
     remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
     return SubmissionResult(
-        id=submission_id,
+        id=number,
         team=team,
         public_score=score,
         status="scored",
         remaining_today=remaining,
         created_at=created_at,
     )
+
+
+def _scope(target: _Target) -> str:
+    """The lock scope of a target's board: its team's, or the whole per-rank board."""
+    return BOARD_SCOPE if target.config.board == "per-rank" else f"team:{target.team_id}"
 
 
 def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
@@ -170,6 +184,9 @@ class _Submitting:
         update and two inserts.
         BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
         """
+        check_text("message", message or "", max_chars=MESSAGE_CHARS, multiline=True)
+        if idempotency_key is not None:
+            check_text("idempotency key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
         try:
             return self._submit(slug, team, data, message, idempotency_key)
         except _StaleTarget:  # nothing written: read the target afresh and submit again
@@ -216,12 +233,41 @@ class _Submitting:
             now,
         )
 
+    def admit(self, slug: str, team: str) -> None:
+        """Refuse what needs no file, before one is read: a closed competition,
+        a spent quota or invalid-file cap (:class:`CompetitionClosed`,
+        :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
+        again under the lock; this only spares the server the work of reading
+        a file it would refuse."""
+        now = self._clock()
+        target = self._target(slug, team)
+        if is_closed(None, target.deadline, now):
+            raise CompetitionClosed(f"competition {slug!r} is closed")
+        params = statements.count_params(target.team_id, "", now)
+        params["competition"] = target.competition_id
+        with self.reader.connect() as connection:
+            row = connection.execute(statements.ADMISSION, params).one_or_none()
+        if row is None:  # the competition is gone: forget it
+            self._targets.pop((slug, team), None)
+            raise NotFound(f"no competition {slug!r}")
+        closed_at, today, total, invalid = row
+        if is_closed(aware(closed_at), target.deadline, now):
+            raise CompetitionClosed(f"competition {slug!r} is closed")
+        _check_invalid(invalid, team, target.config)
+        _check_quota(today, total, team, target.config)
+
     def _target(self, slug: str, team: str) -> _Target:
         """The competition and team a submission goes to: one query the first
         time, then this process's copy (neither row ever changes)."""
         found = self._targets.get((slug, team))
         if found is not None:
             return found
+        if not is_slug(slug):
+            raise NotFound(f"no competition {str(slug)[:80]!r}")
+        try:
+            check_text("team name", team, max_chars=TEAM_NAME_CHARS)
+        except (TypeError, ValueError):
+            raise NotFound(f"no team {str(team)[:120]!r} in competition {slug!r}") from None
         with self.reader.connect() as connection:
             row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
             if row is None:  # say which of the two is missing
@@ -254,24 +300,28 @@ class _Submitting:
         data: bytes,
     ) -> None:
         """Record a bad file against the team's invalid cap, unless the
-        competition is closed or the cap reached (then say that instead)."""
-        with self._transaction() as session:
-            found = session.connection().execute(
-                statements.INVALID, {"competition": target.competition_id, "team": target.team_id}
-            )
-            closed_at, commitment, found_slug, invalid = found.one_or_none() or (None,) * 4
-            if (found_slug, commitment) != (slug, target.commitment):
+        competition is closed or the cap reached (then say that instead).
+        The count and the insert hold the lock a valid file takes (the
+        board's mechanism row), so concurrent bad files cannot pass the cap."""
+        with self.engine.begin() as connection:
+            locked = connection.execute(
+                statements.LOCK_STATE,
+                {"competition": target.competition_id, "scope": _scope(target)},
+            ).first()
+            if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
                 raise _StaleTarget
-            if is_closed(aware(closed_at), target.deadline, now):
+            if is_closed(aware(locked.closed_at), target.deadline, now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
+            invalid = connection.execute(statements.INVALID, {"team": target.team_id}).scalar_one()
             _check_invalid(invalid, team, target.config)
-            session.add(
-                RejectionRow(
+            connection.execute(
+                insert(RejectionRow.__table__).values(
                     competition_id=target.competition_id,
                     team_id=target.team_id,
                     created_at=now,
-                    code=getattr(error, "code", "invalid"),
-                    message=str(error)[:2000],
+                    code=str(getattr(error, "code", "invalid"))[:40],
+                    # The message may quote the file: no control character reaches the store.
+                    message=printable(str(error), 2000),
                     file_sha256=submission_sha256(data),
                     size=len(data),
                 )
@@ -292,7 +342,7 @@ class _Submitting:
         config = target.config
         team_id = target.team_id
         per_rank = config.board == "per-rank"
-        scope = BOARD_SCOPE if per_rank else f"team:{team_id}"
+        scope = _scope(target)
         cached: CachedMechanism | None = None
         # Core, not an ORM session: the hot path's statements are prepared
         # (``_statements``), and a session would only add its bookkeeping.
@@ -370,6 +420,7 @@ class _Submitting:
                     "team_id": team_id,
                     "scope": scope,
                     "sequence": sequence,
+                    "number": total + 1,
                     "created_at": now,
                     "message": message or "",
                     "idempotency_key": idempotency_key,
@@ -397,7 +448,7 @@ class _Submitting:
         self._arrays.committed(stored_arrays)
         if cached is not None:  # committed: the next submission continues from here
             self._mechanisms.put(cached, sequence)
-        return _submission_result(submission_id, team, release_score, now, today + 1, config)
+        return _submission_result(total + 1, team, release_score, now, today + 1, config)
 
     @staticmethod
     def _counts(
@@ -444,5 +495,5 @@ class _Submitting:
     ) -> SubmissionResult:
         today, _, _ = statements.team_counts(connection, row.team_id, row.predictions_sha256, now)
         return _submission_result(
-            row.id, team, row.public_score, aware(row.created_at), today, config
+            row.number, team, row.public_score, aware(row.created_at), today, config
         )

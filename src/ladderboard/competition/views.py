@@ -14,6 +14,7 @@ __all__ = [
     "BOARD_SCOPE",
     "BoardRow",
     "CompetitionInfo",
+    "DuplicateFlag",
     "SubmissionResult",
     "SubmissionView",
     "TeamInfo",
@@ -113,7 +114,21 @@ class SubmissionView:
 
 
 @dataclass(frozen=True)
+class DuplicateFlag:
+    """Submission ``number`` of ``team`` repeats ``earlier_team``'s submission
+    ``earlier_number`` (each team's own numbers)."""
+
+    team: str
+    number: int
+    earlier_team: str
+    earlier_number: int
+
+
+@dataclass(frozen=True)
 class BoardRow:
+    """A team's place; ``submission_id`` is the team's own number of the
+    submission that gives its score (``None`` when the board does not say)."""
+
     rank: int
     team: str
     score: float

@@ -11,15 +11,28 @@ import csv
 import io
 import json
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any, BinaryIO, Literal
 
-from fastapi import APIRouter, File, Form, Header, Query, UploadFile
+from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
-from sqlalchemy import text
+from starlette.datastructures import FormData
+from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
 from ladderboard.competition.solution import Solution
+from ladderboard.competition.text import (
+    IDEMPOTENCY_KEY_CHARS,
+    MESSAGE_CHARS,
+    TEAM_NAME_CHARS,
+    check_json,
+    check_text,
+)
+from ladderboard.competition.views import CompetitionInfo, TeamInfo
 from ladderboard.server.deps import (
     CallerDep,
     Competition,
@@ -28,6 +41,7 @@ from ladderboard.server.deps import (
     Store,
     TeamDep,
     hash_token,
+    no_store,
 )
 from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas import (
@@ -43,14 +57,15 @@ from ladderboard.server.schemas import (
     SubmissionOut,
     TeamCreated,
 )
+from ladderboard.server.settings import Settings
 
 __all__ = ["health", "router"]
 
 router = APIRouter(prefix="/api")
 health = APIRouter()
 
-MAX_MESSAGE_CHARS = 2000
-MAX_IDEMPOTENCY_KEY_CHARS = 200
+MAX_MESSAGE_CHARS = MESSAGE_CHARS
+MAX_IDEMPOTENCY_KEY_CHARS = IDEMPOTENCY_KEY_CHARS
 Board = Literal["public", "private"]
 
 
@@ -106,9 +121,14 @@ def _json_object(name: str, value: str | None) -> dict[str, Any]:
         parsed = json.loads(value)
     except json.JSONDecodeError as exc:
         raise invalid(f"{name} must be a JSON object, not valid JSON: {exc.msg}") from None
+    except RecursionError:
+        raise invalid(f"{name} is nested too deeply") from None
     if not isinstance(parsed, dict):
         raise invalid(f"{name} must be a JSON object, got {type(parsed).__name__}")
-    return parsed
+    try:
+        return check_json(name, parsed)
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
 
 
 # ------------------------------------------------------------- competitions
@@ -160,7 +180,8 @@ def create_competition(
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
-    parsed_solution = Solution.from_csv(data)  # SolutionError → 400
+    # SolutionError → 400; over the limit, compressed or not → 413
+    parsed_solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
     try:
         info = store.create(
             slug, parsed_solution, config, title=title or None, description=description
@@ -202,11 +223,7 @@ def close_competition(store: Store, _: OrganiserDep, competition: Competition) -
     summary="The audit commitment, and the key once closed",
 )
 def get_commitment(store: Store, competition: Competition) -> CommitmentOut:
-    key = None
-    if competition.is_closed():
-        if competition.closed_at is None:  # the deadline passed: finalise first
-            competition = store.close(competition.slug)
-        key = store.reveal_key(competition.slug)
+    key = store.reveal_key(competition.slug) if competition.is_closed() else None
     return CommitmentOut(
         slug=competition.slug,
         commitment=competition.commitment,
@@ -217,7 +234,7 @@ def get_commitment(store: Store, competition: Competition) -> CommitmentOut:
 
 # -------------------------------------------------------------------- teams
 class TeamIn(BaseModel):
-    name: str = Field(min_length=1, max_length=100, description="The team's name.")
+    name: str = Field(min_length=1, max_length=TEAM_NAME_CHARS, description="The team's name.")
 
 
 @router.post(
@@ -230,6 +247,7 @@ class TeamIn(BaseModel):
 )
 def add_team(
     body: TeamIn,
+    response: Response,
     store: Store,
     settings: SettingsDep,
     who: CallerDep,
@@ -252,24 +270,83 @@ def add_team(
         team = store.add_team(competition.slug, body.name, token_hash=hash_token(token))
     except ValueError as exc:
         raise invalid(str(exc)) from None
+    no_store(response)  # the token must not stay in any cache
     return TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
 
 
 # -------------------------------------------------------------- submissions
+_SUBMISSION_FORM = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "The predictions CSV, gzip or not.",
+                        },
+                        "message": {
+                            "type": "string",
+                            "maxLength": MAX_MESSAGE_CHARS,
+                            "description": "A note for the team's own list.",
+                        },
+                    },
+                }
+            }
+        },
+    }
+}
+
+
+def check_submission_fields(message: str, idempotency_key: str | None) -> None:
+    """The submission's text fields, refused with 422 (the engine checks them too)."""
+    try:
+        check_text("message", message, max_chars=MAX_MESSAGE_CHARS, multiline=True)
+        if idempotency_key is not None:
+            check_text("Idempotency-Key", idempotency_key, max_chars=MAX_IDEMPOTENCY_KEY_CHARS)
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+
+
+def submit_file(
+    store: Competitions,
+    settings: Settings,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    upload: BinaryIO,
+    message: str,
+    idempotency_key: str | None,
+) -> SubmissionCreated:
+    """Read and submit an uploaded file whose submission was admitted."""
+    data = read_upload(upload, settings.max_upload_bytes, "submission file")
+    result = store.submit(
+        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
+    )
+    return SubmissionCreated.of(result)
+
+
 @router.post(
     "/competitions/{slug}/submissions",
     responses=errors(400, 401, 403, 404, 409, 413, 422, 429),
     status_code=201,
     response_model=SubmissionCreated,
     summary="Submit predictions (team)",
+    description=(
+        "A closed competition, a spent quota and a spent invalid-file cap are refused "
+        "before the file is read."
+    ),
+    openapi_extra=_SUBMISSION_FORM,
 )
-def submit(
+async def submit(
+    request: Request,
     store: Store,
     settings: SettingsDep,
     team: TeamDep,
     competition: Competition,
-    file: Annotated[UploadFile, File(description="The predictions CSV, gzip or not.")],
-    message: Annotated[str, Form(max_length=MAX_MESSAGE_CHARS)] = "",
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -279,11 +356,36 @@ def submit(
         ),
     ] = None,
 ) -> SubmissionCreated:
-    data = read_upload(file.file, settings.max_upload_bytes, "submission file")
-    result = store.submit(
-        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
-    )
-    return SubmissionCreated.of(result)
+    # The body is read only here, after the token, the rate limit and every
+    # refusal that needs no file: a team whose quota is spent cannot make the
+    # server receive, decompress and parse its file.
+    if idempotency_key is None:
+        await run_in_threadpool(store.admit, competition.slug, team.name)
+    # (A resent idempotent submission is answered from the store even when the
+    # quota is spent since: the engine replays it under the lock.)
+    try:
+        form = await request.form(max_files=1, max_fields=4)
+    except (ValueError, KeyError) as exc:
+        raise invalid(f"the body must be a multipart form with a file: {exc}") from None
+    async with _closing(form):
+        upload = form.get("file")
+        if not isinstance(upload, StarletteUpload):
+            raise invalid("the form has no file field 'file'")
+        message = form.get("message", "")
+        if not isinstance(message, str):
+            raise invalid("the field 'message' must be text")
+        check_submission_fields(message, idempotency_key)
+        return await run_in_threadpool(
+            submit_file, store, settings, team, competition, upload.file, message, idempotency_key
+        )
+
+
+@asynccontextmanager
+async def _closing(form: FormData) -> AsyncIterator[FormData]:
+    try:
+        yield form
+    finally:
+        await form.close()
 
 
 @router.get(
@@ -391,8 +493,7 @@ def leaderboard_csv(
 )
 def healthz(store: Store) -> HealthOut:
     try:
-        with store.reader.connect() as connection:
-            connection.execute(text("SELECT 1"))
+        store.ping()
     except Exception as exc:
         raise ApiError(503, "database_unavailable", "the database does not answer") from exc
     return HealthOut(status="ok", database="ok")

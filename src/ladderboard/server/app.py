@@ -1,9 +1,10 @@
 """The app factory: ``create_app(settings, store=...)``.
 
 Nothing is built at import time: each call makes its own settings (from the
-environment when not given), its own store and its own rate-limit buckets,
-all kept on ``app.state``. ``uvicorn --factory ladderboard.server.app:create_app``
-(or ``ladderboard serve``) calls it once per worker.
+environment when not given) and its own store, kept on ``app.state``; rate
+limits and the organiser's sign-ins live in the store, shared by every
+worker. ``uvicorn --factory ladderboard.server.app:create_app`` (or
+``ladderboard serve``) calls it once per worker.
 
 >>> from ladderboard.competition.engine import Competitions
 >>> app = create_app(Settings(environment="development", database_url="sqlite://"),
@@ -25,7 +26,6 @@ from ladderboard.server.api import health, router
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit
 from ladderboard.server.pages import install_pages
-from ladderboard.server.ratelimit import TokenBuckets
 from ladderboard.server.settings import Settings
 
 __all__ = ["create_app"]
@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
         if owns_store:
-            store.engine.dispose()
+            store.dispose()
 
     app = FastAPI(
         title="ladderboard",
@@ -64,7 +64,6 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
     )
     app.state.settings = settings
     app.state.store = store
-    app.state.rate_limit = TokenBuckets(per_minute=settings.rate_limit_per_minute)
     install_error_handlers(app)
 
     app.add_middleware(

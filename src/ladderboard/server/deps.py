@@ -2,9 +2,22 @@
 
 A caller is the organiser (the ``LADDERBOARD_ADMIN_TOKEN`` bearer token,
 compared in constant time), a team (a token whose SHA-256 is stored with the
-team), or anonymous. Every request that carries a bearer token spends one
-request of that token's rate limit, valid or not; an anonymous request that
-writes (self-registration) spends one of its client address's.
+team), or anonymous. Rate limits live in the store, so every worker and host
+shares them (:class:`ladderboard.store.RateLimits`):
+
+- a request with a valid token spends one of that token's requests
+  (``rate_limit_per_minute``);
+- a token that is not valid (or a wrong organiser token at sign-in) spends
+  one of its client address's failed authentications
+  (``auth_failures_per_minute``), and once those are spent, every request
+  from that address that carries a token is refused with 429 before its
+  token is even compared, so that guessing tokens gains nothing by going
+  faster;
+- an anonymous request that writes (self-registration) spends one of its
+  client address's requests.
+
+The client address is the connection's peer; behind a reverse proxy, run
+``ladderboard serve --forwarded-allow-ips PROXY`` so that it is the client's.
 """
 
 from __future__ import annotations
@@ -14,23 +27,29 @@ import hmac
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ladderboard.competition.engine import Competitions
 from ladderboard.competition.errors import NotFound
 from ladderboard.competition.views import CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
-from ladderboard.server.ratelimit import TokenBuckets
 from ladderboard.server.settings import Settings
 
 __all__ = [
     "Caller",
+    "authenticate",
     "caller",
+    "check_failures",
+    "client_address",
+    "failed_authentication",
     "get_settings",
     "get_store",
     "hash_token",
+    "is_organiser_token",
+    "no_store",
     "organiser",
+    "spend",
     "team_of",
 ]
 
@@ -43,7 +62,13 @@ def hash_token(token: str) -> str:
     >>> hash_token("abc")[:16]
     'ba7816bf8f01cfea'
     """
-    return hashlib.sha256(token.encode()).hexdigest()
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def no_store(response: Response) -> None:
+    """Keep ``response`` out of every cache (it carries a token or a session)."""
+    response.headers["Cache-Control"] = "no-store"
+    response.headers["Pragma"] = "no-cache"
 
 
 def get_store(request: Request) -> Competitions:
@@ -75,6 +100,72 @@ class Caller:
             return None
 
 
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _too_many(wait: int, text: str) -> ApiError:
+    return ApiError(
+        429, "rate_limited", f"{text}; try again in {wait} s", headers={"Retry-After": str(wait)}
+    )
+
+
+def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
+    """Spend one request of ``key``, or refuse with 429 and ``Retry-After``."""
+    wait = get_store(request).rate_limits.take(key, per_minute=per_minute)
+    if wait:
+        raise _too_many(wait, f"too many requests {whose}; at most {per_minute} a minute")
+
+
+def _failures_key(request: Request) -> str:
+    return f"auth-failures:{client_address(request)}"
+
+
+def check_failures(request: Request, settings: Settings) -> None:
+    """Refuse (429) any authentication from an address whose failed ones are spent."""
+    per_minute = settings.auth_failures_per_minute
+    wait = get_store(request).rate_limits.wait(_failures_key(request), per_minute=per_minute)
+    if wait:
+        raise _too_many(
+            wait,
+            f"too many failed authentications from this address (at most {per_minute} a minute)",
+        )
+
+
+def failed_authentication(request: Request, settings: Settings, message: str) -> ApiError:
+    """Count a failed authentication against the client's address: the 401
+    to raise, or a 429 once the address has used up its failures."""
+    per_minute = settings.auth_failures_per_minute
+    wait = get_store(request).rate_limits.take(_failures_key(request), per_minute=per_minute)
+    if wait:
+        return _too_many(
+            wait,
+            f"too many failed authentications from this address (at most {per_minute} a minute)",
+        )
+    return _unauthorized(message)
+
+
+def is_organiser_token(settings: Settings, token: str) -> bool:
+    admin = settings.admin_token.get_secret_value()
+    return bool(admin) and hmac.compare_digest(
+        token.encode("utf-8", "surrogatepass"), admin.encode()
+    )
+
+
+def authenticate(request: Request, store: Competitions, settings: Settings, token: str) -> Caller:
+    """The caller of ``token``: the organiser or a team of some competition,
+    refused with 401 (counted against the address) when it is neither."""
+    check_failures(request, settings)
+    if is_organiser_token(settings, token):
+        is_organiser = True
+    elif store.knows_token_hash(hash_token(token)):
+        is_organiser = False
+    else:
+        raise failed_authentication(request, settings, "the token is not valid on this server")
+    spend(request, "token:" + hash_token(token), settings.rate_limit_per_minute, "with this token")
+    return Caller(token, is_organiser)
+
+
 def caller(
     request: Request,
     settings: SettingsDep,
@@ -90,27 +181,14 @@ def caller(
             )
         if request.method not in ("GET", "HEAD", "OPTIONS"):
             # Anonymous writes (self-registration) spend their client address's bucket.
-            host = request.client.host if request.client else "unknown"
-            _spend(request, f"client:{host}", "from this address")
+            spend(
+                request,
+                f"client:{client_address(request)}",
+                settings.rate_limit_per_minute,
+                "from this address",
+            )
         return Caller(None, False)
-    token = credentials.credentials
-    _spend(request, hash_token(token), "with this token")
-    admin = settings.admin_token.get_secret_value()
-    is_organiser = bool(admin) and hmac.compare_digest(token.encode(), admin.encode())
-    return Caller(token, is_organiser)
-
-
-def _spend(request: Request, key: str, whose: str) -> None:
-    buckets: TokenBuckets = request.app.state.rate_limit
-    wait = buckets.take(key)
-    if wait:
-        raise ApiError(
-            429,
-            "rate_limited",
-            f"too many requests {whose}; at most {buckets.per_minute} a minute, "
-            f"try again in {wait} s",
-            headers={"Retry-After": str(wait)},
-        )
+    return authenticate(request, get_store(request), settings, credentials.credentials)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]

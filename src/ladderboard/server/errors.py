@@ -45,6 +45,7 @@ from ladderboard.competition.errors import (
 )
 from ladderboard.competition.solution import SolutionError
 from ladderboard.competition.submission import SubmissionError
+from ladderboard.competition.text import printable
 
 __all__ = ["ApiError", "install_error_handlers", "seconds_to_utc_midnight"]
 
@@ -123,7 +124,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(SolutionError)
     async def _bad_solution(request: Request, exc: SolutionError) -> JSONResponse:
-        return error_response(400, "bad_solution", _sentence(str(exc)))
+        status = 413 if exc.code == "too_large" else 400
+        return error_response(status, exc.code, _sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -141,7 +143,11 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        logger.exception("unexpected error on %s %s", request.method, request.url.path)
+        # The path is the client's: escaped, so that it cannot forge log lines
+        # or send terminal escapes to whoever reads the log.
+        logger.exception(
+            "unexpected error on %s %s", printable(request.method, 20), printable(request.url.path)
+        )
         return error_response(
             500, "internal", "Something went wrong on the server; the organiser can see the log."
         )

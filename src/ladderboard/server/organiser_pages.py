@@ -1,17 +1,22 @@
 """The organiser's pages: sign in with the organiser token, create a
 competition from a solution file, add teams (each token shown once), close.
 
-Signing in sets a cookie holding an HMAC of the organiser token (never the
-token), HttpOnly and SameSite=Strict; every form that changes state also
-carries a CSRF value derived from the token, so neither a cross-site post
-nor a page without the form can act.
+Signing in opens a session (:class:`ladderboard.store.OrganiserSessions`): the
+cookie is a random value, stored only as its hash, HttpOnly and
+SameSite=Strict; it expires after ``organiser_session_hours`` and is revoked
+at sign-out, in every worker at once. Every form that changes state carries
+a CSRF value derived from the session (an HMAC under the organiser token), and
+its ``Origin`` (or, without one, its ``Referer``) must be this server: a
+cross-site post fails on both counts.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from datetime import timedelta
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -19,41 +24,66 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ladderboard.losses import LOSSES, METRICS
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.server import api
-from ladderboard.server.deps import Caller, SettingsDep, Store, _spend, hash_token
+from ladderboard.server.deps import (
+    Caller,
+    SettingsDep,
+    Store,
+    check_failures,
+    failed_authentication,
+    hash_token,
+    is_organiser_token,
+    spend,
+)
 from ladderboard.server.errors import ApiError
 from ladderboard.server.rendering import REFUSALS, refusal, render
 from ladderboard.server.settings import Settings
 
-__all__ = ["COOKIE", "is_organiser_token", "router"]
+__all__ = ["COOKIE", "router", "same_origin", "signed_in"]
 
 router = APIRouter(include_in_schema=False)
 COOKIE = "ladderboard_organiser"
 
 
-def _mac(settings: Settings, purpose: str) -> str:
+def _csrf(settings: Settings, session: str) -> str:
     key = settings.admin_token.get_secret_value().encode()
-    return hmac.new(key, f"ladderboard-{purpose}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(key, f"ladderboard-csrf\n{session}".encode(), hashlib.sha256).hexdigest()
 
 
-def is_organiser_token(settings: Settings, token: str) -> bool:
-    admin = settings.admin_token.get_secret_value()
-    return bool(admin) and hmac.compare_digest(token.encode(), admin.encode())
+def _session(request: Request) -> str:
+    return request.cookies.get(COOKIE, "")
 
 
-def signed_in(request: Request, settings: Settings) -> bool:
-    cookie = request.cookies.get(COOKIE, "")
-    return bool(settings.admin_token.get_secret_value()) and hmac.compare_digest(
-        cookie.encode(), _mac(settings, "session").encode()
+def signed_in(request: Request, store, settings: Settings) -> bool:
+    return bool(settings.admin_token.get_secret_value()) and store.sessions.is_valid(
+        _session(request)
     )
 
 
-def check_form(request: Request, settings: Settings, csrf: str) -> None:
-    """Refuse an organiser form without the session cookie or the CSRF value."""
-    if not signed_in(request, settings):
+def same_origin(request: Request) -> bool:
+    """Whether a form post comes from a page of this server: its ``Origin``
+    (or ``Referer``) names this host. Browsers send ``Origin`` with every
+    form post; a request with neither is refused."""
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source or source == "null":
+        return False
+    return urlsplit(source).netloc.lower() == request.url.netloc.lower()
+
+
+def check_form(request: Request, store, settings: Settings, csrf: str) -> None:
+    """Refuse an organiser form without a live session, from another site, or
+    without the session's CSRF value."""
+    if not signed_in(request, store, settings):
         raise ApiError(401, "unauthorized", "sign in with the organiser's token first")
-    if not hmac.compare_digest(csrf.encode(), _mac(settings, "csrf").encode()):
+    if not same_origin(request):
+        raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
+    if not hmac.compare_digest(csrf.encode(), _csrf(settings, _session(request)).encode()):
         raise ApiError(403, "forbidden", "the form is stale or was not sent from this site")
-    _spend(request, hash_token(settings.admin_token.get_secret_value()), "with this token")
+    spend(
+        request,
+        "token:" + hash_token(settings.admin_token.get_secret_value()),
+        settings.rate_limit_per_minute,
+        "with this token",
+    )
 
 
 def _dashboard(request: Request, store, settings: Settings, status: int = 200, **extra: Any):
@@ -66,7 +96,7 @@ def _dashboard(request: Request, store, settings: Settings, status: int = 200, *
         "organiser.html",
         status,
         signed_in=True,
-        csrf=_mac(settings, "csrf"),
+        csrf=_csrf(settings, _session(request)),
         competitions=competitions,
         losses=sorted(LOSSES),
         metrics=sorted(METRICS),
@@ -77,26 +107,30 @@ def _dashboard(request: Request, store, settings: Settings, status: int = 200, *
 
 @router.get("/organiser", response_class=HTMLResponse)
 def organiser_page(request: Request, store: Store, settings: SettingsDep) -> HTMLResponse:
-    if not signed_in(request, settings):
+    if not signed_in(request, store, settings):
         return render(request, "organiser.html", signed_in=False)
     return _dashboard(request, store, settings)
 
 
 @router.post("/organiser/login", response_class=HTMLResponse)
 def organiser_login(
-    request: Request, settings: SettingsDep, token: Annotated[str, Form()] = ""
+    request: Request, store: Store, settings: SettingsDep, token: Annotated[str, Form()] = ""
 ) -> Response:
     try:
-        _spend(request, hash_token(token), "with this token")
+        if not same_origin(request):
+            raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
+        check_failures(request, settings)
         if not is_organiser_token(settings, token):
-            raise ApiError(401, "unauthorized", "the token is not the organiser's token")
+            raise failed_authentication(request, settings, "the token is not the organiser's token")
     except ApiError as exc:
         status, text = refusal(exc)
         return render(request, "organiser.html", status, signed_in=False, error=text)
+    lifetime = timedelta(hours=settings.organiser_session_hours)
     response = RedirectResponse("/organiser", status_code=303)
     response.set_cookie(
         COOKIE,
-        _mac(settings, "session"),
+        store.sessions.open(lifetime),
+        max_age=int(lifetime.total_seconds()),
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
@@ -107,17 +141,25 @@ def organiser_login(
 
 @router.post("/organiser/logout")
 def organiser_logout(
-    request: Request, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
+    request: Request, store: Store, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
 ) -> Response:
+    """Sign out: the session is revoked in the store, so the cookie is dead
+    even where a copy of it survives."""
     response = RedirectResponse("/organiser", status_code=303)
-    if hmac.compare_digest(csrf.encode(), _mac(settings, "csrf").encode()):
+    session = _session(request)
+    if (
+        session
+        and same_origin(request)
+        and hmac.compare_digest(csrf.encode(), _csrf(settings, session).encode())
+    ):
+        store.sessions.close(session)
         response.delete_cookie(COOKIE, path="/organiser")
     return response
 
 
 def _organiser_refusal(request, store, settings, exc: Exception) -> HTMLResponse:
     status, text = refusal(exc)
-    if not signed_in(request, settings):
+    if not signed_in(request, store, settings):
         return render(request, "organiser.html", status, signed_in=False, error=text)
     return _dashboard(request, store, settings, status, error=text)
 
@@ -144,7 +186,7 @@ def organiser_create(
     n_selections: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, settings, csrf)
+        check_form(request, store, settings, csrf)
         if solution is None or not solution.filename:
             raise ApiError(422, "invalid_request", "choose a solution file")
         if board not in ("per-team", "per-rank"):
@@ -184,10 +226,10 @@ def organiser_add_team(
     name: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, settings, csrf)
+        check_form(request, store, settings, csrf)
         info = store.competition(slug)
         team = api.add_team(
-            api.TeamIn(name=name.strip()), store, settings, Caller(None, True), info
+            api.TeamIn(name=name.strip()), Response(), store, settings, Caller(None, True), info
         )
     except REFUSALS as exc:
         return _organiser_refusal(request, store, settings, exc)
@@ -203,7 +245,7 @@ def organiser_close(
     csrf: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, settings, csrf)
+        check_form(request, store, settings, csrf)
         closed = api.close_competition(store, Caller(None, True), store.competition(slug))
     except REFUSALS as exc:
         return _organiser_refusal(request, store, settings, exc)

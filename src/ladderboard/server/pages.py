@@ -26,10 +26,9 @@ from fastapi.staticfiles import StaticFiles
 from ladderboard.competition.views import CompetitionInfo
 from ladderboard.server import api, organiser_pages
 from ladderboard.server.charts import score_chart
-from ladderboard.server.deps import Caller, SettingsDep, Store, _spend, hash_token
+from ladderboard.server.deps import Caller, SettingsDep, Store, authenticate
 from ladderboard.server.docs import install_docs
 from ladderboard.server.errors import ApiError
-from ladderboard.server.organiser_pages import is_organiser_token
 from ladderboard.server.rendering import REFUSALS, STATIC_DIR, find, not_found, refusal, render
 
 __all__ = ["install_pages", "router"]
@@ -80,9 +79,8 @@ def _team_caller(request: Request, store, info: CompetitionInfo, token: str):
     token = token.strip()
     if not token:
         raise ApiError(401, "unauthorized", "enter your team's token")
-    _spend(request, hash_token(token), "with this token")
-    who = Caller(token, False)
-    if is_organiser_token(request.app.state.settings, token):
+    who = authenticate(request, store, request.app.state.settings, token)
+    if who.is_organiser:
         raise ApiError(403, "forbidden", "this page is for a team, not for the organiser")
     team = who.team(store, info.slug)
     if team is None:
@@ -118,13 +116,9 @@ def submit_page(
         team = _team_caller(request, store, info, token)
         if file is None or not file.filename:
             raise ApiError(422, "invalid_request", "choose a predictions file to submit")
-        if len(message) > api.MAX_MESSAGE_CHARS:
-            raise ApiError(
-                422,
-                "invalid_request",
-                f"the message is longer than {api.MAX_MESSAGE_CHARS} characters",
-            )
-        result = api.submit(store, settings, team, info, file, message, None)
+        api.check_submission_fields(message, None)
+        store.admit(info.slug, team.name)  # before the file is read
+        result = api.submit_file(store, settings, team, info, file.file, message, None)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return render(request, "submit.html", status, error=text, message=message, **context)

@@ -42,9 +42,16 @@ class Settings(BaseSettings):
         every organiser request is refused.
     environment : {"production", "development"}
     rate_limit_per_minute : int
-        Requests per minute per bearer token, as a token bucket of that size
-        refilled continuously. The buckets live in each server process, so
-        ``--workers N`` allows up to N times this; 0 turns the limit off.
+        Requests per minute per bearer token (and per client address for
+        anonymous writes), in bursts of up to this many. The limits live in
+        the store, so every worker and host shares them; 0 turns them off.
+    auth_failures_per_minute : int
+        Failed authentications (unknown tokens, wrong organiser token) per
+        minute per client address, in bursts of up to this many; once spent,
+        every request from the address that carries a token gets 429 until
+        it has waited. 0 turns the limit off.
+    organiser_session_hours : float
+        How long an organiser's sign-in lasts in the browser.
     max_upload_bytes : int
         The largest solution or submission file accepted (HTTP 413 above it).
     allow_self_registration : bool
@@ -58,6 +65,8 @@ class Settings(BaseSettings):
     admin_token: SecretStr = SecretStr("")
     environment: Literal["production", "development"] = "production"
     rate_limit_per_minute: int = Field(default=60, ge=0)
+    auth_failures_per_minute: int = Field(default=10, ge=0)
+    organiser_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
     max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
     allow_self_registration: bool = False
 

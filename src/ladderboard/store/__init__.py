@@ -13,12 +13,15 @@ from ladderboard.store.database import (
     read_only,
     scratch_postgres_database,
 )
+from ladderboard.store.edge import OrganiserSessions, RateLimits
 from ladderboard.store.models import (
     Base,
     CompetitionRow,
     DuplicateFlagRow,
     MechanismArrayRow,
     MechanismStateRow,
+    OrganiserSessionRow,
+    RateLimitRow,
     RejectionRow,
     SubmissionFileRow,
     SubmissionRow,
@@ -32,6 +35,10 @@ __all__ = [
     "DuplicateFlagRow",
     "MechanismArrayRow",
     "MechanismStateRow",
+    "OrganiserSessionRow",
+    "OrganiserSessions",
+    "RateLimitRow",
+    "RateLimits",
     "RejectionRow",
     "SubmissionFileRow",
     "SubmissionRow",

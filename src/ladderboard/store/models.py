@@ -35,6 +35,8 @@ __all__ = [
     "DuplicateFlagRow",
     "MechanismArrayRow",
     "MechanismStateRow",
+    "OrganiserSessionRow",
+    "RateLimitRow",
     "RejectionRow",
     "SubmissionFileRow",
     "SubmissionRow",
@@ -73,11 +75,18 @@ class CompetitionRow(Base):
 
 class TeamRow(Base):
     __tablename__ = "teams"
-    __table_args__ = (UniqueConstraint("competition_id", "name"),)
+    __table_args__ = (
+        UniqueConstraint("competition_id", "name"),
+        UniqueConstraint("competition_id", "name_key"),
+    )
 
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(100))
+    # SHA-256 of the name under NFKC and case folding (``competition.text.name_key``):
+    # names equal in that form are one team. A hash, so that its index stays small
+    # whatever the normalisation expands a name to.
+    name_key: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True, unique=True)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
 
@@ -115,6 +124,7 @@ class SubmissionRow(Base):
     __table_args__ = (
         UniqueConstraint("competition_id", "scope", "sequence"),
         UniqueConstraint("team_id", "idempotency_key"),
+        UniqueConstraint("team_id", "number"),
         Index("ix_submissions_team_created", "team_id", "created_at"),
         Index("ix_submissions_predictions", "competition_id", "predictions_sha256"),
     )
@@ -124,6 +134,9 @@ class SubmissionRow(Base):
     team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
     scope: Mapped[str] = mapped_column(String(40))
     sequence: Mapped[int] = mapped_column(Integer)  # position in its scope's mechanism stream
+    # The team's own count, 1, 2, ...: the id a team sees, which says nothing
+    # of other teams' activity (``id`` counts across the whole server).
+    number: Mapped[int] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     message: Mapped[str] = mapped_column(Text, default="")
     idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
@@ -180,3 +193,26 @@ class DuplicateFlagRow(Base):
         ForeignKey("submissions.id", ondelete="CASCADE")
     )
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class RateLimitRow(Base):
+    """A rate limit's state, shared by every worker and host over the store:
+    the theoretical arrival time of the generic cell rate algorithm
+    (``ladderboard.store.ratelimits``), in seconds since the epoch."""
+
+    __tablename__ = "rate_limits"
+
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    tat: Mapped[float] = mapped_column(Float)
+    allowed: Mapped[bool] = mapped_column(Boolean)  # the last request's answer
+
+
+class OrganiserSessionRow(Base):
+    """A signed-in organiser's browser: the SHA-256 of its random cookie,
+    valid until ``expires_at`` or until it signs out."""
+
+    __tablename__ = "organiser_sessions"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)

@@ -1,0 +1,179 @@
+"""What text the engine accepts, checked once for every store.
+
+PostgreSQL cannot store a NUL character in text and enforces the lengths of
+``VARCHAR`` columns, SQLite stores both silently; neither can encode a lone
+surrogate (which a JSON ``"\\ud800"`` escape produces). So every text field
+is checked here, before the database, and refused the same way on both:
+
+- slugs are ASCII letters, digits, ``-`` and ``_`` (1-64): no look-alike
+  slugs from other scripts;
+- one-line fields (a title, a team's name, an idempotency key) have no
+  control character at all; multi-line ones (a description, a submission's
+  message) may have tabs and line breaks;
+- none has a surrogate, and each has a maximum length in characters;
+- JSON options (a mechanism's or a score's parameters) are flat: nested at
+  most :data:`MAX_JSON_DEPTH` levels, their keys and strings checked as text.
+
+A refusal names the field and the first offending character by its code
+point, never the character itself, so a log line or an error page never
+carries a raw control character.
+
+Team names are unique under :func:`name_key`: NFKC normalisation and case
+folding, so that ``Zoe``, ``ZOE`` and the decomposed and composed forms of
+``Zoë`` are one team.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any
+
+__all__ = [
+    "DESCRIPTION_CHARS",
+    "IDEMPOTENCY_KEY_CHARS",
+    "MAX_JSON_DEPTH",
+    "MESSAGE_CHARS",
+    "SLUG_CHARS",
+    "TEAM_NAME_CHARS",
+    "TITLE_CHARS",
+    "check_json",
+    "check_slug",
+    "check_text",
+    "is_slug",
+    "name_key",
+    "printable",
+]
+
+SLUG_CHARS = 64
+TITLE_CHARS = 200
+TEAM_NAME_CHARS = 100
+MESSAGE_CHARS = 2000
+IDEMPOTENCY_KEY_CHARS = 200
+DESCRIPTION_CHARS = 100_000
+MAX_JSON_DEPTH = 4
+
+_SLUG = re.compile(rf"[A-Za-z0-9_-]{{1,{SLUG_CHARS}}}\Z")
+_LINE_BREAKS = frozenset("\t\n\r")
+
+
+def is_slug(value: object) -> bool:
+    """Whether ``value`` is a valid slug.
+
+    >>> is_slug("titanic-2026"), is_slug("z\\u043e"), is_slug("a" * 65), is_slug("")
+    (True, False, False, False)
+    """
+    return isinstance(value, str) and _SLUG.match(value) is not None
+
+
+def check_slug(value: object) -> str:
+    """``value`` if it is a slug, else :class:`ValueError`.
+
+    >>> check_slug("a b")
+    Traceback (most recent call last):
+    ValueError: slug must be 1-64 ASCII letters, digits, '-' or '_', got 'a b'
+    """
+    if not is_slug(value):
+        raise ValueError(
+            f"slug must be 1-{SLUG_CHARS} ASCII letters, digits, '-' or '_', "
+            f"got {printable(value, 80)!r}"
+        )
+    return value  # type: ignore[return-value]
+
+
+def _refused_char(value: str, multiline: bool) -> tuple[int, str] | None:
+    for position, char in enumerate(value):
+        category = unicodedata.category(char)
+        if category == "Cs" or (category == "Cc" and not (multiline and char in _LINE_BREAKS)):
+            return position, char
+    return None
+
+
+def check_text(field: str, value: object, *, max_chars: int, multiline: bool = False) -> str:
+    """``value`` if it is text the store can keep in ``field``, else :class:`ValueError`.
+
+    >>> check_text("title", "A\\x00B", max_chars=200)
+    Traceback (most recent call last):
+    ValueError: title contains the control character U+0000 at position 2; it is not allowed
+    >>> check_text("message", "line 1\\nline 2", max_chars=20, multiline=True)
+    'line 1\\nline 2'
+    >>> check_text("title", "x" * 201, max_chars=200)
+    Traceback (most recent call last):
+    ValueError: title is 201 characters long; at most 200 are allowed
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{field} must be text, got {type(value).__name__}")
+    if len(value) > max_chars:
+        raise ValueError(
+            f"{field} is {len(value)} characters long; at most {max_chars} are allowed"
+        )
+    found = _refused_char(value, multiline)
+    if found is not None:
+        position, char = found
+        kind = "surrogate" if unicodedata.category(char) == "Cs" else "control character"
+        raise ValueError(
+            f"{field} contains the {kind} U+{ord(char):04X} at position {position + 1}; "
+            "it is not allowed"
+        )
+    return value
+
+
+def check_json(field: str, value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``value`` if it is JSON of at most ``max_depth`` levels whose keys and
+    strings are storable text, else :class:`ValueError`.
+
+    >>> check_json("params", {"eta": 0.01, "grid": [1, 2]})
+    {'eta': 0.01, 'grid': [1, 2]}
+    >>> check_json("params", {"a": [[[[1]]]]})
+    Traceback (most recent call last):
+    ValueError: params is nested more than 4 levels deep
+    """
+    # An explicit stack: a recursive walk would itself overflow on deep input.
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list | tuple):
+            if depth > max_depth:
+                raise ValueError(f"{field} is nested more than {max_depth} levels deep")
+            if isinstance(item, dict):
+                for key in item:
+                    if not isinstance(key, str):
+                        raise ValueError(f"{field} has a key that is not text: {key!r}")
+                    check_text(f"a key of {field}", key, max_chars=100)
+                stack.extend((v, depth + 1) for v in item.values())
+            else:
+                stack.extend((v, depth + 1) for v in item)
+        elif isinstance(item, str):
+            check_text(f"a value of {field}", item, max_chars=10_000)
+        elif item is not None and not isinstance(item, bool | int | float):
+            raise ValueError(f"{field} holds a {type(item).__name__}, which is not JSON")
+    return value
+
+
+def name_key(name: str) -> str:
+    """The form under which team names must be unique: NFKC, case-folded.
+
+    >>> name_key("Zoe\\u0308") == name_key("ZO\\u00cb") == name_key("zo\\u00eb")
+    True
+    >>> name_key("\\uff21lpha")  # a full-width A
+    'alpha'
+    """
+    return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+
+
+def printable(value: object, limit: int = 200) -> str:
+    """``value`` as text with control characters and surrogates escaped, for
+    messages and logs, cut to ``limit`` characters.
+
+    >>> printable("/api/a\\x00b\\x1b[31m")
+    '/api/a\\\\x00b\\\\x1b[31m'
+    """
+    text = value if isinstance(value, str) else repr(value)
+    if _refused_char(text, multiline=False) is not None:
+        text = "".join(
+            c.encode("unicode_escape").decode("ascii")
+            if unicodedata.category(c) in ("Cc", "Cs")
+            else c
+            for c in text
+        )
+    return text if len(text) <= limit else text[: limit - 1] + "…"

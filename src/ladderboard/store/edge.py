@@ -1,0 +1,200 @@
+"""What the web edge keeps in the store so that every worker and host shares
+it: rate limits and the organiser's sign-ins.
+
+Rate limits follow the generic cell rate algorithm (GCRA; Turner's "virtual
+scheduling", ITU-T I.371), the token bucket written as one number per key:
+the theoretical arrival time ``tat`` of the next request. With ``per_minute``
+requests a minute, each request moves ``tat`` on by ``T = 60 / per_minute``
+seconds from ``max(tat, now)``, and is allowed while that stays within a
+burst of ``per_minute`` intervals of ``now``. One upsert per request decides
+and records it atomically, on SQLite and PostgreSQL alike, so N workers or
+hosts allow what one would. A row whose ``tat`` has passed is the same as no
+row, and such rows are purged now and then.
+
+Rate-limit writes need no durability (a crash forgets a minute of counting at
+worst), so they go through their own connections that do not wait for the
+disk: ``synchronous = NORMAL`` on a SQLite file in WAL mode (still safe from
+corruption), ``synchronous_commit = off`` on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, select
+from sqlalchemy.dialects import postgresql, sqlite
+
+from ladderboard.store.database import make_engine
+from ladderboard.store.models import OrganiserSessionRow, RateLimitRow
+
+__all__ = ["OrganiserSessions", "RateLimits"]
+
+_LIMITS = RateLimitRow.__table__
+PURGE_EVERY_SECONDS = 60.0
+
+
+def _take_statement(dialect: str):
+    """The upsert that spends one request of a key and says whether it was allowed."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    now = bindparam("now", type_=Float)
+    interval = bindparam("interval", type_=Float)
+    start = case((_LIMITS.c.tat > now, _LIMITS.c.tat), else_=now)
+    allowed = start + interval - now <= bindparam("burst", type_=Float)
+    return (
+        insert(_LIMITS)
+        .values(key=bindparam("key"), tat=bindparam("first", type_=Float), allowed=True)
+        .on_conflict_do_update(
+            index_elements=[_LIMITS.c.key],
+            set_={
+                "tat": case((allowed, start + interval), else_=_LIMITS.c.tat),
+                "allowed": allowed,
+            },
+        )
+        .returning(_LIMITS.c.tat, _LIMITS.c.allowed)
+    )
+
+
+class RateLimits:
+    """Rate limits over the store of ``engine``, shared by all its users.
+
+    >>> from ladderboard.store import make_engine, migrate
+    >>> engine = make_engine("sqlite://"); migrate(engine)
+    >>> clock = iter([0.0, 0.0, 0.0, 30.0]).__next__
+    >>> limits = RateLimits(engine, clock=clock)
+    >>> [limits.take("k", per_minute=2) for _ in range(4)]
+    [0, 0, 30, 0]
+    """
+
+    def __init__(self, engine: Engine, *, clock: Callable[[], float] = time.time) -> None:
+        self._store = engine
+        self._clock = clock
+        self._engine: Engine | None = None
+        self._lock = threading.Lock()
+        self._statement = _take_statement(engine.dialect.name)
+        self._purged = -math.inf
+
+    @property
+    def engine(self) -> Engine:
+        """The engine for rate-limit writes (made on first use)."""
+        if self._engine is None:
+            with self._lock:
+                if self._engine is None:
+                    self._engine = self._own_engine()
+        return self._engine
+
+    def _own_engine(self) -> Engine:
+        url = self._store.url
+        if self._store.dialect.name == "postgresql":
+            return create_engine(
+                url,
+                isolation_level="AUTOCOMMIT",
+                connect_args={"options": "-c synchronous_commit=off"},
+                pool_size=4,
+            )
+        if url.database in (None, "", ":memory:"):
+            return self._store  # an in-memory database exists on its own connections only
+        return make_engine(
+            url.update_query_dict({"synchronous": "normal"}).render_as_string(hide_password=False)
+        )
+
+    def take(self, key: str, *, per_minute: int) -> int:
+        """Spend one request of ``key``: 0 if allowed, else the whole seconds
+        to wait. ``per_minute`` 0 means no limit."""
+        if per_minute <= 0:
+            return 0
+        interval = 60.0 / per_minute
+        burst = per_minute * interval
+        now = self._clock()
+        params = {
+            "key": key,
+            "now": now,
+            "interval": interval,
+            "burst": burst,
+            "first": now + interval,
+        }
+        with self.engine.begin() as connection:
+            tat, allowed = connection.execute(self._statement, params).one()
+            if now - self._purged > PURGE_EVERY_SECONDS:
+                self._purged = now
+                connection.execute(delete(_LIMITS).where(_LIMITS.c.tat < now))
+        if allowed:
+            return 0
+        return max(1, math.ceil(tat + interval - now - burst))
+
+    def wait(self, key: str, *, per_minute: int) -> int:
+        """The seconds before ``key`` may make a request (0: now), spending nothing."""
+        if per_minute <= 0:
+            return 0
+        interval = 60.0 / per_minute
+        now = self._clock()
+        with self.engine.connect() as connection:
+            tat = connection.execute(select(_LIMITS.c.tat).where(_LIMITS.c.key == key)).scalar()
+            connection.rollback()
+        if tat is None or max(tat, now) + interval - now <= per_minute * interval:
+            return 0
+        return max(1, math.ceil(tat + interval - now - per_minute * interval))
+
+    def dispose(self) -> None:
+        if self._engine is not None and self._engine is not self._store:
+            self._engine.dispose()
+
+
+class OrganiserSessions:
+    """The organiser's sign-ins: each a random cookie, stored as its SHA-256
+    with an expiry, and deleted at sign-out."""
+
+    def __init__(self, engine: Engine, reader: Engine, clock: Callable[[], datetime]) -> None:
+        self._engine = engine
+        self._reader = reader
+        self._clock = clock
+
+    @staticmethod
+    def _digest(cookie: str) -> str:
+        return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def open(self, lifetime: timedelta) -> str:
+        """A new session's cookie value (only its hash is stored); expired
+        sessions are deleted meanwhile."""
+        cookie = secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._engine.begin() as connection:
+            connection.execute(
+                delete(OrganiserSessionRow).where(OrganiserSessionRow.expires_at <= now)
+            )
+            connection.execute(
+                OrganiserSessionRow.__table__.insert().values(
+                    sha256=self._digest(cookie), created_at=now, expires_at=now + lifetime
+                )
+            )
+        return cookie
+
+    def is_valid(self, cookie: str) -> bool:
+        if not cookie:
+            return False
+        with self._reader.connect() as connection:
+            found = connection.execute(
+                select(OrganiserSessionRow.expires_at).where(
+                    OrganiserSessionRow.sha256 == self._digest(cookie)
+                )
+            ).scalar()
+            connection.rollback()
+        if found is None:
+            return False
+        if found.tzinfo is None:  # SQLite returns naive datetimes: they are UTC
+            found = found.replace(tzinfo=self._clock().tzinfo)
+        return self._clock() < found
+
+    def close(self, cookie: str) -> None:
+        """Revoke the session of ``cookie`` (nothing if there is none)."""
+        with self._engine.begin() as connection:
+            connection.execute(
+                delete(OrganiserSessionRow).where(
+                    OrganiserSessionRow.sha256 == self._digest(cookie)
+                )
+            )
