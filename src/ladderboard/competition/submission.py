@@ -297,7 +297,10 @@ class _Reader:
             )
         missing = np.flatnonzero(counts == 0)
         if len(missing):
-            shown = [show(self.solution.ids[i]) for i in missing[:_SHOWN]]
+            # Sorted, not in the solution's order, which may put the Public
+            # rows first: the examples must say nothing of the split.
+            first = np.sort(np.asarray(self.solution.ids, dtype=object)[missing])[:_SHOWN]
+            shown = [show(i) for i in first]
             parts.append(
                 (
                     "missing_ids",
