@@ -168,6 +168,13 @@ def serve(
     host: Annotated[str, typer.Option(help="The address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535, help="The port.")] = 8000,
     workers: Annotated[int, typer.Option(min=1, help="Server processes (PostgreSQL: any).")] = 1,
+    forwarded_allow_ips: Annotated[
+        str | None,
+        typer.Option(
+            help="Reverse proxies (comma-separated addresses) trusted to give the client's "
+            "address in X-Forwarded-For (default 127.0.0.1)."
+        ),
+    ] = None,
 ) -> None:
     """Serve the competition API with uvicorn (organiser token from LADDERBOARD_ADMIN_TOKEN)."""
     from pydantic import ValidationError
@@ -175,7 +182,9 @@ def serve(
     from ladderboard.server.run import serve as run_server
 
     try:
-        run_server(db, host=host, port=port, workers=workers)
+        run_server(
+            db, host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips
+        )
     except ValidationError as exc:
         messages = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
         typer.echo(f"cannot start: {messages}", err=True)

@@ -9,8 +9,8 @@ import gzip
 import json
 import logging
 import socket
-import time
 import unicodedata
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
@@ -20,6 +20,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ladderboard.competition.config import CompetitionConfig
+from ladderboard.competition.engine import Competitions
 from ladderboard.competition.solution import Solution
 from ladderboard.server.app import create_app
 from ladderboard.server.local import LocalServer
@@ -163,9 +164,20 @@ def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch
     store = client.app.state.store
     parsed = []
     monkeypatch.setattr(store, "submit", lambda *a, **k: parsed.append(a))
-    response = submit(client, token, predictions(solution, 1))
-    assert response.status_code == (409 if refusal == "closed" else 429), response.text
+    for headers in ({}, {"Idempotency-Key": "a-new-key"}):  # a new key changes nothing
+        response = submit(client, token, predictions(solution, 1), headers=headers)
+        assert response.status_code == (409 if refusal == "closed" else 429), response.text
     assert parsed == []
+
+
+def test_a_resent_submission_is_answered_after_the_quota_is_spent(client, solution):
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    data = predictions(solution, 0)
+    first = submit(client, token, data, headers={"Idempotency-Key": "k"})
+    again = submit(client, token, data, headers={"Idempotency-Key": "k"})
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() | {"remaining_today": 0}
 
 
 def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, solution):
@@ -241,9 +253,11 @@ def test_rate_limits_are_shared_by_every_worker(database_url, solution):
 
 
 def test_rate_limits_hold_across_server_processes(database_url, solution):
+    # A new connection per request, so that both worker processes take some.
+    fresh = httpx.Limits(max_keepalive_connections=0)
     with (
         LocalServer(database_url, workers=2, rate_limit_per_minute=6) as server,
-        httpx.Client(base_url=server.url) as client,
+        httpx.Client(base_url=server.url, limits=fresh) as client,
     ):
         headers = {"Authorization": f"Bearer {server.admin_token}"}
         created = client.post(
@@ -390,22 +404,27 @@ def test_a_closed_competition_takes_no_new_team(client, solution):
     assert count(client, TeamRow) == 0
 
 
-def test_reads_after_the_deadline_write_nothing(client, solution):
-    deadline = time.time() + 1.5
-    iso = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(deadline)) + "+00:00"
-    create(client, solution, deadline=iso)
-    token = add_team(client, "alpha")
-    assert submit(client, token, predictions(solution, 0)).status_code == 201
-    time.sleep(max(0.0, deadline + 1.0 - time.time()))
-    assert client.get("/api/competitions/demo/commitment").json()["key"]
-    assert client.get("/api/competitions/demo/leaderboard?board=private").status_code == 200
-    assert client.get("/c/demo").status_code == 200
-    with Session(client.app.state.store.engine) as session:
-        closed_at, revealed = session.execute(
-            select(CompetitionRow.closed_at, CompetitionRow.key_revealed_at)
-        ).one()
-        selected = session.scalar(select(func.count()).where(SubmissionRow.selected))
-    assert (closed_at, revealed, selected) == (None, None, 0)
+def test_reads_after_the_deadline_write_nothing(database_url, solution, monkeypatch):
+    now = [datetime.now(UTC)]
+    store = Competitions.open(database_url, clock=lambda: now[0])
+    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), store=store)
+    with TestClient(app) as client:
+        create(client, solution, deadline=(now[0] + timedelta(hours=1)).isoformat())
+        token = add_team(client, "alpha")
+        assert submit(client, token, predictions(solution, 0)).status_code == 201
+        now[0] += timedelta(hours=2)
+        # CompetitionInfo.is_closed reads the wall clock: move it past the deadline too.
+        monkeypatch.setattr("ladderboard.competition.views.now_utc", lambda: now[0])
+        assert client.get("/api/competitions/demo/commitment").json()["key"]
+        assert client.get("/api/competitions/demo/leaderboard?board=private").status_code == 200
+        assert client.get("/c/demo").status_code == 200
+        with Session(store.engine) as session:
+            closed_at, revealed = session.execute(
+                select(CompetitionRow.closed_at, CompetitionRow.key_revealed_at)
+            ).one()
+            selected = session.scalar(select(func.count()).where(SubmissionRow.selected))
+        assert (closed_at, revealed, selected) == (None, None, 0)
+    store.dispose()
 
 
 def test_a_response_with_a_token_is_never_cached(client, solution):

@@ -95,7 +95,8 @@ COUNTS = select(*_TEAM_SUB.c, OTHER_TEAM.scalar_subquery(), _INVALID_FILES.scala
 # lock (LOCK_STATE): the team's invalid files so far.
 INVALID = _INVALID_FILES
 # What a submission is refused for before its file is read: the close, and the
-# team's counts and invalid files (no hash: duplicates need the parsed file).
+# team's counts and invalid files (no hash: duplicates need the parsed file);
+# and whether its idempotency key was used (a resent submission is answered).
 ADMISSION = select(
     CompetitionRow.closed_at,
     select(func.count().filter(_TODAY))
@@ -103,6 +104,12 @@ ADMISSION = select(
     .scalar_subquery(),
     select(func.count()).where(_SUBMISSIONS.c.team_id == bindparam("team")).scalar_subquery(),
     _INVALID_FILES.scalar_subquery(),
+    select(func.count())
+    .where(
+        _SUBMISSIONS.c.team_id == bindparam("team"),
+        _SUBMISSIONS.c.idempotency_key == bindparam("key"),
+    )
+    .scalar_subquery(),
 ).where(CompetitionRow.id == bindparam("competition"))
 UPDATE_STATE = (
     update(_STATES)

@@ -233,26 +233,29 @@ class _Submitting:
             now,
         )
 
-    def admit(self, slug: str, team: str) -> None:
+    def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
         """Refuse what needs no file, before one is read: a closed competition,
         a spent quota or invalid-file cap (:class:`CompetitionClosed`,
         :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
         again under the lock; this only spares the server the work of reading
-        a file it would refuse."""
+        a file it would refuse. A submission resent with an idempotency key
+        already used passes: ``submit`` answers it with the first result."""
         now = self._clock()
         target = self._target(slug, team)
         if is_closed(None, target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
         params = statements.count_params(target.team_id, "", now)
-        params["competition"] = target.competition_id
+        params |= {"competition": target.competition_id, "key": idempotency_key}
         with self.reader.connect() as connection:
             row = connection.execute(statements.ADMISSION, params).one_or_none()
         if row is None:  # the competition is gone: forget it
             self._targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
-        closed_at, today, total, invalid = row
+        closed_at, today, total, invalid, resent = row
         if is_closed(aware(closed_at), target.deadline, now):
             raise CompetitionClosed(f"competition {slug!r} is closed")
+        if resent:
+            return
         _check_invalid(invalid, team, target.config)
         _check_quota(today, total, team, target.config)
 

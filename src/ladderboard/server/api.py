@@ -359,10 +359,8 @@ async def submit(
     # The body is read only here, after the token, the rate limit and every
     # refusal that needs no file: a team whose quota is spent cannot make the
     # server receive, decompress and parse its file.
-    if idempotency_key is None:
-        await run_in_threadpool(store.admit, competition.slug, team.name)
-    # (A resent idempotent submission is answered from the store even when the
-    # quota is spent since: the engine replays it under the lock.)
+    check_submission_fields("", idempotency_key)
+    await run_in_threadpool(store.admit, competition.slug, team.name, idempotency_key)
     try:
         form = await request.form(max_files=1, max_fields=4)
     except (ValueError, KeyError) as exc:

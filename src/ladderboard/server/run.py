@@ -60,7 +60,12 @@ def initialise(url: str | None = None, token: str | None = None) -> Initialised:
 
 
 def serve(
-    url: str | None = None, *, host: str = "127.0.0.1", port: int = 8000, workers: int = 1
+    url: str | None = None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    workers: int = 1,
+    forwarded_allow_ips: str | None = None,
 ) -> None:
     """Migrate ``url`` once, then serve the app factory with uvicorn.
 
@@ -76,7 +81,7 @@ def serve(
         migrate(engine)
     finally:
         engine.dispose()
-    run_uvicorn(host=host, port=port, workers=workers)
+    run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
 
 
 def run_uvicorn(
@@ -86,8 +91,14 @@ def run_uvicorn(
     workers: int = 1,
     log_level: str = "info",
     access_log: bool = True,
+    forwarded_allow_ips: str | None = None,
 ) -> None:
     """uvicorn over the app factory, in ``workers`` processes.
+
+    ``forwarded_allow_ips`` names the reverse proxies whose
+    ``X-Forwarded-For`` gives the client's address (uvicorn's default:
+    127.0.0.1, or ``FORWARDED_ALLOW_IPS``); rate limits of anonymous writes
+    and of failed authentications count per client address.
 
     With several workers, uvicorn binds the listening socket itself with
     ``proto=0``; the accepted sockets inherit it, asyncio then leaves
@@ -99,6 +110,8 @@ def run_uvicorn(
     from uvicorn.supervisors import Multiprocess
 
     options = {"host": host, "port": port, "log_level": log_level, "access_log": access_log}
+    if forwarded_allow_ips is not None:
+        options["forwarded_allow_ips"] = forwarded_allow_ips
     if workers == 1:
         uvicorn.run(APP_FACTORY, factory=True, **options)
         return
