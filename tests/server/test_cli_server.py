@@ -62,7 +62,11 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    assert calls == [{"host": "127.0.0.1", "port": 8123, "workers": 2}]
+    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2}
+    assert calls == [expected | {"forwarded_allow_ips": None}]
+    result = runner.invoke(app, [*args, "--forwarded-allow-ips", "10.0.0.5"])
+    assert result.exit_code == 0, result.output
+    assert calls[-1] == expected | {"forwarded_allow_ips": "10.0.0.5"}
 
 
 def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
