@@ -117,32 +117,31 @@ def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
         raise _too_many(wait, f"too many requests {whose}; at most {per_minute} a minute")
 
 
-def _failures_key(request: Request) -> str:
-    return f"auth-failures:{client_address(request)}"
+def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError | None:
+    """The 429 for an address whose failed authentications are spent (after
+    counting one more when ``spend_one``), or ``None``."""
+    limits = get_store(request).rate_limits
+    count = limits.take if spend_one else limits.wait
+    per_minute = settings.auth_failures_per_minute
+    wait = count(f"auth-failures:{client_address(request)}", per_minute=per_minute)
+    if not wait:
+        return None
+    return _too_many(
+        wait, f"too many failed authentications from this address (at most {per_minute} a minute)"
+    )
 
 
 def check_failures(request: Request, settings: Settings) -> None:
     """Refuse (429) any authentication from an address whose failed ones are spent."""
-    per_minute = settings.auth_failures_per_minute
-    wait = get_store(request).rate_limits.wait(_failures_key(request), per_minute=per_minute)
-    if wait:
-        raise _too_many(
-            wait,
-            f"too many failed authentications from this address (at most {per_minute} a minute)",
-        )
+    refusal = _failures(request, settings, spend_one=False)
+    if refusal is not None:
+        raise refusal
 
 
 def failed_authentication(request: Request, settings: Settings, message: str) -> ApiError:
     """Count a failed authentication against the client's address: the 401
     to raise, or a 429 once the address has used up its failures."""
-    per_minute = settings.auth_failures_per_minute
-    wait = get_store(request).rate_limits.take(_failures_key(request), per_minute=per_minute)
-    if wait:
-        return _too_many(
-            wait,
-            f"too many failed authentications from this address (at most {per_minute} a minute)",
-        )
-    return _unauthorized(message)
+    return _failures(request, settings, spend_one=True) or _unauthorized(message)
 
 
 def is_organiser_token(settings: Settings, token: str) -> bool:
