@@ -141,12 +141,19 @@ def _encoded(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
+def _pick(*options):
+    """One of ``options``, chosen uniformly (``st.one_of`` drops repeated strategies)."""
+    return st.sampled_from(options).flatmap(lambda option: option)
+
+
 _counter = itertools.count()
 FRESH = st.builds(next, st.just(_counter))  # never repeats, so no 409 hides what follows
 ODD = "\x00\x01\x1b\x7f\x85\xa0\u2028\u202e\ufeff\ue000\uffff\U0010ffff'\"\\%=\r\n\t "
-TEXT = st.one_of(
-    st.text(),
+TEXT = _pick(
+    st.text(max_size=20).map(lambda s: s + "\x00"),
+    st.tuples(st.text(max_size=20), st.sampled_from(ODD), st.text(max_size=20)).map("".join),
     st.text(st.sampled_from(ODD) | st.characters(codec="utf-8"), min_size=1, max_size=50),
+    st.text(),
     st.integers(150, 3000).map(lambda n: "x" * n),
 )
 SLUGS = st.one_of(
@@ -159,24 +166,28 @@ JSON_SCALARS = st.one_of(
     st.none(), st.booleans(), st.integers(), st.floats(), TEXT,
     st.sampled_from([2**63, -(2**63) - 1, 10**400, 1e308, -0.0]),
 )  # fmt: skip
-PARAMS_JSON = st.one_of(  # mechanism_params and score_params
-    st.just("{}"),
-    st.builds(_nested, st.integers(1, 50_000), st.sampled_from(["list", "open", "dict"])),
-    st.dictionaries(st.sampled_from(PARAM_NAMES) | TEXT, JSON_SCALARS, max_size=3).map(
-        json.dumps
+PARAMS_JSON = _pick(  # mechanism_params and score_params
+    st.builds(
+        _nested,
+        st.sampled_from([500, 900, 1000, 3000, 100_000]) | st.integers(1, 100_000),
+        st.sampled_from(["dict", "list", "open"]),
     ),
     st.sampled_from(
         ['{"eta": NaN}', '{"eta": Infinity}', '{"alpha": -Infinity}', '{"b": 1e400}',
          '{"B": 100000000000000000000}', '{"precision": 0}', '{"clip": [0.5, 0.5]}',
          '{"clip": [1, 0]}', '{"noise": "\\u0000"}', '{"\\u0000": 1}', '{"eta": 1e-320}']
     ),
+    st.dictionaries(st.sampled_from(PARAM_NAMES) | TEXT, JSON_SCALARS, max_size=3).map(
+        json.dumps
+    ),
+    st.just("{}"),
 )  # fmt: skip
-DEADLINES = st.one_of(
-    st.datetimes(timezones=st.timezones()).map(datetime.isoformat),
+DEADLINES = _pick(
     st.sampled_from(
         ["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00Z",
          "9999-12-31T23:59:59.999999+00:00", "2999-01-01T00:00:00+00:00", "2000-01-01T00:00"]
     ),
+    st.datetimes(timezones=st.timezones()).map(datetime.isoformat),
     TEXT,
 )  # fmt: skip
 BIG_INTS = st.integers(-(2**70), 2**70)
@@ -211,7 +222,7 @@ def _mutated_csv(data: bytes):
 def _one_or_many(extras: dict):
     """One hostile field (the others absent, so that it reaches the store), or any subset."""
     one = st.sampled_from(sorted(extras)).flatmap(lambda k: extras[k].map(lambda v: {k: v}))
-    return one | st.fixed_dictionaries({}, optional=extras)
+    return _pick(one, one, st.fixed_dictionaries({}, optional=extras))
 
 
 def _install_hooks(schema, seeds) -> None:
@@ -229,7 +240,7 @@ def _install_hooks(schema, seeds) -> None:
             ["closing", "closed"] if route(ctx)[1].endswith("/close") else list(COMPETITIONS)
         )
         hostile = TEXT.filter(bool).map(lambda s: quote(_encoded(s), safe=""))
-        slug = st.one_of(ours, ours, ours, hostile, st.just(path_parameters["slug"]))
+        slug = _pick(ours, ours, ours, hostile, st.just(path_parameters["slug"]))
         return slug.map(lambda value: {**path_parameters, "slug": value})
 
     core = st.fixed_dictionaries(
@@ -256,7 +267,7 @@ def _install_hooks(schema, seeds) -> None:
     @schema.hook
     def flatmap_body(ctx, body):
         ours = bodies.get(route(ctx))
-        return st.just(body) if ours is None else st.one_of(ours, ours, st.just(body))
+        return st.just(body) if ours is None else _pick(ours, ours, st.just(body))
 
 
 # -------------------------------------------------------------------- test
