@@ -131,21 +131,27 @@ class Competitions(_Submitting, _Reading):
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
 
-    def _competition(self, session: Session, slug: str) -> CompetitionRow:
-        if not is_slug(slug):  # no such slug can exist: refused before the database
+    @staticmethod
+    def _refuse_impossible(slug: str, team: str | None = None) -> None:
+        """:class:`NotFound` for a slug or team name no row can have (PostgreSQL
+        would fail on a NUL in the query instead of finding nothing)."""
+        if not is_slug(slug):
             raise NotFound(f"no competition {str(slug)[:80]!r}")
+        if team is not None:
+            try:
+                check_text("team name", team, max_chars=TEAM_NAME_CHARS)
+            except (TypeError, ValueError):
+                raise NotFound(f"no team {str(team)[:120]!r} in competition {slug!r}") from None
+
+    def _competition(self, session: Session, slug: str) -> CompetitionRow:
+        self._refuse_impossible(slug)
         row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
         if row is None:
             raise NotFound(f"no competition {slug!r}")
         return row
 
     def _team(self, session: Session, competition: CompetitionRow, name: str) -> TeamRow:
-        try:
-            check_text("team name", name, max_chars=TEAM_NAME_CHARS)
-        except (TypeError, ValueError):  # no such name can exist
-            raise NotFound(
-                f"no team {str(name)[:120]!r} in competition {competition.slug!r}"
-            ) from None
+        self._refuse_impossible(competition.slug, name)
         row = session.scalars(
             select(TeamRow).where(TeamRow.competition_id == competition.id, TeamRow.name == name)
         ).first()

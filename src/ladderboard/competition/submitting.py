@@ -38,9 +38,7 @@ from ladderboard.competition.submission import (
 from ladderboard.competition.text import (
     IDEMPOTENCY_KEY_CHARS,
     MESSAGE_CHARS,
-    TEAM_NAME_CHARS,
     check_text,
-    is_slug,
     printable,
 )
 from ladderboard.competition.views import (
@@ -265,12 +263,7 @@ class _Submitting:
         found = self._targets.get((slug, team))
         if found is not None:
             return found
-        if not is_slug(slug):
-            raise NotFound(f"no competition {str(slug)[:80]!r}")
-        try:
-            check_text("team name", team, max_chars=TEAM_NAME_CHARS)
-        except (TypeError, ValueError):
-            raise NotFound(f"no team {str(team)[:120]!r} in competition {slug!r}") from None
+        self._refuse_impossible(slug, team)
         with self.reader.connect() as connection:
             row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
             if row is None:  # say which of the two is missing

@@ -76,7 +76,7 @@ def check_slug(value: object) -> str:
     if not is_slug(value):
         raise ValueError(
             f"slug must be 1-{SLUG_CHARS} ASCII letters, digits, '-' or '_', "
-            f"got {printable(value, 80)!r}"
+            f"got {str(value)[:80]!r}"
         )
     return value  # type: ignore[return-value]
 

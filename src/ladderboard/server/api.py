@@ -64,8 +64,6 @@ __all__ = ["health", "router"]
 router = APIRouter(prefix="/api")
 health = APIRouter()
 
-MAX_MESSAGE_CHARS = MESSAGE_CHARS
-MAX_IDEMPOTENCY_KEY_CHARS = IDEMPOTENCY_KEY_CHARS
 Board = Literal["public", "private"]
 
 
@@ -291,7 +289,7 @@ _SUBMISSION_FORM = {
                         },
                         "message": {
                             "type": "string",
-                            "maxLength": MAX_MESSAGE_CHARS,
+                            "maxLength": MESSAGE_CHARS,
                             "description": "A note for the team's own list.",
                         },
                     },
@@ -305,9 +303,9 @@ _SUBMISSION_FORM = {
 def check_submission_fields(message: str, idempotency_key: str | None) -> None:
     """The submission's text fields, refused with 422 (the engine checks them too)."""
     try:
-        check_text("message", message, max_chars=MAX_MESSAGE_CHARS, multiline=True)
+        check_text("message", message, max_chars=MESSAGE_CHARS, multiline=True)
         if idempotency_key is not None:
-            check_text("Idempotency-Key", idempotency_key, max_chars=MAX_IDEMPOTENCY_KEY_CHARS)
+            check_text("Idempotency-Key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
 
@@ -351,7 +349,7 @@ async def submit(
         str | None,
         Header(
             alias="Idempotency-Key",
-            max_length=MAX_IDEMPOTENCY_KEY_CHARS,
+            max_length=IDEMPOTENCY_KEY_CHARS,
             description="Resending the same file with the same key returns the first result.",
         ),
     ] = None,
@@ -372,7 +370,7 @@ async def submit(
         message = form.get("message", "")
         if not isinstance(message, str):
             raise invalid("the field 'message' must be text")
-        check_submission_fields(message, idempotency_key)
+        check_submission_fields(message, None)  # the key was checked before the admission
         return await run_in_threadpool(
             submit_file, store, settings, team, competition, upload.file, message, idempotency_key
         )

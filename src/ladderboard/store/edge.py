@@ -25,7 +25,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -135,7 +135,6 @@ class RateLimits:
         now = self._clock()
         with self.engine.connect() as connection:
             tat = connection.execute(select(_LIMITS.c.tat).where(_LIMITS.c.key == key)).scalar()
-            connection.rollback()
         if tat is None or max(tat, now) + interval - now <= per_minute * interval:
             return 0
         return max(1, math.ceil(tat + interval - now - per_minute * interval))
@@ -183,11 +182,10 @@ class OrganiserSessions:
                     OrganiserSessionRow.sha256 == self._digest(cookie)
                 )
             ).scalar()
-            connection.rollback()
         if found is None:
             return False
         if found.tzinfo is None:  # SQLite returns naive datetimes: they are UTC
-            found = found.replace(tzinfo=self._clock().tzinfo)
+            found = found.replace(tzinfo=UTC)
         return self._clock() < found
 
     def close(self, cookie: str) -> None:
