@@ -27,12 +27,12 @@ import pyarrow.csv as pv
 
 from _timing import median_seconds
 from ladderboard._blas import single_blas_thread
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.scoring import score_predictions
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.submission import parse_submission
+from ladderboard.engine import Competitions
+from ladderboard.files.solution import Solution
+from ladderboard.files.submission import parse_submission
 from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.scoring import score_predictions
 from ladderboard.store import scratch_postgres_database
 
 ROUNDS = 40  # each reads a file (the floor), parses another and submits a third

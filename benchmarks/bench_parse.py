@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.csv as pv
 
 from _timing import median_seconds
-from ladderboard.competition import Solution, parse_submission
+from ladderboard.files import Solution, parse_submission
 
 
 def submission(solution: Solution, predictions: np.ndarray, order: np.ndarray) -> bytes:

@@ -35,7 +35,7 @@ import pyarrow as pa
 import pyarrow.csv as pv
 
 from _timing import median_seconds
-from ladderboard.competition import Solution
+from ladderboard.files import Solution
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.replay import replay_competition, write_outputs
 

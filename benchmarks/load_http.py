@@ -43,10 +43,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ladderboard.client import Client, ServerError
-from ladderboard.competition.audit import verify
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.local import LocalServer
 from ladderboard.store import SubmissionRow, scratch_postgres_database
 

@@ -89,10 +89,10 @@ def _csv(solution, predictions) -> bytes:
 def store_histories(url: str) -> dict[str, dict]:
     """Every mechanism on a per-team and a per-rank board in the store at ``url``:
     each submission's release and the final public and private boards."""
-    from ladderboard.competition.config import CompetitionConfig
-    from ladderboard.competition.engine import Competitions
-    from ladderboard.competition.solution import Solution
+    from ladderboard.engine import Competitions
+    from ladderboard.files.solution import Solution
     from ladderboard.mechanisms import MECHANISMS
+    from ladderboard.rules.config import CompetitionConfig
 
     store = Competitions.open(url)
     out = {}

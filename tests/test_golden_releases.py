@@ -30,8 +30,8 @@ def test_every_board_of_the_engine_releases_what_it_released(recorded, database_
 
 
 def test_a_store_written_before_still_verifies(recorded, tmp_path):
-    from ladderboard.competition.audit import verify
-    from ladderboard.competition.engine import Competitions
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.audit import verify
 
     copy = tmp_path / "store.sqlite"
     shutil.copy(STORE, copy)

@@ -107,9 +107,9 @@ def verify(
     Checks the published commitment against the stored solution, split and
     key, then replays each board in order; exits 1 on the first difference.
     """
-    from ladderboard.competition.audit import verify as run_verify
-    from ladderboard.competition.engine import Competitions
-    from ladderboard.competition.errors import CompetitionError
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.audit import verify as run_verify
+    from ladderboard.engine.errors import CompetitionError
 
     console = Console()
     store = Competitions.open(db, create_schema=False)
@@ -234,7 +234,7 @@ def submit(
     token: TokenOption = None,
 ) -> None:
     """Submit a predictions file; print the released public score."""
-    from ladderboard.client_views import submission_table
+    from ladderboard.client import submission_table
 
     result = _call(server, token, lambda c: c.submit(slug, file.read_bytes(), message=message))
     Console().print(submission_table(slug, result))
@@ -251,7 +251,7 @@ def leaderboard(
     token: TokenOption = None,
 ) -> None:
     """Show a competition's board (the private one after the close)."""
-    from ladderboard.client_views import board_table
+    from ladderboard.client import board_table
 
     board = "private" if private else "public"
     if download is not None:
@@ -265,7 +265,7 @@ def leaderboard(
 @app.command()
 def submissions(slug: SlugArgument, server: ServerOption = None, token: TokenOption = None) -> None:
     """List your team's submissions."""
-    from ladderboard.client_views import submissions_table
+    from ladderboard.client import submissions_table
 
     rows = _call(server, token, lambda c: c.submissions(slug))
     Console().print(submissions_table(slug, rows))
@@ -301,8 +301,7 @@ def competition_create(
     token: TokenOption = None,
 ) -> None:
     """Create a competition from a solution file."""
-    from ladderboard.client import parse_params
-    from ladderboard.client_views import competition_table
+    from ladderboard.client import competition_table, parse_params
 
     try:
         params = parse_params(param or [])

@@ -35,7 +35,7 @@ from rich.table import Table
 
 from ladderboard._validation import check_int
 from ladderboard.client import Client
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
 from ladderboard.random import KeyedStream
 
 __all__ = ["ATTACKER", "BOARDS", "HONEST_TEAMS", "DemoResult", "run_demo"]

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 from server_helpers import ADMIN, LABELS
 
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 

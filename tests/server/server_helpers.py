@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from fastapi.testclient import TestClient
 
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
 
 ADMIN = "organiser-token-for-the-tests-0123456789"
 LABELS = [0, 1] * 100

@@ -9,7 +9,7 @@ from server_helpers import add_team, bearer, create, organiser, predictions, sub
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladderboard.competition.audit import verify
+from ladderboard.engine.audit import verify
 from ladderboard.server.deps import hash_token
 from ladderboard.store import TeamRow
 

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from ladderboard.cli import app
 from ladderboard.client import Client, ServerError
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
 
 runner = CliRunner()

@@ -8,7 +8,7 @@ from server_helpers import add_team, create, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ladderboard.competition.audit import verify
+from ladderboard.engine.audit import verify
 from ladderboard.store import SubmissionRow
 
 

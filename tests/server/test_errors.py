@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
 
-from ladderboard.competition.config import CompetitionConfig
+from ladderboard.rules.config import CompetitionConfig
 
 
 def refused(response, status: int, code: str) -> dict:

@@ -19,9 +19,9 @@ from server_helpers import ADMIN, add_team, bearer, create, organiser, predictio
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
 from ladderboard.server.local import LocalServer
 from ladderboard.server.settings import Settings
@@ -414,7 +414,7 @@ def test_reads_after_the_deadline_write_nothing(database_url, solution, monkeypa
         assert submit(client, token, predictions(solution, 0)).status_code == 201
         now[0] += timedelta(hours=2)
         # CompetitionInfo.is_closed reads the wall clock: move it past the deadline too.
-        monkeypatch.setattr("ladderboard.competition.views.now_utc", lambda: now[0])
+        monkeypatch.setattr("ladderboard.engine.views.now_utc", lambda: now[0])
         assert client.get("/api/competitions/demo/commitment").json()["key"]
         assert client.get("/api/competitions/demo/leaderboard?board=private").status_code == 200
         assert client.get("/c/demo").status_code == 200

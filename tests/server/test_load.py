@@ -12,9 +12,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ladderboard.client import Client
-from ladderboard.competition.audit import verify
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
+from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
 from ladderboard.store import SubmissionRow, TeamRow
 

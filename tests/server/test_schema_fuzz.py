@@ -48,7 +48,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from server_helpers import ADMIN, LABELS, bearer, organiser, predictions
 
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 

@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from server_helpers import ADMIN, create
 
-from ladderboard.competition.engine import Competitions
+from ladderboard.engine import Competitions
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 from ladderboard.store import make_engine

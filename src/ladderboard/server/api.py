@@ -22,17 +22,17 @@ from pydantic import BaseModel, Field
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
 
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.text import (
+from ladderboard.engine import Competitions
+from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.text import (
     IDEMPOTENCY_KEY_CHARS,
     MESSAGE_CHARS,
     TEAM_NAME_CHARS,
     check_json,
     check_text,
 )
-from ladderboard.competition.views import CompetitionInfo, TeamInfo
 from ladderboard.server.deps import (
     CallerDep,
     Competition,

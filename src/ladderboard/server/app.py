@@ -6,7 +6,7 @@ limits and the organiser's sign-ins live in the store, shared by every
 worker. ``uvicorn --factory ladderboard.server.app:create_app`` (or
 ``ladderboard serve``) calls it once per worker.
 
->>> from ladderboard.competition.engine import Competitions
+>>> from ladderboard.engine import Competitions
 >>> app = create_app(Settings(environment="development", database_url="sqlite://"),
 ...                  store=Competitions.open("sqlite://"))
 >>> sorted(app.openapi()["paths"])[:3]
@@ -21,7 +21,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from ladderboard import __version__
-from ladderboard.competition.engine import Competitions
+from ladderboard.engine import Competitions
 from ladderboard.server.api import health, router
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit

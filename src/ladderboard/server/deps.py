@@ -30,9 +30,9 @@ from typing import Annotated
 from fastapi import Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.errors import NotFound
-from ladderboard.competition.views import CompetitionInfo, TeamInfo
+from ladderboard.engine import Competitions
+from ladderboard.engine.errors import NotFound
+from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
 from ladderboard.server.settings import Settings
 

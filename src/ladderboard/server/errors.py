@@ -35,7 +35,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ladderboard.competition.errors import (
+from ladderboard.engine.errors import (
     CompetitionClosed,
     CompetitionError,
     Conflict,
@@ -43,9 +43,9 @@ from ladderboard.competition.errors import (
     NotFound,
     QuotaExceeded,
 )
-from ladderboard.competition.solution import SolutionError
-from ladderboard.competition.submission import SubmissionError
-from ladderboard.competition.text import printable
+from ladderboard.files.solution import SolutionError
+from ladderboard.files.submission import SubmissionError
+from ladderboard.rules.text import printable
 
 __all__ = ["ApiError", "install_error_handlers", "seconds_to_utc_midnight"]
 

@@ -18,7 +18,7 @@ import time
 
 import httpx
 
-from ladderboard.store import make_engine, migrate
+from ladderboard.engine import migrate_store
 
 __all__ = ["LocalServer", "free_port"]
 
@@ -77,11 +77,7 @@ class LocalServer:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> LocalServer:
-        engine = make_engine(self.database_url)
-        try:
-            migrate(engine)
-        finally:
-            engine.dispose()
+        migrate_store(self.database_url)
         self.port = free_port(self.host)
         env = os.environ | {
             "LADDERBOARD_DATABASE_URL": self.database_url,

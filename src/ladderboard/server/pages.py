@@ -23,7 +23,7 @@ from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from ladderboard.competition.views import CompetitionInfo
+from ladderboard.engine.views import CompetitionInfo
 from ladderboard.server import api, organiser_pages
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import Caller, SettingsDep, Store, authenticate

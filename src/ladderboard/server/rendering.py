@@ -11,10 +11,10 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from pydantic import ValidationError
 
-from ladderboard.competition.errors import CompetitionError, NotFound
-from ladderboard.competition.solution import SolutionError
-from ladderboard.competition.submission import SubmissionError
-from ladderboard.competition.views import CompetitionInfo
+from ladderboard.engine.errors import CompetitionError, NotFound
+from ladderboard.engine.views import CompetitionInfo
+from ladderboard.files.solution import SolutionError
+from ladderboard.files.submission import SubmissionError
 from ladderboard.server.errors import _STATUS, ApiError, _sentence
 
 __all__ = ["REFUSALS", "STATIC_DIR", "find", "fmt", "not_found", "refusal", "render", "templates"]

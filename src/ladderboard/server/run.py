@@ -13,8 +13,8 @@ import secrets
 import socket
 from dataclasses import dataclass
 
+from ladderboard.engine import migrate_store
 from ladderboard.server.settings import Settings, unsafe_token_problem
-from ladderboard.store import database_url, make_engine, migrate
 
 __all__ = ["Initialised", "initialise", "run_uvicorn", "serve"]
 
@@ -48,12 +48,7 @@ def initialise(url: str | None = None, token: str | None = None) -> Initialised:
         problem = unsafe_token_problem(token)
         if problem:
             raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}")
-    url = database_url(url)
-    engine = make_engine(url)
-    try:
-        migrate(engine)
-    finally:
-        engine.dispose()
+    url = migrate_store(url)
     if token:
         return Initialised(url, token, generated=False)
     return Initialised(url, secrets.token_urlsafe(32), generated=True)
@@ -74,13 +69,9 @@ def serve(
     first, so that an unsafe token stops the server before it starts.
     """
     if url:
-        os.environ["LADDERBOARD_DATABASE_URL"] = database_url(url)
+        os.environ["LADDERBOARD_DATABASE_URL"] = url
     settings = Settings()  # raises on an unsafe organiser token
-    engine = make_engine(settings.database_url)
-    try:
-        migrate(engine)
-    finally:
-        engine.dispose()
+    migrate_store(settings.database_url)
     run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
 
 

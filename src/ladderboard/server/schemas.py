@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ladderboard.competition.views import (
+from ladderboard.engine.views import (
     BoardRow,
     CompetitionInfo,
     SubmissionResult,

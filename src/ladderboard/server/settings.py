@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from ladderboard.store import DEFAULT_URL
+from ladderboard.engine import DEFAULT_URL
 
 __all__ = ["MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
 

@@ -108,7 +108,7 @@ class MechanismStateRow(Base):
 
 class MechanismArrayRow(Base):
     """A large array of a mechanism state (a ladder's best losses), stored once
-    by the hash its states refer to it by (``ladderboard.competition._arrays``)."""
+    by the hash its states refer to it by (``ladderboard.store.arrays``)."""
 
     __tablename__ = "mechanism_arrays"
 

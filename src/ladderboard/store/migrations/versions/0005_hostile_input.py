@@ -30,7 +30,7 @@ UTC = sa.DateTime(timezone=True)
 
 
 def _name_key(name: str) -> str:
-    # The same form as ladderboard.competition.text.name_key, written out so
+    # The same form as ladderboard.rules.text.name_key, written out so
     # that this migration keeps its meaning if that function changes.
     folded = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
     return hashlib.sha256(folded.encode("utf-8")).hexdigest()

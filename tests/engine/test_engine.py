@@ -11,10 +11,9 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ladderboard.competition.audit import rescore, verify
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.errors import (
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import rescore, verify
+from ladderboard.engine.errors import (
     CompetitionClosed,
     Conflict,
     DuplicateSubmission,
@@ -22,10 +21,11 @@ from ladderboard.competition.errors import (
     QuotaExceeded,
     VerificationError,
 )
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.submission import SubmissionError
-from ladderboard.competition.views import DuplicateFlag
+from ladderboard.engine.views import DuplicateFlag
+from ladderboard.files.solution import Solution
+from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, RejectionRow, SubmissionRow
 
 START = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)

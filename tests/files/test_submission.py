@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladderboard.competition import (
+from ladderboard.files import (
     Solution,
     SubmissionError,
     canonical_predictions_hash,

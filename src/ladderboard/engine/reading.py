@@ -9,21 +9,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
-from ladderboard.competition.boards import (
-    Record,
-    Standing,
-    by_team,
-    final_selection,
-    private_board,
-    public_board,
-    ranked,
-)
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.errors import (
+from ladderboard.engine.errors import (
     CompetitionClosed,
     NotFound,
 )
-from ladderboard.competition.views import (
+from ladderboard.engine.views import (
     BOARD_SCOPE,
     BoardRow,
     CompetitionInfo,
@@ -32,6 +22,16 @@ from ladderboard.competition.views import (
     aware,
 )
 from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.boards import (
+    Record,
+    Standing,
+    by_team,
+    final_selection,
+    private_board,
+    public_board,
+    ranked,
+)
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import (
     CompetitionRow,
     DuplicateFlagRow,
@@ -43,7 +43,7 @@ from ladderboard.store import (
 
 
 class _Reading:
-    """The reading half of :class:`~ladderboard.competition.engine.Competitions`."""
+    """The reading half of :class:`~ladderboard.engine.competitions.Competitions`."""
 
     # --------------------------------------------------------------- reading
     def _records(

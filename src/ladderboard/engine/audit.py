@@ -21,24 +21,23 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
-from ladderboard.competition._arrays import StoredArrays
-from ladderboard.competition.boards import Record, private_board, public_board, ranked
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.errors import VerificationError
-from ladderboard.competition.reading import rank_standings
-from ladderboard.competition.scoring import score_predictions
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.submission import parse_submission
-from ladderboard.competition.views import (
+from ladderboard.engine.competitions import Competitions
+from ladderboard.engine.errors import VerificationError
+from ladderboard.engine.reading import rank_standings
+from ladderboard.engine.views import (
     BOARD_SCOPE,
     BoardRow,
     aware,
     commitment_of,
     split_sha256,
 )
+from ladderboard.files.solution import Solution
+from ladderboard.files.submission import parse_submission
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
+from ladderboard.rules.boards import Record, private_board, public_board, ranked
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.scoring import score_predictions
 from ladderboard.store import (
     CompetitionRow,
     MechanismStateRow,
@@ -46,6 +45,7 @@ from ladderboard.store import (
     SubmissionRow,
     TeamRow,
 )
+from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
 
 __all__ = ["VerifyReport", "rescore", "verify"]
@@ -174,7 +174,7 @@ def rescore(
 
     ``mode`` is the board of the replay: ``"per-team"`` (a mechanism per
     team) or ``"per-rank"`` (the top ``ranks`` positions, default the
-    competition's, as :class:`~ladderboard.competition.rank_board.RankBoard`
+    competition's, as :class:`~ladderboard.rules.rank_board.RankBoard`
     runs them live); ``board`` says which standings to return, ``"public"``
     (as released) or ``"private"``. The replay's streams are keyed by
     ``random_state``, never by the competition's secret key.

@@ -1,4 +1,4 @@
-"""Competitions: the holdout (solution file), submission parsing, and the engine on top.
+"""The files of a competition: the holdout (solution file) and submissions.
 
 =================================  ================================================
 ``Solution``                       the holdout: ids, targets, the public/private
@@ -12,11 +12,13 @@
 ``submission_sha256``              hash of the bytes received
 ``canonical_predictions_hash``     hash of the aligned predictions (identical
                                    resubmissions)
+``gunzip_limited``                 a gzip member, decompressed up to a limit
 =================================  ================================================
 """
 
-from ladderboard.competition.solution import USAGE_VALUES, Solution, SolutionError
-from ladderboard.competition.submission import (
+from ladderboard.files._csv import GZIP_MAGIC, CsvProblem, gunzip_limited
+from ladderboard.files.solution import USAGE_VALUES, Solution, SolutionError
+from ladderboard.files.submission import (
     SubmissionError,
     canonical_predictions_hash,
     parse_submission,
@@ -24,11 +26,14 @@ from ladderboard.competition.submission import (
 )
 
 __all__ = [
+    "GZIP_MAGIC",
     "USAGE_VALUES",
+    "CsvProblem",
     "Solution",
     "SolutionError",
     "SubmissionError",
     "canonical_predictions_hash",
+    "gunzip_limited",
     "parse_submission",
     "submission_sha256",
 ]

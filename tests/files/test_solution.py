@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladderboard.competition import Solution, SolutionError, parse_submission
+from ladderboard.files import Solution, SolutionError, parse_submission
 
 KAGGLE = b"id,target,Usage\n10,1,Public\n11,0,Private\n12,1,Private\n13,0,Ignored\n"
 

@@ -7,8 +7,9 @@ import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.solution import Solution
+from ladderboard.files.solution import Solution
+from ladderboard.rules.boards import BoardRow
+from ladderboard.rules.config import CompetitionConfig
 
 __all__ = [
     "BOARD_SCOPE",
@@ -122,16 +123,3 @@ class DuplicateFlag:
     number: int
     earlier_team: str
     earlier_number: int
-
-
-@dataclass(frozen=True)
-class BoardRow:
-    """A team's place; ``submission_id`` is the team's own number of the
-    submission that gives its score (``None`` when the board does not say)."""
-
-    rank: int
-    team: str
-    score: float
-    entries: int
-    last_submission: datetime | None
-    submission_id: int | None

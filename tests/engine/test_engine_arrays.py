@@ -13,16 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
-from test_engine_caches import stored
+from test_engine_performance import stored
 
-from ladderboard.competition import _arrays
-from ladderboard.competition._arrays import array_refs, fill, spill
-from ladderboard.competition.audit import verify
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
 from ladderboard.encoding import encode_array
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismArrayRow
+from ladderboard.store import arrays as stored_arrays
+from ladderboard.store.arrays import array_refs, fill, spill
 
 N = 4000  # 2000 public rows of log loss: an encoded best far above SPILL_CHARS
 
@@ -83,7 +83,7 @@ def test_states_refer_to_arrays_stored_once(database_url, board):
     improved = sum(1 for r in releases if r[3])
     assert 0 < improved < len(releases)
     for _, state in states:
-        assert len(json.dumps(state)) < _arrays.SPILL_CHARS  # the arrays live apart
+        assert len(json.dumps(state)) < stored_arrays.SPILL_CHARS  # the arrays live apart
         assert array_refs(state)
     # An array is written when a best changes, not with every submission's state.
     assert 0 < sum(written) <= improved
@@ -159,7 +159,7 @@ def test_states_stored_inline_before_0004_are_read(database_url, monkeypatch):
     store = Competitions.open(database_url)
     create(store)
     data = files(solution(), 8)
-    monkeypatch.setattr(_arrays, "SPILL_CHARS", 10**12)  # as before 0004: nothing spills
+    monkeypatch.setattr(stored_arrays, "SPILL_CHARS", 10**12)  # as before 0004: nothing spills
     for blob in data[:4]:
         store.submit("c", "a", blob)
     states, _ = stored(store)

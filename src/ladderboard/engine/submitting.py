@@ -16,41 +16,41 @@ from sqlalchemy import Connection, Row, insert, select
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
-from ladderboard.competition import _statements as statements
-from ladderboard.competition._caches import CachedMechanism
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.errors import (
+from ladderboard.engine.errors import (
     CompetitionClosed,
     Conflict,
     DuplicateSubmission,
     NotFound,
     QuotaExceeded,
 )
-from ladderboard.competition.rank_board import RankBoard
-from ladderboard.competition.scoring import Scored, score_predictions
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.submission import (
-    SubmissionError,
-    canonical_predictions_hash,
-    parse_submission,
-    submission_sha256,
-)
-from ladderboard.competition.text import (
-    IDEMPOTENCY_KEY_CHARS,
-    MESSAGE_CHARS,
-    check_text,
-    printable,
-)
-from ladderboard.competition.views import (
+from ladderboard.engine.performance import CachedMechanism
+from ladderboard.engine.views import (
     BOARD_SCOPE,
     SubmissionResult,
     aware,
     is_closed,
 )
+from ladderboard.files.solution import Solution
+from ladderboard.files.submission import (
+    SubmissionError,
+    canonical_predictions_hash,
+    parse_submission,
+    submission_sha256,
+)
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.rank_board import RankBoard
+from ladderboard.rules.scoring import Scored, score_predictions
+from ladderboard.rules.text import (
+    IDEMPOTENCY_KEY_CHARS,
+    MESSAGE_CHARS,
+    check_text,
+    printable,
+)
 from ladderboard.store import (
     DuplicateFlagRow,
     RejectionRow,
     SubmissionRow,
+    statements,
 )
 from ladderboard.store.blobs import pack
 
@@ -149,7 +149,7 @@ def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
 
 
 class _Submitting:
-    """The submission half of :class:`~ladderboard.competition.engine.Competitions`."""
+    """The submission half of :class:`~ladderboard.engine.competitions.Competitions`."""
 
     # ----------------------------------------------------------- submitting
     @on_one_blas_thread

@@ -1,6 +1,6 @@
 """Rich tables of the REST API's answers, for the ``ladderboard`` client verbs.
 
-Each function takes the JSON the server returned (see :mod:`ladderboard.client`).
+Each function takes the JSON the server returned (see :class:`ladderboard.client.Client`).
 
 >>> from rich.console import Console
 >>> console = Console(width=60)

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 from sqlalchemy import select
 
-from ladderboard.competition.config import CompetitionConfig, Scoring
-from ladderboard.competition.scoring import check_targets
-from ladderboard.competition.solution import Solution
 from ladderboard.encoding import encode_array
+from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import Mechanism
+from ladderboard.rules.config import CompetitionConfig, Scoring
+from ladderboard.rules.scoring import check_targets
 from ladderboard.store import CompetitionRow
 from ladderboard.store.blobs import unpack
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ladderboard._validation import check_int
-from ladderboard.competition.text import check_json
 from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
 from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.text import check_json
 
 __all__ = ["BOARD_MODES", "CompetitionConfig", "Scoring"]
 
@@ -86,7 +86,7 @@ class CompetitionConfig:
         Keyword parameters of the loss (for example ``clip`` of the log loss).
     board : {"per-team", "per-rank"}
     ranks : int
-        Ranks of a per-rank board (see :mod:`ladderboard.competition.rank_board`).
+        Ranks of a per-rank board (see :mod:`ladderboard.rules.rank_board`).
     daily_quota, total_quota, invalid_quota : int or None
         Valid submissions per team per UTC day and in all; invalid ones in all.
     deadline : datetime (UTC) or None

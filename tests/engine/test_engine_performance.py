@@ -10,13 +10,13 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladderboard.competition._caches import CachedMechanism
-from ladderboard.competition.audit import verify
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
 from ladderboard.encoding import encode_array
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
+from ladderboard.engine.performance import CachedMechanism
+from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
 
 MECHANISMS = ["parameter-free-ladder", "ladder-boot", "shaky-ladder"]
@@ -149,7 +149,7 @@ def test_an_unchanged_array_keeps_its_encoding_and_a_changed_one_is_encoded_agai
 
 
 def test_the_cache_keeps_at_most_its_size():
-    from ladderboard.competition._caches import MechanismCache
+    from ladderboard.engine.performance import MechanismCache
 
     cache = MechanismCache(size=2)
     entries = [CachedMechanism(i, ParameterFreeLadder(n=3)) for i in range(3)]
@@ -167,7 +167,7 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
     each hot-path query is answered from an index (SQLite's query plan)."""
     from sqlalchemy.dialects import sqlite
 
-    from ladderboard.competition import _statements as submitting
+    from ladderboard.store import statements as submitting
 
     store = open_store(f"sqlite:///{tmp_path / 'plan.db'}")
     queries = {

@@ -15,11 +15,11 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ladderboard.competition.audit import verify
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.errors import QuotaExceeded
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
+from ladderboard.engine.errors import QuotaExceeded
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
 
 TEAMS = ("shared", "t1", "t2", "t3")

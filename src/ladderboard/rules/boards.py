@@ -8,9 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ladderboard.competition.views import BoardRow
-
 __all__ = [
+    "BoardRow",
     "Record",
     "Standing",
     "auto_select",
@@ -20,6 +19,19 @@ __all__ = [
     "public_board",
     "ranked",
 ]
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """A team's place; ``submission_id`` is the team's own number of the
+    submission that gives its score (``None`` when the board does not say)."""
+
+    rank: int
+    team: str
+    score: float
+    entries: int
+    last_submission: datetime | None
+    submission_id: int | None
 
 
 @dataclass(frozen=True)

@@ -30,10 +30,10 @@ def test_files_survive_the_move_to_their_own_table_and_back(database_url):
     refer to submissions (duplicate flags) survive SQLite's table rebuilds."""
     import numpy as np
 
-    from ladderboard.competition.audit import verify
-    from ladderboard.competition.config import CompetitionConfig
-    from ladderboard.competition.engine import Competitions
-    from ladderboard.competition.solution import Solution
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.audit import verify
+    from ladderboard.files.solution import Solution
+    from ladderboard.rules.config import CompetitionConfig
     from ladderboard.store import SubmissionFileRow, unpack
     from ladderboard.store.database import downgrade
 

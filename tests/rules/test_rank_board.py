@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.rank_board import RankBoard
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import Mechanism, ParameterFreeLadder
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.rank_board import RankBoard
 
 
 def board(size: int) -> RankBoard:

@@ -44,9 +44,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ladderboard.competition import _csv
-from ladderboard.competition._csv import CsvProblem, show
-from ladderboard.competition.solution import Solution
+from ladderboard.files import _csv
+from ladderboard.files._csv import CsvProblem, show
+from ladderboard.files.solution import Solution
 
 __all__ = [
     "SubmissionError",
@@ -162,7 +162,7 @@ def parse_submission(
     >>> parse_submission(b"id,target\\n0,1\\n1,2\\n", sol)
     Traceback (most recent call last):
     ...
-    ladderboard.competition.submission.SubmissionError: 1 id of the solution is missing: '2'
+    ladderboard.files.submission.SubmissionError: 1 id of the solution is missing: '2'
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise TypeError(f"data must be bytes (the file as received), got {type(data).__name__}")

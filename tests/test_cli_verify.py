@@ -8,9 +8,9 @@ from sqlalchemy.orm import Session
 from typer.testing import CliRunner
 
 from ladderboard.cli import app
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.engine import Competitions
-from ladderboard.competition.solution import Solution
+from ladderboard.engine import Competitions
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import SubmissionRow
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ladderboard.competition.config import Scoring
+from ladderboard.rules.config import Scoring
 
 __all__ = ["Scored", "check_targets", "score_predictions"]
 
@@ -51,7 +51,7 @@ def check_targets(scoring: Scoring, targets: np.ndarray) -> None:
     A competition checks its solution once, at creation, so that every
     submission can be scored with :meth:`~ladderboard.losses.Loss.of_checked`.
 
-    >>> from ladderboard.competition.config import CompetitionConfig
+    >>> from ladderboard.rules.config import CompetitionConfig
     >>> scoring = CompetitionConfig(score="log_loss", mechanism="ladder",
     ...                             mechanism_params={"eta": 0.1}).scoring()
     >>> check_targets(scoring, np.array([0.0, 1.0, 2.0]))
@@ -86,10 +86,10 @@ def score_predictions(
     ``public`` and ``private`` select rows, as boolean masks or as row
     numbers in increasing order (faster: :attr:`Solution.public_rows`).
     ``checked`` skips checking the input again, for predictions from
-    :func:`~ladderboard.competition.submission.parse_submission` and targets
+    :func:`~ladderboard.files.submission.parse_submission` and targets
     passed by :func:`check_targets`; the scores are the same.
 
-    >>> from ladderboard.competition.config import CompetitionConfig
+    >>> from ladderboard.rules.config import CompetitionConfig
     >>> scoring = CompetitionConfig(score="zero_one", mechanism="ladder",
     ...                             mechanism_params={"eta": 0.1}).scoring()
     >>> y, p = np.array([1.0, 0, 1, 1]), np.array([1.0, 1, 1, 0])

@@ -3,8 +3,8 @@
 :class:`Competitions` creates competitions from a solution file, registers
 teams, scores submissions through each board's mechanism in one serialised
 transaction, keeps quotas, closes competitions and builds their boards. It
-raises the refusals of :mod:`ladderboard.competition.errors` (and
-:class:`~ladderboard.competition.submission.SubmissionError` for bad files);
+raises the refusals of :mod:`ladderboard.engine.errors` (and
+:class:`~ladderboard.files.submission.SubmissionError` for bad files);
 the web edge turns them into HTTP responses.
 """
 
@@ -20,28 +20,16 @@ from sqlalchemy import Engine, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.competition._arrays import StoredArrays
-from ladderboard.competition._caches import ConfigCache, MechanismCache, SolutionCache
-from ladderboard.competition.config import CompetitionConfig
-from ladderboard.competition.errors import (
+from ladderboard.encoding import encode_array
+from ladderboard.engine.errors import (
     CompetitionClosed,
     Conflict,
     NotFound,
 )
-from ladderboard.competition.reading import _Reading
-from ladderboard.competition.scoring import check_targets
-from ladderboard.competition.solution import Solution
-from ladderboard.competition.submitting import _Submitting
-from ladderboard.competition.text import (
-    DESCRIPTION_CHARS,
-    TEAM_NAME_CHARS,
-    TITLE_CHARS,
-    check_slug,
-    check_text,
-    is_slug,
-    name_key,
-)
-from ladderboard.competition.views import (
+from ladderboard.engine.performance import ConfigCache, MechanismCache, SolutionCache
+from ladderboard.engine.reading import _Reading
+from ladderboard.engine.submitting import _Submitting
+from ladderboard.engine.views import (
     BOARD_SCOPE,
     BoardRow,
     CompetitionInfo,
@@ -53,22 +41,37 @@ from ladderboard.competition.views import (
     now_utc,
     split_sha256,
 )
-from ladderboard.encoding import encode_array
+from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS, Mechanism
 from ladderboard.random import KeyedStream
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.scoring import check_targets
+from ladderboard.rules.text import (
+    DESCRIPTION_CHARS,
+    TEAM_NAME_CHARS,
+    TITLE_CHARS,
+    check_slug,
+    check_text,
+    is_slug,
+    name_key,
+)
 from ladderboard.store import (
+    DEFAULT_URL,
     CompetitionRow,
     MechanismStateRow,
     OrganiserSessions,
     RateLimits,
     TeamRow,
+    database_url,
     make_engine,
     migrate,
     read_only,
 )
+from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import pack
 
 __all__ = [
+    "DEFAULT_URL",
     "BoardRow",
     "CompetitionInfo",
     "Competitions",
@@ -76,7 +79,21 @@ __all__ = [
     "SubmissionView",
     "TeamInfo",
     "commitment_of",
+    "migrate_store",
 ]
+
+
+def migrate_store(url: str | None = None) -> str:
+    """Create the schema of the store at ``url`` (default:
+    ``LADDERBOARD_DATABASE_URL`` or a SQLite file), or bring it up to date;
+    return the URL used."""
+    url = database_url(url)
+    engine = make_engine(url)
+    try:
+        migrate(engine)
+    finally:
+        engine.dispose()
+    return url
 
 
 class Competitions(_Submitting, _Reading):
@@ -299,7 +316,7 @@ class Competitions(_Submitting, _Reading):
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
         """Register a team. Names are unique in a competition under NFKC and
-        case folding (:func:`~ladderboard.competition.text.name_key`); a closed
+        case folding (:func:`~ladderboard.rules.text.name_key`); a closed
         competition takes no new team."""
         name = name.strip() if isinstance(name, str) else name
         check_text("team name", name, max_chars=TEAM_NAME_CHARS)

@@ -1,0 +1,40 @@
+"""The competition engine: :class:`Competitions` over a store, the refusals it
+raises, and the frozen views it returns. The web edge and the CLI call it;
+:mod:`ladderboard.engine.audit` replays a store to check it.
+"""
+
+from ladderboard.engine.competitions import DEFAULT_URL, Competitions, migrate_store
+from ladderboard.engine.errors import (
+    CompetitionClosed,
+    CompetitionError,
+    Conflict,
+    DuplicateSubmission,
+    NotFound,
+    QuotaExceeded,
+    VerificationError,
+)
+from ladderboard.engine.views import (
+    CompetitionInfo,
+    DuplicateFlag,
+    SubmissionResult,
+    SubmissionView,
+    TeamInfo,
+)
+
+__all__ = [
+    "DEFAULT_URL",
+    "CompetitionClosed",
+    "CompetitionError",
+    "CompetitionInfo",
+    "Competitions",
+    "Conflict",
+    "DuplicateFlag",
+    "DuplicateSubmission",
+    "NotFound",
+    "QuotaExceeded",
+    "SubmissionResult",
+    "SubmissionView",
+    "TeamInfo",
+    "VerificationError",
+    "migrate_store",
+]
