@@ -12,7 +12,8 @@ The layers, bottom up (a package may import only the packages listed for it):
   and replays share;
 - ``files`` (solution and submission files) and ``rules`` (scoring, boards,
   per-rank boards, final selection: pure functions);
-- ``store``: the tables, migrations and all of the SQL;
+- ``store``: the tables, migrations and all of the SQL (no other module
+  imports what builds a statement);
 - ``engine``: the competitions, composed over the store and the rules;
 - ``server``, ``client``, ``cli`` and ``demo`` at the top.
 
@@ -169,6 +170,23 @@ def _internal(module: str, *, top_level_only: bool = False) -> set[str]:
     }
 
 
+def _missing(module: str) -> set[str]:
+    """The ``ladderboard`` modules that ``module`` imports and that do not exist."""
+    tree = ast.parse(MODULES[module].read_text())
+    named: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            named.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            named.add(_resolve(module, node))
+    return {name for name in named if name.startswith("ladderboard") and name not in MODULES}
+
+
+def test_every_import_names_a_module():
+    wrong = [f"{m} imports {name}" for m in MODULES for name in sorted(_missing(m))]
+    assert not wrong, "imports of modules that do not exist:\n" + "\n".join(wrong)
+
+
 def test_every_package_has_a_layer():
     unknown = sorted({package_of(m) for m in MODULES} - CORE - set(ALLOWED))
     assert not unknown, f"packages with no layer in tests/test_layers.py: {unknown}"
@@ -258,6 +276,28 @@ def test_no_import_cycle_between_modules():
             graph[module].add(name)
     cycles = _cycles(graph)
     assert not cycles, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+# What builds SQL: outside the store, a module may name a session or an
+# engine, never a statement.
+SQL_BUILDERS = frozenset(
+    {"select", "insert", "update", "delete", "func", "text", "bindparam", "aliased", "literal"}
+)
+
+
+def test_all_sql_lives_in_the_store():
+    wrong = []
+    for module, path in MODULES.items():
+        if package_of(module) == "store":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sqlalchemy"):
+                built = {alias.name for alias in node.names} & SQL_BUILDERS
+                if built or (node.module or "").startswith(
+                    ("sqlalchemy.sql", "sqlalchemy.dialects")
+                ):
+                    wrong.append(f"{module} imports {sorted(built) or node.module} from sqlalchemy")
+    assert not wrong, "SQL outside the store:\n" + "\n".join(wrong)
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if package_of(m) in CORE))

@@ -179,7 +179,7 @@ def test_a_stale_cached_target_is_read_again(store):
     store.submit("other", "beta", csv_for(other, noisy(other, 0.4, 0)))
 
     def stale():
-        store._targets["comp", "alpha"] = store._targets["other", "beta"]
+        store.caches.targets["comp", "alpha"] = store.caches.targets["other", "beta"]
 
     stale()  # valid for "other", not for "comp" (ids 300-399 are missing)
     with pytest.raises(SubmissionError, match="missing"):

@@ -165,7 +165,7 @@ def test_states_stored_inline_before_0004_are_read(database_url, monkeypatch):
     states, _ = stored(store)
     assert array_rows(store) == 0 and not any(array_refs(s) for _, s in states)
     monkeypatch.undo()
-    store._mechanisms.clear()  # a new process: the state is read from the store
+    store.caches.mechanisms.clear()  # a new process: the state is read from the store
     for blob in data[4:]:
         store.submit("c", "a", blob)
     states, _ = stored(store)

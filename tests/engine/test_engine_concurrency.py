@@ -123,7 +123,9 @@ def _sequences(session: Session) -> dict[str, list[int]]:
 def _crashing_submitter(url: str, data: bytes, flag: str) -> None:
     """Submit, and stall inside the transaction after the state is computed."""
     store = Competitions.open(url, create_schema=False)
-    dump = Competitions.dump
+    from ladderboard.engine import instances
+
+    dump = instances.dump
 
     def stalled(mechanism, **kwargs):
         state = dump(mechanism, **kwargs)
@@ -132,7 +134,7 @@ def _crashing_submitter(url: str, data: bytes, flag: str) -> None:
         time.sleep(60)
         return state
 
-    Competitions.dump = staticmethod(stalled)
+    instances.dump = stalled
     store.submit("race", "t1", data)
 
 

@@ -117,7 +117,7 @@ def test_a_failed_transaction_drops_the_cached_mechanism(database_url, tmp_path,
     def fail(mechanism, **kwargs):  # after the mechanism advanced, before any write
         raise RuntimeError("the database went away")
 
-    monkeypatch.setattr(Competitions, "dump", staticmethod(fail))
+    monkeypatch.setattr("ladderboard.engine.instances.dump", fail)
     with pytest.raises(RuntimeError, match="went away"):
         store.submit("c", "a", data[3])
     monkeypatch.undo()

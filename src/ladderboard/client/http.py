@@ -100,9 +100,7 @@ class Client:
         timeout: float = 60.0,
         http: httpx.Client | None = None,
     ):
-        self.server = (server or os.environ.get("LADDERBOARD_SERVER") or DEFAULT_SERVER).rstrip(
-            "/"
-        )
+        self.server = (server or os.environ.get("LADDERBOARD_SERVER") or DEFAULT_SERVER).rstrip("/")
         self.token = token if token is not None else os.environ.get("LADDERBOARD_TOKEN")
         self.timeout = timeout
         self._owns_http = http is None

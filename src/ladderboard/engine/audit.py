@@ -1,11 +1,11 @@
-"""Replaying a competition: the audit after the key is revealed, and what-if
-rescoring under another mechanism.
+"""The audit after the key is revealed, and what-if rescoring under another
+mechanism.
 
 :func:`verify` checks the published commitment against the stored solution,
-split and (revealed) key, then replays every stored submission file, in each
-board's order, through a fresh mechanism keyed as the live one was, and
+split and (revealed) key, then runs every stored submission file again, in
+each board's order, through a fresh mechanism keyed as the live one was, and
 compares every released score bit for bit, every decision, every private
-score, and each board's final state. :func:`rescore` replays the same files
+score, and each board's final state. :func:`rescore` scores the same files
 under another configuration without touching the store.
 """
 
@@ -17,13 +17,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
+from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
-from ladderboard.engine.reading import rank_standings
 from ladderboard.engine.views import (
     BOARD_SCOPE,
     BoardRow,
@@ -35,16 +34,10 @@ from ladderboard.files.solution import Solution
 from ladderboard.files.submission import parse_submission
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
-from ladderboard.rules.boards import Record, private_board, public_board, ranked
+from ladderboard.rules.boards import Record, private_board, public_board, rank_standings, ranked
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import score_predictions
-from ladderboard.store import (
-    CompetitionRow,
-    MechanismStateRow,
-    SubmissionFileRow,
-    SubmissionRow,
-    TeamRow,
-)
+from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
 
@@ -81,7 +74,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
     organiser's own check).
     """
     with Session(store.reader) as session:
-        row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
+        row = queries.competition_by_slug(session, slug)
         if row is None:
             raise VerificationError(f"no competition {slug!r}")
         key = key_hex or row.secret_key
@@ -96,29 +89,20 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
                 "from the stored solution, split and key"
             )
         config = CompetitionConfig.from_json(row.config)
-        rows = session.execute(
-            select(SubmissionRow, SubmissionFileRow.file)
-            .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
-            .where(SubmissionRow.competition_id == row.id)
-            .order_by(SubmissionRow.scope, SubmissionRow.sequence)
-        ).all()
+        rows = queries.files_by_board(session, row.id)
         states = {
             scope: StoredArrays().fill(session.connection(), row.id, state)
-            for scope, state in session.execute(
-                select(MechanismStateRow.scope, MechanismStateRow.state).where(
-                    MechanismStateRow.competition_id == row.id
-                )
-            ).all()
+            for scope, state in queries.board_states(session, row.id)
         }
         commitment = row.commitment
-    fresh, load = store.mechanism_factory(key, config, solution)
+    fresh, load = instances.factory(key, config, solution)
     problems: list[str] = []
     replayed: dict[str, Any] = {}
     mechanisms: dict[str, Any] = {}
     for sub, file in rows:
         scored = _replay_scores(solution, config, unpack(file))
         if sub.scope == BOARD_SCOPE:
-            score, improved, replayed[BOARD_SCOPE] = store.submit_per_rank(
+            score, improved, replayed[BOARD_SCOPE] = instances.submit_per_rank(
                 replayed.get(BOARD_SCOPE),
                 fresh,
                 load,
@@ -132,7 +116,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             mechanisms[sub.scope] = mechanism
             release = mechanism.submit(scored.public_input)
             score, improved = release.score, release.improved
-            replayed[sub.scope] = store.dump(mechanism)
+            replayed[sub.scope] = instances.dump(mechanism)
         for name, stored, again in (
             ("released score", sub.public_score, score),
             ("public score", sub.public_raw, scored.public_raw),
@@ -195,30 +179,16 @@ def rescore(
     )
     solution = store.solution(slug)
     with Session(store.reader) as session:
-        subs = session.execute(
-            select(
-                SubmissionRow.id,
-                SubmissionRow.created_at,
-                SubmissionFileRow.file,
-                SubmissionRow.selected,
-                TeamRow.name,
-                TeamRow.id,
-            )
-            .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
-            .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
-            .join(CompetitionRow, CompetitionRow.id == SubmissionRow.competition_id)
-            .where(CompetitionRow.slug == slug)
-            .order_by(SubmissionRow.created_at, SubmissionRow.id)
-        ).all()
+        subs = queries.files_in_order(session, lookup.competition(session, slug).id)
     key = KeyedStream.from_random_state(random_state).key_hex
-    fresh, load = store.mechanism_factory(key, config, solution)
+    fresh, load = instances.factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
     rank_state = None
     records = []
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
         scored = _replay_scores(solution, config, unpack(file))
         if mode == "per-rank":
-            score, _, rank_state = store.submit_per_rank(
+            score, _, rank_state = instances.submit_per_rank(
                 rank_state,
                 fresh,
                 load,

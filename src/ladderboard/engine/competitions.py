@@ -10,29 +10,25 @@ the web edge turns them into HTTP responses.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.encoding import encode_array
-from ladderboard.engine.errors import (
-    CompetitionClosed,
-    Conflict,
-    NotFound,
-)
-from ladderboard.engine.performance import ConfigCache, MechanismCache, SolutionCache
-from ladderboard.engine.reading import _Reading
-from ladderboard.engine.submitting import _Submitting
+from ladderboard.engine import instances, lookup
+from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound
+from ladderboard.engine.performance import Caches
+from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.views import (
     BOARD_SCOPE,
-    BoardRow,
     CompetitionInfo,
+    DuplicateFlag,
     SubmissionResult,
     SubmissionView,
     TeamInfo,
@@ -42,8 +38,17 @@ from ladderboard.engine.views import (
     split_sha256,
 )
 from ladderboard.files.solution import Solution
-from ladderboard.mechanisms import MECHANISMS, Mechanism
+from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
+from ladderboard.rules.boards import (
+    BoardRow,
+    Record,
+    final_selection,
+    private_board,
+    public_board,
+    rank_standings,
+    ranked,
+)
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import check_targets
 from ladderboard.rules.text import (
@@ -52,22 +57,20 @@ from ladderboard.rules.text import (
     TITLE_CHARS,
     check_slug,
     check_text,
-    is_slug,
     name_key,
 )
 from ladderboard.store import (
     DEFAULT_URL,
     CompetitionRow,
-    MechanismStateRow,
     OrganiserSessions,
     RateLimits,
     TeamRow,
     database_url,
     make_engine,
     migrate,
+    queries,
     read_only,
 )
-from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import pack
 
 __all__ = [
@@ -96,8 +99,22 @@ def migrate_store(url: str | None = None) -> str:
     return url
 
 
-class Competitions(_Submitting, _Reading):
-    """The engine over one store (a SQLAlchemy engine).
+def _records(session: Session, competition_id: int) -> tuple[list[Record], dict[int, int]]:
+    """The competition's submissions as the boards take them, and each one's
+    number in its team (what the team calls it) by its id."""
+    rows = queries.scored_submissions(session, competition_id)
+    records = [
+        Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
+        for r, name in rows
+    ]
+    return records, {r.id: r.number for r, _ in rows}
+
+
+class Competitions:
+    """The engine over one store (a SQLAlchemy engine): organiser and team
+    actions and the boards, composed over the store's queries, the rules,
+    the :class:`~ladderboard.engine.submitting.Submitter` and the in-process
+    :class:`~ladderboard.engine.performance.Caches`.
 
     >>> store = Competitions.open("sqlite://")          # in memory, for the example
     >>> solution = Solution.from_labels([0, 1] * 50, public_fraction=0.5, random_state=0)
@@ -109,15 +126,18 @@ class Competitions(_Submitting, _Reading):
     (0.5, 4)
     """
 
-    def __init__(self, engine: Engine, *, clock=now_utc, mechanism_cache: int = 64):
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Callable[[], datetime] = now_utc,
+        mechanism_cache: int = 64,
+    ):
         self.engine = engine
         self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
-        self._clock = clock
-        self._solutions = SolutionCache()
-        self._configs = ConfigCache()
-        self._mechanisms = MechanismCache(mechanism_cache)
-        self._arrays = StoredArrays()
-        self._targets: dict[tuple[str, str], Any] = {}  # (slug, team) -> _Submitting._Target
+        self.clock = clock
+        self.caches = Caches(mechanisms=mechanism_cache)
+        self.submitter = Submitter(engine, self.reader, clock, self.caches)
         # Shared by every process over this store: the web edge's rate limits
         # and the organiser's sign-ins.
         self.rate_limits = RateLimits(engine)
@@ -135,102 +155,17 @@ class Competitions(_Submitting, _Reading):
     def ping(self) -> None:
         """Raise unless the database answers a query."""
         with self.reader.connect() as connection:
-            connection.execute(select(1))
+            queries.ping(connection)
 
     def dispose(self) -> None:
         """Close every pooled connection (the store's and the rate limits')."""
         self.rate_limits.dispose()
         self.engine.dispose()
 
-    # ------------------------------------------------------------ sessions
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
         with Session(self.engine, expire_on_commit=False) as session, session.begin():
             yield session
-
-    @staticmethod
-    def _refuse_impossible(slug: str, team: str | None = None) -> None:
-        """:class:`NotFound` for a slug or team name no row can have (PostgreSQL
-        would fail on a NUL in the query instead of finding nothing)."""
-        if not is_slug(slug):
-            raise NotFound(f"no competition {str(slug)[:80]!r}")
-        if team is not None:
-            try:
-                check_text("team name", team, max_chars=TEAM_NAME_CHARS)
-            except (TypeError, ValueError):
-                raise NotFound(f"no team {str(team)[:120]!r} in competition {slug!r}") from None
-
-    def _competition(self, session: Session, slug: str) -> CompetitionRow:
-        self._refuse_impossible(slug)
-        row = session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
-        if row is None:
-            raise NotFound(f"no competition {slug!r}")
-        return row
-
-    def _team(self, session: Session, competition: CompetitionRow, name: str) -> TeamRow:
-        self._refuse_impossible(competition.slug, name)
-        row = session.scalars(
-            select(TeamRow).where(TeamRow.competition_id == competition.id, TeamRow.name == name)
-        ).first()
-        if row is None:
-            raise NotFound(f"no team {name!r} in competition {competition.slug!r}")
-        return row
-
-    @staticmethod
-    def _info(row: CompetitionRow) -> CompetitionInfo:
-        return CompetitionInfo(
-            slug=row.slug,
-            title=row.title,
-            description=row.description,
-            config=CompetitionConfig.from_json(row.config),
-            created_at=aware(row.created_at),
-            deadline=aware(row.deadline),
-            closed_at=aware(row.closed_at),
-            n_public=row.n_public,
-            n_private=row.n_private,
-            commitment=row.commitment,
-        )
-
-    # ----------------------------------------------------------- mechanisms
-    @staticmethod
-    def mechanism_factory(key_hex: str, config: CompetitionConfig, solution: Solution):
-        """``fresh(label)`` and ``load(state, label)`` for this competition's
-        mechanisms; each label (a team's scope, a rank instance) keys its own
-        stream, derived from the competition's key."""
-        klass = MECHANISMS[config.mechanism]
-        master = KeyedStream.from_hex(key_hex)
-        labels = None
-        if klass.input_kind == "predictions":
-            labels = {"array": encode_array(solution.targets[solution.public_mask])}
-
-        def fresh(label: str) -> Mechanism:
-            params = dict(config.mechanism_params)
-            if klass.input_kind == "losses":
-                params["n"] = solution.n_public
-            else:
-                params["metric"] = config.score
-                params["y_true"] = solution.targets[solution.public_mask]
-            if klass.stochastic:
-                params["random_state"] = master.derive(label)
-            return klass(**params)
-
-        def load(state: dict[str, Any], label: str) -> Mechanism:
-            state = dict(state)
-            if klass.stochastic:
-                state["key"] = master.derive(label).key_hex
-            if labels is not None:
-                state["params"] = {**state["params"], "y_true": labels}
-            return Mechanism.from_state(state)
-
-        return fresh, load
-
-    @staticmethod
-    def dump(mechanism: Mechanism, *, encode_vars=None) -> dict[str, Any]:
-        """State without the secrets kept elsewhere (the key, the labels)."""
-        state = mechanism.get_state(encode_vars=encode_vars)
-        state["key"] = None
-        state["params"].pop("y_true", None)
-        return state
 
     # ------------------------------------------------------------ organiser
     def create(
@@ -255,13 +190,12 @@ class Competitions(_Submitting, _Reading):
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         split = split_sha256(solution)
-        now = self._clock()
         row = CompetitionRow(
             slug=slug,
             title=title or slug,
             description=description,
             config=config.to_json(),
-            created_at=now,
+            created_at=self.clock(),
             deadline=config.deadline,
             closed_at=None,
             solution=pack(solution_bytes),
@@ -279,40 +213,31 @@ class Competitions(_Submitting, _Reading):
         except (TypeError, ValueError) as exc:
             raise ValueError(f"the solution cannot be scored by {config.score!r}: {exc}") from None
         # Build one mechanism now, so that bad parameters fail before anything is stored.
-        fresh, _ = self.mechanism_factory(row.secret_key, config, solution)
+        fresh, _ = instances.factory(row.secret_key, config, solution)
         try:
             fresh("check")
         except (TypeError, ValueError) as exc:
             raise ValueError(f"mechanism {config.mechanism!r}: {exc}") from exc
+        shared = BOARD_SCOPE if config.board == "per-rank" else None
         try:
             with self._transaction() as session:
-                session.add(row)
-                session.flush()
-                if config.board == "per-rank":
-                    session.add(self._state_row(row.id, BOARD_SCOPE, now))
+                queries.add_competition(session, row, shared)
         except IntegrityError as exc:
             raise Conflict(f"a competition {slug!r} already exists") from exc
-        return self._info(row)
-
-    @staticmethod
-    def _state_row(competition_id: int, scope: str, now: datetime) -> MechanismStateRow:
-        return MechanismStateRow(
-            competition_id=competition_id, scope=scope, state=None, n_submissions=0, updated_at=now
-        )
+        return lookup.info(row)
 
     def competition(self, slug: str) -> CompetitionInfo:
         with Session(self.reader) as session:
-            return self._info(self._competition(session, slug))
+            return lookup.info(lookup.competition(session, slug))
 
     def competitions(self) -> list[CompetitionInfo]:
         with Session(self.reader) as session:
-            rows = session.scalars(select(CompetitionRow).order_by(CompetitionRow.id))
-            return [self._info(row) for row in rows]
+            return [lookup.info(row) for row in queries.competitions(session)]
 
     def solution(self, slug: str) -> Solution:
         """The organiser's solution (labels)."""
         with Session(self.reader) as session:
-            return self._solutions.get(self._competition(session, slug))
+            return self.caches.solutions.get(lookup.competition(session, slug))
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
         """Register a team. Names are unique in a competition under NFKC and
@@ -323,17 +248,13 @@ class Competitions(_Submitting, _Reading):
         if not name:
             raise ValueError("team name must not be empty")
         key = hashlib.sha256(name_key(name).encode()).hexdigest()
-        now = self._clock()
+        now = self.clock()
         try:
             with self._transaction() as session:
-                competition = self._competition(session, slug)
-                if self._info(competition).is_closed(now):
+                competition = lookup.competition(session, slug)
+                if lookup.info(competition).is_closed(now):
                     raise CompetitionClosed(f"competition {slug!r} is closed")
-                taken = session.scalar(
-                    select(TeamRow.name).where(
-                        TeamRow.competition_id == competition.id, TeamRow.name_key == key
-                    )
-                )
+                taken = queries.team_name_with_key(session, competition.id, key)
                 if taken is not None:
                     raise Conflict(
                         f"team {taken!r} already exists in {slug!r}, and {name!r} differs from "
@@ -348,38 +269,193 @@ class Competitions(_Submitting, _Reading):
                     token_hash=token_hash,
                     created_at=now,
                 )
-                session.add(team)
-                session.flush()
-                if competition.config["board"] == "per-team":
-                    session.add(self._state_row(competition.id, f"team:{team.id}", now))
+                own = "team:{}" if competition.config["board"] == "per-team" else None
+                queries.add_team(session, team, own)
         except IntegrityError as exc:
             raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
         return TeamInfo(team.id, team.name, now)
 
     def teams(self, slug: str) -> list[TeamInfo]:
         with Session(self.reader) as session:
-            competition = self._competition(session, slug)
-            rows = session.scalars(
-                select(TeamRow).where(TeamRow.competition_id == competition.id).order_by(TeamRow.id)
-            )
+            competition = lookup.competition(session, slug)
+            rows = queries.teams(session, competition.id)
             return [TeamInfo(r.id, r.name, aware(r.created_at)) for r in rows]
 
     def knows_token_hash(self, token_hash: str) -> bool:
         """Whether some team of some competition has this token (SHA-256)."""
         with self.reader.connect() as connection:
-            found = connection.execute(
-                select(TeamRow.id).where(TeamRow.token_hash == token_hash).limit(1)
-            ).first()
-        return found is not None
+            return queries.token_hash_known(connection, token_hash)
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         with Session(self.reader) as session:
-            competition = self._competition(session, slug)
-            row = session.scalars(
-                select(TeamRow).where(
-                    TeamRow.competition_id == competition.id, TeamRow.token_hash == token_hash
-                )
-            ).first()
+            competition = lookup.competition(session, slug)
+            row = queries.team_by_token_hash(session, competition.id, token_hash)
             if row is None:
                 raise NotFound("no team with this token in this competition")
             return TeamInfo(row.id, row.name, aware(row.created_at))
+
+    # ------------------------------------------------------------------ teams
+    def submit(
+        self,
+        slug: str,
+        team: str,
+        data: bytes,
+        *,
+        message: str = "",
+        idempotency_key: str | None = None,
+    ) -> SubmissionResult:
+        """Score one submission file for ``team``; all of it is stored or none.
+
+        Raises :class:`SubmissionError` (bad file: recorded against the
+        invalid cap only), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
+        :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
+        team's quota and the mechanism's state untouched. The rules are
+        :meth:`Submitter.submit_once <ladderboard.engine.submitting.Submitter.submit_once>`.
+        """
+        return self.submitter.submit(
+            slug, team, data, message=message, idempotency_key=idempotency_key
+        )
+
+    def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
+        """Refuse what needs no file, before one is read: a closed competition,
+        a spent quota or invalid-file cap (:class:`CompetitionClosed`,
+        :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
+        again under the lock; this only spares the server the work of reading
+        a file it would refuse. A submission resent with an idempotency key
+        already used passes: ``submit`` answers it with the first result."""
+        self.submitter.admit(slug, team, idempotency_key)
+
+    def submissions(self, slug: str, team: str) -> list[SubmissionView]:
+        """A team's own submissions; private scores only after the close."""
+        now = self.clock()
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            team_row = lookup.team(session, competition, team)
+            closed = lookup.info(competition).is_closed(now)
+            return [
+                SubmissionView(
+                    r.number,
+                    aware(r.created_at),
+                    r.message,
+                    r.public_score,
+                    r.selected,
+                    r.private_score if closed else None,
+                )
+                for r in queries.team_submissions(session, team_row.id)
+            ]
+
+    def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
+        """Choose the team's final submissions (replacing an earlier choice),
+        by the team's own numbers (``SubmissionView.id``)."""
+        now = self.clock()
+        with self._transaction() as session:
+            competition = lookup.competition(session, slug)
+            team_row = lookup.team(session, competition, team)
+            config = CompetitionConfig.from_json(competition.config)
+            if lookup.info(competition).is_closed(now):
+                raise CompetitionClosed(f"competition {slug!r} is closed")
+            chosen = set(submission_ids)
+            if len(chosen) > config.n_selections:
+                raise ValueError(
+                    f"at most {config.n_selections} final submissions, got {len(chosen)}"
+                )
+            rows = queries.team_submissions(session, team_row.id)
+            unknown = chosen - {r.number for r in rows}
+            if unknown:
+                raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
+            for row in rows:
+                row.selected = row.number in chosen
+
+    def invalid_count(self, slug: str, team: str) -> int:
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            return queries.rejection_count(session, lookup.team(session, competition, team).id)
+
+    # ------------------------------------------------------ close and boards
+    def close(self, slug: str) -> CompetitionInfo:
+        """Close now (or finalise after the deadline): teams that selected
+        nothing get their best released submissions selected. Idempotent."""
+        now = self.clock()
+        with self._transaction() as session:
+            competition = lookup.competition(session, slug)
+            if competition.closed_at is not None:
+                return lookup.info(competition)
+            config = CompetitionConfig.from_json(competition.config)
+            if competition.deadline is not None and now > aware(competition.deadline):
+                now = aware(competition.deadline)
+            competition.closed_at = now
+            competition.key_revealed_at = now  # the key is public from the close on
+            rows = queries.competition_submissions(session, competition.id)
+            records = [
+                Record(
+                    r.id,
+                    str(r.team_id),
+                    aware(r.created_at),
+                    r.public_score,
+                    r.private_score,
+                    r.selected,
+                )
+                for r in rows
+            ]
+            greater = config.scoring().greater_is_better
+            picked = final_selection(records, config.n_selections, greater_is_better=greater)
+            for row in rows:
+                row.selected = row.id in picked
+            return lookup.info(competition)
+
+    def leaderboard(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> list[BoardRow]:
+        """The public board as released, or the private board (after the
+        close, or for the organiser before it)."""
+        if board not in ("public", "private"):
+            raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+        info = self.competition(slug)
+        if board == "private" and not info.is_closed(self.clock()) and not organiser:
+            raise CompetitionClosed("the private board is shown after the close")
+        config = info.config
+        greater = config.scoring().greater_is_better
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            records, numbers = _records(session, competition.id)
+            if board == "private":
+                # Before the close is written (the organiser's preview, or a
+                # deadline passed that nobody has closed yet: a read never
+                # writes), the selections are made as the close would make them.
+                if competition.closed_at is None:
+                    picked = final_selection(
+                        records, config.n_selections, greater_is_better=greater
+                    )
+                    records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
+                standings = private_board(records, greater_is_better=greater)
+            elif config.board == "per-rank":
+                state = queries.state_of(session, competition.id, BOARD_SCOPE) or {"entries": []}
+                names = queries.team_names(session, competition.id)
+                standings = rank_standings(state["entries"], names, records)
+            else:
+                standings = public_board(
+                    records,
+                    greater_is_better=greater,
+                    release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
+                )
+        return [
+            dataclasses.replace(row, submission_id=numbers.get(row.submission_id))
+            for row in ranked(standings)
+        ]
+
+    def flags(self, slug: str) -> list[DuplicateFlag]:
+        """Identical predictions from different teams, for the organiser: each
+        submission with the earlier one of another team it repeats."""
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            return [DuplicateFlag(*row) for row in queries.duplicate_flags(session, competition.id)]
+
+    def reveal_key(self, slug: str) -> str:
+        """The random-stream key, for audit, once the competition is closed
+        (by the organiser or by its deadline). A read: it writes nothing."""
+        now = self.clock()
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            if not lookup.info(competition).is_closed(now):
+                raise CompetitionClosed("the key is revealed only after the close")
+            return competition.secret_key

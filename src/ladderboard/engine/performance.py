@@ -9,23 +9,72 @@ so several processes or hosts can share one database.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, TypeVar
 
 import numpy as np
-from sqlalchemy import select
 
 from ladderboard.encoding import encode_array
 from ladderboard.files.solution import Solution
+from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import check_targets
-from ladderboard.store import CompetitionRow
-from ladderboard.store.blobs import unpack
+from ladderboard.store import queries
+from ladderboard.store.arrays import StoredArrays
+from ladderboard.store.blobs import pack, unpack
+from ladderboard.store.models import CompetitionRow
 
-__all__ = ["CachedMechanism", "ConfigCache", "MechanismCache", "SolutionCache"]
+__all__ = [
+    "CachedMechanism",
+    "Caches",
+    "ConfigCache",
+    "LastUsed",
+    "MechanismCache",
+    "SolutionCache",
+    "background",
+    "hash_and_pack",
+]
+
+T = TypeVar("T")
+_POOL: ThreadPoolExecutor | None = None
+_POOL_LOCK = threading.Lock()
+
+
+def background(function: Callable[..., T], *args: Any) -> Future[T]:
+    """Run ``function(*args)`` on the engine's worker threads (hashing and
+    compression release the GIL, so they overlap with parsing)."""
+    global _POOL
+    if _POOL is None:
+        with _POOL_LOCK:
+            if _POOL is None:
+                workers = min(4, os.cpu_count() or 1)
+                _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
+    return _POOL.submit(function, *args)
+
+
+def hash_and_pack(data: bytes) -> tuple[str, bytes]:
+    """A submission file's SHA-256 and its stored (compressed) form."""
+    return submission_sha256(data), pack(data)
+
+
+class LastUsed(dict):
+    """A dict that starts afresh once it holds ``size`` items: this process's
+    copy of what never changes (a competition's and a team's ids, its
+    solution and configuration), read from the store on a miss."""
+
+    def __init__(self, size: int) -> None:
+        super().__init__()
+        self.size = size
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if len(self) >= self.size:
+            self.clear()
+        super().__setitem__(key, value)
 
 
 class SolutionCache:
@@ -44,11 +93,11 @@ class SolutionCache:
         """The solution of competition ``competition_id``, read through
         ``connection`` only when it is not cached."""
 
-        def read() -> bytes:
-            query = select(CompetitionRow.solution).where(CompetitionRow.id == competition_id)
-            return connection.execute(query).scalar_one()
-
-        return self._get(competition_id, solution_sha256, read)
+        return self._get(
+            competition_id,
+            solution_sha256,
+            lambda: queries.solution_file(connection, competition_id),
+        )
 
     def suits(self, key: Hashable, solution: Solution, scoring: Scoring) -> bool:
         """Whether ``solution``'s targets pass :func:`check_targets` for
@@ -174,3 +223,17 @@ class MechanismCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+
+
+class Caches:
+    """Everything the engine keeps in process, in one place: parsed solutions
+    and configurations, the mechanisms last advanced here, the large arrays
+    known to be stored, and the targets of submissions (a competition's and
+    a team's rows, which never change)."""
+
+    def __init__(self, mechanisms: int = 64, targets: int = 65536) -> None:
+        self.solutions = SolutionCache()
+        self.configs = ConfigCache()
+        self.mechanisms = MechanismCache(mechanisms)
+        self.arrays = StoredArrays()
+        self.targets = LastUsed(targets)

@@ -1,21 +1,26 @@
-"""Submitting: parse and score outside the transaction, then lock the
-board's mechanism row, check, advance and store in one transaction."""
+"""Submitting a file: the rules of one submission read top to bottom in
+:meth:`Submitter.submit_once`. The file is parsed and scored outside the
+transaction; then the board's mechanism row is locked, the close, the
+idempotency key, the quotas and duplicates are checked, the mechanism takes
+the scores, and the submission is stored, all in one transaction.
+
+What makes it fast lives in :mod:`ladderboard.engine.performance` (the
+in-process caches and the worker threads that hash and compress); the SQL
+lives in :mod:`ladderboard.store.statements`.
+"""
 
 from __future__ import annotations
 
-import copy
-import os
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
-from sqlalchemy import Connection, Row, insert, select
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
+from ladderboard.engine import instances, lookup
 from ladderboard.engine.errors import (
     CompetitionClosed,
     Conflict,
@@ -23,13 +28,13 @@ from ladderboard.engine.errors import (
     NotFound,
     QuotaExceeded,
 )
-from ladderboard.engine.performance import CachedMechanism
-from ladderboard.engine.views import (
-    BOARD_SCOPE,
-    SubmissionResult,
-    aware,
-    is_closed,
+from ladderboard.engine.performance import (
+    CachedMechanism,
+    Caches,
+    background,
+    hash_and_pack,
 )
+from ladderboard.engine.views import BOARD_SCOPE, SubmissionResult, aware, is_closed
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import (
     SubmissionError,
@@ -38,28 +43,15 @@ from ladderboard.files.submission import (
     submission_sha256,
 )
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.rules.rank_board import RankBoard
 from ladderboard.rules.scoring import Scored, score_predictions
-from ladderboard.rules.text import (
-    IDEMPOTENCY_KEY_CHARS,
-    MESSAGE_CHARS,
-    check_text,
-    printable,
-)
-from ladderboard.store import (
-    DuplicateFlagRow,
-    RejectionRow,
-    SubmissionRow,
-    statements,
-)
-from ladderboard.store.blobs import pack
+from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
+from ladderboard.store import statements
 
-T = TypeVar("T")
-_TARGETS = 65536  # cached (competition, team) targets; the cache starts afresh beyond
+__all__ = ["Submitter", "Target"]
 
 
 @dataclass(frozen=True, slots=True)
-class _Target:
+class Target:
     """Where a submission goes: what never changes of a competition and a
     team, read once per process. What does change (the close, the team's
     counts) is read under the lock."""
@@ -72,8 +64,13 @@ class _Target:
     checked: bool  # the solution's targets suit the scoring (check_targets)
     commitment: str  # unique to the competition's creation
 
+    @property
+    def scope(self) -> str:
+        """The lock scope of the target's board: its team's, or the whole per-rank board."""
+        return BOARD_SCOPE if self.config.board == "per-rank" else f"team:{self.team_id}"
+
     def parse(self, data: bytes) -> Any:
-        """``data``'s predictions for this competition's solution."""
+        """``data``'s predictions, aligned with this competition's solution."""
         return parse_submission(
             data,
             self.solution,
@@ -81,10 +78,39 @@ class _Target:
             probabilities=self.config.scoring().requires_probabilities,
         )
 
+    def score(self, predictions: Any) -> Scored:
+        """The public and private scores of ``predictions``."""
+        solution = self.solution
+        return score_predictions(
+            self.config.scoring(),
+            solution.targets,
+            predictions,
+            solution.public_rows,
+            solution.private_rows,
+            checked=self.checked,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A board's mechanism after one submission: its release and new state."""
+
+    sequence: int  # the submission's place in its board
+    score: float
+    improved: bool
+    state: Any  # JSON, its large arrays spilled
+    spilled: list  # the arrays this transaction stored
+    cached: CachedMechanism | None  # the advanced mechanism, kept after the commit
+
 
 class _StaleTarget(Exception):
     """The competition under a slug is not the one a cached target read (it
     was created again): nothing was written, and the submission is retried."""
+
+
+def _refuse_if_closed(slug: str, closed_at: datetime | None, target: Target, now: datetime):
+    if is_closed(aware(closed_at), target.deadline, now):
+        raise CompetitionClosed(f"competition {slug!r} is closed")
 
 
 def _check_invalid(invalid: int, team: str, config: CompetitionConfig) -> None:
@@ -103,29 +129,8 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
         raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
 
 
-_POOL: ThreadPoolExecutor | None = None
-_POOL_LOCK = threading.Lock()
-
-
-def _background(function: Callable[..., T], *args: Any) -> Future[T]:
-    """Run ``function(*args)`` on the engine's worker threads (hashing and
-    compression release the GIL, so they overlap with parsing)."""
-    global _POOL
-    if _POOL is None:
-        with _POOL_LOCK:
-            if _POOL is None:
-                workers = min(4, os.cpu_count() or 1)
-                _POOL = ThreadPoolExecutor(workers, thread_name_prefix="ladderboard-submit")
-    return _POOL.submit(function, *args)
-
-
-def _submission_result(
-    number: int,
-    team: str,
-    score: float,
-    created_at: datetime,
-    today: int,
-    config: CompetitionConfig,
+def _result(
+    number: int, team: str, score: float, created_at: datetime, today: int, config
 ) -> SubmissionResult:
     """What the team is told: its release and what is left of today's quota."""
     remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
@@ -139,19 +144,18 @@ def _submission_result(
     )
 
 
-def _scope(target: _Target) -> str:
-    """The lock scope of a target's board: its team's, or the whole per-rank board."""
-    return BOARD_SCOPE if target.config.board == "per-rank" else f"team:{target.team_id}"
+class Submitter:
+    """Takes submissions into the store behind ``engine`` (reads through
+    ``reader``), keeping what makes it fast in ``caches``."""
 
+    def __init__(
+        self, engine: Engine, reader: Engine, clock: Callable[[], datetime], caches: Caches
+    ):
+        self.engine = engine
+        self.reader = reader
+        self.clock = clock
+        self.caches = caches
 
-def _hash_and_pack(data: bytes) -> tuple[str, bytes]:
-    return submission_sha256(data), pack(data)
-
-
-class _Submitting:
-    """The submission half of :class:`~ladderboard.engine.competitions.Competitions`."""
-
-    # ----------------------------------------------------------- submitting
     @on_one_blas_thread
     def submit(
         self,
@@ -162,135 +166,152 @@ class _Submitting:
         message: str = "",
         idempotency_key: str | None = None,
     ) -> SubmissionResult:
-        """Score one submission file for ``team``; all of it is stored or none.
-
-        Raises :class:`SubmissionError` (bad file: recorded against the
-        invalid cap only), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
-        :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
-        team's quota and the mechanism's state untouched.
-
-        A worker thread hashes and compresses the file while this one
-        parses, and hashes the predictions while this one scores and takes
-        the lock (hashing and compression release the GIL). What never
-        changes of the competition and team (its solution, configuration and
-        deadline) is read once per process; what does (the close, the
-        team's counts and invalid files) is read under the lock, which also
-        checks that the competition is still the one that was read. The
-        transaction is a handful of Core statements, each on an index: the
-        locked state row with its competition, the team's counts with its
-        own duplicate, another team's duplicate and its invalid files, an
-        update and two inserts.
-        BLAS runs on one thread meanwhile (:mod:`ladderboard._blas`).
-        """
+        """Score one submission file for ``team``; all of it is stored or none
+        (see :meth:`~ladderboard.engine.Competitions.submit`). A target read
+        before its competition was created again is read afresh once."""
         check_text("message", message or "", max_chars=MESSAGE_CHARS, multiline=True)
         if idempotency_key is not None:
             check_text("idempotency key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
         try:
-            return self._submit(slug, team, data, message, idempotency_key)
+            return self.submit_once(slug, team, data, message or "", idempotency_key)
         except _StaleTarget:  # nothing written: read the target afresh and submit again
-            self._targets.pop((slug, team), None)
+            self.caches.targets.pop((slug, team), None)
         try:
-            return self._submit(slug, team, data, message, idempotency_key)
+            return self.submit_once(slug, team, data, message or "", idempotency_key)
         except _StaleTarget:
             raise Conflict(f"competition {slug!r} changed during the submission") from None
 
-    def _submit(
+    def submit_once(
         self, slug: str, team: str, data: bytes, message: str, idempotency_key: str | None
     ) -> SubmissionResult:
-        now = self._clock()
-        # First, so that the worker hashes and compresses while this thread
-        # parses (a refused file wastes the work).
-        packing = _background(_hash_and_pack, data)
+        """The rules of one submission, in the order they apply."""
+        now = self.clock()
+        packing = background(hash_and_pack, data)  # overlaps with parsing
         target = self._target(slug, team)
         config = target.config
-        if is_closed(None, target.deadline, now):
-            raise CompetitionClosed(f"competition {slug!r} is closed")
+        _refuse_if_closed(slug, None, target, now)
         try:
             predictions = target.parse(data)
-            hashing = _background(canonical_predictions_hash, predictions)
-            scored = score_predictions(
-                config.scoring(),
-                target.solution.targets,
-                predictions,
-                target.solution.public_rows,
-                target.solution.private_rows,
-                checked=target.checked,
-            )
+            hashing = background(canonical_predictions_hash, predictions)  # overlaps with scoring
+            scored = target.score(predictions)
         except SubmissionError as exc:
             self._reject(slug, team, target, now, exc, data)
             raise
-        return self._commit_submission(
-            slug,
-            target,
-            team,
-            packing,
-            hashing,
-            scored,
-            message,
-            idempotency_key,
-            now,
-        )
+        with self.engine.begin() as connection:
+            locked = self._lock(connection, slug, target)
+            _refuse_if_closed(slug, locked.closed_at, target, now)
+            file_sha256, blob = packing.result()
+            if idempotency_key is not None:
+                earlier = statements.submission_with_key(
+                    connection, target.team_id, idempotency_key
+                )
+                if earlier is not None:
+                    if earlier.file_sha256 != file_sha256:
+                        raise Conflict("this idempotency key was used for another file")
+                    return self._resent(connection, earlier, team, config, now)
+            predictions_sha256 = hashing.result()
+            today, total, same, other, invalid = statements.counts(
+                connection, target.competition_id, target.team_id, predictions_sha256, now
+            )
+            _check_invalid(invalid, team, config)
+            _check_quota(today, total, team, config)
+            if same is not None:
+                raise DuplicateSubmission(
+                    f"these predictions are identical to submission {same}; "
+                    "a resubmission is not scored again and uses no quota"
+                )
+            step = self._advance(connection, target, locked, scored.public_input)
+            statements.store_submission(
+                connection,
+                state_id=locked.id,
+                state=step.state,
+                file=blob,
+                earlier_submission_id=other,
+                competition_id=target.competition_id,
+                team_id=target.team_id,
+                scope=target.scope,
+                sequence=step.sequence,
+                number=total + 1,
+                created_at=now,
+                message=message,
+                idempotency_key=idempotency_key,
+                file_sha256=file_sha256,
+                predictions_sha256=predictions_sha256,
+                public_score=step.score,
+                improved=step.improved,
+                public_raw=scored.public_raw,
+                private_score=scored.private,
+                selected=False,
+            )
+        self._committed(step)
+        return _result(total + 1, team, step.score, now, today + 1, config)
 
     def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
-        """Refuse what needs no file, before one is read: a closed competition,
-        a spent quota or invalid-file cap (:class:`CompetitionClosed`,
-        :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
-        again under the lock; this only spares the server the work of reading
-        a file it would refuse. A submission resent with an idempotency key
-        already used passes: ``submit`` answers it with the first result."""
-        now = self._clock()
+        """Refuse what needs no file, before one is read (see
+        :meth:`~ladderboard.engine.Competitions.admit`)."""
+        now = self.clock()
         target = self._target(slug, team)
-        if is_closed(None, target.deadline, now):
-            raise CompetitionClosed(f"competition {slug!r} is closed")
-        params = statements.count_params(target.team_id, "", now)
-        params |= {"competition": target.competition_id, "key": idempotency_key}
+        _refuse_if_closed(slug, None, target, now)
         with self.reader.connect() as connection:
-            row = connection.execute(statements.ADMISSION, params).one_or_none()
+            row = statements.admission(
+                connection, target.competition_id, target.team_id, idempotency_key, now
+            )
         if row is None:  # the competition is gone: forget it
-            self._targets.pop((slug, team), None)
+            self.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
         closed_at, today, total, invalid, resent = row
-        if is_closed(aware(closed_at), target.deadline, now):
-            raise CompetitionClosed(f"competition {slug!r} is closed")
+        _refuse_if_closed(slug, closed_at, target, now)
         if resent:
             return
         _check_invalid(invalid, team, target.config)
         _check_quota(today, total, team, target.config)
 
-    def _target(self, slug: str, team: str) -> _Target:
+    # ------------------------------------------------------------ the steps
+    def _target(self, slug: str, team: str) -> Target:
         """The competition and team a submission goes to: one query the first
         time, then this process's copy (neither row ever changes)."""
-        found = self._targets.get((slug, team))
+        targets = self.caches.targets
+        found = targets.get((slug, team))
         if found is not None:
             return found
-        self._refuse_impossible(slug, team)
+        lookup.refuse_impossible(slug, team)
+        caches = self.caches
         with self.reader.connect() as connection:
-            row = connection.execute(statements.TARGET, {"slug": slug, "team": team}).first()
+            row = statements.target(connection, slug, team)
             if row is None:  # say which of the two is missing
                 with Session(bind=connection) as session:
-                    self._team(session, self._competition(session, slug), team)
+                    lookup.team(session, lookup.competition(session, slug), team)
             competition_id, config, deadline, solution_sha256, commitment, team_id = row
-            solution = self._solutions.lookup(competition_id, solution_sha256, connection)
-        config = self._configs.get(competition_id, commitment, config)
-        target = _Target(
+            solution = caches.solutions.lookup(competition_id, solution_sha256, connection)
+        config = caches.configs.get(competition_id, commitment, config)
+        target = Target(
             competition_id=competition_id,
             team_id=team_id,
             config=config,
             deadline=aware(deadline),
             solution=solution,
-            checked=self._solutions.suits((competition_id, commitment), solution, config.scoring()),
+            checked=caches.solutions.suits(
+                (competition_id, commitment), solution, config.scoring()
+            ),
             commitment=commitment,
         )
-        if len(self._targets) >= _TARGETS:
-            self._targets.clear()
-        self._targets[slug, team] = target
+        targets[slug, team] = target
         return target
+
+    @staticmethod
+    def _lock(connection: Connection, slug: str, target: Target) -> Any:
+        """Lock the target's board; :class:`_StaleTarget` when the competition
+        under ``slug`` is no longer the one the target was read from."""
+        locked = statements.lock_state(connection, target.competition_id, target.scope)
+        if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
+            raise _StaleTarget
+        return locked
 
     def _reject(
         self,
         slug: str,
         team: str,
-        target: _Target,
+        target: Target,
         now: datetime,
         error: SubmissionError,
         data: bytes,
@@ -300,196 +321,70 @@ class _Submitting:
         The count and the insert hold the lock a valid file takes (the
         board's mechanism row), so concurrent bad files cannot pass the cap."""
         with self.engine.begin() as connection:
-            locked = connection.execute(
-                statements.LOCK_STATE,
-                {"competition": target.competition_id, "scope": _scope(target)},
-            ).first()
-            if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
-                raise _StaleTarget
-            if is_closed(aware(locked.closed_at), target.deadline, now):
-                raise CompetitionClosed(f"competition {slug!r} is closed")
-            invalid = connection.execute(statements.INVALID, {"team": target.team_id}).scalar_one()
-            _check_invalid(invalid, team, target.config)
-            connection.execute(
-                insert(RejectionRow.__table__).values(
-                    competition_id=target.competition_id,
-                    team_id=target.team_id,
-                    created_at=now,
-                    code=str(getattr(error, "code", "invalid"))[:40],
-                    # The message may quote the file: no control character reaches the store.
-                    message=printable(str(error), 2000),
-                    file_sha256=submission_sha256(data),
-                    size=len(data),
-                )
+            locked = self._lock(connection, slug, target)
+            _refuse_if_closed(slug, locked.closed_at, target, now)
+            _check_invalid(
+                statements.invalid_files(connection, target.team_id), team, target.config
+            )
+            statements.store_rejection(
+                connection,
+                competition_id=target.competition_id,
+                team_id=target.team_id,
+                created_at=now,
+                code=str(getattr(error, "code", "invalid"))[:40],
+                # The message may quote the file: no control character reaches the store.
+                message=printable(str(error), 2000),
+                file_sha256=submission_sha256(data),
+                size=len(data),
             )
 
-    def _commit_submission(
-        self,
-        slug: str,
-        target: _Target,
-        team: str,
-        packing: Future[tuple[str, bytes]],
-        hashing: Future[str],
-        scored: Scored,
-        message: str,
-        idempotency_key: str | None,
-        now: datetime,
-    ) -> SubmissionResult:
-        config = target.config
-        team_id = target.team_id
-        per_rank = config.board == "per-rank"
-        scope = _scope(target)
-        cached: CachedMechanism | None = None
-        # Core, not an ORM session: the hot path's statements are prepared
-        # (``_statements``), and a session would only add its bookkeeping.
-        with self.engine.begin() as connection:
-            locked = connection.execute(
-                statements.LOCK_STATE, {"competition": target.competition_id, "scope": scope}
-            ).first()
-            if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
-                raise _StaleTarget
-            state_id, state, n_submissions, closed_at, key_hex, commitment, _ = locked
-            # Under the lock: nothing below can race with this team's other submissions.
-            if is_closed(aware(closed_at), target.deadline, now):
-                raise CompetitionClosed(f"competition {slug!r} is closed")
-            # The worker's hashes are awaited only now, so that they overlap
-            # with scoring and with taking the lock.
-            file_sha256, blob = packing.result()
-            if idempotency_key is not None:
-                earlier = connection.execute(
-                    select(SubmissionRow.__table__).where(
-                        SubmissionRow.team_id == team_id,
-                        SubmissionRow.idempotency_key == idempotency_key,
-                    )
-                ).first()
-                if earlier is not None:
-                    if earlier.file_sha256 != file_sha256:
-                        raise Conflict("this idempotency key was used for another file")
-                    return self._result(connection, earlier, team, config, now)
-            predictions_sha256 = hashing.result()
-            today, total, same, other, invalid = self._counts(
-                connection, target.competition_id, team_id, predictions_sha256, now
+    def _advance(self, connection: Connection, target: Target, locked: Any, x: Any) -> _Step:
+        """The board's mechanism takes the public scores ``x``: this process's
+        copy when it has seen exactly the stored submissions, else one rebuilt
+        from the stored state; the new state is returned with its large
+        arrays spilled to the store."""
+        config, arrays = target.config, self.caches.arrays
+        sequence = locked.n_submissions + 1
+        cached = None
+        if config.board == "per-rank":
+            fresh, load = instances.factory(locked.secret_key, config, target.solution)
+            score, improved, state = instances.submit_per_rank(
+                arrays.fill(connection, target.competition_id, locked.state),
+                fresh,
+                load,
+                target.team_id,
+                sequence,
+                x,
+                size=config.ranks,
             )
-            _check_invalid(invalid, team, config)
-            _check_quota(today, total, team, config)
-            if same is not None:
-                raise DuplicateSubmission(
-                    f"these predictions are identical to submission {same}; "
-                    "a resubmission is not scored again and uses no quota"
-                )
-            sequence = n_submissions + 1
-            competition_id = target.competition_id
-            if per_rank:
-                fresh, load = self.mechanism_factory(key_hex, config, target.solution)
-                release_score, improved, state = self.submit_per_rank(
-                    self._arrays.fill(connection, competition_id, state),
-                    fresh,
-                    load,
-                    team_id,
-                    sequence,
-                    scored.public_input,
-                    size=config.ranks,
-                )
-            else:
-                key = (target.competition_id, commitment, scope)
-                cached = self._mechanisms.take(key, n_submissions)
-                if cached is None:
-                    fresh, load = self.mechanism_factory(key_hex, config, target.solution)
-                    if state is None:
-                        mechanism = fresh(scope)
-                    else:
-                        state = self._arrays.fill(connection, competition_id, state)
-                        mechanism = load(state, scope)
-                    cached = CachedMechanism(key, mechanism)
-                release = cached.mechanism.submit(scored.public_input)
-                release_score, improved = release.score, release.improved
-                state = self.dump(cached.mechanism, encode_vars=cached.encoded)
-            state, stored_arrays = self._arrays.spill(connection, competition_id, state)
-            connection.execute(
-                statements.UPDATE_STATE,
-                {"state_id": state_id, "new_state": state, "n": sequence, "now": now},
-            )
-            submission_id = connection.execute(
-                statements.INSERT_SUBMISSION,
-                {
-                    "competition_id": target.competition_id,
-                    "team_id": team_id,
-                    "scope": scope,
-                    "sequence": sequence,
-                    "number": total + 1,
-                    "created_at": now,
-                    "message": message or "",
-                    "idempotency_key": idempotency_key,
-                    "file_sha256": file_sha256,
-                    "predictions_sha256": predictions_sha256,
-                    "public_score": release_score,
-                    "improved": improved,
-                    "public_raw": scored.public_raw,
-                    "private_score": scored.private,
-                    "selected": False,
-                },
-            ).scalar_one()
-            connection.execute(
-                statements.INSERT_FILE, {"submission_id": submission_id, "file": blob}
-            )
-            if other is not None:
-                connection.execute(
-                    insert(DuplicateFlagRow.__table__).values(
-                        competition_id=target.competition_id,
-                        submission_id=submission_id,
-                        earlier_submission_id=other,
-                        created_at=now,
-                    )
-                )
-        self._arrays.committed(stored_arrays)
-        if cached is not None:  # committed: the next submission continues from here
-            self._mechanisms.put(cached, sequence)
-        return _submission_result(total + 1, team, release_score, now, today + 1, config)
+        else:
+            key = (target.competition_id, locked.commitment, target.scope)
+            cached = self.caches.mechanisms.take(key, locked.n_submissions)
+            if cached is None:
+                fresh, load = instances.factory(locked.secret_key, config, target.solution)
+                if locked.state is None:
+                    mechanism = fresh(target.scope)
+                else:
+                    state = arrays.fill(connection, target.competition_id, locked.state)
+                    mechanism = load(state, target.scope)
+                cached = CachedMechanism(key, mechanism)
+            release = cached.mechanism.submit(x)
+            score, improved = release.score, release.improved
+            state = instances.dump(cached.mechanism, encode_vars=cached.encoded)
+        state, spilled = arrays.spill(connection, target.competition_id, state)
+        return _Step(sequence, score, improved, state, spilled, cached)
+
+    def _committed(self, step: _Step) -> None:
+        """After the commit: the arrays are known stored, and the next
+        submission to the board continues from this process's mechanism."""
+        self.caches.arrays.committed(step.spilled)
+        if step.cached is not None:
+            self.caches.mechanisms.put(step.cached, step.sequence)
 
     @staticmethod
-    def _counts(
-        connection, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
-    ) -> tuple[int, int, int | None, int | None, int]:
-        """The team's valid submissions today (UTC) and in all, its own
-        submission with these predictions, another team's, and the team's
-        invalid files."""
-        params = statements.count_params(team_id, predictions_sha256, now)
-        params["competition"] = competition_id
-        today, total, own, other, invalid = connection.execute(statements.COUNTS, params).one()
-        return today, total, own, other, invalid
-
-    def submit_per_rank(self, state, fresh, load, team_id, sequence, x, *, size):
-        """One submission to the per-rank board whose JSON state is ``state``
-        (left as it was: the caller gets the new state back)."""
-        state = copy.deepcopy(state) if state else {"entries": [], "created": 0}
-
-        def label(instance: int) -> str:
-            return f"rank-instance:{instance}"
-
-        board = RankBoard(
-            size=size,
-            entries=state["entries"],
-            created=state["created"],
-            load=lambda entry: load(entry["state"], label(entry["instance"])),
-            fresh=lambda instance: fresh(label(instance)),
-            dump=self.dump,
-        )
-        outcome = board.submit(team_id, sequence, x)
-        return (
-            outcome.score,
-            outcome.improved,
-            {"entries": board.entries, "created": board.created},
-        )
-
-    def _result(
-        self,
-        connection: Connection,
-        row: Row,
-        team: str,
-        config: CompetitionConfig,
-        now: datetime,
+    def _resent(
+        connection: Connection, row: Any, team: str, config: CompetitionConfig, now: datetime
     ) -> SubmissionResult:
+        """The answer to a submission resent with its idempotency key: the first one's."""
         today, _, _ = statements.team_counts(connection, row.team_id, row.predictions_sha256, now)
-        return _submission_result(
-            row.number, team, row.public_score, aware(row.created_at), today, config
-        )
+        return _result(row.number, team, row.public_score, aware(row.created_at), today, config)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 __all__ = [
     "BoardRow",
@@ -17,6 +18,7 @@ __all__ = [
     "final_selection",
     "private_board",
     "public_board",
+    "rank_standings",
     "ranked",
 ]
 
@@ -149,3 +151,20 @@ def ranked(standings: Iterable[Standing]) -> list[BoardRow]:
         BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
         for i, s in enumerate(standings)
     ]
+
+
+def rank_standings(
+    entries: list[dict[str, Any]], names: dict[int, str], records: Iterable[Record]
+) -> list[Standing]:
+    """The public standings of a per-rank board: its ranked entries, best
+    first (``names`` maps team ids to names; ``records`` give each team's
+    count and time of submissions)."""
+    teams = by_team(records)
+    standings = []
+    for entry in entries:
+        name = names[entry["team"]]
+        rows = teams.get(name, [])
+        standings.append(
+            Standing(name, entry["score"], len(rows), rows[-1].created_at if rows else None, None)
+        )
+    return standings

@@ -15,8 +15,9 @@ from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select, update
 
-from ladderboard.store import (
+from ladderboard.store.models import (
     CompetitionRow,
+    DuplicateFlagRow,
     MechanismStateRow,
     RejectionRow,
     SubmissionFileRow,
@@ -35,7 +36,15 @@ __all__ = [
     "TARGET",
     "TEAM_COUNTS",
     "UPDATE_STATE",
+    "admission",
     "count_params",
+    "counts",
+    "invalid_files",
+    "lock_state",
+    "store_rejection",
+    "store_submission",
+    "submission_with_key",
+    "target",
     "team_counts",
 ]
 
@@ -142,3 +151,98 @@ def team_counts(
     number of its earliest submission with these predictions (None if none)."""
     params = count_params(team_id, predictions_sha256, now)
     return tuple(connection.execute(TEAM_COUNTS, params).one())
+
+
+# ------------------------------------------------------------ the calls
+# What the engine runs on the hot path, each a named call over one of the
+# statements above, so that no SQL lives outside the store.
+
+
+def target(connection: Any, slug: str, team: str) -> Any:
+    """``(competition id, config, deadline, solution hash, commitment, team
+    id)`` of a team of a competition, or ``None``."""
+    return connection.execute(TARGET, {"slug": slug, "team": team}).first()
+
+
+def admission(
+    connection: Any, competition_id: int, team_id: int, idempotency_key: str | None, now: datetime
+) -> Any:
+    """``(closed_at, today, total, invalid, resent)``: what refuses a
+    submission before its file is read, or ``None`` when the competition is
+    gone."""
+    params = count_params(team_id, "", now) | {
+        "competition": competition_id,
+        "key": idempotency_key,
+    }
+    return connection.execute(ADMISSION, params).one_or_none()
+
+
+def lock_state(connection: Any, competition_id: int, scope: str) -> Any:
+    """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
+    writer lock is the transaction's); ``(id, state, n_submissions,
+    closed_at, secret_key, commitment, slug)`` or ``None``."""
+    return connection.execute(LOCK_STATE, {"competition": competition_id, "scope": scope}).first()
+
+
+def counts(
+    connection: Any, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
+) -> tuple[int, int, int | None, int | None, int]:
+    """The team's valid submissions today (UTC) and in all, its own
+    submission with these predictions, another team's, and the team's
+    invalid files."""
+    params = count_params(team_id, predictions_sha256, now) | {"competition": competition_id}
+    today, total, own, other, invalid = connection.execute(COUNTS, params).one()
+    return today, total, own, other, invalid
+
+
+def invalid_files(connection: Any, team_id: int) -> int:
+    return connection.execute(INVALID, {"team": team_id}).scalar_one()
+
+
+def submission_with_key(connection: Any, team_id: int, idempotency_key: str) -> Any:
+    """The team's submission sent with this idempotency key, or ``None``."""
+    return connection.execute(
+        select(_SUBMISSIONS).where(
+            _SUBMISSIONS.c.team_id == team_id, _SUBMISSIONS.c.idempotency_key == idempotency_key
+        )
+    ).first()
+
+
+def store_submission(
+    connection: Any,
+    *,
+    state_id: int,
+    state: Any,
+    file: bytes,
+    earlier_submission_id: int | None,
+    **values: Any,
+) -> int:
+    """Write one scored submission: its board's new state, the submission
+    row (``values``), its file, and its duplicate flag when it repeats
+    ``earlier_submission_id`` of another team; return the new row's id."""
+    connection.execute(
+        UPDATE_STATE,
+        {
+            "state_id": state_id,
+            "new_state": state,
+            "n": values["sequence"],
+            "now": values["created_at"],
+        },
+    )
+    submission_id = connection.execute(INSERT_SUBMISSION, values).scalar_one()
+    connection.execute(INSERT_FILE, {"submission_id": submission_id, "file": file})
+    if earlier_submission_id is not None:
+        connection.execute(
+            insert(DuplicateFlagRow.__table__).values(
+                competition_id=values["competition_id"],
+                submission_id=submission_id,
+                earlier_submission_id=earlier_submission_id,
+                created_at=values["created_at"],
+            )
+        )
+    return submission_id
+
+
+def store_rejection(connection: Any, **values: Any) -> None:
+    """Record a refused file against its team's invalid-file cap."""
+    connection.execute(insert(RejectionRow.__table__).values(**values))

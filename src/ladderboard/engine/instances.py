@@ -1,0 +1,95 @@
+"""A competition's mechanism instances: built fresh or from a stored state,
+each keyed by its own stream of the competition's key, and stored without
+the secrets kept elsewhere (the key, the labels). The live engine and the
+audit build them alike, which is what lets the audit replay a board bit for
+bit.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ladderboard.encoding import encode_array
+from ladderboard.files.solution import Solution
+from ladderboard.mechanisms import MECHANISMS, Mechanism
+from ladderboard.random import KeyedStream
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.rank_board import RankBoard
+
+__all__ = ["dump", "factory", "submit_per_rank"]
+
+Fresh = Callable[[str], Mechanism]
+Load = Callable[[dict[str, Any], str], Mechanism]
+
+
+def factory(key_hex: str, config: CompetitionConfig, solution: Solution) -> tuple[Fresh, Load]:
+    """``fresh(label)`` and ``load(state, label)`` for this competition's
+    mechanisms; each label (a team's scope, a rank instance) keys its own
+    stream, derived from the competition's key."""
+    klass = MECHANISMS[config.mechanism]
+    master = KeyedStream.from_hex(key_hex)
+    labels = None
+    if klass.input_kind == "predictions":
+        labels = {"array": encode_array(solution.targets[solution.public_mask])}
+
+    def fresh(label: str) -> Mechanism:
+        params = dict(config.mechanism_params)
+        if klass.input_kind == "losses":
+            params["n"] = solution.n_public
+        else:
+            params["metric"] = config.score
+            params["y_true"] = solution.targets[solution.public_mask]
+        if klass.stochastic:
+            params["random_state"] = master.derive(label)
+        return klass(**params)
+
+    def load(state: dict[str, Any], label: str) -> Mechanism:
+        state = dict(state)
+        if klass.stochastic:
+            state["key"] = master.derive(label).key_hex
+        if labels is not None:
+            state["params"] = {**state["params"], "y_true": labels}
+        return Mechanism.from_state(state)
+
+    return fresh, load
+
+
+def dump(mechanism: Mechanism, *, encode_vars=None) -> dict[str, Any]:
+    """State without the secrets kept elsewhere (the key, the labels)."""
+    state = mechanism.get_state(encode_vars=encode_vars)
+    state["key"] = None
+    state["params"].pop("y_true", None)
+    return state
+
+
+def submit_per_rank(
+    state: dict[str, Any] | None,
+    fresh: Fresh,
+    load: Load,
+    team_id: int,
+    sequence: int,
+    x: np.ndarray,
+    *,
+    size: int,
+) -> tuple[float, bool, dict[str, Any]]:
+    """One submission to the per-rank board whose JSON state is ``state``
+    (left as it was): the release, whether it took a rank, and the new state."""
+    state = copy.deepcopy(state) if state else {"entries": [], "created": 0}
+
+    def label(instance: int) -> str:
+        return f"rank-instance:{instance}"
+
+    board = RankBoard(
+        size=size,
+        entries=state["entries"],
+        created=state["created"],
+        load=lambda entry: load(entry["state"], label(entry["instance"])),
+        fresh=lambda instance: fresh(label(instance)),
+        dump=dump,
+    )
+    outcome = board.submit(team_id, sequence, x)
+    return outcome.score, outcome.improved, {"entries": board.entries, "created": board.created}

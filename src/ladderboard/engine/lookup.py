@@ -1,0 +1,58 @@
+"""Finding a competition and a team by name, with the refusal the web edge
+shows when there is none, and the frozen view of a competition's row."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from ladderboard.engine.errors import NotFound
+from ladderboard.engine.views import CompetitionInfo, aware
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.text import TEAM_NAME_CHARS, check_text, is_slug
+from ladderboard.store import queries
+from ladderboard.store.models import CompetitionRow, TeamRow
+
+__all__ = ["competition", "info", "refuse_impossible", "team"]
+
+
+def refuse_impossible(slug: str, team: str | None = None) -> None:
+    """:class:`NotFound` for a slug or team name no row can have (PostgreSQL
+    would fail on a NUL in the query instead of finding nothing)."""
+    if not is_slug(slug):
+        raise NotFound(f"no competition {str(slug)[:80]!r}")
+    if team is not None:
+        try:
+            check_text("team name", team, max_chars=TEAM_NAME_CHARS)
+        except (TypeError, ValueError):
+            raise NotFound(f"no team {str(team)[:120]!r} in competition {slug!r}") from None
+
+
+def competition(session: Session, slug: str) -> CompetitionRow:
+    refuse_impossible(slug)
+    row = queries.competition_by_slug(session, slug)
+    if row is None:
+        raise NotFound(f"no competition {slug!r}")
+    return row
+
+
+def team(session: Session, competition_row: CompetitionRow, name: str) -> TeamRow:
+    refuse_impossible(competition_row.slug, name)
+    row = queries.team_by_name(session, competition_row.id, name)
+    if row is None:
+        raise NotFound(f"no team {name!r} in competition {competition_row.slug!r}")
+    return row
+
+
+def info(row: CompetitionRow) -> CompetitionInfo:
+    return CompetitionInfo(
+        slug=row.slug,
+        title=row.title,
+        description=row.description,
+        config=CompetitionConfig.from_json(row.config),
+        created_at=aware(row.created_at),
+        deadline=aware(row.deadline),
+        closed_at=aware(row.closed_at),
+        n_public=row.n_public,
+        n_private=row.n_private,
+        commitment=row.commitment,
+    )

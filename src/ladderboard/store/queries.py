@@ -1,0 +1,248 @@
+"""The engine's reads and row-level writes, outside the submission's hot path
+(:mod:`ladderboard.store.statements` holds that one): competitions and teams
+by name, a competition's submissions for the boards, the audit's files in
+board order, duplicate flags and rejections.
+
+Each function takes an open ORM session (or Core connection) and leaves the
+transaction to its caller.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.orm import Session, aliased
+
+from ladderboard.store.models import (
+    CompetitionRow,
+    DuplicateFlagRow,
+    MechanismStateRow,
+    RejectionRow,
+    SubmissionFileRow,
+    SubmissionRow,
+    TeamRow,
+)
+
+__all__ = [
+    "add_competition",
+    "add_team",
+    "board_states",
+    "competition_by_slug",
+    "competition_submissions",
+    "competitions",
+    "duplicate_flags",
+    "files_by_board",
+    "files_in_order",
+    "ping",
+    "rejection_count",
+    "scored_submissions",
+    "solution_file",
+    "state_of",
+    "team_by_name",
+    "team_by_token_hash",
+    "team_name_with_key",
+    "team_names",
+    "team_submissions",
+    "teams",
+    "token_hash_known",
+]
+
+
+def ping(connection: Connection) -> None:
+    connection.execute(select(1))
+
+
+# ------------------------------------------------------------ competitions
+def competition_by_slug(session: Session, slug: str) -> CompetitionRow | None:
+    return session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
+
+
+def competitions(session: Session) -> list[CompetitionRow]:
+    """Every competition, in the order they were created."""
+    return list(session.scalars(select(CompetitionRow).order_by(CompetitionRow.id)))
+
+
+def solution_file(connection: Connection, competition_id: int) -> bytes:
+    """The stored (packed) solution file of a competition."""
+    query = select(CompetitionRow.solution).where(CompetitionRow.id == competition_id)
+    return connection.execute(query).scalar_one()
+
+
+def _state_row(competition_id: int, scope: str, now: datetime) -> MechanismStateRow:
+    return MechanismStateRow(
+        competition_id=competition_id, scope=scope, state=None, n_submissions=0, updated_at=now
+    )
+
+
+def add_competition(session: Session, row: CompetitionRow, board_scope: str | None) -> None:
+    """Insert ``row``, and the empty state of its shared board when it has
+    one (``board_scope``, a per-rank board)."""
+    session.add(row)
+    session.flush()
+    if board_scope is not None:
+        session.add(_state_row(row.id, board_scope, row.created_at))
+
+
+# ------------------------------------------------------------------- teams
+def team_by_name(session: Session, competition_id: int, name: str) -> TeamRow | None:
+    return session.scalars(
+        select(TeamRow).where(TeamRow.competition_id == competition_id, TeamRow.name == name)
+    ).first()
+
+
+def team_name_with_key(session: Session, competition_id: int, name_key: str) -> str | None:
+    """The name of the competition's team whose name has this key (case and
+    Unicode form folded), if any."""
+    return session.scalar(
+        select(TeamRow.name).where(
+            TeamRow.competition_id == competition_id, TeamRow.name_key == name_key
+        )
+    )
+
+
+def add_team(session: Session, team: TeamRow, board_scope: str | None) -> None:
+    """Insert ``team``, and the empty state of its own board when it has one
+    (``board_scope(team_id)``, a per-team board)."""
+    session.add(team)
+    session.flush()
+    if board_scope is not None:
+        session.add(_state_row(team.competition_id, board_scope.format(team.id), team.created_at))
+
+
+def teams(session: Session, competition_id: int) -> list[TeamRow]:
+    return list(
+        session.scalars(
+            select(TeamRow).where(TeamRow.competition_id == competition_id).order_by(TeamRow.id)
+        )
+    )
+
+
+def team_names(session: Session, competition_id: int) -> dict[int, str]:
+    rows = session.execute(
+        select(TeamRow.id, TeamRow.name).where(TeamRow.competition_id == competition_id)
+    )
+    return dict(rows.all())
+
+
+def token_hash_known(connection: Connection, token_hash: str) -> bool:
+    """Whether some team of some competition has this token hash."""
+    found = connection.execute(
+        select(TeamRow.id).where(TeamRow.token_hash == token_hash).limit(1)
+    ).first()
+    return found is not None
+
+
+def team_by_token_hash(session: Session, competition_id: int, token_hash: str) -> TeamRow | None:
+    return session.scalars(
+        select(TeamRow).where(
+            TeamRow.competition_id == competition_id, TeamRow.token_hash == token_hash
+        )
+    ).first()
+
+
+# ------------------------------------------------------------- submissions
+def scored_submissions(session: Session, competition_id: int) -> list[tuple[SubmissionRow, str]]:
+    """The competition's submissions, each with its team's name."""
+    return [
+        (row, name)
+        for row, name in session.execute(
+            select(SubmissionRow, TeamRow.name)
+            .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+            .where(SubmissionRow.competition_id == competition_id)
+        ).all()
+    ]
+
+
+def competition_submissions(session: Session, competition_id: int) -> list[SubmissionRow]:
+    return list(
+        session.scalars(
+            select(SubmissionRow).where(SubmissionRow.competition_id == competition_id)
+        ).all()
+    )
+
+
+def team_submissions(session: Session, team_id: int) -> list[SubmissionRow]:
+    """A team's submissions, by the team's own number."""
+    return list(
+        session.scalars(
+            select(SubmissionRow)
+            .where(SubmissionRow.team_id == team_id)
+            .order_by(SubmissionRow.number)
+        ).all()
+    )
+
+
+def state_of(session: Session, competition_id: int, scope: str) -> Any:
+    """The stored state of one board (``None`` before its first submission)."""
+    return session.scalars(
+        select(MechanismStateRow.state).where(
+            MechanismStateRow.competition_id == competition_id,
+            MechanismStateRow.scope == scope,
+        )
+    ).first()
+
+
+def board_states(session: Session, competition_id: int) -> list[tuple[str, Any]]:
+    """Every board's scope and stored state."""
+    rows = session.execute(
+        select(MechanismStateRow.scope, MechanismStateRow.state).where(
+            MechanismStateRow.competition_id == competition_id
+        )
+    )
+    return [(scope, state) for scope, state in rows.all()]
+
+
+def files_by_board(session: Session, competition_id: int) -> list[tuple[SubmissionRow, bytes]]:
+    """Every submission with its stored file, board by board in the order
+    each board saw them (the audit's replay)."""
+    rows = session.execute(
+        select(SubmissionRow, SubmissionFileRow.file)
+        .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.competition_id == competition_id)
+        .order_by(SubmissionRow.scope, SubmissionRow.sequence)
+    )
+    return [(row, file) for row, file in rows.all()]
+
+
+def files_in_order(session: Session, competition_id: int) -> list[tuple[Any, ...]]:
+    """``(id, created_at, file, selected, team name, team id)`` of every
+    submission, in the order they were made."""
+    rows = session.execute(
+        select(
+            SubmissionRow.id,
+            SubmissionRow.created_at,
+            SubmissionFileRow.file,
+            SubmissionRow.selected,
+            TeamRow.name,
+            TeamRow.id,
+        )
+        .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
+        .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+        .where(SubmissionRow.competition_id == competition_id)
+        .order_by(SubmissionRow.created_at, SubmissionRow.id)
+    )
+    return [tuple(row) for row in rows.all()]
+
+
+def duplicate_flags(session: Session, competition_id: int) -> list[tuple[str, int, str, int]]:
+    """``(team, number, earlier team, earlier number)`` of each submission
+    that repeats another team's earlier predictions, in the order flagged."""
+    later, earlier = aliased(SubmissionRow), aliased(SubmissionRow)
+    later_team, earlier_team = aliased(TeamRow), aliased(TeamRow)
+    rows = session.execute(
+        select(later_team.name, later.number, earlier_team.name, earlier.number)
+        .select_from(DuplicateFlagRow)
+        .join(later, later.id == DuplicateFlagRow.submission_id)
+        .join(later_team, later_team.id == later.team_id)
+        .join(earlier, earlier.id == DuplicateFlagRow.earlier_submission_id)
+        .join(earlier_team, earlier_team.id == earlier.team_id)
+        .where(DuplicateFlagRow.competition_id == competition_id)
+        .order_by(DuplicateFlagRow.id)
+    )
+    return [tuple(row) for row in rows.all()]
+
+
+def rejection_count(session: Session, team_id: int) -> int:
+    return session.scalar(select(func.count()).where(RejectionRow.team_id == team_id)) or 0
