@@ -26,7 +26,7 @@ from ladderboard.attacks import (
     real_regression_data,
     step_forward_attack,
 )
-from ladderboard.attacks._regression import candidate_predictions, fit_predict
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
 from ladderboard.mechanisms import MetricFullDisclosure
 from ladderboard.random import RandomState

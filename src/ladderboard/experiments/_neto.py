@@ -35,7 +35,7 @@ from ladderboard.attacks import (
     correlated_regression_data,
     real_regression_data,
 )
-from ladderboard.attacks._regression import candidate_predictions, fit_predict
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
 from ladderboard.attacks.stepforward import last_jump
 from ladderboard.experiments.registry import Task, task_seed
