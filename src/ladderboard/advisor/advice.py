@@ -32,8 +32,8 @@ from ladderboard.advisor.grid import (
 )
 from ladderboard.advisor.honest import HonestTeams, honest_utility, simulate_teams
 from ladderboard.advisor.protection import attack_gaps, make_attack_data
-from ladderboard.experiments.registry import Task, task_seed
 from ladderboard.random import KeyedStream
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
     "Advice",
@@ -171,7 +171,7 @@ def evaluate_grid(
     """The tidy table of :func:`grid_repetition` over ``reps`` repetitions,
     run on ``jobs`` worker processes (the result does not depend on ``jobs``).
     """
-    from ladderboard.experiments.runner import run_tasks
+    from ladderboard.tasks.runner import run_tasks
 
     n, k, rule, reps, seed, jobs = check_options(n, k, metric, reps, seed, jobs)
     if n_private is not None:

@@ -26,8 +26,8 @@ from ladderboard.attacks import (
     real_regression_data,
     step_forward_attack,
 )
-from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.mechanisms import MetricFullDisclosure
 from ladderboard.random import RandomState
 

@@ -35,13 +35,13 @@ from ladderboard.attacks import (
     correlated_regression_data,
     real_regression_data,
 )
-from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.stepforward import last_jump
-from ladderboard.experiments.registry import Task, task_seed
 from ladderboard.mechanisms import FullDisclosure, SignificanceLadder, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
     "AD_N",

@@ -34,10 +34,11 @@ import numpy as np
 from ladderboard._validation import check_int
 from ladderboard.attacks import HoldoutOracle, averaging_attack
 from ladderboard.experiments._boot_experiments import design_data, spread_of_mean_of_means
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["CORRELATIONS", "E10", "EXPERIMENT", "e10_repetition", "e10_tasks"]
 

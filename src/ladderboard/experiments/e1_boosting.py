@@ -33,15 +33,16 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.analysis import kaggle_attack_error, ladder_lower_bound
-from ladderboard.experiments._output import (
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.mechanisms import round_to
+from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import (
     markdown_table,
     new_figure,
     run_line,
     save_figure,
 )
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
-from ladderboard.mechanisms import round_to
-from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
     "BOARDS",

@@ -34,9 +34,10 @@ from ladderboard.experiments._neto import (
     freedman_path,
     single_threaded,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E4", "EXPERIMENT", "LADDER", "K", "e4_repetition", "e4_tasks"]
 

@@ -45,8 +45,9 @@ from ladderboard.experiments._neto import (
     single_threaded,
     summary_interval,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E5", "EXPERIMENT", "e5_block", "e5_tasks"]
 

@@ -42,8 +42,9 @@ from ladderboard.experiments._neto import (
     step_forward_path,
     summary_interval,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E6", "EXPERIMENT", "PARTS", "e6_block", "e6_tasks"]
 

@@ -37,10 +37,11 @@ from ladderboard.experiments._boot_experiments import (
     freedman_sweep,
     step_forward_sweep,
 )
-from ladderboard.experiments._output import markdown_table, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot, SignificanceLadder
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E7", "EXPERIMENT", "e7_cell", "e7_tasks"]
 

@@ -32,11 +32,12 @@ from ladderboard.experiments._boot_experiments import (
     design_data,
     freedman_sweep,
 )
-from ladderboard.experiments._output import markdown_table, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E8", "EXPERIMENT", "e8_cell", "e8_tasks"]
 

@@ -32,8 +32,9 @@ from typing import Any
 from ladderboard.advisor.advice import eligible, grid_tasks, recommend, summarise
 from ladderboard.advisor.grid import SHAKY_DEFAULT_LABEL
 from ladderboard.advisor.honest import HonestTeams
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["EXPERIMENT", "FRONTIER", "FULL", "QUICK", "frontier_tasks"]
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from ladderboard.experiments._output import save_figure
 from ladderboard.replay.analysis import TOP_SCATTER, TOP_TABLE
 from ladderboard.replay.run import ReplayResult
+from ladderboard.tasks.reports import save_figure
 
 __all__ = ["label", "write_figures"]
 

@@ -26,9 +26,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ladderboard.experiments._output import markdown_table
 from ladderboard.replay.figures import label, write_figures
 from ladderboard.replay.run import ReplayResult
+from ladderboard.tasks.reports import markdown_table
 
 __all__ = ["table1_lines", "write_outputs"]
 
