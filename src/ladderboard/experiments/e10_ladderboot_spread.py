@@ -33,7 +33,7 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.attacks import HoldoutOracle, averaging_attack
-from ladderboard.experiments._boot_experiments import design_data, spread_of_mean_of_means
+from ladderboard.experiments._bootstrap_sweeps import design_data, spread_of_mean_of_means
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot
 from ladderboard.random import KeyedStream, RandomState

@@ -27,7 +27,7 @@ import numpy as np
 
 from ladderboard.attacks import correlated_regression_data, real_regression_data
 from ladderboard.attacks.freedman import rank_features
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     DESIGNS,
     FULL_DISCLOSURE,
     board_label,

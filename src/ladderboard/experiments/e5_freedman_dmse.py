@@ -19,7 +19,7 @@ permutations): the simulated design at the size of the paper's AD data
 real one (300 random genes of the tissue gene-expression data, 189 rows, for
 the paper's ADNI features). The ``p`` univariate submissions do not depend on
 ``k``, so one run of the board serves every ``k``
-(:func:`~ladderboard.experiments._neto.freedman_path`; the tests check it
+(:func:`~ladderboard.experiments._significance_paths.freedman_path`; the tests check it
 against the attack itself). A task is a block of repetitions of one design;
 each repetition draws its permutation from its own seed.
 """
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ladderboard._validation import check_int
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     FULL_DISCLOSURE,

@@ -19,7 +19,7 @@ favours by chance. Two parts:
 The Ladder is :class:`~ladderboard.mechanisms.SignificanceLadder` (the paper's
 Alg. 3). The attack with ``i`` iterations makes the first ``i`` iterations of
 a longer one, so one 10-iteration run per repetition and board gives every
-``i`` (:func:`~ladderboard.experiments._neto.step_forward_path`; the tests
+``i`` (:func:`~ladderboard.experiments._significance_paths.step_forward_path`; the tests
 check it against the attack through a :class:`~ladderboard.attacks.HoldoutOracle`).
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from ladderboard._validation import check_int
 from ladderboard.attacks import correlated_regression_data
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     block_tasks,

@@ -31,7 +31,7 @@ from typing import Any
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import HoldoutOracle
-from ladderboard.experiments._boot_experiments import (
+from ladderboard.experiments._bootstrap_sweeps import (
     DESIGNS,
     design_data,
     freedman_sweep,

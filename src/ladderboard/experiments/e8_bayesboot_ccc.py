@@ -26,7 +26,7 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import HoldoutOracle
-from ladderboard.experiments._boot_experiments import (
+from ladderboard.experiments._bootstrap_sweeps import (
     DESIGNS,
     DisclosedToAll,
     design_data,

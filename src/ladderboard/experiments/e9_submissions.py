@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     block_tasks,

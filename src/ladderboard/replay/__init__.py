@@ -10,7 +10,7 @@ the same for any competition directory and any registered mechanisms:
 =====================  ==========================================================
 ``history``            which files, for which team, at what time, in what order
 ``loading``            a tolerant reader: the defects repaired, the ones refused
-``choice``             mechanisms by name, ``--param KEY=VALUE``, checked first
+``mechanism_choice``   mechanisms by name, ``--param KEY=VALUE``, checked first
 ``replay``             each file scored once; one mechanism per team; the boards
 ``analysis``           rank perturbations, Kendall's tau, half-splits, t-tests
 ``run``                :func:`replay_competition`, all of it in one call

@@ -11,8 +11,8 @@ from typing import Any
 from ladderboard._validation import check_int
 from ladderboard.competition import Solution
 from ladderboard.replay import analysis
-from ladderboard.replay.choice import MechanismChoice, choose_mechanisms, parse_params
 from ladderboard.replay.history import default_index, discover
+from ladderboard.replay.mechanism_choice import MechanismChoice, choose_mechanisms, parse_params
 from ladderboard.replay.replay import (
     MechanismReplay,
     ScoredHistory,

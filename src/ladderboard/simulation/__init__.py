@@ -41,7 +41,7 @@ _WHERE = {
     "DATASETS": "datasets",
     "DEFECTS": "defects",
     "SimulationSummary": "competition",
-    "SubmissionRecord": "desk",
+    "SubmissionRecord": "submitting",
     "simulate_competition": "competition",
 }
 

@@ -1,7 +1,7 @@
 """Adversaries: teams that climb the public board by attacks of :mod:`ladderboard.attacks`.
 
 They see only the releases of their own board, as honest teams do, through a
-:class:`~ladderboard.simulation.desk.DeskOracle`, and spend their whole budget
+:class:`~ladderboard.simulation.submitting.DeskOracle`, and spend their whole budget
 of submissions (at least 4). Their files are always clean.
 
 =========================  ===================================================
@@ -34,8 +34,8 @@ import numpy as np
 
 from ladderboard.attacks import generalized_boosting_attack
 from ladderboard.random import KeyedStream
-from ladderboard.simulation.desk import DeskOracle, TeamDesk
 from ladderboard.simulation.models import CLIP, Model, Zoo, _logit
+from ladderboard.simulation.submitting import DeskOracle, TeamDesk
 
 __all__ = ["ADVERSARIES", "MIN_BUDGET", "play_adversary"]
 

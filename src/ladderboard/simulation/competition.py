@@ -37,7 +37,6 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.random import KeyedStream
 from ladderboard.simulation.adversaries import ADVERSARIES, MIN_BUDGET
 from ladderboard.simulation.datasets import check_dataset_options
-from ladderboard.simulation.desk import SubmissionRecord
 from ladderboard.simulation.layout import (
     LAYOUT_FILES,
     command_line,
@@ -46,6 +45,7 @@ from ladderboard.simulation.layout import (
     write_csv,
 )
 from ladderboard.simulation.plan import budgets, defect_plan, submission_times, team_names
+from ladderboard.simulation.submitting import SubmissionRecord
 
 __all__ = ["LAYOUT_FILES", "SimulationSummary", "check_options", "simulate_competition"]
 
@@ -55,7 +55,7 @@ class SimulationSummary:
     """What :func:`simulate_competition` wrote, and the organiser-side truth.
 
     ``records`` lists every submission in submission order (see
-    :class:`~ladderboard.simulation.desk.SubmissionRecord`);
+    :class:`~ladderboard.simulation.submitting.SubmissionRecord`);
     ``base_rate_private_loss`` is the private log loss of predicting the
     training base rate everywhere; ``n_fits`` counts the models fitted.
     """
@@ -264,9 +264,9 @@ def _run(
     from ladderboard.mechanisms import FullDisclosure
     from ladderboard.simulation.adversaries import play_adversary
     from ladderboard.simulation.datasets import load_dataset, split_dataset
-    from ladderboard.simulation.desk import TeamDesk
     from ladderboard.simulation.honest import draw_style, play_honest
     from ladderboard.simulation.models import Zoo
+    from ladderboard.simulation.submitting import TeamDesk
 
     data = load_dataset(dataset, rows=rows, rng=master.derive("dataset").generator(0))
     split = split_dataset(

@@ -1,6 +1,7 @@
-"""Pieces shared by the experiments on Chaibub Neto et al. (2016) bootstrap
-mechanisms (E7, E8, E10): the data designs, Freedman's attack swept over ``k``
-and the step-forward attack swept over its iterations, each from one run.
+"""Freedman's attack swept over ``k`` and the step-forward attack swept over
+its iterations, each from one run, through the bootstrap ladders of Chaibub
+Neto et al. (2016, Figs. 5-6 and supplements S2, S4; the experiments e7, e8
+and e10), with the data designs they are played on.
 
 Sweeping ``k`` (or the number of iterations) from one run gives exactly what
 separate runs of :func:`~ladderboard.attacks.freedman_attack` (or

@@ -1,4 +1,5 @@
-"""One team's desk: it writes the team's files and shows the team its board's releases.
+"""How a simulated team submits: its desk writes the team's files and shows the
+team its board's releases.
 
 A team (honest or adversary) hands the desk a vector of test-set probabilities.
 The desk writes it as the team writes files (6 significant digits, the team's
