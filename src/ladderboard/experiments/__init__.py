@@ -1,4 +1,4 @@
-"""Reproductions of the papers' experiments (SPEC E1-E10), each a tidy table,
+"""Reproductions of the papers' experiments (E1, E3-E10), each a tidy table,
 a figure and a short report with the paper's numbers beside the measured ones.
 
 ============  ===============================================================
@@ -17,7 +17,7 @@ a figure and a short report with the paper's numbers beside the measured ones.
 ``frontier``  protection against utility for every mechanism and setting
 ============  ===============================================================
 
-The replay of a whole competition (SPEC E2) is ``ladderboard replay``
+The replay of a whole competition (E2; Blum & Hardt 2015, Sec. 6) is ``ladderboard replay``
 (:mod:`ladderboard.replay`).
 
 :func:`run_experiment` runs one (repetitions in parallel with joblib, on

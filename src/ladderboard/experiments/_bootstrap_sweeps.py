@@ -88,8 +88,8 @@ def _branch_release(oracle: HoldoutOracle, prediction: np.ndarray) -> float:
 
 
 def freedman_sweep(oracle: HoldoutOracle, data: Any, ks: Sequence[int]) -> list[dict[str, Any]]:
-    """Freedman's attack (SPEC A5) for every ``k`` in ``ks``, from one set of
-    ``p`` univariate submissions to ``oracle``.
+    """Freedman's attack (Chaibub Neto et al. 2016, Figs. 1-2) for every ``k``
+    in ``ks``, from one set of ``p`` univariate submissions to ``oracle``.
 
     One dict per ``k``: ``k``, ``public_released`` (the board's release for
     the final model, on a copy of the board), ``public_exact`` (its exact
@@ -147,9 +147,10 @@ class _SnapshotOracle(HoldoutOracle):
 def step_forward_sweep(
     mechanism: Any, data: Any, *, iterations: int, loss: str = "squared"
 ) -> list[dict[str, Any]]:
-    """The step-forward attack (SPEC A6, ``locate="auto"``, ``n_jumps="told"``)
-    stopped after each of ``1..iterations`` iterations, from one run on a
-    board ``mechanism`` (fresh, loss-based).
+    """The step-forward attack (Chaibub Neto et al. 2016, Alg. 7;
+    ``locate="auto"``, ``n_jumps="told"``) stopped after each of
+    ``1..iterations`` iterations, from one run on a board ``mechanism``
+    (fresh, loss-based).
 
     One dict per iteration count ``i``: ``k`` (= ``i``), ``n_selected``,
     ``public_released``, ``public_exact``, ``final`` and ``n_submissions``, as

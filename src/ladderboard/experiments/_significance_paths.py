@@ -158,8 +158,8 @@ def with_features(data: RegressionData, features: np.ndarray) -> RegressionData:
 
 
 def single_threaded() -> Any:
-    """BLAS on one thread: the least-squares fits here are small, and
-    threads only contend (several times slower on a busy machine)."""
+    """BLAS on one thread: the least-squares fits here are small, so more
+    threads would only contend for the cores."""
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1)

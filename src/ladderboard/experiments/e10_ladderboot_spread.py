@@ -1,6 +1,7 @@
 """E10: how much LadderBoot's release varies, by prediction quality and by
 ``b`` (Chaibub Neto et al. 2016, Supplementary Text S4, Figs. S12-S13), and
-what averaging resubmissions (SPEC A7) wins back.
+what averaging resubmissions wins back (the "average across repeated
+submissions" attack of the paper's Discussion).
 
 LadderBoot (Alg. 4) releases the mean of ``b`` bootstrap means of the best
 loss vector, a fresh draw at each submission. Its spread is

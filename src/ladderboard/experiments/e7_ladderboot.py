@@ -10,9 +10,9 @@ for its ADNI data; ``p = 300`` features, as in Fig. 6) and attacks the
 :class:`~ladderboard.mechanisms.LadderBoot` (Alg. 4) with ``b`` bootstrap
 replicates, at each significance level ``α``:
 
-* Freedman's attack (SPEC A5) for ``k = 1..30`` features (Fig. S6), from one
+* Freedman's attack (Figs. 1-2) for ``k = 1..30`` features (Fig. S6), from one
   set of univariate submissions per board;
-* the step-forward attack (SPEC A6; last jump on the Ladder, binary
+* the step-forward attack (Alg. 7; last jump on the Ladder, binary
   segmentation told the true number of jumps on LadderBoot, as the paper
   did) for 1 to 5 iterations (Fig. 6), from one run per board.
 

@@ -1,4 +1,4 @@
-"""Replaying a competition's whole submission history under the mechanisms (SPEC E2).
+"""Replaying a competition's whole submission history under the mechanisms.
 
 The Ladder paper (Blum & Hardt 2015, §6) replays the 1785 submissions of a
 Kaggle competition under the parameter-free Ladder and compares the boards

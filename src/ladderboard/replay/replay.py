@@ -378,7 +378,7 @@ def replay_mechanism(
 
     teams = history.teams
     # BLAS on one thread: with a thread per team the Bayesian bootstrap's
-    # matrix products would oversubscribe the cores (1.4x slower on 2), and
+    # matrix products would oversubscribe the cores, and
     # alone a ladder's long dot products would leave OpenBLAS spinning.
     with single_blas_thread():
         if jobs > 1 and len(teams) > 1:

@@ -1,4 +1,4 @@
-"""One call from a competition's files to every replay and analysis (SPEC E2)."""
+"""One call from a competition's files to every replay and analysis (Blum & Hardt 2015, Sec. 6)."""
 
 from __future__ import annotations
 
@@ -149,7 +149,8 @@ def replay_competition(
     splits: int = analysis.SPLITS,
     clip: float | None = None,
 ) -> ReplayResult:
-    """Replay every submission under every chosen mechanism, then analyse (SPEC E2).
+    """Replay every submission under every chosen mechanism, then analyse
+    (Blum & Hardt 2015, Sec. 6).
 
     Every option is checked (and every mechanism built once) before any
     submission is read. ``index`` defaults to ``submissions.csv`` beside the
