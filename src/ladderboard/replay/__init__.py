@@ -19,17 +19,14 @@ the same for any competition directory and any registered mechanisms:
 ``cli``                the ``ladderboard replay`` command
 =====================  ==========================================================
 
-Nothing heavy is imported until used, so that the command line starts fast.
+The package's modules import numpy, the mechanisms and matplotlib when a
+replay runs or a figure is drawn, so that importing the package (and the
+command line) stays light.
 """
 
 from __future__ import annotations
 
-from ladderboard._lazy import lazy_exports
+from ladderboard.replay.report import write_outputs
+from ladderboard.replay.run import ReplayResult, replay_competition
 
 __all__ = ["ReplayResult", "replay_competition", "write_outputs"]
-
-
-__getattr__ = lazy_exports(
-    __name__,
-    {"ReplayResult": "run", "replay_competition": "run", "write_outputs": "report"},
-)

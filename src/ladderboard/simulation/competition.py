@@ -29,12 +29,9 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int, check_real
-from ladderboard.random import KeyedStream
 from ladderboard.simulation.adversaries import ADVERSARIES, MIN_BUDGET
 from ladderboard.simulation.datasets import check_dataset_options
 from ladderboard.simulation.layout import (
@@ -46,6 +43,9 @@ from ladderboard.simulation.layout import (
 )
 from ladderboard.simulation.plan import budgets, defect_plan, submission_times, team_names
 from ladderboard.simulation.submitting import SubmissionRecord
+
+if TYPE_CHECKING:
+    from ladderboard.random import KeyedStream
 
 __all__ = ["LAYOUT_FILES", "SimulationSummary", "check_options", "simulate_competition"]
 
@@ -193,6 +193,8 @@ def simulate_competition(
     ['README.md', 'defects.csv', 'sample_submission.csv', 'solution.csv', 'submissions',
      'submissions.csv', 'teams.csv']
     """
+    from ladderboard.random import KeyedStream
+
     path = check_options(
         out=out,
         dataset=dataset,
@@ -259,6 +261,8 @@ def _run(
     custom_board: bool,
     progress: Callable[[int, int], None] | None,
 ) -> SimulationSummary:
+    import numpy as np
+
     from ladderboard.competition import Solution
     from ladderboard.losses import get_loss
     from ladderboard.mechanisms import FullDisclosure
