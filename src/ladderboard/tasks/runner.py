@@ -15,7 +15,6 @@ results are the same whatever ``jobs`` and ``backend`` are.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -37,6 +36,8 @@ def task_seed(seed: int, *identity: object) -> int:
     >>> task_seed(0, "e1", 3) == task_seed(0, "e1", 3) != task_seed(0, "e1", 4)
     True
     """
+    import hashlib  # here, not at module level: the command line imports this module
+
     text = "/".join(["ladderboard/experiment", str(int(seed)), *map(str, identity)])
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
 
