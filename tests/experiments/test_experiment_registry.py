@@ -22,7 +22,7 @@ def test_unknown_names_are_refused():
         get_experiment(1)
 
 
-@pytest.mark.parametrize("name", ["e1", "e3"])
+@pytest.mark.parametrize("name", [pytest.param("e1", marks=pytest.mark.slow), "e3"])
 def test_results_do_not_depend_on_the_number_of_jobs(name):
     one = run_experiment(name, quick=True, reps=3, seed=5, jobs=1).frame
     two = run_experiment(name, quick=True, reps=3, seed=5, jobs=2, progress=True).frame

@@ -55,6 +55,7 @@ def test_the_dask_backend_on_a_local_cluster():
     assert on_dask == run_tasks(_seeded_tasks(), jobs=1)
 
 
+@pytest.mark.slow
 def test_the_ray_backend_on_a_local_cluster():
     """Ray is in the ``all`` extra that CI installs: missing, this fails."""
     on_ray = run_tasks(_seeded_tasks(), jobs=2, backend="ray")
