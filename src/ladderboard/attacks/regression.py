@@ -40,8 +40,10 @@ def _vector(name: str, value: Any, length: int, rows_of: str) -> np.ndarray:
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be a numeric vector: {exc}") from None
     if array.shape != (length,):
-        raise ValueError(f"{name} must be a vector with one value per row of {rows_of} "
-                         f"({length}), got shape {array.shape}")
+        raise ValueError(
+            f"{name} must be a vector with one value per row of {rows_of} "
+            f"({length}), got shape {array.shape}"
+        )
     if not np.isfinite(array).all():
         raise ValueError(f"{name} must be finite")
     return array
