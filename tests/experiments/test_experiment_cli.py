@@ -21,7 +21,7 @@ def test_list_prints_one_line_per_experiment():
     assert "Fig. 3" in lines[0]
 
 
-@pytest.mark.parametrize("name", ["e1", "shaky-majority"])
+@pytest.mark.parametrize("name", [pytest.param("e1", marks=pytest.mark.slow), "shaky-majority"])
 def test_run_writes_the_table_the_figures_and_the_report(tmp_path, name):
     result = runner.invoke(
         app,

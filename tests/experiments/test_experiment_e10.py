@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from ladderboard.attacks import HoldoutOracle, averaging_attack
 from ladderboard.experiments import run_experiment
-from ladderboard.experiments._boot_experiments import spread_of_mean_of_means
+from ladderboard.experiments._bootstrap_sweeps import spread_of_mean_of_means
 from ladderboard.experiments.e10_ladderboot_spread import (
     CORRELATIONS,
     KNN,

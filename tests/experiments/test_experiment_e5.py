@@ -7,7 +7,13 @@ import pytest
 
 from ladderboard.attacks import HoldoutOracle, freedman_attack
 from ladderboard.experiments import get_experiment, run_experiment
-from ladderboard.experiments._neto import AD_N, design, mechanism, permuted, repetition_generator
+from ladderboard.experiments._significance_paths import (
+    AD_N,
+    design,
+    mechanism,
+    permuted,
+    repetition_generator,
+)
 from ladderboard.experiments.e5_freedman_dmse import e5_block, reference_k
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from ladderboard.attacks import HoldoutOracle, step_forward_attack
 from ladderboard.experiments import get_experiment, run_experiment
-from ladderboard.experiments._neto import AD_N, design, permuted, repetition_generator
+from ladderboard.experiments._significance_paths import AD_N, design, permuted, repetition_generator
 from ladderboard.experiments.e6_stepforward import e6_block
 from ladderboard.mechanisms import SignificanceLadder
 

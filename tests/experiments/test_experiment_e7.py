@@ -13,10 +13,11 @@ from ladderboard.attacks import (
     step_forward_attack,
 )
 from ladderboard.experiments import get_experiment
-from ladderboard.experiments._boot_experiments import freedman_sweep, step_forward_sweep
+from ladderboard.experiments._bootstrap_sweeps import freedman_sweep, step_forward_sweep
 from ladderboard.experiments.e7_ladderboot import E7, e7_cell
-from ladderboard.experiments.registry import RunInfo, task_seed
+from ladderboard.experiments.registry import RunInfo
 from ladderboard.mechanisms import LadderBoot, SignificanceLadder
+from ladderboard.tasks import task_seed
 
 
 @pytest.fixture(scope="module")

@@ -8,11 +8,12 @@ import pytest
 
 from ladderboard.attacks import HoldoutOracle, correlated_regression_data, freedman_attack
 from ladderboard.experiments import get_experiment
-from ladderboard.experiments._boot_experiments import DisclosedToAll, freedman_sweep
+from ladderboard.experiments._bootstrap_sweeps import DisclosedToAll, freedman_sweep
 from ladderboard.experiments.e8_bayesboot_ccc import E8, e8_cell
-from ladderboard.experiments.registry import RunInfo, task_seed
+from ladderboard.experiments.registry import RunInfo
 from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadderBoot
+from ladderboard.tasks import task_seed
 
 
 @pytest.fixture(scope="module")

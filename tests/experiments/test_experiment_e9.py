@@ -7,7 +7,7 @@ import pytest
 
 from ladderboard.attacks import HoldoutOracle, step_forward_attack
 from ladderboard.experiments import get_experiment, run_experiment
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     design,
     permuted,

@@ -7,6 +7,8 @@ from ladderboard.advisor import summarise
 from ladderboard.advisor.grid import default_grid, scoring_rule
 from ladderboard.experiments import get_experiment, run_experiment
 
+pytestmark = pytest.mark.slow  # the shared quick run takes more than a second
+
 
 @pytest.fixture(scope="module")
 def result(tmp_path_factory):

@@ -24,37 +24,16 @@ most 0.05 below full disclosure's (``Kaggle 1e-5``) and that release at once
 at least half as many of the true improvements as it does, the one whose
 strongest attacker gains least.
 
-Names are loaded on first use, so that importing the command line stays light.
+The modules import numpy, scipy, the mechanisms and the attacks inside the
+functions that run the grid, so that importing the package (and the command
+line) stays light.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from ladderboard._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from ladderboard.advisor.advice import (
-        Advice,
-        advise,
-        evaluate_grid,
-        recommend,
-        summarise,
-    )
-    from ladderboard.advisor.grid import Setting, default_grid, scoring_rule
-    from ladderboard.advisor.honest import HonestTeams
-
-_EXPORTS = {
-    "Advice": "advice",
-    "HonestTeams": "honest",
-    "Setting": "grid",
-    "advise": "advice",
-    "default_grid": "grid",
-    "evaluate_grid": "advice",
-    "recommend": "advice",
-    "scoring_rule": "grid",
-    "summarise": "advice",
-}
+from ladderboard.advisor.advice import Advice, advise, evaluate_grid, recommend, summarise
+from ladderboard.advisor.grid import Setting, default_grid, scoring_rule
+from ladderboard.advisor.honest import HonestTeams
 
 __all__ = [
     "Advice",
@@ -67,6 +46,3 @@ __all__ = [
     "scoring_rule",
     "summarise",
 ]
-
-
-__getattr__ = lazy_exports(__name__, _EXPORTS)

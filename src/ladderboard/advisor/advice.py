@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.advisor.grid import (
@@ -30,10 +28,10 @@ from ladderboard.advisor.grid import (
     default_grid,
     scoring_rule,
 )
-from ladderboard.advisor.honest import HonestTeams, honest_utility, simulate_teams
-from ladderboard.advisor.protection import attack_gaps, make_attack_data
-from ladderboard.experiments.registry import Task, task_seed
-from ladderboard.random import KeyedStream
+from ladderboard.tasks.runner import Task, task_seed
+
+if TYPE_CHECKING:
+    from ladderboard.advisor.honest import HonestTeams
 
 __all__ = [
     "Advice",
@@ -93,6 +91,10 @@ def grid_repetition(
     """
     import pandas as pd
 
+    from ladderboard.advisor.honest import honest_utility, simulate_teams
+    from ladderboard.advisor.protection import attack_gaps, make_attack_data
+    from ladderboard.random import KeyedStream
+
     rule = scoring_rule(metric)
     grid = default_grid(rule, families=families)
     if labels is not None:
@@ -134,6 +136,8 @@ def grid_tasks(
     name: str = "advisor",
 ) -> list[Task]:
     """One :class:`Task` per repetition, each with its own seed."""
+    from ladderboard.advisor.honest import HonestTeams
+
     n_private = 2 * n if n_private is None else n_private
     model = HonestTeams(submissions=min(k, 40)) if model is None else model
     return [
@@ -171,7 +175,7 @@ def evaluate_grid(
     """The tidy table of :func:`grid_repetition` over ``reps`` repetitions,
     run on ``jobs`` worker processes (the result does not depend on ``jobs``).
     """
-    from ladderboard.experiments.runner import run_tasks
+    from ladderboard.tasks.runner import run_tasks
 
     n, k, rule, reps, seed, jobs = check_options(n, k, metric, reps, seed, jobs)
     if n_private is not None:
@@ -199,6 +203,7 @@ def summarise(frame: Any) -> Any:
 
     The strongest attack is the one with the largest mean gap.
     """
+    import numpy as np
     import pandas as pd
 
     order = list(dict.fromkeys(frame.setting))
@@ -245,6 +250,8 @@ def eligible(
     >>> eligible(table)
     ['Kaggle 1e-5', 'A']
     """
+    import numpy as np
+
     tau_tolerance = check_real("tau_tolerance", tau_tolerance, low=0, low_open=False)
     share_fraction = check_real(
         "share_fraction", share_fraction, low=0, high=1, low_open=False, high_open=False

@@ -15,33 +15,22 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    from ladderboard.losses import Loss
+    from ladderboard.mechanisms import Mechanism
+    from ladderboard.random import RandomState
 
-from ladderboard.losses import LADDER_CLIP, Loss, get_loss
-from ladderboard.mechanisms import (
-    BayesBootLadder,
-    BayesBootLadderBoot,
-    FullDisclosure,
-    Ladder,
-    LadderBoot,
-    Mechanism,
-    ParameterFreeLadder,
-    ShakyLadder,
-    SignificanceLadder,
-)
-from ladderboard.mechanisms.shaky import DEFAULT_NOISE_MULTIPLE, DEFAULT_STEP_MULTIPLE
-from ladderboard.random import RandomState
 
 __all__ = [
     "FAMILIES",
     "METRIC_NAMES",
-    "SHAKY_DEFAULT_LABEL",
     "ScoringRule",
     "Setting",
     "default_grid",
     "scoring_rule",
+    "shaky_default_label",
     "shaky_setting",
 ]
 
@@ -56,9 +45,6 @@ FAMILIES = (
 )
 """The mechanism families of the grid, in the order they are listed."""
 
-SHAKY_DEFAULT_LABEL = f"Shaky σ={DEFAULT_NOISE_MULTIPLE:g} λ={DEFAULT_STEP_MULTIPLE:g}"
-"""The label of the Shaky Ladder's practical default (``ShakyLadder()``'s noise
-and step, in units of ``1/√n``)."""
 
 KAGGLE_LABEL = "Kaggle 1e-5"
 """Full disclosure with five decimals: the reference for honest-team utility."""
@@ -115,16 +101,17 @@ class ScoringRule:
         return self.loss.rescaled()
 
 
-_RULES = {
-    "accuracy": lambda: ScoringRule("accuracy", None, "accuracy", (0.0, 1.0)),
-    "log_loss": lambda: ScoringRule(
-        "log_loss",
-        get_loss("log_loss", clip=LADDER_CLIP),
-        "log_loss",
-        get_loss("log_loss", clip=LADDER_CLIP).bounds,
-    ),
-    "mse": lambda: ScoringRule("mse", get_loss("squared"), "mse", (0.0, math.inf)),
-}
+def _rule(name: str) -> ScoringRule:
+    from ladderboard.losses import LADDER_CLIP, get_loss
+
+    if name == "accuracy":
+        return ScoringRule("accuracy", None, "accuracy", (0.0, 1.0))
+    if name == "log_loss":
+        loss = get_loss("log_loss", clip=LADDER_CLIP)
+        return ScoringRule("log_loss", loss, "log_loss", loss.bounds)
+    return ScoringRule("mse", get_loss("squared"), "mse", (0.0, math.inf))
+
+
 _ALIASES = {"error": "accuracy", "zero_one": "accuracy", "0/1": "accuracy", "logloss": "log_loss"}
 METRIC_NAMES = ("accuracy", "log_loss", "mse")
 """The metrics the advisor accepts, named as in :mod:`ladderboard.losses` (and
@@ -146,9 +133,9 @@ def scoring_rule(metric: str) -> ScoringRule:
         raise TypeError(f"metric must be a string, got {type(metric).__name__}")
     key = metric.strip().lower().replace("-", "_")
     key = _ALIASES.get(key, key)
-    if key not in _RULES:
+    if key not in METRIC_NAMES:
         raise ValueError(f"metric must be one of {', '.join(METRIC_NAMES)}, got {metric!r}")
-    return _RULES[key]()
+    return _rule(key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,6 +173,8 @@ class Setting:
 
     def to_loss(self, rule: ScoringRule, released: Any) -> Any:
         """A released number in the units of ``rule``'s loss (lower is better)."""
+        import numpy as np
+
         value = np.asarray(released, dtype=np.float64)
         if self.family == "bayes-boot" and rule.name == "accuracy":
             value = 1.0 - value
@@ -203,6 +192,8 @@ def _loss_board(factory: Callable[[int], Mechanism]) -> Callable[..., Mechanism]
 
 
 def _bayes(with_boot: bool, b: int = 100) -> Callable[..., Mechanism]:
+    from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot
+
     def build(n: int, rule: ScoringRule, labels_public: Any, random_state: RandomState):
         if with_boot:
             return BayesBootLadderBoot(
@@ -216,6 +207,8 @@ def _bayes(with_boot: bool, b: int = 100) -> Callable[..., Mechanism]:
 
 
 def _shaky(noise: float, step: float) -> Callable[..., Mechanism]:
+    from ladderboard.mechanisms import ShakyLadder
+
     def factory(n: int, random_state: RandomState) -> Mechanism:
         root = math.sqrt(n)
         return ShakyLadder(
@@ -226,6 +219,8 @@ def _shaky(noise: float, step: float) -> Callable[..., Mechanism]:
 
 
 def _ladder(multiple: float) -> Callable[..., Mechanism]:
+    from ladderboard.mechanisms import Ladder
+
     return _loss_board(lambda n, rs: Ladder(eta=multiple / math.sqrt(n), n=n))
 
 
@@ -242,10 +237,17 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
 
     >>> [s.label for s in default_grid(scoring_rule("mse"), families=["shaky-ladder"])]
     []
-    >>> len(default_grid(scoring_rule("accuracy"))), SHAKY_DEFAULT_LABEL in {
+    >>> len(default_grid(scoring_rule("accuracy"))), shaky_default_label() in {
     ...     s.label for s in default_grid(scoring_rule("accuracy"))}
     (22, True)
     """
+    from ladderboard.mechanisms import (
+        FullDisclosure,
+        LadderBoot,
+        ParameterFreeLadder,
+        SignificanceLadder,
+    )
+
     if families is not None:
         families = tuple(families)
         unknown = sorted(set(families) - set(FAMILIES))
@@ -294,6 +296,18 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     if families is not None:
         grid = [s for s in grid if s.family in families]
     return grid
+
+
+def shaky_default_label() -> str:
+    """The label of the Shaky Ladder's practical default: ``ShakyLadder()``'s
+    noise and step, in units of ``1/√n``.
+
+    >>> shaky_default_label()
+    'Shaky σ=0.5 λ=1'
+    """
+    from ladderboard.mechanisms.shaky import DEFAULT_NOISE_MULTIPLE, DEFAULT_STEP_MULTIPLE
+
+    return f"Shaky σ={DEFAULT_NOISE_MULTIPLE:g} λ={DEFAULT_STEP_MULTIPLE:g}"
 
 
 def shaky_setting(noise: float, step: float) -> Setting:

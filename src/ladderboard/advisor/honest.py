@@ -34,23 +34,32 @@ Three measures of utility (:func:`honest_utility`):
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-from scipy import stats
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.advisor.grid import ScoringRule, Setting
-from ladderboard.random import KeyedStream, RandomState
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ladderboard.random import RandomState
 
 __all__ = ["HonestTeams", "TeamData", "expected_loss", "honest_utility", "simulate_teams"]
 
 _KAPPA = 1.5  # log loss: logit scale of a team's confidence
 _CLIP = (0.01, 0.99)
-_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(64)
-_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
+
+
+@functools.cache
+def _standard_normal_quadrature() -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Hermite nodes and weights (64) for an expectation over N(0, 1)."""
+    import numpy as np
+
+    nodes, weights = np.polynomial.hermite_e.hermegauss(64)
+    return nodes, weights / weights.sum()
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,16 +114,22 @@ def expected_loss(rule: ScoringRule, skill: Any) -> np.ndarray:
     >>> expected_loss(scoring_rule("mse"), [0.0]).tolist()
     [1.0]
     """
+    import numpy as np
+    from scipy import stats
+
     a = np.asarray(skill, dtype=np.float64)
     if rule.name == "accuracy":
         return stats.norm.cdf(-a)
     if rule.name == "mse":
         return np.exp(-2.0 * a)
-    p = np.clip(_sigmoid(_KAPPA * (a[..., None] + _NODES)), *_CLIP)
-    return -np.log(p) @ _WEIGHTS
+    nodes, weights = _standard_normal_quadrature()
+    p = np.clip(_sigmoid(_KAPPA * (a[..., None] + nodes)), *_CLIP)
+    return -np.log(p) @ weights
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     return 0.5 * (1.0 + np.tanh(0.5 * x))
 
 
@@ -142,6 +157,8 @@ class TeamData:
 
 def _outcome(rule: ScoringRule, y: np.ndarray, skill: np.ndarray, z: np.ndarray) -> np.ndarray:
     """Predictions for labels ``y`` at ``skill`` (one per row of ``z``)."""
+    import numpy as np
+
     margin = skill[:, None] + z
     if rule.name == "accuracy":
         return np.where(margin > 0, y, 1 - y).astype(np.int8)
@@ -152,12 +169,16 @@ def _outcome(rule: ScoringRule, y: np.ndarray, skill: np.ndarray, z: np.ndarray)
 
 
 def _labels(rule: ScoringRule, rng: np.random.Generator, size: int) -> np.ndarray:
+    import numpy as np
+
     if rule.name == "mse":
         return rng.standard_normal(size)
     return rng.integers(0, 2, size=size, dtype=np.int8)
 
 
 def _point_loss(rule: ScoringRule, y: np.ndarray, prediction: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     if rule.loss is None:
         return (prediction != y).astype(np.float64)
     return rule.loss(y, prediction)
@@ -183,6 +204,10 @@ def simulate_teams(
     >>> data.predictions.shape, bool(abs(data.private - data.expected).max() < 0.05)
     ((5, 10, 2000), True)
     """
+    import numpy as np
+
+    from ladderboard.random import KeyedStream
+
     n = check_int("n", n, 2)
     n_private = check_int("n_private", n_private, 1)
     stream = KeyedStream.from_random_state(random_state)
@@ -215,6 +240,8 @@ def simulate_teams(
 
 def _true_improvements(expected: np.ndarray, min_improvement: float) -> np.ndarray:
     """Boolean ``(teams, submissions)``: beats the team's best expected loss so far."""
+    import numpy as np
+
     best_before = np.minimum.accumulate(expected, axis=1)[:, :-1]
     events = np.zeros_like(expected, dtype=bool)
     events[:, 1:] = expected[:, 1:] < best_before * (1.0 - min_improvement)
@@ -223,6 +250,8 @@ def _true_improvements(expected: np.ndarray, min_improvement: float) -> np.ndarr
 
 def _delays(events: np.ndarray, accepted: np.ndarray) -> np.ndarray:
     """For each true improvement, submissions until the board accepts one."""
+    import numpy as np
+
     out = []
     for j, t in zip(*np.nonzero(events), strict=True):
         later = np.flatnonzero(accepted[j, t:])
@@ -244,6 +273,11 @@ def honest_utility(
     (f"team:{j}")``. Returns ``tau``, ``share_released``, ``median_delay`` and
     ``n_improvements`` (see the module's docstring).
     """
+    import numpy as np
+    from scipy import stats
+
+    from ladderboard.random import KeyedStream
+
     stream = KeyedStream.from_random_state(random_state)
     teams, subs, n = data.predictions.shape
     loss = setting.board_loss(rule)

@@ -1,4 +1,4 @@
-"""Reproductions of the papers' experiments (SPEC E1-E10), each a tidy table,
+"""Reproductions of the papers' experiments (E1, E3-E10), each a tidy table,
 a figure and a short report with the paper's numbers beside the measured ones.
 
 ============  ===============================================================
@@ -17,7 +17,7 @@ a figure and a short report with the paper's numbers beside the measured ones.
 ``frontier``  protection against utility for every mechanism and setting
 ============  ===============================================================
 
-The replay of a whole competition (SPEC E2) is ``ladderboard replay``
+The replay of a whole competition (E2; Blum & Hardt 2015, Sec. 6) is ``ladderboard replay``
 (:mod:`ladderboard.replay`).
 
 :func:`run_experiment` runs one (repetitions in parallel with joblib, on
@@ -25,41 +25,23 @@ loky, a Dask cluster or a Ray cluster) and writes ``ID.csv``, ``ID.png``,
 ``ID.svg`` and ``ID.md``; the command line is ``ladderboard experiment list``
 and ``ladderboard experiment run ID``.
 
-Names are loaded on first use, so that ``ladderboard --help`` does not pay
-for numpy, pandas and the attacks.
+The package imports only its registry and runner; an experiment's module
+(and numpy, pandas and the attacks it needs) is imported when the registry is
+first read.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from ladderboard._lazy import lazy_exports
-
-if TYPE_CHECKING:
-    from ladderboard.experiments.registry import (
-        EXPERIMENTS,
-        Experiment,
-        RunInfo,
-        Task,
-        get_experiment,
-        register,
-        task_seed,
-    )
-    from ladderboard.experiments.runner import BACKENDS, RunResult, run_experiment, run_tasks
-
-_EXPORTS = {
-    "BACKENDS": "runner",
-    "EXPERIMENTS": "registry",
-    "Experiment": "registry",
-    "RunInfo": "registry",
-    "RunResult": "runner",
-    "Task": "registry",
-    "get_experiment": "registry",
-    "register": "registry",
-    "run_experiment": "runner",
-    "run_tasks": "runner",
-    "task_seed": "registry",
-}
+from ladderboard.experiments.registry import (
+    EXPERIMENTS,
+    Experiment,
+    RunInfo,
+    get_experiment,
+    load_builtin,
+    register,
+)
+from ladderboard.experiments.runner import RunResult, run_experiment, write_outputs
+from ladderboard.tasks.runner import BACKENDS, Task, run_tasks, task_seed
 
 __all__ = [
     "BACKENDS",
@@ -69,20 +51,10 @@ __all__ = [
     "RunResult",
     "Task",
     "get_experiment",
+    "load_builtin",
     "register",
     "run_experiment",
     "run_tasks",
     "task_seed",
+    "write_outputs",
 ]
-
-
-_exported = lazy_exports(__name__, _EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    value = _exported(name)
-    if name == "EXPERIMENTS":
-        from ladderboard.experiments.registry import load_builtin
-
-        load_builtin()
-    return value

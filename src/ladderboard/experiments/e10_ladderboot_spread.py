@@ -1,6 +1,7 @@
 """E10: how much LadderBoot's release varies, by prediction quality and by
 ``b`` (Chaibub Neto et al. 2016, Supplementary Text S4, Figs. S12-S13), and
-what averaging resubmissions (SPEC A7) wins back.
+what averaging resubmissions wins back (the "average across repeated
+submissions" attack of the paper's Discussion).
 
 LadderBoot (Alg. 4) releases the mean of ``b`` bootstrap means of the best
 loss vector, a fresh draw at each submission. Its spread is
@@ -33,11 +34,12 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.attacks import HoldoutOracle, averaging_attack
-from ladderboard.experiments._boot_experiments import design_data, spread_of_mean_of_means
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments._bootstrap_sweeps import design_data, spread_of_mean_of_means
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["CORRELATIONS", "E10", "EXPERIMENT", "e10_repetition", "e10_tasks"]
 

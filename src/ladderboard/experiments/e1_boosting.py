@@ -33,15 +33,16 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.analysis import kaggle_attack_error, ladder_lower_bound
-from ladderboard.experiments._output import (
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.mechanisms import round_to
+from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import (
     markdown_table,
     new_figure,
     run_line,
     save_figure,
 )
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
-from ladderboard.mechanisms import round_to
-from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
     "BOARDS",
@@ -71,7 +72,7 @@ PAPER_AT_400 = {
     "ladder_coarse_panel": 0.488,
     "fresh": 0.50,
 }
-"""The authors' own numbers at ``k = 400`` (their Julia code; SPEC E1)."""
+"""The authors' own numbers at ``k = 400`` (their Julia code for Fig. 3)."""
 
 
 def _ladder_releases(losses: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -328,12 +329,12 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     notes = (
         "The paper's two Ladder numbers come from the runs of its two panels; here both "
         "panels share the same guesses, so the Ladder has one measured value. The 1/√n "
-        "board releases the nearest multiple of 1/√n (SPEC M1); a release ≤ 1/2 then "
-        "means a risk below about 0.498, so the coarse rounding hides almost nothing from "
-        "the keep rule, and the attack does as well as at 1e-5. The paper's 0.451 "
-        "suggests a grid through 1/2: on multiples of 1/64 the guesses released at "
-        "exactly 1/2 are kept too and dilute the majority (0.466 at k = 400 over 10 "
-        "repetitions in a side check)."
+        "board releases the nearest multiple of 1/√n (the Kaggle mechanism, Fig. 7); "
+        "a release ≤ 1/2 then means a risk below about 0.498, so the coarse rounding "
+        "hides almost nothing from the keep rule, and the attack does as well as at "
+        "1e-5. The paper's 0.451 suggests a grid through 1/2: on multiples of 1/64 the "
+        "guesses released at exactly 1/2 are kept too and dilute the majority (0.466 at "
+        "k = 400 over 10 repetitions in a side check)."
     )
     sections = [
         "# E1: the boosting attack (Blum & Hardt 2015, Fig. 3)",

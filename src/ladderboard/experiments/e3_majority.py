@@ -22,9 +22,10 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import majority_attack
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E3", "EXPERIMENT", "e3_cell", "e3_tasks"]
 

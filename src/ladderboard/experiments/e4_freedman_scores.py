@@ -27,16 +27,17 @@ import numpy as np
 
 from ladderboard.attacks import correlated_regression_data, real_regression_data
 from ladderboard.attacks.freedman import rank_features
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     DESIGNS,
     FULL_DISCLOSURE,
     board_label,
     freedman_path,
     single_threaded,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E4", "EXPERIMENT", "LADDER", "K", "e4_repetition", "e4_tasks"]
 

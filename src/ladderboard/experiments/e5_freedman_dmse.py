@@ -19,7 +19,7 @@ permutations): the simulated design at the size of the paper's AD data
 real one (300 random genes of the tissue gene-expression data, 189 rows, for
 the paper's ADNI features). The ``p`` univariate submissions do not depend on
 ``k``, so one run of the board serves every ``k``
-(:func:`~ladderboard.experiments._neto.freedman_path`; the tests check it
+(:func:`~ladderboard.experiments._significance_paths.freedman_path`; the tests check it
 against the attack itself). A task is a block of repetitions of one design;
 each repetition draws its permutation from its own seed.
 """
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ladderboard._validation import check_int
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     FULL_DISCLOSURE,
@@ -45,8 +45,9 @@ from ladderboard.experiments._neto import (
     single_threaded,
     summary_interval,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E5", "EXPERIMENT", "e5_block", "e5_tasks"]
 

@@ -19,7 +19,7 @@ favours by chance. Two parts:
 The Ladder is :class:`~ladderboard.mechanisms.SignificanceLadder` (the paper's
 Alg. 3). The attack with ``i`` iterations makes the first ``i`` iterations of
 a longer one, so one 10-iteration run per repetition and board gives every
-``i`` (:func:`~ladderboard.experiments._neto.step_forward_path`; the tests
+``i`` (:func:`~ladderboard.experiments._significance_paths.step_forward_path`; the tests
 check it against the attack through a :class:`~ladderboard.attacks.HoldoutOracle`).
 """
 
@@ -30,7 +30,7 @@ from typing import Any
 
 from ladderboard._validation import check_int
 from ladderboard.attacks import correlated_regression_data
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     block_tasks,
@@ -42,8 +42,9 @@ from ladderboard.experiments._neto import (
     step_forward_path,
     summary_interval,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E6", "EXPERIMENT", "PARTS", "e6_block", "e6_tasks"]
 

@@ -10,9 +10,9 @@ for its ADNI data; ``p = 300`` features, as in Fig. 6) and attacks the
 :class:`~ladderboard.mechanisms.LadderBoot` (Alg. 4) with ``b`` bootstrap
 replicates, at each significance level ``α``:
 
-* Freedman's attack (SPEC A5) for ``k = 1..30`` features (Fig. S6), from one
+* Freedman's attack (Figs. 1-2) for ``k = 1..30`` features (Fig. S6), from one
   set of univariate submissions per board;
-* the step-forward attack (SPEC A6; last jump on the Ladder, binary
+* the step-forward attack (Alg. 7; last jump on the Ladder, binary
   segmentation told the true number of jumps on LadderBoot, as the paper
   did) for 1 to 5 iterations (Fig. 6), from one run per board.
 
@@ -31,16 +31,17 @@ from typing import Any
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import HoldoutOracle
-from ladderboard.experiments._boot_experiments import (
+from ladderboard.experiments._bootstrap_sweeps import (
     DESIGNS,
     design_data,
     freedman_sweep,
     step_forward_sweep,
 )
-from ladderboard.experiments._output import markdown_table, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot, SignificanceLadder
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E7", "EXPERIMENT", "e7_cell", "e7_tasks"]
 

@@ -9,7 +9,7 @@ BayesBootLadderBoot` (Alg. 6) the mean of ``b`` bootstrap replicates of it;
 both accept a submission when the posterior odds that it beats the best reach
 ``PO_thr`` (99, 5.67 and 1, i.e. ``(1-α)/α`` for α = 0.01, 0.15, 0.5). The
 initial prediction ``ŷ_0`` is the training mean (CCC 0). Full disclosure
-releases every CCC (to ``1e-5``). Freedman's attack (SPEC A5) ranks the
+releases every CCC (to ``1e-5``). Freedman's attack (Chaibub Neto et al. 2016, Figs. 1-2) ranks the
 univariate models by their released CCC and refits on the ``k`` best, for
 ``k = 1..30``, on permuted responses: ``ΔCCC = CCC_public - CCC_final`` is
 then pure overfitting (positive here, since a higher CCC is better), with the
@@ -26,17 +26,18 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import HoldoutOracle
-from ladderboard.experiments._boot_experiments import (
+from ladderboard.experiments._bootstrap_sweeps import (
     DESIGNS,
     DisclosedToAll,
     design_data,
     freedman_sweep,
 )
-from ladderboard.experiments._output import markdown_table, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task, task_seed
+from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E8", "EXPERIMENT", "e8_cell", "e8_tasks"]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard.experiments._neto import (
+from ladderboard.experiments._significance_paths import (
     AD_N,
     DESIGNS,
     block_tasks,
@@ -39,8 +39,9 @@ from ladderboard.experiments._neto import (
     summary_interval,
     with_features,
 )
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["E9", "EXPERIMENT", "SETTINGS", "e9_block", "e9_tasks", "planned_submissions"]
 

@@ -30,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from ladderboard.advisor.advice import eligible, grid_tasks, recommend, summarise
-from ladderboard.advisor.grid import SHAKY_DEFAULT_LABEL
+from ladderboard.advisor.grid import shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
-from ladderboard.experiments._output import markdown_table, new_figure, run_line, save_figure
-from ladderboard.experiments.registry import Experiment, RunInfo, Task
+from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.runner import Task
 
 __all__ = ["EXPERIMENT", "FRONTIER", "FULL", "QUICK", "frontier_tasks"]
 
@@ -171,7 +172,7 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
                 if best_shaky in eligible(summary)
                 else "none is within the tolerance; the highest tau"
             )
-            + f"; the practical default is {SHAKY_DEFAULT_LABEL})."
+            + f"; the practical default is {shaky_default_label()})."
             if best_shaky
             else ""
         ),

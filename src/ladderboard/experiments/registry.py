@@ -1,55 +1,28 @@
 """The registry of experiments: what each reproduces and how it is run.
 
-An :class:`Experiment` is split into *tasks*, each a module-level function and
-its keyword arguments, so that a task can be pickled and run in another
-process (joblib's loky) or on a Dask worker. Every task carries its own seed,
-derived from the run's seed and the task's identity (:func:`task_seed`), never
-from the order in which tasks run: results do not depend on the number of jobs.
+An :class:`Experiment` is split into tasks (:class:`ladderboard.tasks.Task`),
+each with its own seed (:func:`ladderboard.tasks.task_seed`), run by
+:func:`ladderboard.tasks.run_tasks`: results do not depend on the number of jobs.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ladderboard.tasks.runner import Task
 
 __all__ = [
     "EXPERIMENTS",
     "Experiment",
     "RunInfo",
-    "Task",
     "get_experiment",
     "load_builtin",
     "register",
-    "task_seed",
 ]
-
-
-def task_seed(seed: int, *identity: object) -> int:
-    """A 63-bit seed for the task named by ``identity`` in the run seeded ``seed``.
-
-    SHA-256 of the run seed and the identity, so two tasks never share a seed
-    by accident and a task's seed does not depend on which worker runs it.
-
-    >>> task_seed(0, "e1", 3) == task_seed(0, "e1", 3) != task_seed(0, "e1", 4)
-    True
-    """
-    text = "/".join(["ladderboard/experiment", str(int(seed)), *map(str, identity)])
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little") >> 1
-
-
-@dataclass(frozen=True, slots=True)
-class Task:
-    """One unit of work: ``func(**kwargs)`` returns a tidy DataFrame."""
-
-    func: Callable[..., Any]
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-
-    def __call__(self) -> Any:
-        return self.func(**self.kwargs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +44,8 @@ class Experiment:
     Attributes
     ----------
     id : str
-        The SPEC's identifier in lower case (``"e1"``).
+        The identifier in lower case (``"e1"``), as :mod:`ladderboard.experiments`
+        lists them.
     aliases : tuple of str
         Descriptive names that also select it on the command line.
     description : str
@@ -106,27 +80,59 @@ class Experiment:
         return (self.id, *self.aliases)
 
 
-EXPERIMENTS: dict[str, Experiment] = {}
-"""Every registered experiment by id, in SPEC order (filled by :func:`load_builtin`,
-which ``ladderboard.experiments.EXPERIMENTS`` and :func:`get_experiment` call)."""
+class _Registry(Mapping[str, Experiment]):
+    """Experiments by id, in the papers' order. The package's own are imported
+    and registered on first read (:func:`load_builtin`), so that importing the
+    package does not import every experiment's dependencies."""
+
+    def __init__(self) -> None:
+        self._by_id: dict[str, Experiment] = {}
+        self._loaded = False
+
+    def _entries(self) -> dict[str, Experiment]:
+        if not self._loaded:
+            load_builtin()
+        return self._by_id
+
+    def __getitem__(self, key: str) -> Experiment:
+        return self._entries()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries())
+
+    def __len__(self) -> int:
+        return len(self._entries())
+
+    def __repr__(self) -> str:
+        return f"EXPERIMENTS({list(self)})"
+
+
+EXPERIMENTS = _Registry()
+"""Every registered experiment by id: e1, e3, ..., e10 (the experiments of the
+papers, numbered as the package numbers them), then named ones by name.
+
+>>> list(EXPERIMENTS)[:3]
+['e1', 'e3', 'e4']
+"""
 
 _NOT_EXPERIMENTS = frozenset({"cli", "registry", "runner"})
 
 
 def _order(experiment: Experiment) -> tuple[int, int, str]:
-    """SPEC order: ``e1 < e3 < ... < e10``, then named experiments by name."""
+    """``e1 < e3 < ... < e10``, then named experiments by name."""
     digits = experiment.id[1:]
     if experiment.id.startswith("e") and digits.isdigit():
         return (0, int(digits), "")
     return (1, 0, experiment.id)
 
 
-def load_builtin() -> dict[str, Experiment]:
+def load_builtin() -> Mapping[str, Experiment]:
     """Import and register the package's own experiments (once); return the registry.
 
     Every public module of :mod:`ladderboard.experiments` other than the
     command line, the registry and the runner is an experiment and names it
-    ``EXPERIMENT``; they are registered in SPEC order.
+    ``EXPERIMENT``; they are registered in the order ``e1 < e3 < ... < e10``,
+    then by name.
     """
     import pkgutil
 
@@ -142,18 +148,19 @@ def load_builtin() -> dict[str, Experiment]:
             raise TypeError(f"{imported.__name__} does not define EXPERIMENT = Experiment(...)")
         found.append(experiment)
     for experiment in sorted(found, key=_order):
-        if experiment.id not in EXPERIMENTS:
+        if experiment.id not in EXPERIMENTS._by_id:
             register(experiment)
+    EXPERIMENTS._loaded = True
     return EXPERIMENTS
 
 
 def register(experiment: Experiment) -> Experiment:
     """Add ``experiment`` to :data:`EXPERIMENTS`; ids and aliases must be unique."""
-    taken = {name for e in EXPERIMENTS.values() for name in e.names}
+    taken = {name for e in EXPERIMENTS._by_id.values() for name in e.names}
     clash = taken.intersection(experiment.names)
     if clash:
         raise ValueError(f"experiment name(s) already registered: {sorted(clash)}")
-    EXPERIMENTS[experiment.id] = experiment
+    EXPERIMENTS._by_id[experiment.id] = experiment
     return experiment
 
 

@@ -1,4 +1,4 @@
-"""Replaying a competition's whole submission history under the mechanisms (SPEC E2).
+"""Replaying a competition's whole submission history under the mechanisms.
 
 The Ladder paper (Blum & Hardt 2015, §6) replays the 1785 submissions of a
 Kaggle competition under the parameter-free Ladder and compares the boards
@@ -10,7 +10,7 @@ the same for any competition directory and any registered mechanisms:
 =====================  ==========================================================
 ``history``            which files, for which team, at what time, in what order
 ``loading``            a tolerant reader: the defects repaired, the ones refused
-``choice``             mechanisms by name, ``--param KEY=VALUE``, checked first
+``mechanism_choice``   mechanisms by name, ``--param KEY=VALUE``, checked first
 ``replay``             each file scored once; one mechanism per team; the boards
 ``analysis``           rank perturbations, Kendall's tau, half-splits, t-tests
 ``run``                :func:`replay_competition`, all of it in one call
@@ -19,17 +19,14 @@ the same for any competition directory and any registered mechanisms:
 ``cli``                the ``ladderboard replay`` command
 =====================  ==========================================================
 
-Nothing heavy is imported until used, so that the command line starts fast.
+The package's modules import numpy, the mechanisms and matplotlib when a
+replay runs or a figure is drawn, so that importing the package (and the
+command line) stays light.
 """
 
 from __future__ import annotations
 
-from ladderboard._lazy import lazy_exports
+from ladderboard.replay.report import write_outputs
+from ladderboard.replay.run import ReplayResult, replay_competition
 
 __all__ = ["ReplayResult", "replay_competition", "write_outputs"]
-
-
-__getattr__ = lazy_exports(
-    __name__,
-    {"ReplayResult": "run", "replay_competition": "run", "write_outputs": "report"},
-)

@@ -1,4 +1,5 @@
-"""``ladderboard replay``: a competition's whole history under the mechanisms (SPEC E2).
+"""``ladderboard replay``: a competition's whole history under the mechanisms
+(Blum & Hardt 2015, Sec. 6).
 
 Imports only typer and the standard library at module level; the replay is
 imported when the command runs, so that ``ladderboard --help`` stays fast.

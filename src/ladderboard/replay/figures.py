@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ladderboard.experiments._output import save_figure
-from ladderboard.replay.analysis import TOP_SCATTER, TOP_TABLE
-from ladderboard.replay.run import ReplayResult
+from ladderboard.tasks.reports import save_figure
+
+if TYPE_CHECKING:
+    from ladderboard.replay.run import ReplayResult
 
 __all__ = ["label", "write_figures"]
 
@@ -56,6 +58,8 @@ def _diagonal(ax) -> None:
 def write_figures(result: ReplayResult, out: Path) -> list[Path]:
     """The four figures, each as PNG and SVG; returns their paths."""
     from matplotlib.ticker import NullLocator
+
+    from ladderboard.replay.analysis import TOP_SCATTER, TOP_TABLE
 
     paths: list[Path] = []
     replays = result.replays

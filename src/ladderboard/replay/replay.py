@@ -25,7 +25,7 @@ and its releases are mapped back, so that every board is on the loss's scale.
 Stochastic mechanisms draw from ``KeyedStream.from_random_state(seed)``,
 derived per mechanism and team: a replay does not depend on ``jobs``.
 BayesBootLadderBoot derives BayesBootLadder's stream, whose test it runs
-(:attr:`~ladderboard.replay.choice.MechanismChoice.test_source`): the two
+(:attr:`~ladderboard.replay.mechanism_choice.MechanismChoice.test_source`): the two
 accept the same submissions and differ only in their releases, and when both
 are replayed with the same test parameters the second takes the first's
 decisions instead of drawing them again.
@@ -47,9 +47,9 @@ from ladderboard.competition import Solution, SubmissionError
 from ladderboard.competition.config import CompetitionConfig, Scoring
 from ladderboard.competition.scoring import check_targets, score_predictions
 from ladderboard.random import KeyedStream
-from ladderboard.replay.choice import MechanismChoice
 from ladderboard.replay.history import Entry, Skipped
 from ladderboard.replay.loading import load_submission
+from ladderboard.replay.mechanism_choice import MechanismChoice
 
 __all__ = [
     "BoardEntry",
@@ -378,7 +378,7 @@ def replay_mechanism(
 
     teams = history.teams
     # BLAS on one thread: with a thread per team the Bayesian bootstrap's
-    # matrix products would oversubscribe the cores (1.4x slower on 2), and
+    # matrix products would oversubscribe the cores, and
     # alone a ladder's long dot products would leave OpenBLAS spinning.
     with single_blas_thread():
         if jobs > 1 and len(teams) > 1:

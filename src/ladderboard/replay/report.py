@@ -24,11 +24,13 @@ import csv
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ladderboard.experiments._output import markdown_table
 from ladderboard.replay.figures import label, write_figures
-from ladderboard.replay.run import ReplayResult
+
+if TYPE_CHECKING:
+    from ladderboard.replay.run import ReplayResult
+from ladderboard.tasks.reports import markdown_table
 
 __all__ = ["table1_lines", "write_outputs"]
 

@@ -1,4 +1,4 @@
-"""One call from a competition's files to every replay and analysis (SPEC E2)."""
+"""One call from a competition's files to every replay and analysis (Blum & Hardt 2015, Sec. 6)."""
 
 from __future__ import annotations
 
@@ -6,21 +6,15 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int
-from ladderboard.competition import Solution
-from ladderboard.replay import analysis
-from ladderboard.replay.choice import MechanismChoice, choose_mechanisms, parse_params
 from ladderboard.replay.history import default_index, discover
-from ladderboard.replay.replay import (
-    MechanismReplay,
-    ScoredHistory,
-    loss_scoring,
-    metric_scoring,
-    replay_mechanism,
-    score_history,
-)
+
+if TYPE_CHECKING:
+    from ladderboard.competition import Solution
+    from ladderboard.replay.mechanism_choice import MechanismChoice
+    from ladderboard.replay.replay import MechanismReplay, ScoredHistory
 
 __all__ = ["REFERENCE", "ReplayResult", "replay_competition"]
 
@@ -77,6 +71,10 @@ def _plan(
     splits: int,
     clip: float | None,
 ) -> _Plan:
+    from ladderboard.competition import Solution
+    from ladderboard.replay.mechanism_choice import choose_mechanisms, parse_params
+    from ladderboard.replay.replay import loss_scoring, metric_scoring
+
     seed = check_int("seed", seed, 0)
     jobs = check_int("jobs", jobs, 1)
     splits = check_int("splits", splits, 2)
@@ -146,10 +144,11 @@ def replay_competition(
     metric: str | None = "log_loss",
     seed: int = 0,
     jobs: int = 1,
-    splits: int = analysis.SPLITS,
+    splits: int | None = None,
     clip: float | None = None,
 ) -> ReplayResult:
-    """Replay every submission under every chosen mechanism, then analyse (SPEC E2).
+    """Replay every submission under every chosen mechanism, then analyse
+    (Blum & Hardt 2015, Sec. 6).
 
     Every option is checked (and every mechanism built once) before any
     submission is read. ``index`` defaults to ``submissions.csv`` beside the
@@ -159,8 +158,18 @@ def replay_competition(
     ``[clip, 1 - clip]`` (default Kaggle's 1e-15); a mechanism for losses in
     ``[0, 1]`` (the Shaky Ladder) sees the loss divided by ``-log(clip)``, so
     with Kaggle's clip its noise is 34.5 times what the loss's spread needs:
-    use the Ladder authors' 0.01 for it.
+    use the Ladder authors' 0.01 for it. ``splits`` is the number of random
+    half-splits of the private rows (default
+    :data:`ladderboard.replay.analysis.SPLITS`).
+
+    The mechanisms, the scoring and the analyses are imported here, when a
+    replay runs, so that importing the package stays light.
     """
+    from ladderboard.replay import analysis
+    from ladderboard.replay.replay import loss_scoring, replay_mechanism, score_history
+
+    if splits is None:
+        splits = analysis.SPLITS
     plan = _plan(
         solution, submissions, index, mechanisms, params, loss, metric, seed, jobs, splits, clip
     )

@@ -19,13 +19,19 @@ which files were spoiled on purpose) that ``ladderboard replay`` reads.
 ``ADVERSARIES``              the adversaries' strategies
 ===========================  =================================================
 
-The command is ``ladderboard simulate-competition`` (:mod:`.cli`). Nothing
-heavy is imported until used, so that the command line starts fast.
+The command is ``ladderboard simulate-competition`` (:mod:`.cli`). The
+package's modules import numpy, pyarrow, scikit-learn and the attacks when a
+simulation runs, so that importing the package (and the command line) stays
+light.
 """
 
 from __future__ import annotations
 
-from ladderboard._lazy import lazy_exports
+from ladderboard.simulation.adversaries import ADVERSARIES
+from ladderboard.simulation.competition import SimulationSummary, simulate_competition
+from ladderboard.simulation.datasets import DATASETS
+from ladderboard.simulation.defects import DEFECTS
+from ladderboard.simulation.submitting import SubmissionRecord
 
 __all__ = [
     "ADVERSARIES",
@@ -35,15 +41,3 @@ __all__ = [
     "SubmissionRecord",
     "simulate_competition",
 ]
-
-_WHERE = {
-    "ADVERSARIES": "adversaries",
-    "DATASETS": "datasets",
-    "DEFECTS": "defects",
-    "SimulationSummary": "competition",
-    "SubmissionRecord": "desk",
-    "simulate_competition": "competition",
-}
-
-
-__getattr__ = lazy_exports(__name__, _WHERE)

@@ -1,7 +1,7 @@
 """Adversaries: teams that climb the public board by attacks of :mod:`ladderboard.attacks`.
 
 They see only the releases of their own board, as honest teams do, through a
-:class:`~ladderboard.simulation.desk.DeskOracle`, and spend their whole budget
+:class:`~ladderboard.simulation.submitting.DeskOracle`, and spend their whole budget
 of submissions (at least 4). Their files are always clean.
 
 =========================  ===================================================
@@ -30,12 +30,15 @@ of submissions (at least 4). Their files are always clean.
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
-from ladderboard.attacks import generalized_boosting_attack
-from ladderboard.random import KeyedStream
-from ladderboard.simulation.desk import DeskOracle, TeamDesk
-from ladderboard.simulation.models import CLIP, Model, Zoo, _logit
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ladderboard.random import KeyedStream
+    from ladderboard.simulation.models import Model, Zoo
+    from ladderboard.simulation.submitting import TeamDesk
+
 
 __all__ = ["ADVERSARIES", "MIN_BUDGET", "play_adversary"]
 
@@ -50,6 +53,12 @@ def play_adversary(
     desk: TeamDesk, strategy: str, zoo: Zoo, stream: KeyedStream, rng: np.random.Generator
 ) -> None:
     """Spend ``desk.budget`` submissions on ``strategy`` (see the module docstring)."""
+    import numpy as np
+
+    from ladderboard.attacks import generalized_boosting_attack
+    from ladderboard.simulation.models import CLIP, Model, _logit
+    from ladderboard.simulation.submitting import DeskOracle
+
     if desk.budget < MIN_BUDGET:
         raise ValueError(f"an adversary needs at least {MIN_BUDGET} submissions")
     if strategy == "boosting":
@@ -83,10 +92,14 @@ def play_adversary(
 
 
 def _logistic(columns, c: float) -> Model:
+    from ladderboard.simulation.models import Model
+
     return Model("logistic", (("C", c), ("class_weight", None)), tuple(columns), "standard")
 
 
 def _feature_selection(desk: TeamDesk, zoo: Zoo, rng: np.random.Generator) -> None:
+    import numpy as np
+
     p = zoo.split.dataset.features.shape[1]
     n_single = min(p, max(1, desk.budget // 2))
     order = rng.permutation(p)[:n_single]

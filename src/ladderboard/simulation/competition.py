@@ -29,15 +29,11 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int, check_real
-from ladderboard.random import KeyedStream
 from ladderboard.simulation.adversaries import ADVERSARIES, MIN_BUDGET
 from ladderboard.simulation.datasets import check_dataset_options
-from ladderboard.simulation.desk import SubmissionRecord
 from ladderboard.simulation.layout import (
     LAYOUT_FILES,
     command_line,
@@ -46,6 +42,10 @@ from ladderboard.simulation.layout import (
     write_csv,
 )
 from ladderboard.simulation.plan import budgets, defect_plan, submission_times, team_names
+from ladderboard.simulation.submitting import SubmissionRecord
+
+if TYPE_CHECKING:
+    from ladderboard.random import KeyedStream
 
 __all__ = ["LAYOUT_FILES", "SimulationSummary", "check_options", "simulate_competition"]
 
@@ -55,7 +55,7 @@ class SimulationSummary:
     """What :func:`simulate_competition` wrote, and the organiser-side truth.
 
     ``records`` lists every submission in submission order (see
-    :class:`~ladderboard.simulation.desk.SubmissionRecord`);
+    :class:`~ladderboard.simulation.submitting.SubmissionRecord`);
     ``base_rate_private_loss`` is the private log loss of predicting the
     training base rate everywhere; ``n_fits`` counts the models fitted.
     """
@@ -193,6 +193,8 @@ def simulate_competition(
     ['README.md', 'defects.csv', 'sample_submission.csv', 'solution.csv', 'submissions',
      'submissions.csv', 'teams.csv']
     """
+    from ladderboard.random import KeyedStream
+
     path = check_options(
         out=out,
         dataset=dataset,
@@ -259,14 +261,16 @@ def _run(
     custom_board: bool,
     progress: Callable[[int, int], None] | None,
 ) -> SimulationSummary:
+    import numpy as np
+
     from ladderboard.competition import Solution
     from ladderboard.losses import get_loss
     from ladderboard.mechanisms import FullDisclosure
     from ladderboard.simulation.adversaries import play_adversary
     from ladderboard.simulation.datasets import load_dataset, split_dataset
-    from ladderboard.simulation.desk import TeamDesk
     from ladderboard.simulation.honest import draw_style, play_honest
     from ladderboard.simulation.models import Zoo
+    from ladderboard.simulation.submitting import TeamDesk
 
     data = load_dataset(dataset, rows=rows, rng=master.derive("dataset").generator(0))
     split = split_dataset(

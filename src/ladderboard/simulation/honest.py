@@ -32,7 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ladderboard.simulation.desk import TeamDesk
 from ladderboard.simulation.models import (
     FAMILIES,
     SCALED,
@@ -47,6 +46,7 @@ from ladderboard.simulation.models import (
     neighbour,
     temperature_step,
 )
+from ladderboard.simulation.submitting import TeamDesk
 
 __all__ = ["Style", "draw_style", "play_honest"]
 

@@ -7,11 +7,13 @@ behaviour never changes who submits how much, or when.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ladderboard.simulation.adversaries import MIN_BUDGET
 from ladderboard.simulation.defects import DEFECTS
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["START", "budgets", "defect_plan", "submission_times", "team_names"]
 
@@ -63,6 +65,8 @@ def submission_times(
 ) -> list[list[datetime]]:
     """Each team's submission times: it joins (most join early), then submits
     at increasing whole seconds, more of them towards the end."""
+    import numpy as np
+
     length = days * 86400
     out = []
     for budget in budgets:
@@ -80,6 +84,8 @@ def defect_plan(
 ) -> dict[int, dict[int, str]]:
     """Which honest submissions get which defect: ``{team: {number: kind}}``; every
     kind is used once before any is used twice."""
+    import numpy as np
+
     slots = [(i, j) for i, b in enumerate(budgets) if not is_adversary[i] for j in range(b)]
     n = min(len(slots), round(rate * sum(budgets)))
     chosen = rng.choice(len(slots), size=n, replace=False) if n else np.array([], dtype=int)

@@ -20,6 +20,8 @@ from ladderboard.competition import Solution, SubmissionError, parse_submission
 from ladderboard.losses import get_loss
 from ladderboard.simulation import ADVERSARIES, DEFECTS, simulate_competition
 
+pytestmark = pytest.mark.slow  # the shared simulation takes about a second
+
 NAME = re.compile(r"^(?P<team>[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*)__(?P<time>\d{8}T\d{6}Z)\.csv(\.gz)?$")
 REFUSED = {
     "header_case": "missing_column",

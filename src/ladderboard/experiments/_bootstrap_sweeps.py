@@ -1,6 +1,7 @@
-"""Pieces shared by the experiments on Chaibub Neto et al. (2016) bootstrap
-mechanisms (E7, E8, E10): the data designs, Freedman's attack swept over ``k``
-and the step-forward attack swept over its iterations, each from one run.
+"""Freedman's attack swept over ``k`` and the step-forward attack swept over
+its iterations, each from one run, through the bootstrap ladders of Chaibub
+Neto et al. (2016, Figs. 5-6 and supplements S2, S4; the experiments e7, e8
+and e10), with the data designs they are played on.
 
 Sweeping ``k`` (or the number of iterations) from one run gives exactly what
 separate runs of :func:`~ladderboard.attacks.freedman_attack` (or
@@ -26,8 +27,8 @@ from ladderboard.attacks import (
     real_regression_data,
     step_forward_attack,
 )
-from ladderboard.attacks._regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.mechanisms import MetricFullDisclosure
 from ladderboard.random import RandomState
 
@@ -87,8 +88,8 @@ def _branch_release(oracle: HoldoutOracle, prediction: np.ndarray) -> float:
 
 
 def freedman_sweep(oracle: HoldoutOracle, data: Any, ks: Sequence[int]) -> list[dict[str, Any]]:
-    """Freedman's attack (SPEC A5) for every ``k`` in ``ks``, from one set of
-    ``p`` univariate submissions to ``oracle``.
+    """Freedman's attack (Chaibub Neto et al. 2016, Figs. 1-2) for every ``k``
+    in ``ks``, from one set of ``p`` univariate submissions to ``oracle``.
 
     One dict per ``k``: ``k``, ``public_released`` (the board's release for
     the final model, on a copy of the board), ``public_exact`` (its exact
@@ -146,9 +147,10 @@ class _SnapshotOracle(HoldoutOracle):
 def step_forward_sweep(
     mechanism: Any, data: Any, *, iterations: int, loss: str = "squared"
 ) -> list[dict[str, Any]]:
-    """The step-forward attack (SPEC A6, ``locate="auto"``, ``n_jumps="told"``)
-    stopped after each of ``1..iterations`` iterations, from one run on a
-    board ``mechanism`` (fresh, loss-based).
+    """The step-forward attack (Chaibub Neto et al. 2016, Alg. 7;
+    ``locate="auto"``, ``n_jumps="told"``) stopped after each of
+    ``1..iterations`` iterations, from one run on a board ``mechanism``
+    (fresh, loss-based).
 
     One dict per iteration count ``i``: ``k`` (= ``i``), ``n_selected``,
     ``public_released``, ``public_exact``, ``final`` and ``n_submissions``, as

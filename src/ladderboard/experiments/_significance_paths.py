@@ -1,5 +1,6 @@
-"""Shared pieces of the Freedman-attack experiments (Chaibub Neto et al. 2016;
-E4, E5, E6, E9).
+"""Freedman's attack and the step-forward attack against full disclosure and the
+significance Ladder, whole paths from one run (Chaibub Neto et al. 2016,
+Figs. 1-4 and supplement S3; the experiments e4, e5, e6 and e9).
 
 The paper's designs (:func:`design`): its simulated data (``n = 120``, AR(1)
 features, :func:`~ladderboard.attacks.correlated_regression_data`) and, for
@@ -11,16 +12,16 @@ repetition permutes the response within each set (:func:`permuted`).
 The boards are :class:`~ladderboard.mechanisms.FullDisclosure` and the Ladder
 of the paper's Alg. 3, :class:`~ladderboard.mechanisms.SignificanceLadder`
 (the paper's "Ladder" is that algorithm; its α = 0.15 is close to the
-parameter-free Ladder of Alg. 2). :class:`Replay` runs a board over a whole
-block of submissions at once: the loss vectors of the block are one matrix,
-and the Ladder's paired test (the mechanism's own
-:func:`~ladderboard.mechanisms.paired_test_passes`) is evaluated only for the
-submissions whose risk is below the current release, the only ones that can
-pass. Its releases equal the mechanism's (the tests check them against
-:func:`~ladderboard.attacks.freedman_attack` and
-:func:`~ladderboard.attacks.step_forward_attack` through a
-:class:`~ladderboard.attacks.HoldoutOracle`), at a small part of the cost of
-one call per submission.
+parameter-free Ladder of Alg. 2). :class:`BatchBoard` stands for either and
+takes a whole batch of submissions at once: the loss vectors of the batch are
+one matrix, and the Ladder's paired test (the mechanism's own
+:func:`~ladderboard.mechanisms.ladder.paired_test_passes`) is evaluated only
+for the submissions whose risk is below the current release, the only ones
+that can pass (:meth:`BatchBoard.batch_significance_step`). Its releases equal
+the mechanism's, submission by submission; the tests check this directly and
+through :func:`~ladderboard.attacks.freedman_attack` and
+:func:`~ladderboard.attacks.step_forward_attack` played against a
+:class:`~ladderboard.attacks.HoldoutOracle`.
 """
 
 from __future__ import annotations
@@ -35,19 +36,19 @@ from ladderboard.attacks import (
     correlated_regression_data,
     real_regression_data,
 )
-from ladderboard.attacks._regression import candidate_predictions, fit_predict
 from ladderboard.attacks.freedman import rank_features
+from ladderboard.attacks.regression import candidate_predictions, fit_predict
 from ladderboard.attacks.stepforward import last_jump
-from ladderboard.experiments.registry import Task, task_seed
 from ladderboard.mechanisms import FullDisclosure, SignificanceLadder, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
 from ladderboard.random import KeyedStream, RandomState
+from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
     "AD_N",
     "DESIGNS",
     "FULL_DISCLOSURE",
-    "Replay",
+    "BatchBoard",
     "block_tasks",
     "board_label",
     "design",
@@ -113,7 +114,7 @@ def board_label(alpha: float | None) -> str:
 
 
 def mechanism(alpha: float | None) -> Any:
-    """The board a :class:`Replay` stands for (for checks against the attacks)."""
+    """The mechanism a :class:`BatchBoard` stands for (for checks against the attacks)."""
     return FullDisclosure() if alpha is None else SignificanceLadder(alpha=alpha)
 
 
@@ -157,8 +158,8 @@ def with_features(data: RegressionData, features: np.ndarray) -> RegressionData:
 
 
 def single_threaded() -> Any:
-    """BLAS on one thread: the least-squares fits here are small, and
-    threads only contend (several times slower on a busy machine)."""
+    """BLAS on one thread: the least-squares fits here are small, so more
+    threads would only contend for the cores."""
     from threadpoolctl import threadpool_limits
 
     return threadpool_limits(limits=1)
@@ -169,14 +170,24 @@ def repetition_generator(seed: int) -> np.random.Generator:
     return KeyedStream.from_random_state(seed).generator(0)
 
 
-class Replay:
-    """A board (FullDisclosure, or the Ladder of Neto's Alg. 3 at ``alpha``)
-    replayed over blocks of submissions on the squared loss.
+class BatchBoard:
+    """A board (FullDisclosure, or the Ladder of Neto's Alg. 3 at ``alpha``) on
+    the squared loss that takes a batch of submissions at once.
 
-    :meth:`submit` takes a block of predictions of the public labels (one
+    :meth:`submit` takes a batch of predictions of the public labels (one
     column per submission) and returns the releases the mechanism would make
     for them in that order. :meth:`copy` keeps the state, to try a submission
     without making it.
+
+    Three submissions off the labels by 1, 0.9 and 0.1: full disclosure shows
+    each MSE, the Ladder (releases on the grid of ``1/n``) each new best.
+
+    >>> y = np.array([0.0, 1.0, 2.0, 3.0, 1.0, 0.0])
+    >>> predictions = y[:, None] + np.array([1.0, 0.9, 0.1])
+    >>> BatchBoard(y, alpha=None).submit(predictions).tolist()
+    [1.0, 0.81, 0.01]
+    >>> BatchBoard(y, alpha=0.15).submit(predictions).round(3).tolist()
+    [1.0, 0.833, 0.0]
     """
 
     def __init__(self, y_public: np.ndarray, alpha: float | None):
@@ -189,8 +200,8 @@ class Replay:
         self.best_total = 0.0
         self.best_sum_sq = 0.0
 
-    def copy(self) -> Replay:
-        other = Replay.__new__(Replay)
+    def copy(self) -> BatchBoard:
+        other = BatchBoard.__new__(BatchBoard)
         other.y, other.n, other.alpha, other.c = self.y, self.n, self.alpha, self.c
         other.multiple, other.best = self.multiple, self.best
         other.best_total, other.best_sum_sq = self.best_total, self.best_sum_sq
@@ -206,6 +217,16 @@ class Replay:
         totals = losses.sum(axis=1)
         if self.c is None:
             return np.array([round_to(t / self.n, _PRECISION) for t in totals])
+        return self.batch_significance_step(losses, totals)
+
+    def batch_significance_step(self, losses: np.ndarray, totals: np.ndarray) -> np.ndarray:
+        """:meth:`SignificanceLadder.submit <ladderboard.mechanisms.SignificanceLadder.submit>`
+        for each row of ``losses`` in turn (``totals`` their sums): the
+        releases, with the board's state advanced past the last row.
+
+        Between two acceptances the release stays put, so only the rows whose
+        total lies below it are tested, in order, until one passes.
+        """
         m = totals.shape[0]
         released = np.empty(m)
         i = 0
@@ -259,7 +280,7 @@ class FinalModel:
     released: float
 
 
-def _final_model(data: RegressionData, board: Replay, features: list[int]) -> FinalModel:
+def _final_model(data: RegressionData, board: BatchBoard, features: list[int]) -> FinalModel:
     if features:
         public, final = fit_predict(
             data.X_train, data.y_train, features, data.X_public, data.X_final
@@ -282,7 +303,7 @@ def freedman_path(
     univariate releases (Fig. 1) and, per ``k``, the final model as
     :func:`~ladderboard.attacks.freedman_attack` would make and submit it.
     """
-    board = Replay(data.y_public, alpha)
+    board = BatchBoard(data.y_public, alpha)
     p = data.X_train.shape[1]
     univariate = candidate_predictions(data.X_train, data.y_train, data.X_public, [], np.arange(p))
     released = board.submit(univariate)
@@ -311,7 +332,7 @@ def step_forward_path(data: RegressionData, alpha: float | None, n_iterations: i
     no jump ends the attack; later entries repeat its model. ``n_submissions``
     counts the final model's submission, as the attack's result does.
     """
-    board = Replay(data.y_public, alpha)
+    board = BatchBoard(data.y_public, alpha)
     p = data.X_train.shape[1]
     selected: list[int] = []
     remaining = np.arange(p)

@@ -1,4 +1,5 @@
-"""One team's desk: it writes the team's files and shows the team its board's releases.
+"""How a simulated team submits: its desk writes the team's files and shows the
+team its board's releases.
 
 A team (honest or adversary) hands the desk a vector of test-set probabilities.
 The desk writes it as the team writes files (6 significant digits, the team's
@@ -18,14 +19,14 @@ import math
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.csv as pa_csv
-
-from ladderboard.competition import Solution, SubmissionError, parse_submission
 from ladderboard.simulation.defects import inject_defect
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ladderboard.competition import Solution
 
 __all__ = [
     "DeskOracle",
@@ -95,6 +96,8 @@ class TeamDesk:
         defects: dict[int, str],
         rng: np.random.Generator,
     ):
+        import pyarrow as pa
+
         self.team, self.kind, self.times = team, kind, times
         self.mechanism, self.solution, self.loss = mechanism, solution, loss
         self.folder, self.row_order, self.defects, self.rng = folder, row_order, defects, rng
@@ -114,6 +117,10 @@ class TeamDesk:
 
     def submit(self, prediction: np.ndarray, *, recipe: str, parent: int | None = None):
         """Write the file, score it on the team's board; the release or ``None``."""
+        import numpy as np
+
+        from ladderboard.competition import SubmissionError, parse_submission
+
         number = len(self.records)
         if number >= len(self.times):
             raise RuntimeError(f"team {self.team} has used all {len(self.times)} submissions")
@@ -166,6 +173,9 @@ class TeamDesk:
     def _body(self, values: np.ndarray) -> bytes:
         """The rows ``id,value``: each value in the shortest decimal that reads back
         as that float (pyarrow's CSV writer), so a reader gets ``values`` exactly."""
+        import pyarrow as pa
+        import pyarrow.csv as pa_csv
+
         table = pa.table({"id": self._ids, "value": pa.array(values, type=pa.float64())})
         sink = io.BytesIO()
         pa_csv.write_csv(
@@ -177,9 +187,12 @@ class TeamDesk:
 def round_significant(values: np.ndarray, digits: int = 6) -> np.ndarray:
     """``values`` (positive) rounded to ``digits`` significant digits, like ``%.6g``.
 
+    >>> import numpy as np
     >>> round_significant(np.array([0.123456789, 2.5e-7, 0.9999994])).tolist()
     [0.123457, 2.5e-07, 0.999999]
     """
+    import numpy as np
+
     scale = 10.0 ** (digits - 1 - np.floor(np.log10(np.abs(values))))
     return np.round(values * scale) / scale
 
@@ -196,5 +209,7 @@ class DeskOracle:
         self.greater_is_better = False
 
     def submit(self, prediction: Any) -> float:
+        import numpy as np
+
         release = self.desk.submit(np.asarray(prediction, dtype=np.float64), recipe=self.label)
         return math.inf if release is None else release

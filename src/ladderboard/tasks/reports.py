@@ -1,4 +1,4 @@
-"""Figures and Markdown shared by the experiments.
+"""Figures and Markdown shared by the experiments, the advisor and the replays.
 
 Figures are drawn on a bare :class:`matplotlib.figure.Figure` (the Agg
 renderer, no pyplot and no display), and saved as PNG and SVG.
