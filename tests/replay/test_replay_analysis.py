@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 from test_replay_support import at, write_competition
 
-from ladderboard.competition import Solution
+from ladderboard.files import Solution
 from ladderboard.replay import analysis, replay_competition
 
 N = 400

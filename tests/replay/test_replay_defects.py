@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from test_replay_support import at, file_name, read_csv, submission_bytes, write_competition
 
-from ladderboard.competition import Solution, SubmissionError
+from ladderboard.files import Solution, SubmissionError
 from ladderboard.replay import replay_competition, write_outputs
 from ladderboard.replay.history import discover
 from ladderboard.replay.loading import load_submission

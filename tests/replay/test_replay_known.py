@@ -35,7 +35,7 @@ import numpy as np
 import pytest
 from test_replay_support import at, read_csv, run_cli, write_competition
 
-from ladderboard.competition import Solution
+from ladderboard.files import Solution
 from ladderboard.replay import replay_competition, write_outputs
 
 PUBLIC = {"A1": "1110", "B1": "1100", "A2": "1100", "C1": "1000"}

@@ -14,7 +14,7 @@ import numpy as np
 import typer
 from typer.testing import CliRunner
 
-from ladderboard.competition import Solution
+from ladderboard.files import Solution
 from ladderboard.replay.cli import register
 
 

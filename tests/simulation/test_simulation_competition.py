@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ladderboard.competition import Solution, SubmissionError, parse_submission
+from ladderboard.files import Solution, SubmissionError, parse_submission
 from ladderboard.losses import get_loss
 from ladderboard.simulation import ADVERSARIES, DEFECTS, simulate_competition
 

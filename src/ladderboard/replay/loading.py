@@ -1,7 +1,7 @@
 """Reading real submission files: repair what is safe to repair, refuse the rest.
 
 :func:`load_submission` puts a tolerant layer in front of
-:func:`ladderboard.competition.parse_submission`, which stays the judge of
+:func:`ladderboard.files.parse_submission`, which stays the judge of
 everything else. The catalogue:
 
 Repaired (the file is scored, and the repair is reported):
@@ -27,7 +27,7 @@ defect                    repair
 ========================  =====================================================
 
 Refused (the file is skipped, with the code of
-:class:`~ladderboard.competition.SubmissionError`): ``bad_gzip`` (does not
+:class:`~ladderboard.files.SubmissionError`): ``bad_gzip`` (does not
 decompress), ``empty``, ``header_only``, ``not_utf8``, ``duplicate_column``,
 ``missing_column``, ``extra_column``, ``bad_csv`` (ragged rows),
 ``not_a_number``, ``not_finite`` (NaN or infinite), ``missing_ids``,
@@ -35,7 +35,7 @@ decompress), ``empty``, ``header_only``, ``not_utf8``, ``duplicate_column``,
 slack), ``too_large``. None of them can be repaired without guessing what the
 team meant: a missing id has no prediction, a duplicated one two.
 
->>> from ladderboard.competition import Solution
+>>> from ladderboard.files import Solution
 >>> sol = Solution.from_labels([0, 1, 1], public_fraction=0.5, random_state=0)
 >>> data = b"\\xef\\xbb\\xbf;ID;Target\\r\\n0;2;0,9\\r\\n1;0;0,2\\r\\n2;1;1,0000001\\r\\n"
 >>> loaded = load_submission(data, sol, probabilities=True)
@@ -52,8 +52,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ladderboard.competition import Solution, SubmissionError, parse_submission
-from ladderboard.competition._csv import GZIP_MAGIC, CsvProblem, gunzip_limited
+from ladderboard.files import (
+    GZIP_MAGIC,
+    CsvProblem,
+    Solution,
+    SubmissionError,
+    gunzip_limited,
+    parse_submission,
+)
 
 __all__ = [
     "PROBABILITY_SLACK",

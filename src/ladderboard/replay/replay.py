@@ -20,7 +20,7 @@ The boards (what the Ladder paper recomputes in Sec. 6):
   the selection submitted first, then to the team name.
 
 Losses outside ``[0, 1]`` are rescaled into it by their declared bounds for
-the Shaky Ladder (as :class:`~ladderboard.competition.config.Scoring` does),
+the Shaky Ladder (as :class:`~ladderboard.rules.config.Scoring` does),
 and its releases are mapped back, so that every board is on the loss's scale.
 Stochastic mechanisms draw from ``KeyedStream.from_random_state(seed)``,
 derived per mechanism and team: a replay does not depend on ``jobs``.
@@ -43,13 +43,13 @@ import numpy as np
 
 from ladderboard._blas import single_blas_thread
 from ladderboard.bootstrap import limit_threads
-from ladderboard.competition import Solution, SubmissionError
-from ladderboard.competition.config import CompetitionConfig, Scoring
-from ladderboard.competition.scoring import check_targets, score_predictions
+from ladderboard.files import Solution, SubmissionError
 from ladderboard.random import KeyedStream
 from ladderboard.replay.history import Entry, Skipped
 from ladderboard.replay.loading import load_submission
 from ladderboard.replay.mechanism_choice import MechanismChoice
+from ladderboard.rules.config import CompetitionConfig, Scoring
+from ladderboard.rules.scoring import check_targets, score_predictions
 
 __all__ = [
     "BoardEntry",

@@ -12,7 +12,7 @@ from ladderboard._validation import check_int
 from ladderboard.replay.history import default_index, discover
 
 if TYPE_CHECKING:
-    from ladderboard.competition import Solution
+    from ladderboard.files import Solution
     from ladderboard.replay.mechanism_choice import MechanismChoice
     from ladderboard.replay.replay import MechanismReplay, ScoredHistory
 
@@ -71,7 +71,7 @@ def _plan(
     splits: int,
     clip: float | None,
 ) -> _Plan:
-    from ladderboard.competition import Solution
+    from ladderboard.files import Solution
     from ladderboard.replay.mechanism_choice import choose_mechanisms, parse_params
     from ladderboard.replay.replay import loss_scoring, metric_scoring
 

@@ -263,7 +263,7 @@ def _run(
 ) -> SimulationSummary:
     import numpy as np
 
-    from ladderboard.competition import Solution
+    from ladderboard.files import Solution
     from ladderboard.losses import get_loss
     from ladderboard.mechanisms import FullDisclosure
     from ladderboard.simulation.adversaries import play_adversary

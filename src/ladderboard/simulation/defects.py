@@ -4,7 +4,7 @@ A small share of the simulated files is spoiled in one of these ways, and each
 is recorded in ``defects.csv`` so that a reader's tolerance can be tested
 against the truth. Some defects leave a file the engine accepts (a byte-order
 mark, Windows line ends, gzip); the others make
-:func:`~ladderboard.competition.parse_submission` refuse it, and the team sees
+:func:`~ladderboard.files.parse_submission` refuse it, and the team sees
 no score for that submission.
 
 ==================  ==========================================================

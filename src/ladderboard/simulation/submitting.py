@@ -26,7 +26,7 @@ from ladderboard.simulation.defects import inject_defect
 if TYPE_CHECKING:
     import numpy as np
 
-    from ladderboard.competition import Solution
+    from ladderboard.files import Solution
 
 __all__ = [
     "DeskOracle",
@@ -119,7 +119,7 @@ class TeamDesk:
         """Write the file, score it on the team's board; the release or ``None``."""
         import numpy as np
 
-        from ladderboard.competition import SubmissionError, parse_submission
+        from ladderboard.files import SubmissionError, parse_submission
 
         number = len(self.records)
         if number >= len(self.times):
