@@ -32,12 +32,10 @@ def teams_of(history):
 def test_boards_hold_every_team_once_in_order(history, current_best, greater):
     teams = teams_of(history)
     released = np.array([h[1] for h in history])
-    improved = np.array([h[2] for h in history])
     private = np.array([h[3] for h in history])
     public, private_board = boards(
         teams,
         released,
-        improved,
         private,
         greater_is_better=greater,
         release_is_current_best=current_best,
@@ -52,10 +50,9 @@ def test_boards_hold_every_team_once_in_order(history, current_best, greater):
     for entry in public:
         rows = teams[entry.team]
         assert entry.entries == len(rows) and chosen[entry.team] in rows
-        if current_best:  # the latest release; the last accepted submission behind it
+        if current_best:  # the latest release; the first submission released at it
             assert entry.score == released[rows[-1]]
-            accepted = [i for i in rows if improved[i]]
-            assert entry.submission == (accepted[-1] if accepted else rows[0])
+            assert entry.submission == min(i for i in rows if released[i] == released[rows[-1]])
         else:  # the best release, the earliest among equals
             best = min(sign * released[i] for i in rows)
             assert sign * entry.score == best

@@ -11,13 +11,14 @@ The boards (what the Ladder paper recomputes in Sec. 6):
 - a team's *public* entry is what its board shows at the close: its latest
   release under a mechanism whose releases state the current best (the
   ladders), its best release under full disclosure (Kaggle);
-- the submission behind that entry is the team's *selection*: the last one
-  the mechanism accepted as a new best (ladders), or the one with the best
-  release, the earliest among equals (Kaggle). This is the submission a team
-  guided by the public board would pick, and the paper's "private score" of
-  a team is that submission's score on the private rows;
+- the submission behind that entry is the team's *selection*: the first one
+  released at the score its board shows at the close (ladders), or the one
+  with the best release, the earliest among equals (Kaggle). This is the
+  submission a team guided by the public board would pick, and the paper's
+  "private score" of a team is that submission's score on the private rows;
 - both boards rank teams by score (lower is better for a loss), ties going to
-  the selection submitted first, then to the team name.
+  the selection submitted first. It is the rule of the live boards
+  (:mod:`ladderboard.rules.boards`).
 
 Losses outside ``[0, 1]`` are rescaled into it by their declared bounds for
 the Shaky Ladder (as :class:`~ladderboard.rules.config.Scoring` does),
@@ -34,6 +35,7 @@ decisions instead of drawing them again.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -48,6 +50,7 @@ from ladderboard.random import KeyedStream
 from ladderboard.replay.history import Entry, Skipped
 from ladderboard.replay.loading import load_submission
 from ladderboard.replay.mechanism_choice import MechanismChoice
+from ladderboard.rules.boards import Record, private_board, public_board
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import check_targets, score_predictions
 
@@ -247,48 +250,51 @@ class MechanismReplay:
         return {e.team: e.submission for e in self.public_board}
 
 
-def _rank(rows: list[tuple[float, int, str, int]], greater_is_better: bool) -> list[BoardEntry]:
-    sign = -1.0 if greater_is_better else 1.0
-    ordered = sorted(rows, key=lambda r: (sign * r[0], r[1], r[2]))
-    return [
-        BoardEntry(i + 1, team, score, submission, count)
-        for i, (score, submission, team, count) in enumerate(ordered)
-    ]
-
-
 def boards(
     teams: dict[str, list[int]],
     released: np.ndarray,
-    improved: np.ndarray,
     private: np.ndarray,
     *,
     greater_is_better: bool,
     release_is_current_best: bool,
 ) -> tuple[list[BoardEntry], list[BoardEntry]]:
-    """The public and private boards of one replay (module docstring).
+    """The public and private boards of one replay, by the rule of the live
+    boards (:func:`ladderboard.rules.boards.public_board`): submissions are
+    ordered by their index, each team's selection is its public entry's
+    submission, and its private score is that submission's.
 
     >>> teams = {"a": [0, 2], "b": [1, 3]}
-    >>> released = np.array([0.5, 0.4, 0.5, 0.3]); improved = np.array([1, 1, 0, 1], bool)
-    >>> public, private = boards(teams, released, improved, np.array([.6, .2, .1, .5]),
+    >>> released = np.array([0.5, 0.4, 0.5, 0.3])
+    >>> public, private = boards(teams, released, np.array([.6, .2, .1, .5]),
     ...                          greater_is_better=False, release_is_current_best=True)
     >>> [(e.team, e.score, e.submission) for e in public]
     [('b', 0.3, 3), ('a', 0.5, 0)]
     >>> [(e.team, e.score, e.submission) for e in private]
     [('b', 0.5, 3), ('a', 0.6, 0)]
     """
-    sign = -1.0 if greater_is_better else 1.0
-    public_rows, private_rows = [], []
-    for team, rows in teams.items():
-        if release_is_current_best:
-            accepted = [i for i in rows if improved[i]]
-            chosen = accepted[-1] if accepted else rows[0]
-            score = float(released[rows[-1]])
-        else:
-            chosen = min(rows, key=lambda i: (sign * released[i], i))
-            score = float(released[chosen])
-        public_rows.append((score, chosen, team, len(rows)))
-        private_rows.append((float(private[chosen]), chosen, team, len(rows)))
-    return _rank(public_rows, greater_is_better), _rank(private_rows, greater_is_better)
+    records = [
+        Record(i, team, i, float(released[i]), float(private[i]))
+        for team, rows in teams.items()
+        for i in rows
+    ]
+    public = public_board(
+        records,
+        greater_is_better=greater_is_better,
+        release_is_current_best=release_is_current_best,
+    )
+    chosen = {s.submission_id for s in public}
+    selected = [dataclasses.replace(r, selected=r.id in chosen) for r in records]
+    private_standings = private_board(selected, greater_is_better=greater_is_better)
+    return (
+        [
+            BoardEntry(rank, s.team, s.score, s.submission_id, s.entries)
+            for rank, s in enumerate(public, 1)
+        ],
+        [
+            BoardEntry(rank, s.team, s.score, s.submission_id, s.entries)
+            for rank, s in enumerate(private_standings, 1)
+        ],
+    )
 
 
 def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str):
@@ -390,7 +396,6 @@ def replay_mechanism(
     public_board, private_board = boards(
         teams,
         released,
-        improved,
         private,
         greater_is_better=greater,
         release_is_current_best=klass.release_is_current_best,

@@ -38,11 +38,12 @@ class BoardRow:
 
 @dataclass(frozen=True)
 class Record:
-    """One scored submission, as the boards need it."""
+    """One scored submission, as the boards need it. ``created_at`` orders a
+    team's submissions: a time, or a replay's submission index."""
 
     id: int
     team: str
-    created_at: datetime
+    created_at: datetime | int
     public_score: float
     private_score: float
     selected: bool = False
