@@ -36,9 +36,9 @@ from ladderboard.rules.text import (
 from ladderboard.server.deps import (
     CallerDep,
     Competition,
+    CompetitionsDep,
     OrganiserDep,
     SettingsDep,
-    Store,
     TeamDep,
     hash_token,
     no_store,
@@ -138,7 +138,7 @@ def _json_object(name: str, value: str | None) -> dict[str, Any]:
     summary="Create a competition from a solution file (organiser)",
 )
 def create_competition(
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     _: OrganiserDep,
     solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
@@ -190,7 +190,7 @@ def create_competition(
 
 
 @router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
-def list_competitions(store: Store) -> list[CompetitionOut]:
+def list_competitions(store: CompetitionsDep) -> list[CompetitionOut]:
     return [CompetitionOut.of(info) for info in store.competitions()]
 
 
@@ -210,7 +210,9 @@ def get_competition(competition: Competition) -> CompetitionOut:
     response_model=CompetitionOut,
     summary="Close the competition now (organiser); idempotent",
 )
-def close_competition(store: Store, _: OrganiserDep, competition: Competition) -> CompetitionOut:
+def close_competition(
+    store: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> CompetitionOut:
     return CompetitionOut.of(store.close(competition.slug))
 
 
@@ -220,7 +222,7 @@ def close_competition(store: Store, _: OrganiserDep, competition: Competition) -
     response_model=CommitmentOut,
     summary="The audit commitment, and the key once closed",
 )
-def get_commitment(store: Store, competition: Competition) -> CommitmentOut:
+def get_commitment(store: CompetitionsDep, competition: Competition) -> CommitmentOut:
     key = store.reveal_key(competition.slug) if competition.is_closed() else None
     return CommitmentOut(
         slug=competition.slug,
@@ -246,7 +248,7 @@ class TeamIn(BaseModel):
 def add_team(
     body: TeamIn,
     response: Response,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     who: CallerDep,
     competition: Competition,
@@ -341,7 +343,7 @@ def submit_file(
 )
 async def submit(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     team: TeamDep,
     competition: Competition,
@@ -390,7 +392,9 @@ async def _closing(form: FormData) -> AsyncIterator[FormData]:
     response_model=list[SubmissionOut],
     summary="The calling team's own submissions",
 )
-def own_submissions(store: Store, team: TeamDep, competition: Competition) -> list[SubmissionOut]:
+def own_submissions(
+    store: CompetitionsDep, team: TeamDep, competition: Competition
+) -> list[SubmissionOut]:
     return [SubmissionOut.of(v) for v in store.submissions(competition.slug, team.name)]
 
 
@@ -401,7 +405,7 @@ def own_submissions(store: Store, team: TeamDep, competition: Competition) -> li
     summary="Choose the team's final submissions (replacing an earlier choice)",
 )
 def select_final(
-    body: SelectionIn, store: Store, team: TeamDep, competition: Competition
+    body: SelectionIn, store: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> SelectionOut:
     try:
         store.select(competition.slug, team.name, body.submission_ids)
@@ -427,7 +431,7 @@ def _board_rows(store, who, competition, board: str):
     summary="The public board, or the private one (organiser before the close, all after)",
 )
 def leaderboard(
-    store: Store,
+    store: CompetitionsDep,
     who: CallerDep,
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
@@ -460,7 +464,7 @@ def _cell(text: str) -> str:
     summary="The board as CSV",
 )
 def leaderboard_csv(
-    store: Store,
+    store: CompetitionsDep,
     who: CallerDep,
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
@@ -487,7 +491,7 @@ def leaderboard_csv(
     responses=errors(503),
     summary="Whether the database answers",
 )
-def healthz(store: Store) -> HealthOut:
+def healthz(store: CompetitionsDep) -> HealthOut:
     try:
         store.ping()
     except Exception as exc:

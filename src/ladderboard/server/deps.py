@@ -43,8 +43,8 @@ __all__ = [
     "check_failures",
     "client_address",
     "failed_authentication",
+    "get_competitions",
     "get_settings",
-    "get_store",
     "hash_token",
     "is_organiser_token",
     "no_store",
@@ -71,7 +71,7 @@ def no_store(response: Response) -> None:
     response.headers["Pragma"] = "no-cache"
 
 
-def get_store(request: Request) -> Competitions:
+def get_competitions(request: Request) -> Competitions:
     return request.app.state.store
 
 
@@ -79,7 +79,7 @@ def get_settings(request: Request) -> Settings:
     return request.app.state.settings
 
 
-Store = Annotated[Competitions, Depends(get_store)]
+CompetitionsDep = Annotated[Competitions, Depends(get_competitions)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
@@ -112,7 +112,7 @@ def _too_many(wait: int, text: str) -> ApiError:
 
 def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
     """Spend one request of ``key``, or refuse with 429 and ``Retry-After``."""
-    wait = get_store(request).rate_limits.take(key, per_minute=per_minute)
+    wait = get_competitions(request).rate_limits.take(key, per_minute=per_minute)
     if wait:
         raise _too_many(wait, f"too many requests {whose}; at most {per_minute} a minute")
 
@@ -120,7 +120,7 @@ def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
 def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError | None:
     """The 429 for an address whose failed authentications are spent (after
     counting one more when ``spend_one``), or ``None``."""
-    limits = get_store(request).rate_limits
+    limits = get_competitions(request).rate_limits
     count = limits.take if spend_one else limits.wait
     per_minute = settings.auth_failures_per_minute
     wait = count(f"auth-failures:{client_address(request)}", per_minute=per_minute)
@@ -187,7 +187,7 @@ def caller(
                 "from this address",
             )
         return Caller(None, False)
-    return authenticate(request, get_store(request), settings, credentials.credentials)
+    return authenticate(request, get_competitions(request), settings, credentials.credentials)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
@@ -197,7 +197,7 @@ def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def organiser(store: Store, who: CallerDep, request: Request) -> Caller:
+def organiser(store: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
     """Only the organiser: 401 without a valid token, 403 with a team's."""
     if who.is_organiser:
         return who
@@ -209,7 +209,7 @@ def organiser(store: Store, who: CallerDep, request: Request) -> Caller:
     raise _unauthorized("the token is not the organiser's token")
 
 
-def competition_of(store: Store, slug: str) -> CompetitionInfo:
+def competition_of(store: CompetitionsDep, slug: str) -> CompetitionInfo:
     """The competition of the path (404 before any token is checked)."""
     return store.competition(slug)
 
@@ -217,7 +217,7 @@ def competition_of(store: Store, slug: str) -> CompetitionInfo:
 Competition = Annotated[CompetitionInfo, Depends(competition_of)]
 
 
-def team_of(store: Store, who: CallerDep, competition: Competition) -> TeamInfo:
+def team_of(store: CompetitionsDep, who: CallerDep, competition: Competition) -> TeamInfo:
     """Only a team of this competition: 401 without a valid token, 403 for the organiser."""
     if who.is_organiser:
         raise ApiError(403, "forbidden", "this action is for a team, not for the organiser")

@@ -26,8 +26,8 @@ from ladderboard.mechanisms import MECHANISMS
 from ladderboard.server import api
 from ladderboard.server.deps import (
     Caller,
+    CompetitionsDep,
     SettingsDep,
-    Store,
     check_failures,
     failed_authentication,
     hash_token,
@@ -106,7 +106,7 @@ def _dashboard(request: Request, store, settings: Settings, status: int = 200, *
 
 
 @router.get("/organiser", response_class=HTMLResponse)
-def organiser_page(request: Request, store: Store, settings: SettingsDep) -> HTMLResponse:
+def organiser_page(request: Request, store: CompetitionsDep, settings: SettingsDep) -> HTMLResponse:
     if not signed_in(request, store, settings):
         return render(request, "organiser.html", signed_in=False)
     return _dashboard(request, store, settings)
@@ -114,7 +114,10 @@ def organiser_page(request: Request, store: Store, settings: SettingsDep) -> HTM
 
 @router.post("/organiser/login", response_class=HTMLResponse)
 def organiser_login(
-    request: Request, store: Store, settings: SettingsDep, token: Annotated[str, Form()] = ""
+    request: Request,
+    store: CompetitionsDep,
+    settings: SettingsDep,
+    token: Annotated[str, Form()] = "",
 ) -> Response:
     try:
         if not same_origin(request):
@@ -141,7 +144,10 @@ def organiser_login(
 
 @router.post("/organiser/logout")
 def organiser_logout(
-    request: Request, store: Store, settings: SettingsDep, csrf: Annotated[str, Form()] = ""
+    request: Request,
+    store: CompetitionsDep,
+    settings: SettingsDep,
+    csrf: Annotated[str, Form()] = "",
 ) -> Response:
     """Sign out: the session is revoked in the store, so the cookie is dead
     even where a copy of it survives."""
@@ -167,7 +173,7 @@ def _organiser_refusal(request, store, settings, exc: Exception) -> HTMLResponse
 @router.post("/organiser/competitions", response_class=HTMLResponse)
 def organiser_create(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
     solution: Annotated[UploadFile | None, File()] = None,
@@ -219,7 +225,7 @@ def organiser_create(
 @router.post("/organiser/c/{slug}/teams", response_class=HTMLResponse)
 def organiser_add_team(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     csrf: Annotated[str, Form()] = "",
@@ -239,7 +245,7 @@ def organiser_add_team(
 @router.post("/organiser/c/{slug}/close", response_class=HTMLResponse)
 def organiser_close(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     csrf: Annotated[str, Form()] = "",

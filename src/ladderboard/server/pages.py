@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from ladderboard.engine.views import CompetitionInfo
 from ladderboard.server import api, organiser_pages
 from ladderboard.server.charts import score_chart
-from ladderboard.server.deps import Caller, SettingsDep, Store, authenticate
+from ladderboard.server.deps import Caller, CompetitionsDep, SettingsDep, authenticate
 from ladderboard.server.docs import install_docs
 from ladderboard.server.errors import ApiError
 from ladderboard.server.rendering import REFUSALS, STATIC_DIR, find, not_found, refusal, render
@@ -47,7 +47,7 @@ def install_pages(app: FastAPI) -> None:
 
 # ------------------------------------------------------------------ public
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, store: Store) -> HTMLResponse:
+def index(request: Request, store: CompetitionsDep) -> HTMLResponse:
     return render(request, "index.html", competitions=api.list_competitions(store))
 
 
@@ -61,7 +61,7 @@ def _boards(store, info: CompetitionInfo) -> dict[str, Any]:
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
-def competition_home(request: Request, store: Store, slug: str) -> HTMLResponse:
+def competition_home(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(store, slug)
     if info is None:
         return not_found(request, slug)
@@ -91,7 +91,7 @@ def _team_caller(request: Request, store, info: CompetitionInfo, token: str):
 
 
 @router.get("/c/{slug}/submit", response_class=HTMLResponse)
-def submit_form(request: Request, store: Store, slug: str) -> HTMLResponse:
+def submit_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(store, slug)
     if info is None:
         return not_found(request, slug)
@@ -101,7 +101,7 @@ def submit_form(request: Request, store: Store, slug: str) -> HTMLResponse:
 @router.post("/c/{slug}/submit", response_class=HTMLResponse)
 def submit_page(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     token: Annotated[str, Form()] = "",
@@ -129,7 +129,7 @@ def submit_page(
 
 
 @router.get("/c/{slug}/team", response_class=HTMLResponse)
-def team_form(request: Request, store: Store, slug: str) -> HTMLResponse:
+def team_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(store, slug)
     if info is None:
         return not_found(request, slug)
@@ -138,7 +138,7 @@ def team_form(request: Request, store: Store, slug: str) -> HTMLResponse:
 
 @router.post("/c/{slug}/team", response_class=HTMLResponse)
 def team_page(
-    request: Request, store: Store, slug: str, token: Annotated[str, Form()] = ""
+    request: Request, store: CompetitionsDep, slug: str, token: Annotated[str, Form()] = ""
 ) -> HTMLResponse:
     info = find(store, slug)
     if info is None:
@@ -177,7 +177,7 @@ def _team_view(request: Request, store, info: CompetitionInfo, team, status=200,
 @router.post("/c/{slug}/team/selection", response_class=HTMLResponse)
 def team_selection(
     request: Request,
-    store: Store,
+    store: CompetitionsDep,
     slug: str,
     token: Annotated[str, Form()] = "",
     submission_ids: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
