@@ -216,8 +216,8 @@ def read_table(body: bytes, header: Header, types: dict[str, pa.DataType]) -> pa
     rows = pa.py_buffer(body)[header.end :]
     # pyarrow parses 1 MiB blocks on its own threads. A file of a few blocks
     # gains little from them, and they compete with the file's hashing and
-    # compression on another thread and with other requests: 1e5 rows on two
-    # cores took 9.7 ms a submission with them, 9.1 ms without.
+    # compression on another thread and with other requests
+    # (benchmarks/bench_parse.py).
     threads = rows.size > _THREADED_BYTES
     return pv.read_csv(
         pa.BufferReader(rows),

@@ -3,7 +3,8 @@
 A ladder's state holds the loss vector of its best submission (and a
 per-rank board one per rank): half a megabyte for 1e5 rows of log loss. It
 changes only when a submission is accepted, yet the state row is rewritten
-by every submission, which on PostgreSQL cost 12 ms of a 39 ms submission.
+by every submission, and on PostgreSQL rewriting it was most of a
+submission's time (benchmarks/bench_engine.py).
 So before a state is stored, each encoded array longer than
 :data:`SPILL_CHARS` is replaced by ``{"array_ref": SHA256}`` and kept in
 ``mechanism_arrays`` under that hash, written only the first time it is
@@ -130,7 +131,7 @@ class StoredArrays:
         self._encoding_chars = 0
         # The hash of a payload seen again (the engine's mechanism cache
         # reuses the encoding of an array that has not changed, and fill
-        # hands out the same strings): hashing half a megabyte costs 0.35 ms.
+        # hands out the same strings) is not hashed again.
         self._digests = PayloadMemo(256)
 
     def _digest(self, encoded: dict, body: str) -> str:

@@ -78,8 +78,7 @@ def make_engine(url: str | None = None, **kwargs) -> Engine:
     waits for the disk. ``?synchronous=normal`` on the URL waits only at
     checkpoints instead: a crash of the process still leaves each submission
     whole or absent, but a power cut or kernel crash may lose the last
-    acknowledged ones (SQLite's documented trade-off; the wait was about
-    0.3 ms a commit on the development machine).
+    acknowledged ones (SQLite's documented trade-off).
 
     >>> make_engine("sqlite:///x.db?synchronous=sometimes")
     Traceback (most recent call last):
