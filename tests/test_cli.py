@@ -39,6 +39,7 @@ def demo_output() -> str:
     return result.output
 
 
+@pytest.mark.slow
 def test_demo_prints_both_boards_of_every_team(demo_output):
     for team in [*list(HONEST_TEAMS)[:2], ATTACKER]:
         assert len(row(demo_output, team)) == 4
@@ -59,6 +60,7 @@ def test_demo_honest_models_are_far_better_than_chance(demo_output):
         assert max(row(demo_output, team)) < 0.2
 
 
+@pytest.mark.slow
 def test_demo_is_reproducible_and_seeded(demo_output):
     again = runner.invoke(app, SMALL, env={"COLUMNS": "160"})
     assert again.output == demo_output

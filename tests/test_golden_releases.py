@@ -25,6 +25,7 @@ def test_every_mechanism_releases_what_it_released(recorded):
     assert library_histories() == recorded["library"]
 
 
+@pytest.mark.slow
 def test_every_board_of_the_engine_releases_what_it_released(recorded, database_url):
     assert store_histories(database_url) == recorded["store"]
 

@@ -22,6 +22,8 @@ from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
 
+pytestmark = pytest.mark.slow
+
 TEAMS = ("shared", "t1", "t2", "t3")
 SHARED_QUOTA = 10
 

@@ -248,6 +248,7 @@ def test_exactly_at_the_limit_passes(solution, good):
     np.testing.assert_array_equal(out, predictions())
 
 
+@pytest.mark.slow
 def test_gzip_bomb_is_stopped_without_inflating_it(solution):
     compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
     zeros = b"0" * 2**20

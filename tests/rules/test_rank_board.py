@@ -125,6 +125,7 @@ def sybil_run(url: str, board_mode: str, seed: int) -> tuple[float, float, bool]
     return result.public_score, private, on_board
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sybil_climbs_per_team_but_not_per_rank(database_url, seed):
     score, private, on_board = sybil_run(database_url, "per-team", seed)

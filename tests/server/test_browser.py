@@ -25,6 +25,8 @@ from server_helpers import ADMIN, predictions
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 
+pytestmark = pytest.mark.slow
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

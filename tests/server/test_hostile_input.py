@@ -180,6 +180,7 @@ def test_a_resent_submission_is_answered_after_the_quota_is_spent(client, soluti
     assert again.json() == first.json()
 
 
+@pytest.mark.slow
 def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, solution):
     """A live server answers a team whose quota is spent without waiting for
     the 50 MB it announced (the old server read the whole body first)."""
@@ -217,6 +218,7 @@ def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, 
 
 
 # ------------------------------------------------ 4: the invalid cap under races
+@pytest.mark.slow
 def test_concurrent_bad_files_never_pass_the_invalid_cap(client, solution):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -252,6 +254,7 @@ def test_rate_limits_are_shared_by_every_worker(database_url, solution):
     assert all(int(c.headers["Retry-After"]) >= 1 for c in codes[5:])
 
 
+@pytest.mark.slow
 def test_rate_limits_hold_across_server_processes(database_url, solution):
     # A new connection per request, so that both worker processes take some.
     fresh = httpx.Limits(max_keepalive_connections=0)

@@ -8,6 +8,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -17,6 +18,8 @@ from ladderboard.engine.audit import verify
 from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
 from ladderboard.store import SubmissionRow, TeamRow
+
+pytestmark = pytest.mark.slow
 
 CLIENTS, TEAMS, REQUESTS = 8, 4, 32
 
@@ -57,9 +60,7 @@ def test_concurrent_clients_each_submission_stored_exactly_once(database_url):
                     if job is None:
                         return
                     team = http.with_token(tokens[job % TEAMS])
-                    result = team.submit(
-                        "load", data[job // TEAMS], idempotency_key=f"job-{job}"
-                    )
+                    result = team.submit("load", data[job // TEAMS], idempotency_key=f"job-{job}")
                     with lock:
                         acknowledged[job] = (job % TEAMS, result["id"])
 
