@@ -5,3 +5,8 @@
 :mod:`ladderboard.server.schemas`; how refusals become HTTP errors in
 :mod:`ladderboard.server.errors`. Needs the ``server`` extra.
 """
+
+from ladderboard.server.app import create_app
+from ladderboard.server.settings import Settings
+
+__all__ = ["Settings", "create_app"]
