@@ -343,7 +343,7 @@ def test_bayes_boot_decisions_are_the_posterior_odds_of_all_replicates(metric):
             assert board.submit(p).improved == (post >= 5.67 * (1 - post))
         else:
             board.submit(p)
-        shadow.set_state(board.get_state())
+        shadow.set_state(board.get_state(secrets=True))
 
 
 @pytest.mark.parametrize("metric", ["log_loss", "mse", "accuracy"])

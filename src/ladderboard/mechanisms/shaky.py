@@ -173,12 +173,13 @@ class ShakyLadder(Mechanism):
         return cls(noise_scale=sigma, step=step, n=n, **kwargs)
 
     def _resolve_defaults(self, n: int) -> None:
+        # The defaults depend on n: parameters left None settle once n is known.
         if self.noise_scale is None:
-            self.noise_scale = DEFAULT_NOISE_MULTIPLE / math.sqrt(n)
+            self._settle_param("noise_scale", DEFAULT_NOISE_MULTIPLE / math.sqrt(n))
         if self.step is None:
-            self.step = DEFAULT_STEP_MULTIPLE / math.sqrt(n)
+            self._settle_param("step", DEFAULT_STEP_MULTIPLE / math.sqrt(n))
         if self.max_updates is None:
-            self.max_updates = math.ceil(4.0 / self.step)
+            self._settle_param("max_updates", math.ceil(4.0 / self.step))
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
