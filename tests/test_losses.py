@@ -342,3 +342,15 @@ def test_metrics_are_re_exported_from_losses():
     assert Metric is ladderboard.metrics.Metric
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = ladderboard.losses.nothing
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_a_loss_states_whether_it_requires_probabilities(name):
+    """Callers ask the loss (``get_loss(name).requires_probabilities``) rather
+    than keep a list of names; a rescaled loss keeps the answer."""
+    loss = LOSSES[name]
+    expected = name in {"log_loss", "brier", "multiclass_log_loss", "multiclass_brier"}
+    assert loss.requires_probabilities is expected
+    assert get_loss(name).requires_probabilities is expected
+    if all(math.isfinite(b) for b in loss.bounds):
+        assert loss.rescaled().requires_probabilities is expected

@@ -88,6 +88,8 @@ class Direction:
 
         >>> GREATER_IS_BETTER.argbest([0.2, np.nan, 0.7, 0.7])
         2
+        >>> LOWER_IS_BETTER.argbest([np.nan, np.inf])
+        1
         >>> LOWER_IS_BETTER.argbest([np.nan])
         Traceback (most recent call last):
         ValueError: argbest needs at least one value that is not nan, got [nan]
@@ -97,7 +99,9 @@ class Direction:
             raise ValueError(
                 f"argbest needs at least one value that is not nan, got {v.tolist()!r:.60}"
             )
-        return int(np.nanargmax(v) if self.greater_is_better else np.nanargmin(v))
+        kept = np.flatnonzero(~np.isnan(v))
+        values = v[kept]
+        return int(kept[np.argmax(values) if self.greater_is_better else np.argmin(values)])
 
     def best(self, values: Any) -> float:
         """The best of ``values``, ignoring ``nan``; ``nan`` when there is none.
