@@ -1,4 +1,5 @@
-"""The blog's generalised boosting attack (SPEC A2), and A1's fresh-data report."""
+"""The blog's generalised boosting attack (Hardt's 2015 blog post, "A neat
+generalization"), and the boosting attack's fresh-data report."""
 
 import numpy as np
 import pytest
@@ -127,8 +128,12 @@ def test_result_is_frozen():
         (([0, 1], [1, 0]), {"k": 0}, ValueError, "k must"),
         (([0, 1], [1, 0]), {"keep": "half"}, ValueError, "keep must"),
         (([0, 1], [1, 0]), {"fresh_index": [0]}, ValueError, "together"),
-        (([0, 1, 1], [1, 0, 0]), {"oracle": HoldoutOracle([0, 1], FullDisclosure())}, ValueError,
-         "oracle.n_labels"),
+        (
+            ([0, 1, 1], [1, 0, 0]),
+            {"oracle": HoldoutOracle([0, 1], FullDisclosure())},
+            ValueError,
+            "oracle.n_labels",
+        ),
         (([0, 1], [1, 0]), {"oracle": object()}, TypeError, "oracle must"),
     ],
 )

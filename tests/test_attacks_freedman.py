@@ -1,5 +1,6 @@
-"""Freedman's attack and the step-forward attack (Chaibub Neto et al. 2016;
-SPEC A5, A6), on the paper's simulated design with permuted responses."""
+"""Freedman's attack and the step-forward attack (Chaibub Neto et al. 2016,
+"Freedman's attack", Fig. 1-2, and Alg. 7), on the paper's simulated design
+with permuted responses."""
 
 import numpy as np
 import pytest
@@ -83,10 +84,12 @@ def test_simulated_design():
 
 
 def test_permuting_destroys_the_signal():
-    kept = correlated_regression_data(n=300, p=20, n_informative=5, noise=0.5,
-                                      permute=False, random_state=1)
-    permuted = correlated_regression_data(n=300, p=20, n_informative=5, noise=0.5,
-                                          permute=True, random_state=1)
+    kept = correlated_regression_data(
+        n=300, p=20, n_informative=5, noise=0.5, permute=False, random_state=1
+    )
+    permuted = correlated_regression_data(
+        n=300, p=20, n_informative=5, noise=0.5, permute=True, random_state=1
+    )
     j = kept.informative
     r_kept = np.corrcoef(kept.X_train[:, j].sum(axis=1), kept.y_train)[0, 1]
     r_perm = np.corrcoef(permuted.X_train[:, j].sum(axis=1), permuted.y_train)[0, 1]
@@ -95,8 +98,13 @@ def test_permuting_destroys_the_signal():
 
 @pytest.mark.parametrize(
     ("kwargs", "error"),
-    [({"n": 5}, ValueError), ({"rho": 1.0}, ValueError), ({"n_informative": 2000}, ValueError),
-     ({"permute": 1}, TypeError), ({"p": 2.5}, TypeError)],
+    [
+        ({"n": 5}, ValueError),
+        ({"rho": 1.0}, ValueError),
+        ({"n_informative": 2000}, ValueError),
+        ({"permute": 1}, TypeError),
+        ({"p": 2.5}, TypeError),
+    ],
 )
 def test_simulated_design_rejects_bad_arguments(kwargs, error):
     with pytest.raises(error, match=next(iter(kwargs))):
@@ -131,8 +139,13 @@ def test_freedman_overfits_full_disclosure_and_the_ladder_cuts_the_gap():
         data = correlated_regression_data(random_state=seed)
         for name, mechanism in (("full", FullDisclosure()), ("ladder", SignificanceLadder())):
             result = freedman_attack(
-                board(data, mechanism), data.X_train, data.y_train, data.X_public, k=3,
-                X_final=data.X_final, y_final=data.y_final,
+                board(data, mechanism),
+                data.X_train,
+                data.y_train,
+                data.X_public,
+                k=3,
+                X_final=data.X_final,
+                y_final=data.y_final,
             )
             gaps[name].append(gap(result))
             if name == "full":
@@ -150,12 +163,18 @@ def test_freedman_with_a_metric_based_board():
     data = correlated_regression_data(p=50, random_state=3)
     mechanism = BayesBootLadder(metric="ccc", y_true=data.y_public, B=200, random_state=0)
     result = freedman_attack(
-        HoldoutOracle(None, mechanism), data.X_train, data.y_train, data.X_public, k=2,
-        X_final=data.X_final, y_final=data.y_final,
+        HoldoutOracle(None, mechanism),
+        data.X_train,
+        data.y_train,
+        data.X_public,
+        k=2,
+        X_final=data.X_final,
+        y_final=data.y_final,
     )
-    assert result.selected.tolist() == rank_features(result.released, greater_is_better=True)[
-        :2
-    ].tolist()
+    assert (
+        result.selected.tolist()
+        == rank_features(result.released, greater_is_better=True)[:2].tolist()
+    )
     assert -1 <= result.true_score <= 1
 
 
@@ -173,12 +192,18 @@ def test_freedman_with_a_metric_based_board():
 )
 def test_freedman_rejects_bad_arguments(change, error, message):
     rng = np.random.default_rng(0)
-    args = {"X_train": rng.normal(size=(9, 10)), "y_train": rng.normal(size=9),
-            "X_test": rng.normal(size=(4, 10)), "k": 2, **change}
+    args = {
+        "X_train": rng.normal(size=(9, 10)),
+        "y_train": rng.normal(size=9),
+        "X_test": rng.normal(size=(4, 10)),
+        "k": 2,
+        **change,
+    }
     oracle = HoldoutOracle(np.zeros(4), FullDisclosure(), loss="squared")
     with pytest.raises(error, match=message):
-        freedman_attack(oracle, args.pop("X_train"), args.pop("y_train"), args.pop("X_test"),
-                        **args)
+        freedman_attack(
+            oracle, args.pop("X_train"), args.pop("y_train"), args.pop("X_test"), **args
+        )
 
 
 # ---------------------------------------------------------------- step-forward
@@ -266,8 +291,13 @@ def test_step_forward_overfits_full_disclosure():
     for seed in range(5):
         data = correlated_regression_data(p=100, random_state=seed)
         result = step_forward_attack(
-            board(data, FullDisclosure()), data.X_train, data.y_train, data.X_public,
-            n_iterations=3, X_final=data.X_final, y_final=data.y_final,
+            board(data, FullDisclosure()),
+            data.X_train,
+            data.y_train,
+            data.X_public,
+            n_iterations=3,
+            X_final=data.X_final,
+            y_final=data.y_final,
         )
         gaps.append(gap(result))
     assert np.mean(gaps) < -0.25
@@ -315,6 +345,9 @@ def test_step_forward_rejects_bad_arguments(kwargs, error, message):
     data = correlated_regression_data(p=5, random_state=0)
     with pytest.raises(error, match=message):
         step_forward_attack(
-            board(data, SignificanceLadder()), data.X_train, data.y_train, data.X_public,
+            board(data, SignificanceLadder()),
+            data.X_train,
+            data.y_train,
+            data.X_public,
             **{"n_iterations": 1, **kwargs},
         )

@@ -1,5 +1,5 @@
-"""The majority attack (Hardt 2017, App. B; SPEC A3) and the shifted majority
-attack (Fig. 2, Sec. 4; SPEC A4)."""
+"""The majority attack (Hardt 2017, App. B) and the shifted majority
+attack (Fig. 2, Sec. 4)."""
 
 import numpy as np
 import pytest
@@ -178,8 +178,10 @@ def test_oracle_majority_attack_climbs_full_disclosure_but_not_fresh_data():
     assert result.score < 0.44
     assert abs(result.true_score - 0.5) < 0.03
     assert result.n_submissions == 401
-    guesses = KeyedStream.from_random_state(0).generator(0).integers(
-        0, 2, size=(400, 12000), dtype=np.int8
+    guesses = (
+        KeyedStream.from_random_state(0)
+        .generator(0)
+        .integers(0, 2, size=(400, 12000), dtype=np.int8)
     )
     np.testing.assert_array_equal(result.prediction, majority_vote(guesses, result.answers > 0))
 
@@ -205,8 +207,10 @@ def test_shifted_answers_are_exact_on_the_parameter_free_ladder():
         random_state=4,
     )
     hard = result.hard_index
-    queries = KeyedStream.from_random_state(4).generator(0).integers(
-        0, 2, size=(60, hard.size), dtype=np.int8
+    queries = (
+        KeyedStream.from_random_state(4)
+        .generator(0)
+        .integers(0, 2, size=(60, hard.size), dtype=np.int8)
     )
     errors = np.mean(queries[: result.n_answered] != y[hard], axis=1)
     np.testing.assert_allclose(result.answers, 1 - 2 * errors, atol=1e-12)
@@ -250,7 +254,10 @@ def test_noise_of_three_over_root_n_neutralises_the_shifted_attack():
         shaky = ShakyLadder(noise="gaussian", noise_scale=3 / np.sqrt(2000), random_state=seed)
         for board, out in [(Ladder(eta=0.01), clean), (shaky, noisy)]:
             result = shifted_majority_attack(
-                HoldoutOracle(y, board), easy_index=easy, easy_labels=y[easy], k=200,
+                HoldoutOracle(y, board),
+                easy_index=easy,
+                easy_labels=y[easy],
+                k=200,
                 random_state=seed,
             )
             out.append(_agreement(result, y) - 0.5)

@@ -168,6 +168,7 @@ def test_the_attack_overfits_full_disclosure_but_not_fresh_data():
     for result in results.values():
         true_error = np.mean(result.prediction[fresh] != labels[fresh])
         assert abs(true_error - 0.5) < 0.03  # 4.4 standard errors of 8000 coin flips
-    # the authors' anchors at k = 400 (SPEC E1): Kaggle 0.427, Ladder 0.484
+    # the authors' anchors at k = 400 (Blum & Hardt 2015, Sec. 5.1, Fig. 3):
+    # Kaggle 0.427, Ladder 0.484
     assert results["FullDisclosure"].score < 0.45
     assert 0.46 < results["ParameterFreeLadder"].score <= 0.5

@@ -9,7 +9,7 @@ still a coin flip. Against a full-disclosure (Kaggle) board this is a
 leaderboard error of ``Ω(sqrt(k/n))`` (Cor. 5.2); the Ladder limits it to
 about ``sqrt(log(k)/n)``.
 
-The blog's generalisation (SPEC A2) starts from any two candidate submissions
+The blog's generalisation ("A neat generalization") starts from any two candidate submissions
 instead of the all-ones and all-zeros vectors, and climbs above their mean.
 """
 
@@ -252,7 +252,7 @@ def generalized_boosting_attack(
     fresh_labels: Any = None,
 ) -> GeneralizedBoostingResult:
     """Climb above the mean of two candidate submissions (Hardt's 2015 blog
-    post, "A neat generalization"; SPEC A2).
+    post, "A neat generalization").
 
     The blog's ``whackyboost(v1, v2, k, score)``, with ``combine(a, v1, v2)``
     taking row ``i`` from ``v1`` where ``a_i = 1`` and from ``v2`` where

@@ -1,5 +1,5 @@
-"""Freedman's attack (Chaibub Neto et al. 2016, "Freedman's attack", Fig. 1-2;
-SPEC A5), after Freedman's paradox (1983).
+"""Freedman's attack (Chaibub Neto et al. 2016, "Freedman's attack", Fig. 1-2),
+after Freedman's paradox (1983).
 
 Feature selection guided by the public board: fit a univariate regression per
 feature on the public training data, submit all ``p``, and refit a multiple

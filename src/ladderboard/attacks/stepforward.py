@@ -1,5 +1,5 @@
 """The step-forward Freedman attack (Chaibub Neto et al. 2016, Alg. 7, Fig. 3,
-5e-h; SPEC A6).
+5e-h).
 
 A ladder releases a new score only when a submission beats the best by a
 margin, and then releases that submission's (rounded) score: the position of
