@@ -1,5 +1,6 @@
 """Hand-checked sequences and agreement with the papers' pseudo-code for the
-deterministic mechanisms (M1–M4)."""
+deterministic mechanisms (Blum & Hardt 2015, Fig. 1-2 and App. A;
+Chaibub Neto et al. 2016, Alg. 3)."""
 
 from __future__ import annotations
 
