@@ -177,6 +177,7 @@ def multiclass_and_proba(draw):
     return y, P / P.sum(axis=1, keepdims=True)
 
 
+@pytest.mark.slow
 @given(binary_and_proba())
 def test_log_loss_matches_sklearn(data):
     y, p = data
@@ -184,6 +185,7 @@ def test_log_loss_matches_sklearn(data):
     assert math.isclose(ours, skm.log_loss(y, p, labels=[0, 1]), rel_tol=1e-9)
 
 
+@pytest.mark.slow
 @given(binary_and_proba())
 def test_brier_matches_sklearn(data):
     y, p = data
@@ -193,6 +195,7 @@ def test_brier_matches_sklearn(data):
     )
 
 
+@pytest.mark.slow
 @given(multiclass_and_proba())
 def test_multiclass_log_loss_matches_sklearn(data):
     y, P = data
@@ -201,6 +204,7 @@ def test_multiclass_log_loss_matches_sklearn(data):
     assert math.isclose(ours, ref, rel_tol=1e-9)
 
 
+@pytest.mark.slow
 @given(multiclass_and_proba())
 def test_multiclass_brier_matches_sklearn_and_accepts_one_hot(data):
     y, P = data

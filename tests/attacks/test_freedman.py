@@ -38,6 +38,7 @@ def test_ties_keep_index_order_as_the_paper_does():
     )
 
 
+@pytest.mark.slow
 def test_freedman_overfits_full_disclosure_and_the_ladder_cuts_the_gap():
     """Neto Fig. 2 (k = 3, simulated design, permuted responses, 10 data sets)."""
     gaps = {"full": [], "ladder": []}

@@ -71,6 +71,7 @@ def test_the_shifted_attack_keeps_a_ladder_answering_and_overfits_it():
     assert np.mean(shifted) > 0.55  # chance is 0.5; measured 0.557-0.582
 
 
+@pytest.mark.slow
 def test_noise_of_three_over_root_n_neutralises_the_shifted_attack():
     """Shaky Ladder Fig. 3-4: Gaussian noise 3/√n on comparisons and releases."""
     clean, noisy = [], []

@@ -164,6 +164,7 @@ def loss_sequences(max_n=12):
     return build()
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(loss_sequences())
 def test_parameter_free_ladder_agrees_with_fig2(seq):
@@ -172,6 +173,7 @@ def test_parameter_free_ladder_agrees_with_fig2(seq):
     )
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(loss_sequences(), st.sampled_from([0.01, 0.15, 0.5]))
 def test_significance_ladder_agrees_with_alg3(seq, alpha):
@@ -180,6 +182,7 @@ def test_significance_ladder_agrees_with_alg3(seq, alpha):
     assert got == pytest.approx(reference.paired_test_ladder(seq, c), abs=1e-12)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(loss_sequences(), st.sampled_from([0.01, 0.05, 0.1, 0.25]))
 def test_ladder_agrees_with_fig1(seq, eta):

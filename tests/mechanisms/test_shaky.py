@@ -17,6 +17,7 @@ from ladderboard.random import KeyedStream
 # ------------------------------------------------------------------ Shaky Ladder
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("noise", "dist"), [("laplace", stats.laplace), ("gaussian", stats.norm)])
 def test_shaky_release_noise_has_the_declared_scale(noise, dist):
     n, sigma = 1000, 0.02
