@@ -338,7 +338,9 @@ class Mechanism(ABC, metaclass=_Constructed):
         mechanism, ``y_true`` (the labels, or their encoding) for a metric
         mechanism. A state saved with them (``get_state(secrets=True)``, or
         one written by earlier versions) needs nothing more; giving a secret
-        that differs from the one in the state is an error.
+        that differs from the one in the state is an error. A secret the
+        mechanism does not have (a key for a deterministic one, labels for a
+        loss-based one) is ignored, so one call serves every mechanism.
 
         >>> from ladderboard.mechanisms import ShakyLadder
         >>> board = ShakyLadder(n=4, random_state=0)
@@ -360,12 +362,8 @@ class Mechanism(ABC, metaclass=_Constructed):
         params = {k: _decode_value(v) for k, v in state["params"].items()}
         if klass.stochastic:
             params["random_state"] = _secret_key(klass, state.get("key"), key)
-        elif key is not None:
-            raise ValueError(f"{klass.__name__} is deterministic: it takes no key")
         if klass.input_kind == "predictions":
             params["y_true"] = _secret_labels(klass, params.get("y_true"), y_true)
-        elif y_true is not None:
-            raise ValueError(f"{klass.__name__} takes losses: it holds no labels")
         mechanism = klass(**params)
         mechanism._t = int(state["n_submissions"])
         best = state["best_index"]
