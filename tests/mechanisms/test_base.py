@@ -182,6 +182,9 @@ def test_parameters_are_read_only(name):
             setattr(mechanism, param, replacement)
         with pytest.raises(AttributeError):
             delattr(mechanism, param)
+        if isinstance(value, np.ndarray):  # the labels, a baseline: fixed too
+            with pytest.raises(ValueError, match="read-only"):
+                value[0] = -5
     assert roundtrip(mechanism.get_state(secrets=True)) == before
     assert run(mechanism, xs[2:]) == run(twin, xs[2:])
 

@@ -147,6 +147,17 @@ def _secret_labels(klass: type, saved: Any, given: Any) -> Any:
     return labels
 
 
+@functools.cache
+def _param_names(klass: type) -> tuple[str, ...]:
+    """The keyword-only parameters of ``klass.__init__`` but ``random_state``."""
+    signature = inspect.signature(klass.__init__)
+    return tuple(
+        name
+        for name, p in signature.parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name != "random_state"
+    )
+
+
 class _Constructed(ABCMeta):
     """Marks an instance constructed once the outermost ``__init__`` returns:
     from then on its parameters are read-only."""
@@ -203,15 +214,14 @@ class Mechanism(ABC, metaclass=_Constructed):
 
     @classmethod
     def _param_names(cls) -> tuple[str, ...]:
-        signature = inspect.signature(cls.__init__)
-        return tuple(
-            name
-            for name, p in signature.parameters.items()
-            if p.kind is p.KEYWORD_ONLY and name != "random_state"
-        )
+        return _param_names(cls)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in self._param_names() and self.__dict__.get("_constructed", False):
+        if (
+            not name.startswith("_")
+            and name in _param_names(type(self))
+            and self.__dict__.get("_constructed", False)
+        ):
             kind = type(self).__name__
             raise AttributeError(
                 f"{kind}.{name} is fixed at construction (it is {getattr(self, name)!r}): "
@@ -475,12 +485,13 @@ class MetricMechanism(Mechanism):
         resolved = get_metric(metric) if isinstance(metric, str) else metric
         if not isinstance(resolved, Metric):
             raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
-        y = np.asarray(y_true, dtype=np.float64)
+        y = np.array(y_true, dtype=np.float64)  # a read-only copy: fixed, as the parameters
         if y.ndim != 1 or y.shape[0] < 2:
             raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
         if not np.isfinite(y).all():
             raise ValueError("y_true must be finite")
         resolved.check_targets(y)
+        y.setflags(write=False)
         self.metric, self.y_true = resolved, y
 
     @property

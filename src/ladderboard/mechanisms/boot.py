@@ -217,7 +217,8 @@ class BayesBootLadder(MetricMechanism):
         self.po_threshold = check_real("po_threshold", po_threshold, low=0)
         self.chunk_bytes = check_int("chunk_bytes", chunk_bytes, 1)
         if baseline is not None:
-            baseline = np.asarray(baseline, dtype=np.float64)
+            baseline = np.array(baseline, dtype=np.float64)  # a read-only copy
+            baseline.setflags(write=False)
             if baseline.shape != y.shape:
                 raise ValueError(f"baseline must have shape {y.shape}, got {baseline.shape}")
             self.metric.check_predictions(baseline)
