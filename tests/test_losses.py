@@ -177,6 +177,7 @@ def multiclass_and_proba(draw):
     return y, P / P.sum(axis=1, keepdims=True)
 
 
+@pytest.mark.slow
 @given(binary_and_proba())
 def test_log_loss_matches_sklearn(data):
     y, p = data
@@ -184,6 +185,7 @@ def test_log_loss_matches_sklearn(data):
     assert math.isclose(ours, skm.log_loss(y, p, labels=[0, 1]), rel_tol=1e-9)
 
 
+@pytest.mark.slow
 @given(binary_and_proba())
 def test_brier_matches_sklearn(data):
     y, p = data
@@ -193,6 +195,7 @@ def test_brier_matches_sklearn(data):
     )
 
 
+@pytest.mark.slow
 @given(multiclass_and_proba())
 def test_multiclass_log_loss_matches_sklearn(data):
     y, P = data
@@ -201,6 +204,7 @@ def test_multiclass_log_loss_matches_sklearn(data):
     assert math.isclose(ours, ref, rel_tol=1e-9)
 
 
+@pytest.mark.slow
 @given(multiclass_and_proba())
 def test_multiclass_brier_matches_sklearn_and_accepts_one_hot(data):
     y, P = data
@@ -342,3 +346,15 @@ def test_metrics_are_re_exported_from_losses():
     assert Metric is ladderboard.metrics.Metric
     with pytest.raises(AttributeError, match="no attribute 'nothing'"):
         _ = ladderboard.losses.nothing
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_a_loss_states_whether_it_requires_probabilities(name):
+    """Callers ask the loss (``get_loss(name).requires_probabilities``) rather
+    than keep a list of names; a rescaled loss keeps the answer."""
+    loss = LOSSES[name]
+    expected = name in {"log_loss", "brier", "multiclass_log_loss", "multiclass_brier"}
+    assert loss.requires_probabilities is expected
+    assert get_loss(name).requires_probabilities is expected
+    if all(math.isfinite(b) for b in loss.bounds):
+        assert loss.rescaled().requires_probabilities is expected

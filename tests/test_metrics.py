@@ -127,6 +127,7 @@ def test_unweighted_score_matches_reference(name, data):
     assert close(get_metric(name).score(y, p), float(reference(name, y, p)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(METRICS))
 @given(data=st.data())
 def test_weighted_score_matches_reference(name, data):
@@ -140,6 +141,7 @@ def test_weighted_score_matches_reference(name, data):
     assert close(get_metric(name).score(y, p, sample_weight=w), float(reference(name, y, p, w)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(set(METRICS) - {"spearman"}))
 @given(data=st.data())
 def test_integer_weights_equal_replicated_rows(name, data):
@@ -166,6 +168,7 @@ def test_spearman_ranks_once_so_counts_differ_from_replication():
     assert ranked != pytest.approx(replicated)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(METRICS))
 @given(data=st.data())
 def test_weight_matrix_equals_rows_and_paired_equals_difference(name, data):
@@ -185,9 +188,7 @@ def test_weight_matrix_equals_rows_and_paired_equals_difference(name, data):
     # A difference carries the rounding of the scores it subtracts: the
     # tolerance scales with them (an r2 of -94508 on a near-constant y).
     scale = 1 + np.maximum(np.abs(matrix), np.abs(matrix_b))
-    assert all(
-        close(d, e, abs_=1e-12 * s) for d, e, s in zip(diff, expected, scale, strict=True)
-    )
+    assert all(close(d, e, abs_=1e-12 * s) for d, e, s in zip(diff, expected, scale, strict=True))
 
 
 def test_auc_with_many_ties_matches_sklearn_per_row():

@@ -2,9 +2,9 @@
 
 OpenBLAS runs a dot product of more than 10000 entries on every core, then
 keeps its worker threads spinning for a while in case more work comes. On a
-competition server that spin takes a core away from parsing, hashing and
-compressing the next file: a submission of 1e5 rows used 22 ms of CPU, 12 ms of
-them in the spinning thread. Callers wrap such work in :func:`single_blas_thread`.
+competition server that spin takes cores away from parsing, hashing and
+compressing the next file, while one submission's products gain little from
+threads. Callers wrap such work in :func:`single_blas_thread`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ _CONTROLLER: Any = None
 
 
 def single_blas_thread() -> contextlib.AbstractContextManager[Any]:
-    """A context in which BLAS uses one thread (about 9 µs to enter and leave).
+    """A context in which BLAS uses one thread.
 
-    Inspecting the loaded libraries costs milliseconds, so it is done once, on
-    first use; the limit is process-wide while the context lasts.
+    The loaded libraries are inspected once, on first use (inspecting them is
+    the expensive part); the limit is process-wide while the context lasts.
 
     >>> import numpy as np
     >>> with single_blas_thread():

@@ -1,4 +1,9 @@
-"""Weight-matrix kernels behind :mod:`ladderboard.metrics`.
+"""Numerical kernels behind :mod:`ladderboard.losses` and :mod:`ladderboard.metrics`.
+
+Per-sample losses of arrays already checked (float64, aligned, finite, in
+the loss's domain): ``zero_one_of``, ``absolute_of``, ``squared_of``,
+``log_loss_of`` and ``brier_of``, shared by the losses of the same names
+and the metrics that are their means.
 
 A weight matrix ``W`` has one row per weighting of the ``n`` holdout samples
 (Bayesian-bootstrap Dirichlet draws, Rubin 1981, or bootstrap counts). The
@@ -14,11 +19,59 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard.losses import _as_array
+from ladderboard._validation import as_array
 
-__all__ = ["mann_whitney", "sample_weight_matrix", "weight_rows", "weighted_means"]
+__all__ = [
+    "KAGGLE_CLIP",
+    "absolute_of",
+    "brier_of",
+    "log_loss_of",
+    "mann_whitney",
+    "sample_weight_matrix",
+    "squared_of",
+    "weight_rows",
+    "weighted_means",
+    "zero_one_of",
+]
+
+KAGGLE_CLIP = (1e-15, 1 - 1e-15)
+"""Kaggle's clip of predicted probabilities for its log loss."""
 
 _ROWS = 4  # rows per block in mann_whitney: keeps (rows, n) temporaries in cache
+
+
+def zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``[y != p]`` per sample.
+
+    >>> zero_one_of(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
+    array([1., 0.])
+    """
+    return (y != p).astype(np.float64)
+
+
+def absolute_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``|y - p|`` per sample."""
+    return np.abs(y - p)
+
+
+def squared_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """``(y - p)^2`` per sample."""
+    return (y - p) ** 2
+
+
+def log_loss_of(y: np.ndarray, p: np.ndarray, *, clip: tuple[float, float]) -> np.ndarray:
+    """Binary ``-y log p - (1 - y) log(1 - p)`` per sample, ``p`` clipped to ``clip``.
+
+    >>> log_loss_of(np.array([1.0, 0.0]), np.array([1.0, 0.5]), clip=(0.01, 0.99)).round(4)
+    array([0.0101, 0.6931])
+    """
+    p = np.clip(p, *clip)
+    return -np.where(y == 1, np.log(p), np.log1p(-p))
+
+
+def brier_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Binary ``(p - y)^2`` per sample (Brier 1950)."""
+    return (p - y) ** 2
 
 
 def weight_rows(W: Any, n: int) -> np.ndarray:
@@ -45,7 +98,7 @@ def sample_weight_matrix(sample_weight: Any, n: int) -> np.ndarray:
     ...
     ValueError: sample_weight must be nonnegative, got -2.0 at index (1,)
     """
-    W = _as_array(sample_weight, "sample_weight", ndim=(1, 2))
+    W = as_array(sample_weight, "sample_weight", ndim=(1, 2))
     if W.shape[-1] != n:
         raise ValueError(
             f"sample_weight must have shape ({n},) or (B, {n}) to match y_true, got {W.shape}"

@@ -1,21 +1,23 @@
 """Compact, exact JSON encodings for mechanism state.
 
-Arrays are stored as base64 of their Zstandard-compressed little-endian bytes
-(key ``"zstd"``), so a state of a holdout of a million losses stays small and
-round-trips bit for bit; encodings written with zlib (key ``"zlib"``) still
-decode. Zstandard (through pyarrow) encodes a vector of 50000 float losses in
-0.4 ms against zlib's 11 ms, which a competition pays whenever a state is
-rewritten. Non-finite floats (JSON has none) are stored as strings.
+Arrays are stored as base64 of their compressed little-endian bytes, so a
+state of a holdout of a million losses stays small and round-trips bit for
+bit. The codec is Zstandard (key ``"zstd"``), the faster one, when pyarrow is
+installed (the ``server`` extra), and zlib (key ``"zlib"``, the standard
+library) otherwise; both decode wherever they can be read, so the core needs
+neither pyarrow nor any other package beyond numpy. Non-finite floats (JSON
+has none) are stored as strings.
 
 Decoding is remembered: the engine hands the same encoding (the same payload
 string, which cannot change) to every rebuild of a mechanism from its stored
-state, and decoding half a megabyte of base64 and Zstandard costs about 1 ms
-where a copy of the decoded array costs 0.05 ms.
+state, and a copy of the decoded array is cheaper than decoding it again
+(``benchmarks/`` measures both).
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import threading
 import zlib
@@ -23,7 +25,6 @@ from collections import OrderedDict
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 __all__ = [
     "PayloadMemo",
@@ -38,11 +39,23 @@ _DTYPES = {"float64": "<f8", "int64": "<i8", "bool": "|b1"}
 _PAYLOAD_KEYS = ("zstd", "zlib")
 
 
+@functools.lru_cache(maxsize=1)
+def _pyarrow() -> Any:
+    """pyarrow, for Zstandard, or None when it is not installed."""
+    try:
+        import pyarrow
+    except ImportError:
+        return None
+    return pyarrow
+
+
 def encode_array(array: np.ndarray) -> dict[str, Any]:
     """Encode a 1-D float64, int64 or bool array as a JSON-serialisable dict.
 
+    Zstandard when pyarrow is installed, else zlib.
+
     >>> a = np.array([0.1, 1 / 3, -2.5])
-    >>> sorted(encode_array(a))
+    >>> sorted(encode_array(a))  # with pyarrow installed
     ['dtype', 'shape', 'zstd']
     >>> b = decode_array(encode_array(a))
     >>> bool((a == b).all()) and b.dtype == a.dtype
@@ -53,11 +66,15 @@ def encode_array(array: np.ndarray) -> dict[str, Any]:
     if name not in _DTYPES:
         raise TypeError(f"cannot encode an array of dtype {name}")
     raw = np.ascontiguousarray(array, dtype=_DTYPES[name]).tobytes()
-    packed = pa.compress(raw, codec="zstd", asbytes=True) if raw else b""
+    pa = _pyarrow()
+    if pa is None:
+        codec, packed = "zlib", zlib.compress(raw)
+    else:
+        codec, packed = "zstd", pa.compress(raw, codec="zstd", asbytes=True) if raw else b""
     return {
         "dtype": name,
         "shape": list(array.shape),
-        "zstd": base64.b64encode(packed).decode("ascii"),
+        codec: base64.b64encode(packed).decode("ascii"),
     }
 
 
@@ -154,11 +171,7 @@ def _decode_array(data: dict[str, Any]) -> np.ndarray:
     size = int(np.prod(shape, dtype=np.int64)) * np.dtype(_DTYPES[name]).itemsize
     if isinstance(data.get("zstd"), str):
         packed = base64.b64decode(data["zstd"])
-        raw = (
-            pa.decompress(packed, decompressed_size=size, codec="zstd", asbytes=True)
-            if packed
-            else b""
-        )
+        raw = _zstd_decompress(packed, size) if packed else b""
     elif isinstance(data.get("zlib"), str):
         raw = zlib.decompress(base64.b64decode(data["zlib"]))
     else:
@@ -167,6 +180,16 @@ def _decode_array(data: dict[str, Any]) -> np.ndarray:
         raise ValueError(f"encoded array holds {len(raw)} bytes, its shape needs {size}")
     array = np.frombuffer(raw, dtype=_DTYPES[name]).astype(name)
     return array.reshape(shape)
+
+
+def _zstd_decompress(packed: bytes, size: int) -> bytes:
+    pa = _pyarrow()
+    if pa is None:
+        raise ImportError(
+            "this array was encoded with Zstandard, which needs pyarrow to decode: "
+            "pip install 'ladderboard[server]' (or pyarrow)"
+        )
+    return pa.decompress(packed, decompressed_size=size, codec="zstd", asbytes=True)
 
 
 def encode_float(value: float) -> float | str:

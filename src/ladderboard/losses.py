@@ -8,9 +8,12 @@ of each per-sample value given its parameters, and :meth:`Loss.rescaled` maps a
 bounded loss into ``[0, 1]``.
 
 The metrics (functions of weighted sample moments, for the Bayesian-bootstrap
-mechanisms of Chaibub Neto et al. 2016) live in :mod:`ladderboard.metrics` and
-are re-exported here, so that ``from ladderboard.losses import get_metric,
-get_loss, METRICS, LOSSES`` works.
+mechanisms of Chaibub Neto et al. 2016) live in :mod:`ladderboard.metrics`,
+below this module, and are re-exported here, so that ``from ladderboard.losses
+import get_metric, get_loss, METRICS, LOSSES`` works.
+
+Every loss is better lower (:data:`~ladderboard.direction.LOWER_IS_BETTER`),
+and declares whether it ``requires_probabilities``.
 
 >>> sorted(LOSSES)
 ['absolute', 'brier', 'log_loss', 'multiclass_brier', 'multiclass_log_loss', 'squared', 'zero_one']
@@ -27,178 +30,103 @@ import numbers
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
+
+from ladderboard._kernels import (
+    KAGGLE_CLIP,
+    absolute_of,
+    brier_of,
+    log_loss_of,
+    squared_of,
+    zero_one_of,
+)
+from ladderboard._validation import (
+    as_array,
+    check_binary,
+    check_probabilities,
+    first_violation,
+    same_length,
+    show,
+)
+from ladderboard.direction import LOWER_IS_BETTER, Direction
+from ladderboard.metrics import METRICS, Metric, get_metric
 
 __all__ = [
     "KAGGLE_CLIP",
     "LADDER_CLIP",
     "LOSSES",
-    "METRICS",  # noqa: F822 (lazy re-export, see __getattr__)
+    "METRICS",
     "Loss",
-    "Metric",  # noqa: F822
+    "Metric",
     "get_loss",
-    "get_metric",  # noqa: F822
+    "get_metric",
 ]
 
-KAGGLE_CLIP = (1e-15, 1 - 1e-15)
-"""Kaggle's clip of predicted probabilities for its log loss."""
 LADDER_CLIP = (0.01, 0.99)
 """The clip of the Ladder authors' experiment code (bounds the log loss by log 100)."""
 
-_METRIC_EXPORTS = ("METRICS", "Metric", "get_metric")
-
-
-def __getattr__(name: str) -> Any:
-    # Re-export the metrics lazily: ladderboard.metrics imports this module,
-    # so a top-level import here would be circular.
-    if name in _METRIC_EXPORTS:
-        from ladderboard import metrics
-
-        return getattr(metrics, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 # --------------------------------------------------------------------------- validation
-def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _as_array(value: Any, name: str, *, ndim: int | tuple[int, ...] = 1) -> np.ndarray:
-    """``value`` as a finite float64 array with ``ndim`` dimensions, or raise."""
-    if value is None or isinstance(value, str | bytes | dict | set):
-        raise TypeError(
-            f"{name} must be a numeric array, got {type(value).__name__} {_show(value)}"
-        )
-    try:
-        array = np.asarray(value)
-    except ValueError as exc:  # ragged nested sequences
-        raise ValueError(f"{name} must be a rectangular numeric array, got {_show(value)}") from exc
-    if array.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must be a numeric array, got dtype {array.dtype}: {_show(value)}")
-    array = array.astype(np.float64, copy=False)
-    dims = (ndim,) if isinstance(ndim, int) else ndim
-    if array.ndim not in dims:
-        wanted = " or ".join(f"{d}-D" for d in dims)
-        raise ValueError(f"{name} must be {wanted}, got shape {array.shape}")
-    if array.size == 0:
-        raise ValueError(f"{name} must not be empty, got shape {array.shape}")
-    bad = ~np.isfinite(array)
-    if bad.any():
-        raise ValueError(
-            f"{name} must be finite, got {_first_violation(array, bad)}"
-            f" ({int(bad.sum())} non-finite value(s))"
-        )
-    return array
-
-
-def _same_length(y_true: np.ndarray, y_pred: np.ndarray, *, exact: bool = True) -> None:
-    same = y_true.shape == y_pred.shape if exact else y_true.shape[0] == y_pred.shape[0]
-    if not same:
-        raise ValueError(
-            f"y_true and y_pred must have matching shapes, got y_true {y_true.shape} "
-            f"and y_pred {y_pred.shape}"
-        )
-
-
-def _first_violation(array: np.ndarray, bad: np.ndarray) -> str:
-    where = tuple(int(i) for i in np.argwhere(bad)[0])
-    return f"{float(array[where])!r} at index {where[0] if len(where) == 1 else where}"
-
-
-def _check_binary(y: np.ndarray, name: str) -> None:
-    bad = (y != 0) & (y != 1)
-    if bad.any():
-        raise ValueError(f"{name} must contain only 0 and 1, got {_first_violation(y, bad)}")
-
-
-def _check_probabilities(p: np.ndarray, name: str) -> None:
-    bad = (p < 0) | (p > 1)
-    if bad.any():
-        raise ValueError(f"{name} must be probabilities in [0, 1], got {_first_violation(p, bad)}")
-
-
 def _check_clip(clip: Any) -> tuple[float, float]:
     if not (isinstance(clip, tuple | list) and len(clip) == 2) or not all(
         isinstance(c, numbers.Real) and not isinstance(c, bool) for c in clip
     ):
-        raise TypeError(f"clip must be a pair (lo, hi) of real numbers, got {_show(clip)}")
+        raise TypeError(f"clip must be a pair (lo, hi) of real numbers, got {show(clip)}")
     lo, hi = float(clip[0]), float(clip[1])
     if not 0 < lo < hi < 1:
-        raise ValueError(f"clip must satisfy 0 < lo < hi < 1, got {_show(clip)}")
+        raise ValueError(f"clip must satisfy 0 < lo < hi < 1, got {show(clip)}")
     return lo, hi
 
 
 # --------------------------------------------------------------------------- kernels
 def _pointwise(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
-    y = _as_array(y_true, "y_true")
-    p = _as_array(y_pred, "y_pred")
-    _same_length(y, p)
+    y = as_array(y_true, "y_true")
+    p = as_array(y_pred, "y_pred")
+    same_length(y, p)
     return y, p
 
 
-# Each ``_X_of(y, p)`` computes from float64 arrays already checked;
-# ``_X_values(y_true, y_pred)`` checks its input first.
-def _zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y != p).astype(np.float64)
-
-
-def _absolute_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return np.abs(y - p)
-
-
-def _squared_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (y - p) ** 2
-
-
+# The kernels ``*_of(y, p)`` (:mod:`ladderboard._kernels`) compute from float64
+# arrays already checked; ``_X_values(y_true, y_pred)`` checks its input first.
 def _zero_one_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    return _zero_one_of(*_pointwise(y_true, y_pred))
+    return zero_one_of(*_pointwise(y_true, y_pred))
 
 
 def _absolute_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    return _absolute_of(*_pointwise(y_true, y_pred))
+    return absolute_of(*_pointwise(y_true, y_pred))
 
 
 def _squared_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    return _squared_of(*_pointwise(y_true, y_pred))
+    return squared_of(*_pointwise(y_true, y_pred))
 
 
 def _binary_probabilities(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     y, p = _pointwise(y_true, y_pred)
-    _check_binary(y, "y_true")
-    _check_probabilities(p, "y_pred")
+    check_binary(y, "y_true")
+    check_probabilities(p, "y_pred")
     return y, p
 
 
-def _log_loss_of(y: np.ndarray, p: np.ndarray, *, clip: tuple[float, float]) -> np.ndarray:
-    p = np.clip(p, *clip)
-    return -np.where(y == 1, np.log(p), np.log1p(-p))
-
-
-def _brier_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    return (p - y) ** 2
-
-
 def _log_loss_values(y_true: Any, y_pred: Any, *, clip: tuple[float, float]) -> np.ndarray:
-    return _log_loss_of(*_binary_probabilities(y_true, y_pred), clip=clip)
+    return log_loss_of(*_binary_probabilities(y_true, y_pred), clip=clip)
 
 
 def _brier_values(y_true: Any, y_pred: Any) -> np.ndarray:
-    return _brier_of(*_binary_probabilities(y_true, y_pred))
+    return brier_of(*_binary_probabilities(y_true, y_pred))
 
 
 def _labels_and_matrix(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     """Integer labels (n,) and a probability matrix (n, K); one-hot y_true is accepted."""
-    P = _as_array(y_pred, "y_pred", ndim=2)
-    y = _as_array(y_true, "y_true", ndim=(1, 2))
-    _same_length(y, P, exact=y.ndim == 2)
+    P = as_array(y_pred, "y_pred", ndim=2)
+    y = as_array(y_true, "y_true", ndim=(1, 2))
+    same_length(y, P, exact=y.ndim == 2)
     if P.shape[1] < 2:
         raise ValueError(f"y_pred must have at least 2 class columns, got shape {P.shape}")
-    _check_probabilities(P, "y_pred")
+    check_probabilities(P, "y_pred")
     if y.ndim == 2:
-        _check_binary(y, "y_true")
+        check_binary(y, "y_true")
         sums = y.sum(axis=1)
         if (sums != 1).any():
             row = int(np.flatnonzero(sums != 1)[0])
@@ -208,7 +136,7 @@ def _labels_and_matrix(y_true: Any, y_pred: Any) -> tuple[np.ndarray, np.ndarray
     if bad.any():
         raise ValueError(
             f"y_true must hold class labels 0..{P.shape[1] - 1} (the columns of y_pred), "
-            f"got {_first_violation(y, bad)}"
+            f"got {first_violation(y, bad)}"
         )
     return y.astype(np.intp), P
 
@@ -264,6 +192,13 @@ class Loss:
     checked : callable or None
         ``checked(y, p)``: the kernel's values from float64 vectors the caller
         has already checked (see :meth:`of_checked`); None where there is none.
+    requires_probabilities : bool
+        Whether predictions must be probabilities in ``[0, 1]`` (the log losses
+        and the Brier scores), as :attr:`Metric.requires_probabilities
+        <ladderboard.metrics.Metric.requires_probabilities>` states for a metric.
+
+    Every loss is better lower: :attr:`direction` is
+    :data:`~ladderboard.direction.LOWER_IS_BETTER`.
 
     Calling the loss returns a float64 vector, one value per sample, clipped to
     ``bounds``: this removes floating-point excursions, and the excursions that
@@ -273,9 +208,11 @@ class Loss:
     >>> sq = get_loss("squared")
     >>> sq([1.0, 2.0, 3.0], [1.5, 2.0, 1.0])
     array([0.25, 0.  , 4.  ])
-    >>> sq.bounds
-    (0.0, inf)
+    >>> sq.bounds, sq.requires_probabilities, sq.direction.greater_is_better
+    ((0.0, inf), False, False)
     """
+
+    direction: ClassVar[Direction] = LOWER_IS_BETTER
 
     name: str
     bounds: tuple[float, float]
@@ -284,6 +221,7 @@ class Loss:
     checked: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = field(
         default=None, repr=False, compare=False
     )
+    requires_probabilities: bool = False
 
     def __call__(self, y_true: Any, y_pred: Any) -> np.ndarray:
         """Per-sample losses, shape ``(n,)``.
@@ -344,19 +282,20 @@ class Loss:
             kernel=partial(_affine, self.kernel, lo, hi),
             params=self.params,
             checked=None if self.checked is None else partial(_affine, self.checked, lo, hi),
+            requires_probabilities=self.requires_probabilities,
         )
 
 
 def _zero_one() -> Loss:
-    return Loss("zero_one", (0.0, 1.0), _zero_one_values, checked=_zero_one_of)
+    return Loss("zero_one", (0.0, 1.0), _zero_one_values, checked=zero_one_of)
 
 
 def _absolute() -> Loss:
-    return Loss("absolute", (0.0, math.inf), _absolute_values, checked=_absolute_of)
+    return Loss("absolute", (0.0, math.inf), _absolute_values, checked=absolute_of)
 
 
 def _squared() -> Loss:
-    return Loss("squared", (0.0, math.inf), _squared_values, checked=_squared_of)
+    return Loss("squared", (0.0, math.inf), _squared_values, checked=squared_of)
 
 
 def _log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
@@ -367,22 +306,31 @@ def _log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
         (0.0, top),
         partial(_log_loss_values, clip=(lo, hi)),
         (("clip", (lo, hi)),),
-        checked=partial(_log_loss_of, clip=(lo, hi)),
+        checked=partial(log_loss_of, clip=(lo, hi)),
+        requires_probabilities=True,
     )
 
 
 def _multiclass_log_loss(*, clip: tuple[float, float] = KAGGLE_CLIP) -> Loss:
     lo, hi = _check_clip(clip)
     kernel = partial(_multiclass_log_loss_values, clip=(lo, hi))
-    return Loss("multiclass_log_loss", (0.0, -math.log(lo)), kernel, (("clip", (lo, hi)),))
+    return Loss(
+        "multiclass_log_loss",
+        (0.0, -math.log(lo)),
+        kernel,
+        (("clip", (lo, hi)),),
+        requires_probabilities=True,
+    )
 
 
 def _brier() -> Loss:
-    return Loss("brier", (0.0, 1.0), _brier_values, checked=_brier_of)
+    return Loss("brier", (0.0, 1.0), _brier_values, checked=brier_of, requires_probabilities=True)
 
 
 def _multiclass_brier() -> Loss:
-    return Loss("multiclass_brier", (0.0, 2.0), _multiclass_brier_values)
+    return Loss(
+        "multiclass_brier", (0.0, 2.0), _multiclass_brier_values, requires_probabilities=True
+    )
 
 
 _FACTORIES: dict[str, Callable[..., Loss]] = {
@@ -422,7 +370,7 @@ def get_loss(name: str, /, **params: Any) -> Loss:
     ValueError: unknown loss 'hinge'; known losses: absolute, brier, ...
     """
     if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__} {_show(name)}")
+        raise TypeError(f"name must be a str, got {type(name).__name__} {show(name)}")
     if name not in _FACTORIES:
         raise ValueError(f"unknown loss {name!r}; known losses: {', '.join(sorted(_FACTORIES))}")
     factory = _FACTORIES[name]

@@ -21,7 +21,7 @@ variance below ``1e-12`` times the second moment about the unweighted mean is
 treated as zero (it is rounding noise). Values whose squares overflow are not
 supported.
 
->>> from ladderboard.losses import METRICS, get_metric
+>>> from ladderboard.metrics import METRICS, get_metric
 >>> sorted(METRICS)
 ['accuracy', 'auc', 'brier', 'ccc', 'log_loss', 'mae', 'mse', 'pearson', 'r2', 'rmse', 'spearman']
 >>> m = get_metric("pearson")
@@ -33,14 +33,26 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
 
-from ladderboard._kernels import mann_whitney, sample_weight_matrix, weight_rows, weighted_means
+from ladderboard._kernels import (
+    KAGGLE_CLIP,
+    absolute_of,
+    brier_of,
+    log_loss_of,
+    mann_whitney,
+    sample_weight_matrix,
+    squared_of,
+    weight_rows,
+    weighted_means,
+)
+from ladderboard._validation import as_array, check_binary, check_probabilities, show
 from ladderboard.bootstrap import bootstrap_count_matrix, bootstrap_mean_of_means
-from ladderboard.losses import LOSSES, _as_array, _check_binary, _check_probabilities, _show
+from ladderboard.direction import Direction
 
 __all__ = ["METRICS", "Metric", "get_metric"]
 
@@ -57,29 +69,37 @@ class Metric(ABC):
     """A score of predictions against labels, computable under many weightings.
 
     Subclasses set ``name``, ``greater_is_better`` (the metric's direction,
-    stated once) and ``requires_probabilities``, and implement ``_weighted``.
+    stated once: every comparison goes through :attr:`direction`) and
+    ``requires_probabilities``, and implement ``_weighted``.
 
-    >>> from ladderboard.losses import get_metric
+    >>> from ladderboard.metrics import get_metric
     >>> mse = get_metric("mse")
     >>> mse.greater_is_better, mse.score([0.0, 1.0, 2.0], [0.0, 1.0, 5.0])
     (False, 3.0)
+    >>> mse.direction.better(1.0, 3.0)
+    True
     """
 
     name: str
     greater_is_better: bool
     requires_probabilities: bool = False
 
+    @property
+    def direction(self) -> Direction:
+        """The :class:`~ladderboard.direction.Direction` of ``greater_is_better``."""
+        return Direction(self.greater_is_better)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
 
     # ------------------------------------------------------------------ validation
     def _targets(self, y_true: Any) -> np.ndarray:
-        return _as_array(y_true, "y_true")
+        return as_array(y_true, "y_true")
 
     def _predictions(self, y_pred: Any, name: str = "y_pred") -> np.ndarray:
-        p = _as_array(y_pred, name)
+        p = as_array(y_pred, name)
         if self.requires_probabilities:
-            _check_probabilities(p, name)
+            check_probabilities(p, name)
         return p
 
     def _inputs(self, y_true: Any, **predictions: Any) -> list[np.ndarray]:
@@ -98,7 +118,7 @@ class Metric(ABC):
     def check_targets(self, y_true: Any) -> None:
         """Raise ``TypeError``/``ValueError`` if ``y_true`` is invalid for this metric.
 
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> get_metric("auc").check_targets([0, 1, 2])
         Traceback (most recent call last):
         ...
@@ -112,7 +132,7 @@ class Metric(ABC):
         Predictions must be a finite numeric 1-D array, and probabilities in
         ``[0, 1]`` when ``requires_probabilities``. Nothing else happens.
 
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> get_metric("log_loss").check_predictions([0.2, 1.5])
         Traceback (most recent call last):
         ...
@@ -128,7 +148,7 @@ class Metric(ABC):
         float), or a nonnegative ``(B, n)`` matrix of unnormalised weights, one
         weighting per row (returns a ``(B,)`` float64 array).
 
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> acc = get_metric("accuracy")
         >>> acc.score([1, 0, 1, 1], [1, 1, 1, 0])
         0.5
@@ -150,7 +170,7 @@ class Metric(ABC):
         replicate.
 
         >>> import numpy as np
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> y = np.arange(20.0)
         >>> value = get_metric("pearson").bootstrap_mean(y, y, 50, np.random.default_rng(0))
         >>> round(value, 12)
@@ -168,7 +188,7 @@ class Metric(ABC):
         duty; a zero row gives ``nan``).
 
         >>> import numpy as np
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> f = get_metric("ccc").weighted([1.0, 2.0, 3.0, 4.0], [1.1, 1.9, 3.2, 3.8])
         >>> W = np.random.default_rng(0).dirichlet(np.ones(4), size=3)  # Rubin (1981)
         >>> f(W).shape
@@ -184,7 +204,7 @@ class Metric(ABC):
         BayesBootLadder update (Chaibub Neto et al. 2016, Alg. 5, line 9).
 
         >>> import numpy as np
-        >>> from ladderboard.losses import get_metric
+        >>> from ladderboard.metrics import get_metric
         >>> d = get_metric("mae").paired([0.0, 1.0, 2.0], [0.0, 1.0, 1.0], [1.0, 1.0, 1.0])
         >>> d(np.array([[1.0, 1.0, 1.0], [0.0, 1.0, 1.0]]))
         array([-0.33333333,  0.        ])
@@ -272,7 +292,7 @@ class _MeanOf(_MomentMetric):
     def _targets(self, y_true: Any) -> np.ndarray:
         y = super()._targets(y_true)
         if self.binary_targets:
-            _check_binary(y, "y_true")
+            check_binary(y, "y_true")
         return y
 
     def _prediction_columns(self, y, Y, p):
@@ -394,7 +414,7 @@ class _AUC(Metric):
 
     def _targets(self, y_true):
         y = super()._targets(y_true)
-        _check_binary(y, "y_true")
+        check_binary(y, "y_true")
         if y.min() == y.max():
             raise ValueError(f"y_true must contain both classes 0 and 1, got only {float(y[0])!r}")
         return y
@@ -404,9 +424,9 @@ class _AUC(Metric):
 
 
 METRICS: dict[str, Metric] = {
-    "mse": _MeanOf("mse", LOSSES["squared"]),
-    "rmse": _MeanOf("rmse", LOSSES["squared"], transform=np.sqrt),
-    "mae": _MeanOf("mae", LOSSES["absolute"]),
+    "mse": _MeanOf("mse", squared_of),
+    "rmse": _MeanOf("rmse", squared_of, transform=np.sqrt),
+    "mae": _MeanOf("mae", absolute_of),
     "accuracy": _MeanOf(
         "accuracy", lambda y, p: (y == p).astype(np.float64), greater_is_better=True
     ),
@@ -416,12 +436,17 @@ METRICS: dict[str, Metric] = {
     "ccc": _CCC(),
     "auc": _AUC(),
     "log_loss": _MeanOf(
-        "log_loss", LOSSES["log_loss"], requires_probabilities=True, binary_targets=True
+        "log_loss",
+        partial(log_loss_of, clip=KAGGLE_CLIP),
+        requires_probabilities=True,
+        binary_targets=True,
     ),
-    "brier": _MeanOf("brier", LOSSES["brier"], requires_probabilities=True, binary_targets=True),
+    "brier": _MeanOf("brier", brier_of, requires_probabilities=True, binary_targets=True),
 }
-"""Every metric by name. ``log_loss`` and ``brier`` are the means of the binary
-losses of the same names (Kaggle's clip 1e-15)."""
+"""Every metric by name. ``mse``, ``mae``, ``log_loss`` and ``brier`` are the
+means of the losses ``squared``, ``absolute``, ``log_loss`` and ``brier`` of
+:mod:`ladderboard.losses` (the log loss with Kaggle's clip 1e-15), computed by
+the same kernels."""
 
 
 def get_metric(name: str) -> Metric:
@@ -435,7 +460,7 @@ def get_metric(name: str) -> Metric:
     ValueError: unknown metric 'f1'; known metrics: accuracy, auc, ...
     """
     if not isinstance(name, str):
-        raise TypeError(f"name must be a str, got {type(name).__name__} {_show(name)}")
+        raise TypeError(f"name must be a str, got {type(name).__name__} {show(name)}")
     if name not in METRICS:
         raise ValueError(f"unknown metric {name!r}; known metrics: {', '.join(sorted(METRICS))}")
     return METRICS[name]

@@ -7,6 +7,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ladderboard._validation import check_int
+from ladderboard.direction import Direction
 from ladderboard.mechanisms import FullDisclosure
 from ladderboard.random import KeyedStream, RandomState
 
@@ -16,10 +17,10 @@ __all__ = [
     "check_n_labels",
     "check_oracle",
     "check_random_state",
+    "direction_of",
     "exact_public_score",
     "fresh_score",
     "generator",
-    "greater_is_better",
     "is_full_disclosure",
     "is_stochastic",
     "read_only",
@@ -48,11 +49,16 @@ def generator(random_state: RandomState) -> np.random.Generator:
     return check_random_state(random_state).generator(0)
 
 
-def greater_is_better(oracle: Any) -> bool:
-    """The board's direction, from the oracle or its mechanism (public rules)."""
+def direction_of(oracle: Any) -> Direction:
+    """The board's direction (public rules): the oracle's ``direction``, else
+    its mechanism's, else its ``greater_is_better``; lower is better without any."""
+    for holder in (oracle, getattr(oracle, "mechanism", None)):
+        found = getattr(holder, "direction", None)
+        if isinstance(found, Direction):
+            return found
     if hasattr(oracle, "greater_is_better"):
-        return bool(oracle.greater_is_better)
-    return bool(getattr(getattr(oracle, "mechanism", None), "greater_is_better", False))
+        return Direction(bool(oracle.greater_is_better))
+    return Direction(bool(getattr(getattr(oracle, "mechanism", None), "greater_is_better", False)))
 
 
 def is_full_disclosure(oracle: Any) -> bool:

@@ -1,4 +1,4 @@
-"""The averaging attack (Chaibub Neto et al. 2016, Discussion; SPEC A7).
+"""The averaging attack (Chaibub Neto et al. 2016, Discussion).
 
 A bootstrap mechanism (LadderBoot, BayesBootLadderBoot) releases a fresh noisy
 draw at every submission, so resubmitting one model ``T`` times and averaging

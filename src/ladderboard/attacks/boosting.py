@@ -9,7 +9,7 @@ still a coin flip. Against a full-disclosure (Kaggle) board this is a
 leaderboard error of ``Ω(sqrt(k/n))`` (Cor. 5.2); the Ladder limits it to
 about ``sqrt(log(k)/n)``.
 
-The blog's generalisation (SPEC A2) starts from any two candidate submissions
+The blog's generalisation ("A neat generalization") starts from any two candidate submissions
 instead of the all-ones and all-zeros vectors, and climbs above their mean.
 """
 
@@ -25,13 +25,14 @@ from ladderboard.attacks._common import (
     Oracle,
     check_fresh,
     check_oracle,
+    direction_of,
     fresh_score,
     generator,
-    greater_is_better,
     is_full_disclosure,
     read_only,
 )
 from ladderboard.attacks.oracle import HoldoutOracle
+from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.random import RandomState
 
 __all__ = [
@@ -120,12 +121,10 @@ def _resolve_keep(keep: Any, oracle: Any, first: str = "half") -> str:
     return first if is_full_disclosure(oracle) else "improved"
 
 
-def _lowered_the_best(released: np.ndarray, start: float, greater: bool) -> np.ndarray:
+def _lowered_the_best(released: np.ndarray, start: float, direction: Direction) -> np.ndarray:
     """Which releases beat every release before them and ``start``."""
     previous = np.concatenate(([start], released[:-1]))
-    if greater:
-        return released > np.maximum.accumulate(previous)
-    return released < np.minimum.accumulate(previous)
+    return direction.better(released, direction.running_best(previous))
 
 
 def boosting_attack(
@@ -209,7 +208,7 @@ def boosting_attack(
     if rule == "half":
         kept = released <= _CHANCE
     else:
-        kept = _lowered_the_best(released, _CHANCE, greater=False)
+        kept = _lowered_the_best(released, _CHANCE, LOWER_IS_BETTER)
     n_kept = int(np.count_nonzero(kept))
 
     if n_kept:
@@ -253,7 +252,7 @@ def generalized_boosting_attack(
     fresh_labels: Any = None,
 ) -> GeneralizedBoostingResult:
     """Climb above the mean of two candidate submissions (Hardt's 2015 blog
-    post, "A neat generalization"; SPEC A2).
+    post, "A neat generalization").
 
     The blog's ``whackyboost(v1, v2, k, score)``, with ``combine(a, v1, v2)``
     taking row ``i`` from ``v1`` where ``a_i = 1`` and from ``v2`` where
@@ -320,7 +319,7 @@ def generalized_boosting_attack(
     declared = getattr(oracle, "n_labels", None)
     if declared is not None and declared != n_labels:
         raise ValueError(f"v1 must have oracle.n_labels={declared} rows, got {n_labels}")
-    greater = greater_is_better(oracle)
+    direction = direction_of(oracle)
     rows = (slice(None),) + (None,) * (v1.ndim - 1)
 
     def combine(selector: np.ndarray) -> np.ndarray:
@@ -334,9 +333,9 @@ def generalized_boosting_attack(
         (oracle.submit(combine(a)) for a in selectors), dtype=np.float64, count=k
     )
     if rule == "mean":
-        kept = released > bar if greater else released < bar
+        kept = direction.better(released, bar)
     else:
-        kept = _lowered_the_best(released, bar, greater)
+        kept = _lowered_the_best(released, bar, direction)
     n_kept = int(np.count_nonzero(kept))
     votes = selectors[kept].sum(axis=0, dtype=np.int64)
     final = combine((2 * votes > n_kept).astype(np.int8))

@@ -1,5 +1,5 @@
-"""Freedman's attack (Chaibub Neto et al. 2016, "Freedman's attack", Fig. 1-2;
-SPEC A5), after Freedman's paradox (1983).
+"""Freedman's attack (Chaibub Neto et al. 2016, "Freedman's attack", Fig. 1-2),
+after Freedman's paradox (1983).
 
 Feature selection guided by the public board: fit a univariate regression per
 feature on the public training data, submit all ``p``, and refit a multiple
@@ -19,11 +19,12 @@ from ladderboard._validation import check_int
 from ladderboard.attacks._common import (
     Oracle,
     check_oracle,
+    direction_of,
     exact_public_score,
-    greater_is_better,
     read_only,
 )
 from ladderboard.attacks._regression import candidate_predictions, check_design, fit_predict
+from ladderboard.direction import Direction
 
 __all__ = ["FreedmanResult", "freedman_attack"]
 
@@ -75,8 +76,7 @@ def rank_features(released: np.ndarray, *, greater_is_better: bool = False) -> n
     >>> rank_features(np.array([1.0, 0.8, 0.8, 0.9]))
     array([1, 2, 3, 0])
     """
-    key = -released if greater_is_better else released
-    return np.argsort(key, kind="stable")
+    return Direction(greater_is_better).order(released)
 
 
 def freedman_attack(
@@ -147,7 +147,7 @@ def freedman_attack(
     released = np.fromiter(
         (oracle.submit(column) for column in univariate.T), dtype=np.float64, count=p
     )
-    selected = rank_features(released, greater_is_better=greater_is_better(oracle))[:k]
+    selected = direction_of(oracle).order(released)[:k]
     features = selected.tolist()
     if X_final is None:
         (prediction,) = fit_predict(X_train, y_train, features, X_test)

@@ -1,5 +1,5 @@
 """The majority attack (Hardt 2017, *Climbing a shaky ladder*, Sec. 3.1 and
-4, App. B; SPEC A3).
+4, App. B).
 
 The analyst asks ``k`` random ±1 queries ``q_i`` about a hidden ±1 vector
 ``y`` of ``n`` labels; the answer to ``q_i`` is the correlation ``q_i·y/n``
@@ -305,9 +305,7 @@ def majority_attack(
     if repetitions is not None:
         repetitions = check_int("repetitions", repetitions, 1)
         if repetitions > _MAX_REPETITIONS:
-            raise ValueError(
-                f"repetitions must be at most {_MAX_REPETITIONS}, got {repetitions}"
-            )
+            raise ValueError(f"repetitions must be at most {_MAX_REPETITIONS}, got {repetitions}")
     if draws not in ("keyed", "listing"):
         raise ValueError(f"draws must be 'keyed' or 'listing', got {draws!r}")
     runs = 1 if repetitions is None else repetitions

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ladderboard._validation import check_int
+from ladderboard.direction import Direction
 from ladderboard.losses import Loss, get_loss
 
 __all__ = ["HoldoutOracle"]
@@ -187,9 +188,17 @@ class HoldoutOracle:
 
     # ------------------------------------------------------------ the attacker's side
     @property
+    def direction(self) -> Direction:
+        """Which way the board's scores improve (public: the rules say so)."""
+        found = getattr(self.mechanism, "direction", None)
+        if isinstance(found, Direction):
+            return found
+        return Direction(bool(getattr(self.mechanism, "greater_is_better", False)))
+
+    @property
     def greater_is_better(self) -> bool:
-        """Whether the board ranks higher scores first (public: the rules say so)."""
-        return bool(getattr(self.mechanism, "greater_is_better", False))
+        """Whether the board ranks higher scores first: ``direction.greater_is_better``."""
+        return self.direction.greater_is_better
 
     def submit(self, prediction: Any) -> float:
         """Score a prediction with ``n_labels`` rows; return the released score."""

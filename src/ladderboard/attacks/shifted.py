@@ -1,5 +1,5 @@
 """The shifted majority attack (Hardt 2017, *Climbing a shaky ladder*, Sec. 3-4
-and Fig. 2; SPEC A4).
+and Fig. 2).
 
 Against a ladder the plain majority attack soon stops hearing anything: a
 random query rarely beats the best score so far, and a rejected query gets the

@@ -1,5 +1,5 @@
 """The step-forward Freedman attack (Chaibub Neto et al. 2016, Alg. 7, Fig. 3,
-5e-h; SPEC A6).
+5e-h).
 
 A ladder releases a new score only when a submission beats the best by a
 margin, and then releases that submission's (rounded) score: the position of
@@ -23,13 +23,14 @@ from ladderboard._validation import check_int
 from ladderboard.attacks._common import (
     Oracle,
     check_oracle,
+    direction_of,
     exact_public_score,
-    greater_is_better,
     is_full_disclosure,
     is_stochastic,
     read_only,
 )
 from ladderboard.attacks._regression import candidate_predictions, check_design, fit_predict
+from ladderboard.direction import Direction
 
 __all__ = ["StepForwardResult", "last_jump", "step_forward_attack"]
 
@@ -94,7 +95,7 @@ def last_jump(
     """
     r = np.asarray(released, dtype=np.float64)
     prev = np.concatenate(([np.nan if previous is None else previous], r[:-1]))
-    jumped = r > prev if greater_is_better else r < prev
+    jumped = Direction(greater_is_better).better(r, prev)
     if previous is None and r.size:
         jumped[0] = True
     where = np.flatnonzero(jumped)
@@ -238,7 +239,7 @@ def step_forward_attack(
                 "n_jumps='told' reads the true number of jumps from oracle.n_improvements "
                 "(a HoldoutOracle); give an int instead"
             )
-    greater = greater_is_better(oracle)
+    direction = direction_of(oracle)
 
     selected: list[int] = []
     located: list[int] = []
@@ -259,9 +260,9 @@ def step_forward_attack(
                 before = oracle.n_improvements
             released[j] = oracle.submit(column)
         if rule == "last-jump":
-            index = last_jump(released, previous, greater_is_better=greater)
+            index = last_jump(released, previous, greater_is_better=direction.greater_is_better)
         elif rule == "best":
-            index = int(np.argmax(released) if greater else np.argmin(released))
+            index = direction.argbest(released)
         else:
             told_jumps = 0 if before is None else oracle.n_improvements - before
             jumps = told_jumps if told else n_jumps

@@ -8,6 +8,12 @@ submission's per-sample loss vector on the holdout; metric-based ones
 prediction vector. Either way ``mechanism.submit(x)`` returns a frozen
 :class:`Release` and advances the mechanism's state, or raises ``ValueError``
 and leaves the state exactly as it was.
+
+Parameters are fixed at construction: the mechanism decides with the
+parameters it reports (:meth:`Mechanism.get_params`) and saves, and setting
+one afterwards raises ``AttributeError``. The saved state leaves out the
+organiser's secrets (the random key, the labels) unless asked for them, and
+:meth:`Mechanism.from_state` takes them back as arguments.
 """
 
 from __future__ import annotations
@@ -15,14 +21,16 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from abc import ABC, abstractmethod
+from abc import ABC, ABCMeta, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.encoding import decode_array, decode_float, encode_array, encode_float
+from ladderboard.metrics import Metric, get_metric
 from ladderboard.random import KeyedStream, RandomState
 
 __all__ = [
@@ -94,7 +102,7 @@ def _encode_value(value: Any, encode: Callable[[np.ndarray], Any] = encode_array
         return encode_float(value)
     if isinstance(value, np.integer):
         return int(value)
-    if hasattr(value, "name") and hasattr(value, "greater_is_better"):
+    if isinstance(value, Metric):
         return {"metric": value.name}
     return value
 
@@ -109,14 +117,73 @@ def _decode_value(value: Any) -> Any:
     return value
 
 
-class Mechanism(ABC):
+def _secret_key(klass: type, saved: Any, given: Any) -> KeyedStream:
+    """The key of a stochastic mechanism: given, or saved in the state."""
+    if given is None and saved is None:
+        raise ValueError(
+            f"the state of {klass.__name__} holds no random key (saved without secrets): "
+            "pass it, from_state(state, key=...)"
+        )
+    if given is None:
+        return KeyedStream.from_hex(saved)
+    stream = given if isinstance(given, KeyedStream) else KeyedStream.from_hex(given)
+    if saved is not None and stream.key_hex != saved:
+        raise ValueError("the key given differs from the key saved in the state")
+    return stream
+
+
+def _secret_labels(klass: type, saved: Any, given: Any) -> Any:
+    """The labels of a metric mechanism: given, or saved in the state."""
+    if given is None and saved is None:
+        raise ValueError(
+            f"the state of {klass.__name__} holds no labels (saved without secrets): "
+            "pass them, from_state(state, y_true=...)"
+        )
+    if given is None:
+        return saved
+    labels = _decode_value(given)
+    if saved is not None and not np.array_equal(np.asarray(saved), np.asarray(labels)):
+        raise ValueError("the labels given differ from the labels saved in the state")
+    return labels
+
+
+@functools.cache
+def _param_names(klass: type) -> tuple[str, ...]:
+    """The keyword-only parameters of ``klass.__init__`` but ``random_state``."""
+    signature = inspect.signature(klass.__init__)
+    return tuple(
+        name
+        for name, p in signature.parameters.items()
+        if p.kind is p.KEYWORD_ONLY and name != "random_state"
+    )
+
+
+class _Constructed(ABCMeta):
+    """Marks an instance constructed once the outermost ``__init__`` returns:
+    from then on its parameters are read-only."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        instance = super().__call__(*args, **kwargs)
+        object.__setattr__(instance, "_constructed", True)
+        return instance
+
+
+class Mechanism(ABC, metaclass=_Constructed):
     """Base class of every leaderboard mechanism.
 
     Subclasses set ``name`` (the registry key), ``input_kind`` (``"losses"``
     or ``"predictions"``), ``stochastic``, and implement :meth:`_step`,
     :meth:`_reset_vars`, :meth:`_get_vars` and :meth:`_set_vars`. Their
     ``__init__`` takes keyword-only parameters, validates them and stores each
-    under its own name, so that :meth:`get_params` can read them back.
+    under its own name, so that :meth:`get_params` can read them back, and
+    decides with them alone: after construction they are read-only.
+
+    >>> from ladderboard.mechanisms import Ladder
+    >>> board = Ladder(eta=0.1)
+    >>> board.eta = -5
+    Traceback (most recent call last):
+    ...
+    AttributeError: Ladder.eta is fixed at construction (it is 0.1): build a new Ladder
     """
 
     name: ClassVar[str]
@@ -126,7 +193,6 @@ class Mechanism(ABC):
     release_is_current_best: ClassVar[bool] = True
     """Whether each release states the current best, so that a board shows a
     team's latest release; otherwise (full disclosure) it shows the best one."""
-    greater_is_better: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -146,6 +212,35 @@ class Mechanism(ABC):
         self._stream = KeyedStream.from_random_state(random_state) if self.stochastic else None
         self.reset()
 
+    @classmethod
+    def _param_names(cls) -> tuple[str, ...]:
+        return _param_names(cls)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if (
+            not name.startswith("_")
+            and name in _param_names(type(self))
+            and self.__dict__.get("_constructed", False)
+        ):
+            kind = type(self).__name__
+            raise AttributeError(
+                f"{kind}.{name} is fixed at construction (it is {getattr(self, name)!r}): "
+                f"build a new {kind}"
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in self._param_names():
+            raise AttributeError(
+                f"{type(self).__name__}.{name} is a parameter: it cannot be deleted"
+            )
+        super().__delattr__(name)
+
+    def _settle_param(self, name: str, value: Any) -> None:
+        """Set a parameter left open at construction (``None``, resolved from
+        the holdout size on the first submission); it is read-only after."""
+        object.__setattr__(self, name, value)
+
     # ----------------------------------------------------------------- public
     def submit(self, x: Any) -> Release:
         """Score one submission and return what is released.
@@ -156,13 +251,24 @@ class Mechanism(ABC):
         """
         vector, total = self._validate(x)
         if self.n is None:
-            self.n = int(vector.shape[0])
+            self._settle_param("n", int(vector.shape[0]))
         index = self._t + 1
         score, improved = self._step(vector, total, index)
         self._t = index
         if improved:
             self._best_index = index
         return Release(score=float(score), improved=bool(improved), index=index)
+
+    @property
+    def direction(self) -> Direction:
+        """Which way this mechanism's scores improve: lower for losses, the
+        metric's own direction for a metric mechanism."""
+        return LOWER_IS_BETTER
+
+    @property
+    def greater_is_better(self) -> bool:
+        """``direction.greater_is_better``: whether higher released scores are better."""
+        return self.direction.greater_is_better
 
     @property
     def n_submissions(self) -> int:
@@ -187,23 +293,29 @@ class Mechanism(ABC):
 
     def get_params(self) -> dict[str, Any]:
         """The constructor's keyword parameters, read back from the instance."""
-        signature = inspect.signature(type(self).__init__)
-        return {
-            name: getattr(self, name)
-            for name, p in signature.parameters.items()
-            if p.kind is p.KEYWORD_ONLY and name != "random_state"
-        }
+        return {name: getattr(self, name) for name in self._param_names()}
 
     def get_state(
-        self, *, encode_vars: Callable[[str, np.ndarray], Any] | None = None
+        self,
+        *,
+        secrets: bool = False,
+        encode_vars: Callable[[str, np.ndarray], Any] | None = None,
     ) -> dict[str, Any]:
-        """A JSON-serialisable snapshot: parameters, key, counters and learned state.
+        """A JSON-serialisable snapshot: parameters, counters and learned state.
 
-        The snapshot holds the random key (and, for metric-based mechanisms,
-        the labels): it is the organiser's secret. ``encode_vars(name,
+        The organiser's secrets, the random key of a stochastic mechanism and
+        the labels (``params["y_true"]``) of a metric mechanism, are left out
+        (``"key"`` is ``None``) unless ``secrets=True``: a state without them
+        can be stored beside the secrets' own safe place, and
+        :meth:`from_state` takes them back as arguments. ``encode_vars(name,
         array)``, when given, encodes the learned arrays in place of
         :func:`~ladderboard.encoding.encode_array` (the competition engine
         passes one that reuses the encoding of an array that has not changed).
+
+        >>> from ladderboard.mechanisms import ShakyLadder
+        >>> board = ShakyLadder(n=4, random_state=0)
+        >>> board.get_state()["key"] is None, len(board.get_state(secrets=True)["key"])
+        (True, 32)
         """
         if encode_vars is None:
             vars_ = {k: _encode_value(v) for k, v in self._get_vars().items()}
@@ -212,19 +324,42 @@ class Mechanism(ABC):
                 k: _encode_value(v, functools.partial(encode_vars, k))
                 for k, v in self._get_vars().items()
             }
+        params = self.get_params()
+        if not secrets:
+            params.pop("y_true", None)
         return {
             "mechanism": self.name,
             "format": STATE_FORMAT,
-            "params": {k: _encode_value(v) for k, v in self.get_params().items()},
-            "key": self._stream.key_hex if self._stream is not None else None,
+            "params": {k: _encode_value(v) for k, v in params.items()},
+            "key": self._stream.key_hex if secrets and self._stream is not None else None,
             "n_submissions": self._t,
             "best_index": self._best_index,
             "vars": vars_,
         }
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Mechanism:
-        """Rebuild a mechanism from :meth:`get_state`; it continues bit for bit."""
+    def from_state(
+        cls, state: dict[str, Any], *, key: str | KeyedStream | None = None, y_true: Any = None
+    ) -> Mechanism:
+        """Rebuild a mechanism from :meth:`get_state`; it continues bit for bit.
+
+        A state saved without its secrets needs them back: ``key`` (the hex
+        key, or a :class:`~ladderboard.random.KeyedStream`) for a stochastic
+        mechanism, ``y_true`` (the labels, or their encoding) for a metric
+        mechanism. A state saved with them (``get_state(secrets=True)``, or
+        one written by earlier versions) needs nothing more; giving a secret
+        that differs from the one in the state is an error. A secret the
+        mechanism does not have (a key for a deterministic one, labels for a
+        loss-based one) is ignored, so one call serves every mechanism.
+
+        >>> from ladderboard.mechanisms import ShakyLadder
+        >>> board = ShakyLadder(n=4, random_state=0)
+        >>> first = board.submit([0.0, 1.0, 0.0, 0.0])
+        >>> key = board.get_state(secrets=True)["key"]
+        >>> again = ShakyLadder.from_state(board.get_state(), key=key)
+        >>> again.submit([0.0, 0.0, 0.0, 0.0]) == board.submit([0.0, 0.0, 0.0, 0.0])
+        True
+        """
         if not isinstance(state, dict) or "mechanism" not in state:
             raise ValueError("state must be a dict produced by get_state()")
         if state.get("format") != STATE_FORMAT:
@@ -236,7 +371,9 @@ class Mechanism(ABC):
             raise ValueError(f"state is of {klass.__name__}, not {cls.__name__}")
         params = {k: _decode_value(v) for k, v in state["params"].items()}
         if klass.stochastic:
-            params["random_state"] = KeyedStream.from_hex(state["key"])
+            params["random_state"] = _secret_key(klass, state.get("key"), key)
+        if klass.input_kind == "predictions":
+            params["y_true"] = _secret_labels(klass, params.get("y_true"), y_true)
         mechanism = klass(**params)
         mechanism._t = int(state["n_submissions"])
         best = state["best_index"]
@@ -244,9 +381,12 @@ class Mechanism(ABC):
         mechanism._set_vars({k: _decode_value(v) for k, v in state["vars"].items()})
         return mechanism
 
-    def set_state(self, state: dict[str, Any]) -> None:
-        """Replace this instance's parameters and state by ``state``."""
-        other = type(self).from_state(state)
+    def set_state(
+        self, state: dict[str, Any], *, key: str | KeyedStream | None = None, y_true: Any = None
+    ) -> None:
+        """Replace this instance's parameters and state by ``state`` (and the
+        secrets given, as :meth:`from_state` takes them)."""
+        other = type(self).from_state(state, key=key, y_true=y_true)
         if type(other) is not type(self):
             raise ValueError(f"state is of {type(other).__name__}, not {type(self).__name__}")
         self.__dict__.clear()
@@ -309,7 +449,7 @@ class Mechanism(ABC):
         self._validate_more(vector)
         return vector, total
 
-    def _validate_more(self, vector: np.ndarray) -> None:  # noqa: B027 (optional hook)
+    def _validate_more(self, vector: np.ndarray) -> None:
         """Further checks of a subclass; raise ValueError without side effects."""
 
     @abstractmethod
@@ -331,10 +471,10 @@ class Mechanism(ABC):
 
 class MetricMechanism(Mechanism):
     """A mechanism that holds the public labels and takes predictions, scored
-    by a metric of :mod:`ladderboard.losses` in the metric's own direction
-    (:class:`~ladderboard.mechanisms.MetricFullDisclosure` and the
-    Bayesian-bootstrap ladders). Subclasses call :meth:`_hold_labels` first in
-    ``__init__``; the direction is read here, in :meth:`_beats`, only.
+    by a metric of :mod:`ladderboard.metrics` in the metric's own
+    :attr:`direction` (:class:`~ladderboard.mechanisms.MetricFullDisclosure`
+    and the Bayesian-bootstrap ladders). Subclasses call :meth:`_hold_labels`
+    first in ``__init__``.
     """
 
     input_kind = "predictions"
@@ -342,19 +482,21 @@ class MetricMechanism(Mechanism):
     def _hold_labels(self, metric: Any, y_true: Any) -> None:
         """Set ``metric`` (a name or Metric) and ``y_true``, a finite float64
         vector of at least 2 labels the metric can score."""
-        from ladderboard.losses import Metric, get_metric
-
         resolved = get_metric(metric) if isinstance(metric, str) else metric
         if not isinstance(resolved, Metric):
             raise TypeError(f"metric must be a metric name or Metric, got {metric!r}")
-        y = np.asarray(y_true, dtype=np.float64)
+        y = np.array(y_true, dtype=np.float64)  # a read-only copy: fixed, as the parameters
         if y.ndim != 1 or y.shape[0] < 2:
             raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {y.shape}")
         if not np.isfinite(y).all():
             raise ValueError("y_true must be finite")
         resolved.check_targets(y)
+        y.setflags(write=False)
         self.metric, self.y_true = resolved, y
-        self.greater_is_better = resolved.greater_is_better
+
+    @property
+    def direction(self) -> Direction:
+        return self.metric.direction
 
     def get_params(self) -> dict[str, Any]:
         params = super().get_params()
@@ -368,13 +510,6 @@ class MetricMechanism(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
-
-    def _worst(self) -> float:
-        return -math.inf if self.greater_is_better else math.inf
-
-    def _beats(self, a: Any, b: Any) -> Any:
-        """``a`` is a better score than ``b`` (elementwise; ``nan`` never is)."""
-        return a > b if self.greater_is_better else a < b
 
     def _validate_more(self, vector: np.ndarray) -> None:
         self.metric.check_predictions(vector)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -16,12 +17,12 @@ from ladderboard.bootstrap import (
     bootstrap_mean_of_means,
     empirical_support,
 )
-from ladderboard.losses import Metric
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
 from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
+from ladderboard.metrics import Metric
 from ladderboard.random import RandomState
 
-__all__ = ["BayesBootLadder", "BayesBootLadderBoot", "LadderBoot"]
+__all__ = ["BayesBootLadder", "BayesBootLadderBoot", "LadderBoot", "successes_needed"]
 
 
 class LadderBoot(Mechanism):
@@ -133,6 +134,33 @@ class LadderBoot(Mechanism):
         return value, improved
 
 
+@functools.lru_cache(maxsize=64)
+def successes_needed(B: int, po_threshold: float) -> int:
+    """The fewest of ``B`` replicates favouring a submission for which the
+    posterior odds ``PO = P/(1 - P)``, ``P`` = that count / ``B``, reach
+    ``po_threshold`` (Chaibub Neto et al. 2016, Alg. 5, line 11); ``B + 1``
+    if no count does.
+
+    >>> successes_needed(1000, 5.67), successes_needed(100, 99.0)
+    (851, 100)
+    """
+
+    def passes(count: int) -> bool:
+        # PO >= threshold, written without dividing by zero; nondecreasing in
+        # the count, so a least passing count exists.
+        p = count / B
+        return p >= po_threshold * (1.0 - p)
+
+    low, high = 0, B + 1  # passes(B + 1) is taken as true
+    while low < high:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low
+
+
 class BayesBootLadder(MetricMechanism):
     """A ladder for any moment-based metric, tested by the Bayesian bootstrap
     (Chaibub Neto et al. 2016, Alg. 5).
@@ -189,7 +217,8 @@ class BayesBootLadder(MetricMechanism):
         self.po_threshold = check_real("po_threshold", po_threshold, low=0)
         self.chunk_bytes = check_int("chunk_bytes", chunk_bytes, 1)
         if baseline is not None:
-            baseline = np.asarray(baseline, dtype=np.float64)
+            baseline = np.array(baseline, dtype=np.float64)  # a read-only copy
+            baseline.setflags(write=False)
             if baseline.shape != y.shape:
                 raise ValueError(f"baseline must have shape {y.shape}, got {baseline.shape}")
             self.metric.check_predictions(baseline)
@@ -199,7 +228,6 @@ class BayesBootLadder(MetricMechanism):
                     "pass baseline=None to accept the first submission instead"
                 )
         self.baseline = baseline
-        self._needed: int | None = None
         super().__init__(n=y.shape[0], random_state=random_state)
 
     @classmethod
@@ -209,7 +237,7 @@ class BayesBootLadder(MetricMechanism):
     def _reset_vars(self) -> None:
         self._best_predictions = None if self.baseline is None else self.baseline.copy()
         if self.baseline is None:
-            self._best = self._worst()
+            self._best = self.direction.worst
         else:
             self._best = float(self.metric.score(self.y_true, self.baseline))
 
@@ -226,7 +254,7 @@ class BayesBootLadder(MetricMechanism):
 
     def _better(self, deltas: np.ndarray) -> np.ndarray:
         # nan (a metric undefined under a weighting) is never better
-        return self._beats(deltas, 0.0)
+        return self.direction.better(deltas, 0.0)
 
     def _paired(self, predictions: np.ndarray) -> Any:
         return self.metric.paired(self.y_true, predictions, self._best_predictions)
@@ -250,21 +278,7 @@ class BayesBootLadder(MetricMechanism):
     def successes_needed(self) -> int:
         """The fewest of the ``B`` replicates that must favour a submission for
         ``PO = P/(1 - P) ≥ po_threshold``, with ``P`` = that count / ``B``."""
-        if self._needed is None:
-            low, high = 0, self.B + 1  # passes(high) is taken as true
-            while low < high:
-                mid = (low + high) // 2
-                if self._odds_pass(mid / self.B):
-                    high = mid
-                else:
-                    low = mid + 1
-            self._needed = low
-        return self._needed
-
-    def _odds_pass(self, p: float) -> bool:
-        # PO = p / (1 - p) >= threshold, written without dividing by zero;
-        # nondecreasing in p, so a least passing count exists.
-        return p >= self.po_threshold * (1.0 - p)
+        return successes_needed(self.B, self.po_threshold)
 
     def _passes(self, predictions: np.ndarray, index: int) -> bool:
         if self._best_predictions is None:

@@ -101,7 +101,7 @@ class MetricFullDisclosure(MetricMechanism):
         return {"metric": "mse", "y_true": rng.normal(size=n)}
 
     def _reset_vars(self) -> None:
-        self._best = self._worst()
+        self._best = self.direction.worst
 
     def _get_vars(self) -> dict[str, Any]:
         return {"best": self._best}
@@ -111,7 +111,7 @@ class MetricFullDisclosure(MetricMechanism):
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         score = float(self.metric.score(self.y_true, x))
-        better = bool(self._beats(score, self._best))
+        better = bool(self.direction.better(score, self._best))
         if better:
             self._best = score
         return round_to(score, self.precision), better
@@ -139,7 +139,6 @@ class Ladder(Mechanism):
 
     def __init__(self, *, eta: float, n: int | None = None):
         self.eta = check_real("eta", eta, low=0)
-        self._eta_q = Fraction(repr(self.eta))
         super().__init__(n=n)
 
     @classmethod
@@ -162,15 +161,26 @@ class Ladder(Mechanism):
         self._best = float(data["best"])
 
     def _released(self) -> float:
-        return math.inf if self._multiple is None else float(self._multiple * self._eta_q)
+        return math.inf if self._multiple is None else float(self._multiple * _decimal(self.eta))
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         risk = Fraction(total) / x.shape[0]
-        if self._multiple is None or risk < (self._multiple - 1) * self._eta_q:
-            self._multiple = round(risk / self._eta_q)
+        eta = _decimal(self.eta)
+        if self._multiple is None or risk < (self._multiple - 1) * eta:
+            self._multiple = round(risk / eta)
             self._best = total / x.shape[0]
             return self._released(), True
         return self._released(), False
+
+
+@functools.lru_cache(maxsize=64)
+def _decimal(x: float) -> Fraction:
+    """``x`` as the decimal it was written as: ``0.1`` is exactly 1/10.
+
+    >>> _decimal(0.1)
+    Fraction(1, 10)
+    """
+    return Fraction(repr(x))
 
 
 class _PairedTestLadder(Mechanism):

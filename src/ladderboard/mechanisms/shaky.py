@@ -74,18 +74,13 @@ class ShakyLadder(Mechanism):
 
     The paper's proof settings are :meth:`from_theory`; they are far too
     conservative to be useful at competition sizes (at ``n = 4000`` the step
-    is about 0.7 and nothing ever updates). The practical default (noise
-    ``0.5/√n``, step ``1/√n``) is the organiser's advisor's choice
-    (``ladderboard advise``, :mod:`ladderboard.advisor`): over holdouts of
-    1000 to 10000 points and budgets of 100 to 1000 submissions, it and
-    ``(0.25/√n, 0.5/√n)`` beat the earlier ``(1/√n, 2/√n)`` both on the
-    strongest attack's gain and on honest teams' Kendall's τ and share of
-    improvements released; the lower of the two is nearly a noiseless
-    ladder, so the default keeps the Shaky Ladder's noise at half the
-    sampling error. A random guess after a random guess then passes about
-    one time in four, as with the older setting, while an honest improvement
-    of ``3/√n`` (0.047 at ``n = 4000``) passes nine times in ten rather than
-    two in three (``tests/test_stochastic.py`` checks both).
+    is about 0.7 and nothing ever updates). The practical default, noise
+    ``0.5/√n`` and step ``1/√n``, keeps the noise at half the holdout's
+    sampling error ``1/√n``: a random guess after a random guess passes about
+    one time in four, and an honest improvement of ``3/√n`` (0.047 at
+    ``n = 4000``) about nine times in ten (``tests/mechanisms/test_shaky.py``
+    checks both). ``ladderboard advise`` compares settings for a given
+    holdout size and submission budget.
 
     >>> board = ShakyLadder(n=4000, random_state=0)
     >>> board.noise_scale, board.step, board.max_updates
@@ -173,12 +168,13 @@ class ShakyLadder(Mechanism):
         return cls(noise_scale=sigma, step=step, n=n, **kwargs)
 
     def _resolve_defaults(self, n: int) -> None:
+        # The defaults depend on n: parameters left None settle once n is known.
         if self.noise_scale is None:
-            self.noise_scale = DEFAULT_NOISE_MULTIPLE / math.sqrt(n)
+            self._settle_param("noise_scale", DEFAULT_NOISE_MULTIPLE / math.sqrt(n))
         if self.step is None:
-            self.step = DEFAULT_STEP_MULTIPLE / math.sqrt(n)
+            self._settle_param("step", DEFAULT_STEP_MULTIPLE / math.sqrt(n))
         if self.max_updates is None:
-            self.max_updates = math.ceil(4.0 / self.step)
+            self._settle_param("max_updates", math.ceil(4.0 / self.step))
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:

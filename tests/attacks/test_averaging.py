@@ -1,4 +1,4 @@
-"""The averaging attack (Chaibub Neto et al. 2016, Discussion; SPEC A7)."""
+"""The averaging attack (Chaibub Neto et al. 2016, Discussion)."""
 
 import numpy as np
 import pytest
