@@ -10,31 +10,15 @@ import os
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "src" / "ladderboard"
-CORE_MODULES = (
-    "_blas",
-    "_kernels",
-    "_lazy",
-    "_validation",
-    "analysis",
-    "bootstrap",
-    "direction",
-    "encoding",
-    "losses",
-    "metrics",
-    "random",
-)
+from test_layers import CORE, MODULES, PACKAGE, package_of
+
 BLOCKED = ("pyarrow", "pandas", "sqlalchemy", "sklearn", "matplotlib")
 
 
 def core_modules() -> list[str]:
-    names = ["ladderboard"] + [f"ladderboard.{name}" for name in CORE_MODULES]
-    for path in sorted((PACKAGE / "mechanisms").rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        names.append(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
-    return names
+    """Every module of the core layer (``tests/test_layers.py`` says which)."""
+    return sorted(module for module in MODULES if package_of(module) in CORE)
 
 
 SCRIPT = """

@@ -36,12 +36,13 @@ PACKAGE = SRC / "ladderboard"
 CORE = frozenset(
     {
         "",  # ladderboard/__init__.py
+        "_array_checks",
         "_blas",
         "_kernels",
-        "_lazy",
         "_validation",
         "analysis",
         "bootstrap",
+        "direction",
         "encoding",
         "losses",
         "mechanisms",

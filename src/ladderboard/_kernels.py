@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard._validation import as_array
+from ladderboard._array_checks import as_array
 
 __all__ = [
     "KAGGLE_CLIP",

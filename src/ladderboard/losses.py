@@ -34,6 +34,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ladderboard._array_checks import (
+    as_array,
+    check_binary,
+    check_probabilities,
+    first_violation,
+    same_length,
+)
 from ladderboard._kernels import (
     KAGGLE_CLIP,
     absolute_of,
@@ -42,14 +49,7 @@ from ladderboard._kernels import (
     squared_of,
     zero_one_of,
 )
-from ladderboard._validation import (
-    as_array,
-    check_binary,
-    check_probabilities,
-    first_violation,
-    same_length,
-    show,
-)
+from ladderboard._validation import show
 from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.metrics import METRICS, Metric, get_metric
 

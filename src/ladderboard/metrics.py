@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
+from ladderboard._array_checks import as_array, check_binary, check_probabilities
 from ladderboard._kernels import (
     KAGGLE_CLIP,
     absolute_of,
@@ -50,7 +51,7 @@ from ladderboard._kernels import (
     weight_rows,
     weighted_means,
 )
-from ladderboard._validation import as_array, check_binary, check_probabilities, show
+from ladderboard._validation import show
 from ladderboard.bootstrap import bootstrap_count_matrix, bootstrap_mean_of_means
 from ladderboard.direction import Direction
 

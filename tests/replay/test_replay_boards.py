@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ladderboard.direction import Direction
 from ladderboard.replay.replay import boards
 
 histories = st.lists(
@@ -37,7 +38,7 @@ def test_boards_hold_every_team_once_in_order(history, current_best, greater):
         teams,
         released,
         private,
-        greater_is_better=greater,
+        direction=Direction(greater),
         release_is_current_best=current_best,
     )
     sign = -1 if greater else 1

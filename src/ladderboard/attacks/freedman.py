@@ -23,7 +23,7 @@ from ladderboard.attacks._common import (
     exact_public_score,
     read_only,
 )
-from ladderboard.attacks._regression import candidate_predictions, check_design, fit_predict
+from ladderboard.attacks.regression import candidate_predictions, check_design, fit_predict
 from ladderboard.direction import Direction
 
 __all__ = ["FreedmanResult", "freedman_attack"]

@@ -29,7 +29,7 @@ from ladderboard.attacks._common import (
     is_stochastic,
     read_only,
 )
-from ladderboard.attacks._regression import candidate_predictions, check_design, fit_predict
+from ladderboard.attacks.regression import candidate_predictions, check_design, fit_predict
 from ladderboard.direction import Direction
 
 __all__ = ["StepForwardResult", "last_jump", "step_forward_attack"]

@@ -202,16 +202,16 @@ def rescore(
                 mechanisms[team] = fresh(f"whatif:{team}")
             score = mechanisms[team].submit(scored.public_input).score
         records.append(Record(ident, team, aware(created_at), score, scored.private, selected))
-    greater = config.scoring().greater_is_better
+    direction = config.scoring().direction
     if board == "private":
-        standings = private_board(records, greater_is_better=greater)
+        standings = private_board(records, direction=direction)
     elif mode == "per-rank":
         names = {team_id: team for *_, team, team_id in subs}
         standings = rank_standings(rank_state["entries"] if rank_state else [], names, records)
     else:
         standings = public_board(
             records,
-            greater_is_better=greater,
+            direction=direction,
             release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
         )
     return ranked(standings)

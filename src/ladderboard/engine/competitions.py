@@ -397,8 +397,8 @@ class Competitions:
                 )
                 for r in rows
             ]
-            greater = config.scoring().greater_is_better
-            picked = final_selection(records, config.n_selections, greater_is_better=greater)
+            direction = config.scoring().direction
+            picked = final_selection(records, config.n_selections, direction=direction)
             for row in rows:
                 row.selected = row.id in picked
             return lookup.info(competition)
@@ -414,7 +414,7 @@ class Competitions:
         if board == "private" and not info.is_closed(self.clock()) and not organiser:
             raise CompetitionClosed("the private board is shown after the close")
         config = info.config
-        greater = config.scoring().greater_is_better
+        direction = config.scoring().direction
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             records, numbers = _records(session, competition.id)
@@ -423,11 +423,9 @@ class Competitions:
                 # deadline passed that nobody has closed yet: a read never
                 # writes), the selections are made as the close would make them.
                 if competition.closed_at is None:
-                    picked = final_selection(
-                        records, config.n_selections, greater_is_better=greater
-                    )
+                    picked = final_selection(records, config.n_selections, direction=direction)
                     records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
-                standings = private_board(records, greater_is_better=greater)
+                standings = private_board(records, direction=direction)
             elif config.board == "per-rank":
                 state = queries.state_of(session, competition.id, BOARD_SCOPE) or {"entries": []}
                 names = queries.team_names(session, competition.id)
@@ -435,7 +433,7 @@ class Competitions:
             else:
                 standings = public_board(
                     records,
-                    greater_is_better=greater,
+                    direction=direction,
                     release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
                 )
         return [

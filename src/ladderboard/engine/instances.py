@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard.encoding import encode_array
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS, Mechanism
 from ladderboard.random import KeyedStream
@@ -32,9 +31,7 @@ def factory(key_hex: str, config: CompetitionConfig, solution: Solution) -> tupl
     stream, derived from the competition's key."""
     klass = MECHANISMS[config.mechanism]
     master = KeyedStream.from_hex(key_hex)
-    labels = None
-    if klass.input_kind == "predictions":
-        labels = {"array": encode_array(solution.targets[solution.public_mask])}
+    y_public = solution.targets[solution.public_mask]
 
     def fresh(label: str) -> Mechanism:
         params = dict(config.mechanism_params)
@@ -42,28 +39,22 @@ def factory(key_hex: str, config: CompetitionConfig, solution: Solution) -> tupl
             params["n"] = solution.n_public
         else:
             params["metric"] = config.score
-            params["y_true"] = solution.targets[solution.public_mask]
+            params["y_true"] = y_public
         if klass.stochastic:
             params["random_state"] = master.derive(label)
         return klass(**params)
 
     def load(state: dict[str, Any], label: str) -> Mechanism:
-        state = dict(state)
-        if klass.stochastic:
-            state["key"] = master.derive(label).key_hex
-        if labels is not None:
-            state["params"] = {**state["params"], "y_true": labels}
-        return Mechanism.from_state(state)
+        key = master.derive(label) if klass.stochastic else None
+        return Mechanism.from_state(state, key=key, y_true=y_public)
 
     return fresh, load
 
 
 def dump(mechanism: Mechanism, *, encode_vars=None) -> dict[str, Any]:
-    """State without the secrets kept elsewhere (the key, the labels)."""
-    state = mechanism.get_state(encode_vars=encode_vars)
-    state["key"] = None
-    state["params"].pop("y_true", None)
-    return state
+    """The state to store: without its secrets (the key, the labels), which
+    the competition keeps elsewhere and :func:`factory`'s ``load`` gives back."""
+    return mechanism.get_state(encode_vars=encode_vars)
 
 
 def submit_per_rank(

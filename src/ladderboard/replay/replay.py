@@ -45,6 +45,7 @@ import numpy as np
 
 from ladderboard._blas import single_blas_thread
 from ladderboard.bootstrap import limit_threads
+from ladderboard.direction import Direction
 from ladderboard.files import Solution, SubmissionError
 from ladderboard.random import KeyedStream
 from ladderboard.replay.history import Entry, Skipped
@@ -255,7 +256,7 @@ def boards(
     released: np.ndarray,
     private: np.ndarray,
     *,
-    greater_is_better: bool,
+    direction: Direction,
     release_is_current_best: bool,
 ) -> tuple[list[BoardEntry], list[BoardEntry]]:
     """The public and private boards of one replay, by the rule of the live
@@ -263,10 +264,11 @@ def boards(
     ordered by their index, each team's selection is its public entry's
     submission, and its private score is that submission's.
 
+    >>> from ladderboard.direction import LOWER_IS_BETTER
     >>> teams = {"a": [0, 2], "b": [1, 3]}
     >>> released = np.array([0.5, 0.4, 0.5, 0.3])
     >>> public, private = boards(teams, released, np.array([.6, .2, .1, .5]),
-    ...                          greater_is_better=False, release_is_current_best=True)
+    ...                          direction=LOWER_IS_BETTER, release_is_current_best=True)
     >>> [(e.team, e.score, e.submission) for e in public]
     [('b', 0.3, 3), ('a', 0.5, 0)]
     >>> [(e.team, e.score, e.submission) for e in private]
@@ -279,12 +281,12 @@ def boards(
     ]
     public = public_board(
         records,
-        greater_is_better=greater_is_better,
+        direction=direction,
         release_is_current_best=release_is_current_best,
     )
     chosen = {s.submission_id for s in public}
     selected = [dataclasses.replace(r, selected=r.id in chosen) for r in records]
-    private_standings = private_board(selected, greater_is_better=greater_is_better)
+    private_standings = private_board(selected, direction=direction)
     return (
         [
             BoardEntry(rank, s.team, s.score, s.submission_id, s.entries)
@@ -397,7 +399,7 @@ def replay_mechanism(
         teams,
         released,
         private,
-        greater_is_better=greater,
+        direction=Direction(greater),
         release_is_current_best=klass.release_is_current_best,
     )
     return MechanismReplay(

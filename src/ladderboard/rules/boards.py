@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ladderboard.direction import Direction
+
 __all__ = [
     "BoardRow",
     "Record",
@@ -58,9 +60,9 @@ class Standing:
     submission_id: int
 
 
-def _better_key(greater_is_better: bool):
-    sign = -1.0 if greater_is_better else 1.0
-    return lambda score, when, ident: (sign * score, when, ident)
+def _key(direction: Direction):
+    """Best score first (NaN last), then the earlier submission."""
+    return lambda score, when, ident: (direction.key(score), when, ident)
 
 
 def by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
@@ -72,7 +74,7 @@ def by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
 
 
 def public_board(
-    records: Iterable[Record], *, greater_is_better: bool, release_is_current_best: bool
+    records: Iterable[Record], *, direction: Direction, release_is_current_best: bool
 ) -> list[Standing]:
     """Teams ranked by their released public score.
 
@@ -81,14 +83,15 @@ def public_board(
     go to the team that reached the score first.
 
     >>> from datetime import datetime, UTC
+    >>> from ladderboard.direction import LOWER_IS_BETTER
     >>> t = [datetime(2026, 1, d, tzinfo=UTC) for d in (1, 2, 3, 4)]
     >>> records = [Record(1, "a", t[0], 0.3, 0.31), Record(2, "b", t[1], 0.3, 0.29),
     ...            Record(3, "a", t[2], 0.3, 0.30), Record(4, "c", t[3], 0.2, 0.35)]
     >>> [(s.team, s.score, s.entries) for s in public_board(
-    ...     records, greater_is_better=False, release_is_current_best=True)]
+    ...     records, direction=LOWER_IS_BETTER, release_is_current_best=True)]
     [('c', 0.2, 1), ('a', 0.3, 2), ('b', 0.3, 1)]
     """
-    key = _better_key(greater_is_better)
+    key = _key(direction)
     standings = []
     for team, rows in by_team(records).items():
         if release_is_current_best:
@@ -105,32 +108,30 @@ def public_board(
     return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
 
 
-def auto_select(
-    records: Sequence[Record], n_selections: int, *, greater_is_better: bool
-) -> list[int]:
+def auto_select(records: Sequence[Record], n_selections: int, *, direction: Direction) -> list[int]:
     """The ids of a team's ``n_selections`` best released submissions, earlier
     first among equals: what a team that selected nothing is given."""
-    key = _better_key(greater_is_better)
+    key = _key(direction)
     ranked = sorted(records, key=lambda r: key(r.public_score, r.created_at, r.id))
     return [r.id for r in ranked[:n_selections]]
 
 
 def final_selection(
-    records: Iterable[Record], n_selections: int, *, greater_is_better: bool
+    records: Iterable[Record], n_selections: int, *, direction: Direction
 ) -> set[int]:
     """The ids selected at the close: each team's own choice, or, for a team
     that chose nothing, its :func:`auto_select` ones."""
     chosen: set[int] = set()
     for rows in by_team(records).values():
         own = {r.id for r in rows if r.selected}
-        chosen |= own or set(auto_select(rows, n_selections, greater_is_better=greater_is_better))
+        chosen |= own or set(auto_select(rows, n_selections, direction=direction))
     return chosen
 
 
-def private_board(records: Iterable[Record], *, greater_is_better: bool) -> list[Standing]:
+def private_board(records: Iterable[Record], *, direction: Direction) -> list[Standing]:
     """Teams ranked by the best private score among their selected submissions;
     ties go to the earlier submission."""
-    key = _better_key(greater_is_better)
+    key = _key(direction)
     standings = []
     for team, rows in by_team(records).items():
         chosen = [r for r in rows if r.selected]

@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ladderboard._validation import check_int
+from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.rules.text import check_json
@@ -35,14 +36,15 @@ class Scoring:
     rescale: bool = False
 
     @property
-    def greater_is_better(self) -> bool:
-        return self.kind == "metric" and get_metric(self.name).greater_is_better
+    def direction(self) -> Direction:
+        """Which way the score improves: the metric's, or lower for a loss."""
+        return get_metric(self.name).direction if self.kind == "metric" else LOWER_IS_BETTER
 
     @property
     def requires_probabilities(self) -> bool:
         if self.kind == "metric":
             return get_metric(self.name).requires_probabilities
-        return self.name in {"log_loss", "brier", "multiclass_log_loss", "multiclass_brier"}
+        return get_loss(self.name, **self.params).requires_probabilities
 
     def loss(self):
         loss = get_loss(self.name, **self.params)
