@@ -309,3 +309,17 @@ def test_unknown_mechanism_is_a_clear_error():
         make_mechanism("kaggle")
     with pytest.raises(ValueError, match="unknown mechanism"):
         Mechanism.from_state({"mechanism": "nope", "format": 1})
+
+
+@pytest.mark.parametrize(
+    "name", sorted(n for n, k in MECHANISMS.items() if k.input_kind == "predictions")
+)
+def test_a_metric_mechanisms_holdout_size_is_fixed_too(name):
+    """``n`` of a metric mechanism is the labels' length, not a keyword: it is
+    read-only all the same."""
+    klass = MECHANISMS[name]
+    seed = {"random_state": 0} if klass.stochastic else {}
+    mechanism = klass(metric="auc", y_true=np.array([0, 1, 0, 1.0]), **seed)
+    with pytest.raises(AttributeError, match="fixed at construction"):
+        mechanism.n = 3
+    assert mechanism.n == 4

@@ -219,7 +219,7 @@ class Mechanism(ABC, metaclass=_Constructed):
     def __setattr__(self, name: str, value: Any) -> None:
         if (
             not name.startswith("_")
-            and name in _param_names(type(self))
+            and (name == "n" or name in _param_names(type(self)))
             and self.__dict__.get("_constructed", False)
         ):
             kind = type(self).__name__

@@ -4,6 +4,7 @@ by the live engine and the what-if replay."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +61,11 @@ class Standing:
     submission_id: int
 
 
+def _same_score(a: float, b: float) -> bool:
+    """Equal scores, NaN equal to NaN (a metric undefined on both)."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
 def _key(direction: Direction):
     """Best score first (NaN last), then the earlier submission."""
     return lambda score, when, ident: (direction.key(score), when, ident)
@@ -95,7 +101,8 @@ def public_board(
     standings = []
     for team, rows in by_team(records).items():
         if release_is_current_best:
-            reached = next(r for r in rows if r.public_score == rows[-1].public_score)
+            latest = rows[-1].public_score
+            reached = next(r for r in rows if _same_score(r.public_score, latest))
         else:
             reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
         score = reached.public_score
