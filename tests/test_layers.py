@@ -11,14 +11,15 @@ The layers, bottom up (a package may import only the packages listed for it):
 - ``tasks``: the task runner and report writer that experiments, the advisor
   and replays share;
 - ``files`` (solution and submission files) and ``rules`` (scoring, boards,
-  per-rank boards, final selection: pure functions);
+  per-rank boards, final selection: pure functions over the core);
 - ``store``: the tables, migrations and all of the SQL (no other module
   imports what builds a statement);
 - ``engine``: the competitions, composed over the store and the rules;
 - ``server``, ``client``, ``cli`` and ``demo`` at the top.
 
-Attacks, the advisor, experiments, replays and simulations stand beside the
-competition floors, over the core.
+Attacks, the advisor and experiments stand beside the competition floors,
+over the core; replays and simulations over the core, ``files`` and (replays)
+``rules``.
 """
 
 from __future__ import annotations
@@ -54,31 +55,19 @@ CORE = frozenset(
 ALLOWED: dict[str, frozenset[str]] = {
     "tasks": frozenset(),
     "files": frozenset(),
-    "rules": frozenset({"files"}),
+    "rules": frozenset(),
     "store": frozenset(),
     "engine": frozenset({"files", "rules", "store"}),
     "attacks": frozenset(),
     "advisor": frozenset({"attacks", "tasks"}),
     "experiments": frozenset({"attacks", "advisor", "tasks"}),
     "replay": frozenset({"files", "rules", "tasks"}),
-    "simulation": frozenset({"attacks", "files", "rules", "replay", "tasks"}),
+    "simulation": frozenset({"attacks", "files"}),
     "client": frozenset(),
     "server": frozenset({"files", "rules", "engine"}),
-    "demo": frozenset({"attacks", "files", "client", "server", "engine"}),
+    "demo": frozenset({"attacks", "files", "client", "server"}),
     "cli": frozenset(
-        {
-            "advisor",
-            "client",
-            "demo",
-            "engine",
-            "experiments",
-            "files",
-            "replay",
-            "rules",
-            "server",
-            "simulation",
-            "store",
-        }
+        {"advisor", "client", "demo", "engine", "experiments", "replay", "server", "simulation"}
     ),
 }
 # Third-party packages a core module may import at module level: the core's

@@ -102,10 +102,10 @@ def verify(
         typer.Option("--key", help="The revealed random-stream key (default: the stored one)."),
     ] = None,
 ) -> None:
-    """Replay every stored submission and check every released score bit for bit.
+    """Run every stored submission again and check every released score bit for bit.
 
     Checks the published commitment against the stored solution, split and
-    key, then replays each board in order; exits 1 on the first difference.
+    key, then runs each board again in order; exits 1 on the first difference.
     """
     from ladderboard.engine import Competitions
     from ladderboard.engine.audit import verify as run_verify
@@ -122,7 +122,7 @@ def verify(
         store.engine.dispose()
     console.print(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
-        f"{report.scopes} board(s) replay bit for bit; commitment {report.commitment}"
+        f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}"
     )
 
 

@@ -115,7 +115,7 @@ class Direction:
         return float(v[self.argbest(v.ravel())])
 
     def running_best(self, values: Any) -> np.ndarray:
-        """The best of ``values[: i + 1]`` at each ``i`` (a ``nan`` carries forward).
+        """The best of ``values[: i + 1]`` at each ``i``, for finite scores (a ``nan`` propagates).
 
         >>> LOWER_IS_BETTER.running_best([0.5, 0.3, 0.4, 0.2])
         array([0.5, 0.3, 0.3, 0.2])

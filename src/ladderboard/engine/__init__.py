@@ -1,6 +1,6 @@
 """The competition engine: :class:`Competitions` over a store, the refusals it
 raises, and the frozen views it returns. The web edge and the CLI call it;
-:mod:`ladderboard.engine.audit` replays a store to check it.
+:mod:`ladderboard.engine.audit` runs a store's files again to check it.
 """
 
 from ladderboard.engine.competitions import DEFAULT_URL, Competitions, migrate_store

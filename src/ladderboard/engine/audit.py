@@ -56,7 +56,7 @@ def _same(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or a == b
 
 
-def _replay_scores(solution: Solution, config: CompetitionConfig, data: bytes):
+def _scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes):
     scoring = config.scoring()
     predictions = parse_submission(
         data, solution, max_bytes=2**62, probabilities=scoring.requires_probabilities
@@ -68,7 +68,8 @@ def _replay_scores(solution: Solution, config: CompetitionConfig, data: bytes):
 
 @on_one_blas_thread
 def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> VerifyReport:
-    """Replay ``slug`` and raise :class:`VerificationError` on any difference.
+    """Run every stored file of ``slug`` again and raise
+    :class:`VerificationError` on any difference from what was stored.
 
     ``key_hex`` is the revealed key; without it the stored key is used (the
     organiser's own check).
@@ -97,13 +98,13 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
         commitment = row.commitment
     fresh, load = instances.factory(key, config, solution)
     problems: list[str] = []
-    replayed: dict[str, Any] = {}
+    rerun: dict[str, Any] = {}
     mechanisms: dict[str, Any] = {}
     for sub, file in rows:
-        scored = _replay_scores(solution, config, unpack(file))
+        scored = _scores_of_file(solution, config, unpack(file))
         if sub.scope == BOARD_SCOPE:
-            score, improved, replayed[BOARD_SCOPE] = instances.submit_per_rank(
-                replayed.get(BOARD_SCOPE),
+            score, improved, rerun[BOARD_SCOPE] = instances.submit_per_rank(
+                rerun.get(BOARD_SCOPE),
                 fresh,
                 load,
                 sub.team_id,
@@ -116,7 +117,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             mechanisms[sub.scope] = mechanism
             release = mechanism.submit(scored.public_input)
             score, improved = release.score, release.improved
-            replayed[sub.scope] = instances.dump(mechanism)
+            rerun[sub.scope] = instances.dump(mechanism)
         for name, stored, again in (
             ("released score", sub.public_score, score),
             ("public score", sub.public_raw, scored.public_raw),
@@ -124,20 +125,20 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
         ):
             if not _same(stored, again):
                 problems.append(
-                    f"submission {sub.id}: {name} stored {stored!r}, replayed {again!r}"
+                    f"submission {sub.id}: {name} stored {stored!r}, recomputed {again!r}"
                 )
         if bool(sub.improved) != bool(improved):
             problems.append(
-                f"submission {sub.id}: improved stored {sub.improved}, replayed {improved}"
+                f"submission {sub.id}: improved stored {sub.improved}, recomputed {improved}"
             )
-    for scope, state in replayed.items():
+    for scope, state in rerun.items():
         if states.get(scope) != json.loads(json.dumps(state)):  # as the JSON column holds it
-            problems.append(f"{scope}: the stored mechanism state differs from the replay")
+            problems.append(f"{scope}: the stored mechanism state differs from the re-run")
     if problems:
         shown = "\n".join(problems[:20])
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise VerificationError(f"{len(problems)} difference(s) in {slug!r}:\n{shown}{more}")
-    return VerifyReport(slug, commitment, len(rows), len(replayed))
+    return VerifyReport(slug, commitment, len(rows), len(rerun))
 
 
 @on_one_blas_thread
@@ -153,14 +154,14 @@ def rescore(
     random_state: Any = 0,
 ) -> list[BoardRow]:
     """The board ``slug`` would have shown under another mechanism, the
-    submissions replayed in the order they were made. The live board, its
+    submissions scored again in the order they were made. The live board, its
     states and its releases are untouched.
 
-    ``mode`` is the board of the replay: ``"per-team"`` (a mechanism per
+    ``mode`` is the board of the rescoring: ``"per-team"`` (a mechanism per
     team) or ``"per-rank"`` (the top ``ranks`` positions, default the
     competition's, as :class:`~ladderboard.rules.rank_board.RankBoard`
     runs them live); ``board`` says which standings to return, ``"public"``
-    (as released) or ``"private"``. The replay's streams are keyed by
+    (as released) or ``"private"``. Its streams are keyed by
     ``random_state``, never by the competition's secret key.
     """
     if board not in ("public", "private"):
@@ -186,7 +187,7 @@ def rescore(
     rank_state = None
     records = []
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
-        scored = _replay_scores(solution, config, unpack(file))
+        scored = _scores_of_file(solution, config, unpack(file))
         if mode == "per-rank":
             score, _, rank_state = instances.submit_per_rank(
                 rank_state,

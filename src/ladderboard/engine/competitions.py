@@ -36,6 +36,7 @@ from ladderboard.engine.views import (
     commitment_of,
     now_utc,
     split_sha256,
+    team_scope,
 )
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS
@@ -102,7 +103,7 @@ def migrate_store(url: str | None = None) -> str:
 def _records(session: Session, competition_id: int) -> tuple[list[Record], dict[int, int]]:
     """The competition's submissions as the boards take them, and each one's
     number in its team (what the team calls it) by its id."""
-    rows = queries.scored_submissions(session, competition_id)
+    rows = queries.submissions_with_team(session, competition_id)
     records = [
         Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
         for r, name in rows
@@ -135,7 +136,7 @@ class Competitions:
     ):
         self.engine = engine
         self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
-        self.clock = clock
+        self._clock = clock
         self.caches = Caches(mechanisms=mechanism_cache)
         self.submitter = Submitter(engine, self.reader, clock, self.caches)
         # Shared by every process over this store: the web edge's rate limits
@@ -195,7 +196,7 @@ class Competitions:
             title=title or slug,
             description=description,
             config=config.to_json(),
-            created_at=self.clock(),
+            created_at=self._clock(),
             deadline=config.deadline,
             closed_at=None,
             solution=pack(solution_bytes),
@@ -248,7 +249,7 @@ class Competitions:
         if not name:
             raise ValueError("team name must not be empty")
         key = hashlib.sha256(name_key(name).encode()).hexdigest()
-        now = self.clock()
+        now = self._clock()
         try:
             with self._transaction() as session:
                 competition = lookup.competition(session, slug)
@@ -269,7 +270,7 @@ class Competitions:
                     token_hash=token_hash,
                     created_at=now,
                 )
-                own = "team:{}" if competition.config["board"] == "per-team" else None
+                own = team_scope if competition.config["board"] == "per-team" else None
                 queries.add_team(session, team, own)
         except IntegrityError as exc:
             raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
@@ -327,7 +328,7 @@ class Competitions:
 
     def submissions(self, slug: str, team: str) -> list[SubmissionView]:
         """A team's own submissions; private scores only after the close."""
-        now = self.clock()
+        now = self._clock()
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             team_row = lookup.team(session, competition, team)
@@ -347,7 +348,7 @@ class Competitions:
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),
         by the team's own numbers (``SubmissionView.id``)."""
-        now = self.clock()
+        now = self._clock()
         with self._transaction() as session:
             competition = lookup.competition(session, slug)
             team_row = lookup.team(session, competition, team)
@@ -375,7 +376,7 @@ class Competitions:
     def close(self, slug: str) -> CompetitionInfo:
         """Close now (or finalise after the deadline): teams that selected
         nothing get their best released submissions selected. Idempotent."""
-        now = self.clock()
+        now = self._clock()
         with self._transaction() as session:
             competition = lookup.competition(session, slug)
             if competition.closed_at is not None:
@@ -411,7 +412,7 @@ class Competitions:
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         info = self.competition(slug)
-        if board == "private" and not info.is_closed(self.clock()) and not organiser:
+        if board == "private" and not info.is_closed(self._clock()) and not organiser:
             raise CompetitionClosed("the private board is shown after the close")
         config = info.config
         direction = config.scoring().direction
@@ -451,7 +452,7 @@ class Competitions:
     def reveal_key(self, slug: str) -> str:
         """The random-stream key, for audit, once the competition is closed
         (by the organiser or by its deadline). A read: it writes nothing."""
-        now = self.clock()
+        now = self._clock()
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             if not lookup.info(competition).is_closed(now):

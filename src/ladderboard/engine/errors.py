@@ -43,6 +43,6 @@ class CompetitionClosed(CompetitionError):
 
 
 class VerificationError(CompetitionError):
-    """A stored release does not replay bit for bit."""
+    """A stored release is not what running its file again gives, bit for bit."""
 
     code = "verification"

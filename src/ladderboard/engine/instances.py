@@ -1,7 +1,7 @@
 """A competition's mechanism instances: built fresh or from a stored state,
 each keyed by its own stream of the competition's key, and stored without
 the secrets kept elsewhere (the key, the labels). The live engine and the
-audit build them alike, which is what lets the audit replay a board bit for
+audit build them alike, which is what lets the audit run a board again bit for
 bit.
 """
 

@@ -32,8 +32,8 @@ from ladderboard.store.models import CompetitionRow
 __all__ = [
     "CachedMechanism",
     "Caches",
+    "ClearedWhenFull",
     "ConfigCache",
-    "LastUsed",
     "MechanismCache",
     "SolutionCache",
     "background",
@@ -62,7 +62,7 @@ def hash_and_pack(data: bytes) -> tuple[str, bytes]:
     return submission_sha256(data), pack(data)
 
 
-class LastUsed(dict):
+class ClearedWhenFull(dict):
     """A dict that starts afresh once it holds ``size`` items: this process's
     copy of what never changes (a competition's and a team's ids, its
     solution and configuration), read from the store on a miss."""
@@ -236,4 +236,4 @@ class Caches:
         self.configs = ConfigCache()
         self.mechanisms = MechanismCache(mechanisms)
         self.arrays = StoredArrays()
-        self.targets = LastUsed(targets)
+        self.targets = ClearedWhenFull(targets)

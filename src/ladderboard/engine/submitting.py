@@ -34,7 +34,13 @@ from ladderboard.engine.performance import (
     background,
     hash_and_pack,
 )
-from ladderboard.engine.views import BOARD_SCOPE, SubmissionResult, aware, is_closed
+from ladderboard.engine.views import (
+    BOARD_SCOPE,
+    SubmissionResult,
+    aware,
+    is_closed,
+    team_scope,
+)
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import (
     SubmissionError,
@@ -67,7 +73,7 @@ class Target:
     @property
     def scope(self) -> str:
         """The lock scope of the target's board: its team's, or the whole per-rank board."""
-        return BOARD_SCOPE if self.config.board == "per-rank" else f"team:{self.team_id}"
+        return BOARD_SCOPE if self.config.board == "per-rank" else team_scope(self.team_id)
 
     def parse(self, data: bytes) -> Any:
         """``data``'s predictions, aligned with this competition's solution."""

@@ -24,9 +24,15 @@ __all__ = [
     "is_closed",
     "now_utc",
     "split_sha256",
+    "team_scope",
 ]
 
-BOARD_SCOPE = "board"
+BOARD_SCOPE = "board"  # the one board of a per-rank competition
+
+
+def team_scope(team_id: int) -> str:
+    """The scope of a team's own board (a per-team competition)."""
+    return f"team:{team_id}"
 
 
 def now_utc() -> datetime:

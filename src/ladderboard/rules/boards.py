@@ -1,6 +1,7 @@
 """Ranking teams: the public board as released, final selection, and the
 private board at the close. Pure functions over submission records, shared
-by the live engine and the what-if replay."""
+by the live engine, the audit's rescoring and the replays of
+:mod:`ladderboard.replay`."""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""Storage of competitions: SQLAlchemy models, connections and migrations.
+"""Storage of competitions: SQLAlchemy models, connections, migrations and
+every SQL statement (:mod:`~ladderboard.store.queries` for the engine's reads
+and row writes, :mod:`~ladderboard.store.statements` for a submission's hot
+path, :mod:`~ladderboard.store.arrays` for the large arrays of mechanism
+states).
 
 SQLite (a file) by default; PostgreSQL when ``LADDERBOARD_DATABASE_URL`` (or
 the URL given) says so.

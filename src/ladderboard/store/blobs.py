@@ -1,6 +1,6 @@
 """Compressed blobs: every submitted file and each solution is kept with
-Zstandard (through pyarrow, which the parsing layer uses anyway): 10x faster
-than zlib's default level on CSV and a better ratio, so keeping the file costs
+Zstandard (through pyarrow, which the parsing layer uses anyway): much faster
+than zlib's default level on CSV with a better ratio, so keeping the file costs
 the submission little. Blobs are recognised by their magic number, so zlib
 blobs written by other tools still read.
 """

@@ -9,6 +9,7 @@ transaction to its caller.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -37,9 +38,9 @@ __all__ = [
     "files_in_order",
     "ping",
     "rejection_count",
-    "scored_submissions",
     "solution_file",
     "state_of",
+    "submissions_with_team",
     "team_by_name",
     "team_by_token_hash",
     "team_name_with_key",
@@ -102,13 +103,13 @@ def team_name_with_key(session: Session, competition_id: int, name_key: str) -> 
     )
 
 
-def add_team(session: Session, team: TeamRow, board_scope: str | None) -> None:
+def add_team(session: Session, team: TeamRow, board_scope: Callable[[int], str] | None) -> None:
     """Insert ``team``, and the empty state of its own board when it has one
-    (``board_scope(team_id)``, a per-team board)."""
+    (a per-team board, whose scope is ``board_scope(team id)``)."""
     session.add(team)
     session.flush()
     if board_scope is not None:
-        session.add(_state_row(team.competition_id, board_scope.format(team.id), team.created_at))
+        session.add(_state_row(team.competition_id, board_scope(team.id), team.created_at))
 
 
 def teams(session: Session, competition_id: int) -> list[TeamRow]:
@@ -143,16 +144,14 @@ def team_by_token_hash(session: Session, competition_id: int, token_hash: str) -
 
 
 # ------------------------------------------------------------- submissions
-def scored_submissions(session: Session, competition_id: int) -> list[tuple[SubmissionRow, str]]:
+def submissions_with_team(session: Session, competition_id: int) -> list[tuple[SubmissionRow, str]]:
     """The competition's submissions, each with its team's name."""
-    return [
-        (row, name)
-        for row, name in session.execute(
-            select(SubmissionRow, TeamRow.name)
-            .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
-            .where(SubmissionRow.competition_id == competition_id)
-        ).all()
-    ]
+    rows = session.execute(
+        select(SubmissionRow, TeamRow.name)
+        .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+        .where(SubmissionRow.competition_id == competition_id)
+    )
+    return [(row, name) for row, name in rows.all()]
 
 
 def competition_submissions(session: Session, competition_id: int) -> list[SubmissionRow]:
@@ -196,7 +195,7 @@ def board_states(session: Session, competition_id: int) -> list[tuple[str, Any]]
 
 def files_by_board(session: Session, competition_id: int) -> list[tuple[SubmissionRow, bytes]]:
     """Every submission with its stored file, board by board in the order
-    each board saw them (the audit's replay)."""
+    each board saw them (what the audit runs again)."""
     rows = session.execute(
         select(SubmissionRow, SubmissionFileRow.file)
         .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
