@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
+import operator
 from abc import ABC, ABCMeta, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -158,6 +159,32 @@ def _param_names(klass: type) -> tuple[str, ...]:
     )
 
 
+class _Parameter(property):
+    """A mechanism's parameter: set by ``__init__``, read-only once the
+    instance is constructed. A property on the class, so that only parameters
+    pay for the check, not the state a submission updates; it reads through
+    :func:`operator.attrgetter`, so a read runs no Python code."""
+
+    def __init__(self, name: str) -> None:
+        slot = f"_param_{name}"
+
+        def set_(instance: Any, value: Any) -> None:
+            if instance.__dict__.get("_constructed", False):
+                kind = type(instance).__name__
+                raise AttributeError(
+                    f"{kind}.{name} is fixed at construction (it is "
+                    f"{instance.__dict__.get(slot)!r}): build a new {kind}"
+                )
+            instance.__dict__[slot] = value
+
+        def delete(instance: Any) -> None:
+            raise AttributeError(
+                f"{type(instance).__name__}.{name} is a parameter: it cannot be deleted"
+            )
+
+        super().__init__(operator.attrgetter(slot), set_, delete, f"The parameter ``{name}``.")
+
+
 class _Constructed(ABCMeta):
     """Marks an instance constructed once the outermost ``__init__`` returns:
     from then on its parameters are read-only."""
@@ -196,6 +223,9 @@ class Mechanism(ABC, metaclass=_Constructed):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for name in ("n", *_param_names(cls)):
+            if not isinstance(getattr(cls, name, None), _Parameter):
+                setattr(cls, name, _Parameter(name))
         if not inspect.isabstract(cls) and "name" in cls.__dict__:
             if cls.name in MECHANISMS:
                 raise TypeError(f"mechanism name {cls.name!r} is already registered")
@@ -216,30 +246,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     def _param_names(cls) -> tuple[str, ...]:
         return _param_names(cls)
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        if (
-            not name.startswith("_")
-            and (name == "n" or name in _param_names(type(self)))
-            and self.__dict__.get("_constructed", False)
-        ):
-            kind = type(self).__name__
-            raise AttributeError(
-                f"{kind}.{name} is fixed at construction (it is {getattr(self, name)!r}): "
-                f"build a new {kind}"
-            )
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name: str) -> None:
-        if name in self._param_names():
-            raise AttributeError(
-                f"{type(self).__name__}.{name} is a parameter: it cannot be deleted"
-            )
-        super().__delattr__(name)
-
     def _settle_param(self, name: str, value: Any) -> None:
         """Set a parameter left open at construction (``None``, resolved from
         the holdout size on the first submission); it is read-only after."""
-        object.__setattr__(self, name, value)
+        self.__dict__[f"_param_{name}"] = value
 
     # ----------------------------------------------------------------- public
     def submit(self, x: Any) -> Release:
