@@ -437,8 +437,13 @@ class Competitions:
                     direction=direction,
                     release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
                 )
+        # The board names a submission by the team's own number (a per-rank
+        # board names none).
         return [
-            dataclasses.replace(row, submission_id=numbers.get(row.submission_id))
+            dataclasses.replace(
+                row,
+                submission_id=None if row.submission_id is None else numbers[row.submission_id],
+            )
             for row in ranked(standings)
         ]
 

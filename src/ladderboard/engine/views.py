@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import overload
 
 from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import BoardRow
@@ -39,8 +40,13 @@ def now_utc() -> datetime:
     return datetime.now(UTC)
 
 
+@overload
+def aware(value: datetime) -> datetime: ...
+@overload
+def aware(value: None) -> None: ...
 def aware(value: datetime | None) -> datetime | None:
-    # SQLite returns naive datetimes for timezone-aware columns: they are UTC.
+    """``value`` in UTC: SQLite returns naive datetimes for timezone-aware
+    columns, and they are UTC."""
     if value is None or value.tzinfo is not None:
         return value
     return value.replace(tzinfo=UTC)
