@@ -79,7 +79,7 @@ def test_the_full_flow(client, solution):
     assert commitment["commitment"] == created["commitment"]
     assert len(commitment["key"]) >= 32
 
-    report = verify(client.app.state.store, "demo", key_hex=commitment["key"])
+    report = verify(client.app.state.competitions, "demo", key_hex=commitment["key"])
     assert report.submissions == 3
 
     exported = client.get("/api/competitions/demo/leaderboard.csv?board=private")
@@ -138,7 +138,7 @@ def test_self_registration(make_client, solution):
 def test_team_tokens_are_stored_hashed_and_shown_once(client, solution):
     create(client, solution)
     token = add_team(client, "alpha")
-    with Session(client.app.state.store.engine) as session:
+    with Session(client.app.state.competitions.engine) as session:
         stored = session.scalars(select(TeamRow.token_hash)).all()
     assert stored == [hash_token(token)]
     listed = client.get("/api/competitions/demo", headers=organiser()).text

@@ -34,7 +34,7 @@ def test_concurrent_submissions_are_each_stored_once(client, solution):
     for token in {token for token, _ in jobs}:
         own = sorted(number for t, number in ids if t == token)
         assert own == list(range(1, len(own) + 1))
-    store = client.app.state.store
+    store = client.app.state.competitions
     with Session(store.engine) as session:
         assert session.scalar(select(func.count()).select_from(SubmissionRow)) == len(jobs)
     # Retrying every job with its idempotency key stores nothing new.

@@ -135,7 +135,7 @@ def test_413_for_files_over_the_limits(make_client, solution):
         "too_large",
     )
     # The competition's own limit, checked by the engine.
-    store = client.app.state.store
+    store = client.app.state.competitions
     store.create(
         "small",
         solution,

@@ -35,7 +35,7 @@ from ladderboard.store import (
 
 
 def count(client: TestClient, row) -> int:
-    with Session(client.app.state.store.engine) as session:
+    with Session(client.app.state.competitions.engine) as session:
         return session.scalar(select(func.count()).select_from(row))
 
 
@@ -116,7 +116,7 @@ def test_the_log_of_an_unexpected_error_carries_no_control_character(
     def broken(slug):
         raise RuntimeError("broken")
 
-    monkeypatch.setattr(app.state.store, "competition", broken)
+    monkeypatch.setattr(app.state.competitions, "competition", broken)
     with TestClient(app, raise_server_exceptions=False) as client, caplog.at_level(logging.ERROR):
         response = client.get("/api/competitions/x%1b%5b2J%0aforged")
     assert response.status_code == 500
@@ -161,7 +161,7 @@ def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch
         assert submit(client, token, b"not,a,submission\n").status_code == 400
     else:
         client.post("/api/competitions/demo/close", headers=organiser())
-    store = client.app.state.store
+    store = client.app.state.competitions
     parsed = []
     monkeypatch.setattr(store, "submit", lambda *a, **k: parsed.append(a))
     for headers in ({}, {"Idempotency-Key": "a-new-key"}):  # a new key changes nothing
@@ -222,7 +222,7 @@ def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, 
 def test_concurrent_bad_files_never_pass_the_invalid_cap(client, solution):
     from concurrent.futures import ThreadPoolExecutor
 
-    store = client.app.state.store
+    store = client.app.state.competitions
     for round_ in range(20):
         slug = f"race{round_}"
         create(client, solution, slug=slug, invalid_quota=3)
@@ -245,7 +245,7 @@ def test_rate_limits_are_shared_by_every_worker(database_url, solution):
     settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=5)
     with TestClient(create_app(settings)) as a, TestClient(create_app(settings)) as b:
         config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
-        a.app.state.store.create("demo", solution, config)
+        a.app.state.competitions.create("demo", solution, config)
         codes = [
             (a if i % 2 else b).get("/api/competitions/demo/leaderboard", headers=organiser())
             for i in range(10)
@@ -316,7 +316,7 @@ def test_each_sign_in_is_a_new_session_that_expires(client):
     assert "Max-Age=43200" in response.headers["set-cookie"]
     client.cookies.set("ladderboard_organiser", first, path="/organiser")
     assert "Sign out" in client.get("/organiser").text
-    with Session(client.app.state.store.engine) as session, session.begin():
+    with Session(client.app.state.competitions.engine) as session, session.begin():
         session.execute(
             update(OrganiserSessionRow).values(expires_at=OrganiserSessionRow.created_at)
         )
@@ -410,7 +410,7 @@ def test_a_closed_competition_takes_no_new_team(client, solution):
 def test_reads_after_the_deadline_write_nothing(database_url, solution, monkeypatch):
     now = [datetime.now(UTC)]
     store = Competitions.open(database_url, clock=lambda: now[0])
-    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), store=store)
+    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), competitions=store)
     with TestClient(app) as client:
         create(client, solution, deadline=(now[0] + timedelta(hours=1)).isoformat())
         token = add_team(client, "alpha")

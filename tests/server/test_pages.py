@@ -115,8 +115,8 @@ def test_organiser_forms_need_the_cookie_and_the_csrf_value(client, solution):
     # With the cookie but without the form's CSRF value.
     assert client.post("/organiser/c/demo/close", data={"csrf": "0" * 64}).status_code == 403
     assert client.post("/organiser/c/demo/teams", data={"name": "x"}).status_code == 403
-    assert not client.app.state.store.teams("demo")
-    assert not client.app.state.store.competition("demo").is_closed()
+    assert not client.app.state.competitions.teams("demo")
+    assert not client.app.state.competitions.competition("demo").is_closed()
     bad_config = client.post(
         "/organiser/competitions",
         data={"csrf": csrf, "slug": "other", "score": "pearson", "mechanism": "ladder"},
@@ -124,7 +124,9 @@ def test_organiser_forms_need_the_cookie_and_the_csrf_value(client, solution):
     )
     assert bad_config.status_code == 422 and "is a metric" in alert(bad_config.text)
     closed = client.post("/organiser/c/demo/close", data={"csrf": csrf})
-    assert closed.status_code == 200 and client.app.state.store.competition("demo").is_closed()
+    assert (
+        closed.status_code == 200 and client.app.state.competitions.competition("demo").is_closed()
+    )
     client.post("/organiser/logout", data={"csrf": csrf})
     assert "Sign in" in client.get("/organiser").text
 
@@ -134,7 +136,7 @@ def test_no_page_leaks_before_the_close_and_the_private_board_shows_after(client
     alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
     for seed, token in enumerate([alpha, alpha, beta, alpha]):
         assert submit(client, token, predictions(solution, seed)).status_code == 201
-    with Session(client.app.state.store.engine) as session:
+    with Session(client.app.state.competitions.engine) as session:
         key = session.scalars(select(CompetitionRow.secret_key)).one()
         rows = session.scalars(select(SubmissionRow)).all()
     shown = {f"{row.public_score:.5f}" for row in rows}

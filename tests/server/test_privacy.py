@@ -58,7 +58,7 @@ def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(clien
     for seed, token in enumerate([alpha, alpha, beta, alpha]):
         assert submit(client, token, predictions(solution, seed)).status_code == 201
 
-    store = client.app.state.store
+    store = client.app.state.competitions
     with Session(store.engine) as session:
         key = session.scalars(select(CompetitionRow.secret_key)).one()
         rows = session.scalars(select(SubmissionRow)).all()

@@ -82,7 +82,7 @@ def server(database_url):
     try:
         yield app, _seed(app)
     finally:
-        app.state.store.engine.dispose()
+        app.state.competitions.engine.dispose()
 
 
 def _seed(app) -> dict:

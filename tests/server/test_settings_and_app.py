@@ -58,7 +58,7 @@ def test_without_an_organiser_token_in_development_organiser_routes_refuse(clean
 def test_apps_do_not_share_state(database_url, solution):
     settings = Settings(admin_token=ADMIN, database_url=database_url)
     first, second = create_app(settings), create_app(settings)
-    assert first.state.store is not second.state.store
+    assert first.state.competitions is not second.state.competitions
     with TestClient(first) as a, TestClient(second) as b:
         create(a, solution)
         assert b.get("/api/competitions/demo").status_code == 200  # same database
@@ -71,7 +71,7 @@ def test_an_unexpected_error_is_a_json_500_without_details(database_url, solutio
         raise RuntimeError("secret internals")
 
     store.competitions = broken
-    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), store=store)
+    app = create_app(Settings(admin_token=ADMIN, database_url=database_url), competitions=store)
     with TestClient(app, raise_server_exceptions=False) as client:
         response = client.get("/api/competitions")
     store.engine.dispose()
@@ -82,7 +82,7 @@ def test_an_unexpected_error_is_a_json_500_without_details(database_url, solutio
 
 def test_healthz_is_503_when_the_database_does_not_answer():
     store = Competitions(make_engine("postgresql://postgres@127.0.0.1:1/nowhere"))
-    app = create_app(Settings(admin_token=ADMIN, database_url="sqlite://"), store=store)
+    app = create_app(Settings(admin_token=ADMIN, database_url="sqlite://"), competitions=store)
     with TestClient(app) as client:
         response = client.get("/healthz")
     assert response.status_code == 503

@@ -138,7 +138,7 @@ def _json_object(name: str, value: str | None) -> dict[str, Any]:
     summary="Create a competition from a solution file (organiser)",
 )
 def create_competition(
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     _: OrganiserDep,
     solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
@@ -181,7 +181,7 @@ def create_competition(
     # SolutionError → 400; over the limit, compressed or not → 413
     parsed_solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
     try:
-        info = store.create(
+        info = competitions.create(
             slug, parsed_solution, config, title=title or None, description=description
         )
     except (TypeError, ValueError) as exc:
@@ -190,8 +190,8 @@ def create_competition(
 
 
 @router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
-def list_competitions(store: CompetitionsDep) -> list[CompetitionOut]:
-    return [CompetitionOut.of(info) for info in store.competitions()]
+def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
+    return [CompetitionOut.of(info) for info in competitions.competitions()]
 
 
 @router.get(
@@ -211,9 +211,9 @@ def get_competition(competition: Competition) -> CompetitionOut:
     summary="Close the competition now (organiser); idempotent",
 )
 def close_competition(
-    store: CompetitionsDep, _: OrganiserDep, competition: Competition
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
-    return CompetitionOut.of(store.close(competition.slug))
+    return CompetitionOut.of(competitions.close(competition.slug))
 
 
 @router.get(
@@ -222,8 +222,8 @@ def close_competition(
     response_model=CommitmentOut,
     summary="The audit commitment, and the key once closed",
 )
-def get_commitment(store: CompetitionsDep, competition: Competition) -> CommitmentOut:
-    key = store.reveal_key(competition.slug) if competition.is_closed() else None
+def get_commitment(competitions: CompetitionsDep, competition: Competition) -> CommitmentOut:
+    key = competitions.reveal_key(competition.slug) if competition.is_closed() else None
     return CommitmentOut(
         slug=competition.slug,
         commitment=competition.commitment,
@@ -248,14 +248,14 @@ class TeamIn(BaseModel):
 def add_team(
     body: TeamIn,
     response: Response,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     who: CallerDep,
     competition: Competition,
 ) -> TeamCreated:
     if not who.is_organiser:
         if not settings.allow_self_registration:
-            if who.token is not None and who.team(store, competition.slug) is not None:
+            if who.token is not None and who.team(competitions, competition.slug) is not None:
                 raise ApiError(403, "forbidden", "only the organiser may register teams here")
             raise ApiError(
                 401,
@@ -267,7 +267,7 @@ def add_team(
             raise ApiError(409, "closed", f"competition {competition.slug!r} is closed")
     token = secrets.token_urlsafe(32)
     try:
-        team = store.add_team(competition.slug, body.name, token_hash=hash_token(token))
+        team = competitions.add_team(competition.slug, body.name, token_hash=hash_token(token))
     except ValueError as exc:
         raise invalid(str(exc)) from None
     no_store(response)  # the token must not stay in any cache
@@ -313,7 +313,7 @@ def check_submission_fields(message: str, idempotency_key: str | None) -> None:
 
 
 def submit_file(
-    store: Competitions,
+    competitions: Competitions,
     settings: Settings,
     team: TeamInfo,
     competition: CompetitionInfo,
@@ -323,7 +323,7 @@ def submit_file(
 ) -> SubmissionCreated:
     """Read and submit an uploaded file whose submission was admitted."""
     data = read_upload(upload, settings.max_upload_bytes, "submission file")
-    result = store.submit(
+    result = competitions.submit(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
     return SubmissionCreated.of(result)
@@ -343,7 +343,7 @@ def submit_file(
 )
 async def submit(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     team: TeamDep,
     competition: Competition,
@@ -360,7 +360,7 @@ async def submit(
     # refusal that needs no file: a team whose quota is spent cannot make the
     # server receive, decompress and parse its file.
     check_submission_fields("", idempotency_key)
-    await run_in_threadpool(store.admit, competition.slug, team.name, idempotency_key)
+    await run_in_threadpool(competitions.admit, competition.slug, team.name, idempotency_key)
     try:
         form = await request.form(max_files=1, max_fields=4)
     except (ValueError, KeyError) as exc:
@@ -374,7 +374,14 @@ async def submit(
             raise invalid("the field 'message' must be text")
         check_submission_fields(message, None)  # the key was checked before the admission
         return await run_in_threadpool(
-            submit_file, store, settings, team, competition, upload.file, message, idempotency_key
+            submit_file,
+            competitions,
+            settings,
+            team,
+            competition,
+            upload.file,
+            message,
+            idempotency_key,
         )
 
 
@@ -393,9 +400,9 @@ async def _closing(form: FormData) -> AsyncIterator[FormData]:
     summary="The calling team's own submissions",
 )
 def own_submissions(
-    store: CompetitionsDep, team: TeamDep, competition: Competition
+    competitions: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> list[SubmissionOut]:
-    return [SubmissionOut.of(v) for v in store.submissions(competition.slug, team.name)]
+    return [SubmissionOut.of(v) for v in competitions.submissions(competition.slug, team.name)]
 
 
 @router.put(
@@ -405,23 +412,23 @@ def own_submissions(
     summary="Choose the team's final submissions (replacing an earlier choice)",
 )
 def select_final(
-    body: SelectionIn, store: CompetitionsDep, team: TeamDep, competition: Competition
+    body: SelectionIn, competitions: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> SelectionOut:
     try:
-        store.select(competition.slug, team.name, body.submission_ids)
+        competitions.select(competition.slug, team.name, body.submission_ids)
     except ValueError as exc:
         raise invalid(str(exc)) from None
-    views = store.submissions(competition.slug, team.name)
+    views = competitions.submissions(competition.slug, team.name)
     return SelectionOut(selected=[v.id for v in views if v.selected])
 
 
 # ------------------------------------------------------------------- boards
-def _board_rows(store, who, competition, board: str):
+def _board_rows(competitions, who, competition, board: str):
     if board == "private" and not competition.is_closed() and not who.is_organiser:
         raise ApiError(
             403, "private_board", "the private board is shown after the competition closes"
         )
-    return store.leaderboard(competition.slug, board, organiser=who.is_organiser)
+    return competitions.leaderboard(competition.slug, board, organiser=who.is_organiser)
 
 
 @router.get(
@@ -431,16 +438,16 @@ def _board_rows(store, who, competition, board: str):
     summary="The public board, or the private one (organiser before the close, all after)",
 )
 def leaderboard(
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     who: CallerDep,
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
 ) -> LeaderboardOut:
-    rows = _board_rows(store, who, competition, board)
+    rows = _board_rows(competitions, who, competition, board)
     return LeaderboardOut(
         slug=competition.slug,
         board=board,
-        closed=store.competition(competition.slug).is_closed(),
+        closed=competitions.competition(competition.slug).is_closed(),
         rows=[BoardRowOut.of(r) for r in rows],
     )
 
@@ -464,12 +471,12 @@ def _cell(text: str) -> str:
     summary="The board as CSV",
 )
 def leaderboard_csv(
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     who: CallerDep,
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
 ) -> Response:
-    rows = _board_rows(store, who, competition, board)
+    rows = _board_rows(competitions, who, competition, board)
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "team", "score", "entries", "last_submission"])
@@ -491,9 +498,9 @@ def leaderboard_csv(
     responses=errors(503),
     summary="Whether the database answers",
 )
-def healthz(store: CompetitionsDep) -> HealthOut:
+def healthz(competitions: CompetitionsDep) -> HealthOut:
     try:
-        store.ping()
+        competitions.ping()
     except Exception as exc:
         raise ApiError(503, "database_unavailable", "the database does not answer") from exc
     return HealthOut(status="ok", database="ok")

@@ -1,14 +1,15 @@
-"""The app factory: ``create_app(settings, store=...)``.
+"""The app factory: ``create_app(settings, competitions=...)``.
 
 Nothing is built at import time: each call makes its own settings (from the
-environment when not given) and its own store, kept on ``app.state``; rate
+environment when not given) and its own engine over the store, kept on
+``app.state``; rate
 limits and the organiser's sign-ins live in the store, shared by every
 worker. ``uvicorn --factory ladderboard.server.app:create_app`` (or
 ``ladderboard serve``) calls it once per worker.
 
 >>> from ladderboard.engine import Competitions
 >>> app = create_app(Settings(environment="development", database_url="sqlite://"),
-...                  store=Competitions.open("sqlite://"))
+...                  competitions=Competitions.open("sqlite://"))
 >>> sorted(app.openapi()["paths"])[:3]
 ['/api/competitions', '/api/competitions/{slug}', '/api/competitions/{slug}/close']
 """
@@ -34,19 +35,22 @@ __all__ = ["create_app"]
 _FORM_OVERHEAD_BYTES = 1 << 20
 
 
-def create_app(settings: Settings | None = None, *, store: Competitions | None = None) -> FastAPI:
-    """A new application over ``store`` (default: opened, and migrated, from
+def create_app(
+    settings: Settings | None = None, *, competitions: Competitions | None = None
+) -> FastAPI:
+    """A new application over the engine ``competitions`` (default: opened,
+    and its store migrated, from
     ``settings.database_url``; then disposed of at shutdown)."""
     settings = settings if settings is not None else Settings()
-    owns_store = store is None
-    if store is None:
-        store = Competitions.open(settings.database_url)
+    owns_competitions = competitions is None
+    if competitions is None:
+        competitions = Competitions.open(settings.database_url)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
-        if owns_store:
-            store.dispose()
+        if owns_competitions:
+            competitions.dispose()
 
     app = FastAPI(
         title="ladderboard",
@@ -63,7 +67,7 @@ def create_app(settings: Settings | None = None, *, store: Competitions | None =
         redoc_url=None,
     )
     app.state.settings = settings
-    app.state.store = store
+    app.state.competitions = competitions
     install_error_handlers(app)
 
     app.add_middleware(

@@ -72,7 +72,7 @@ def no_store(response: Response) -> None:
 
 
 def get_competitions(request: Request) -> Competitions:
-    return request.app.state.store
+    return request.app.state.competitions
 
 
 def get_settings(request: Request) -> Settings:
@@ -90,12 +90,12 @@ class Caller:
     token: str | None
     is_organiser: bool
 
-    def team(self, store: Competitions, slug: str) -> TeamInfo | None:
+    def team(self, competitions: Competitions, slug: str) -> TeamInfo | None:
         """The team of ``slug`` this token belongs to, if any."""
         if self.token is None or self.is_organiser:
             return None
         try:
-            return store.team_by_token_hash(slug, hash_token(self.token))
+            return competitions.team_by_token_hash(slug, hash_token(self.token))
         except NotFound:
             return None
 
@@ -151,13 +151,15 @@ def is_organiser_token(settings: Settings, token: str) -> bool:
     )
 
 
-def authenticate(request: Request, store: Competitions, settings: Settings, token: str) -> Caller:
+def authenticate(
+    request: Request, competitions: Competitions, settings: Settings, token: str
+) -> Caller:
     """The caller of ``token``: the organiser or a team of some competition,
     refused with 401 (counted against the address) when it is neither."""
     check_failures(request, settings)
     if is_organiser_token(settings, token):
         is_organiser = True
-    elif store.knows_token_hash(hash_token(token)):
+    elif competitions.knows_token_hash(hash_token(token)):
         is_organiser = False
     else:
         raise failed_authentication(request, settings, "the token is not valid on this server")
@@ -197,33 +199,33 @@ def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def organiser(store: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
+def organiser(competitions: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
     """Only the organiser: 401 without a valid token, 403 with a team's."""
     if who.is_organiser:
         return who
     if who.token is None:
         raise _unauthorized("this action needs the organiser's token (Authorization: Bearer)")
     slug = request.path_params.get("slug")
-    if slug is not None and who.team(store, slug) is not None:
+    if slug is not None and who.team(competitions, slug) is not None:
         raise ApiError(403, "forbidden", "this action is for the organiser, not for a team")
     raise _unauthorized("the token is not the organiser's token")
 
 
-def competition_of(store: CompetitionsDep, slug: str) -> CompetitionInfo:
+def competition_of(competitions: CompetitionsDep, slug: str) -> CompetitionInfo:
     """The competition of the path (404 before any token is checked)."""
-    return store.competition(slug)
+    return competitions.competition(slug)
 
 
 Competition = Annotated[CompetitionInfo, Depends(competition_of)]
 
 
-def team_of(store: CompetitionsDep, who: CallerDep, competition: Competition) -> TeamInfo:
+def team_of(competitions: CompetitionsDep, who: CallerDep, competition: Competition) -> TeamInfo:
     """Only a team of this competition: 401 without a valid token, 403 for the organiser."""
     if who.is_organiser:
         raise ApiError(403, "forbidden", "this action is for a team, not for the organiser")
     if who.token is None:
         raise _unauthorized("this action needs your team's token (Authorization: Bearer)")
-    team = who.team(store, competition.slug)
+    team = who.team(competitions, competition.slug)
     if team is None:
         raise _unauthorized(f"the token is not a team token of competition {competition.slug!r}")
     return team

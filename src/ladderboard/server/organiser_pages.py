@@ -53,8 +53,8 @@ def _session(request: Request) -> str:
     return request.cookies.get(COOKIE, "")
 
 
-def signed_in(request: Request, store, settings: Settings) -> bool:
-    return bool(settings.admin_token.get_secret_value()) and store.sessions.is_valid(
+def signed_in(request: Request, competitions, settings: Settings) -> bool:
+    return bool(settings.admin_token.get_secret_value()) and competitions.sessions.is_valid(
         _session(request)
     )
 
@@ -69,10 +69,10 @@ def same_origin(request: Request) -> bool:
     return urlsplit(source).netloc.lower() == request.url.netloc.lower()
 
 
-def check_form(request: Request, store, settings: Settings, csrf: str) -> None:
+def check_form(request: Request, competitions, settings: Settings, csrf: str) -> None:
     """Refuse an organiser form without a live session, from another site, or
     without the session's CSRF value."""
-    if not signed_in(request, store, settings):
+    if not signed_in(request, competitions, settings):
         raise ApiError(401, "unauthorized", "sign in with the organiser's token first")
     if not same_origin(request):
         raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
@@ -86,10 +86,10 @@ def check_form(request: Request, store, settings: Settings, csrf: str) -> None:
     )
 
 
-def _dashboard(request: Request, store, settings: Settings, status: int = 200, **extra: Any):
+def _dashboard(request: Request, competitions, settings: Settings, status: int = 200, **extra: Any):
     competitions = [
-        (competition, [team.name for team in store.teams(competition.slug)])
-        for competition in api.list_competitions(store)
+        (competition, [team.name for team in competitions.teams(competition.slug)])
+        for competition in api.list_competitions(competitions)
     ]
     return render(
         request,
@@ -106,16 +106,18 @@ def _dashboard(request: Request, store, settings: Settings, status: int = 200, *
 
 
 @router.get("/organiser", response_class=HTMLResponse)
-def organiser_page(request: Request, store: CompetitionsDep, settings: SettingsDep) -> HTMLResponse:
-    if not signed_in(request, store, settings):
+def organiser_page(
+    request: Request, competitions: CompetitionsDep, settings: SettingsDep
+) -> HTMLResponse:
+    if not signed_in(request, competitions, settings):
         return render(request, "organiser.html", signed_in=False)
-    return _dashboard(request, store, settings)
+    return _dashboard(request, competitions, settings)
 
 
 @router.post("/organiser/login", response_class=HTMLResponse)
 def organiser_login(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     token: Annotated[str, Form()] = "",
 ) -> Response:
@@ -132,7 +134,7 @@ def organiser_login(
     response = RedirectResponse("/organiser", status_code=303)
     response.set_cookie(
         COOKIE,
-        store.sessions.open(lifetime),
+        competitions.sessions.open(lifetime),
         max_age=int(lifetime.total_seconds()),
         httponly=True,
         samesite="strict",
@@ -145,7 +147,7 @@ def organiser_login(
 @router.post("/organiser/logout")
 def organiser_logout(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
@@ -158,22 +160,22 @@ def organiser_logout(
         and same_origin(request)
         and hmac.compare_digest(csrf.encode(), _csrf(settings, session).encode())
     ):
-        store.sessions.close(session)
+        competitions.sessions.close(session)
         response.delete_cookie(COOKIE, path="/organiser")
     return response
 
 
-def _organiser_refusal(request, store, settings, exc: Exception) -> HTMLResponse:
+def _organiser_refusal(request, competitions, settings, exc: Exception) -> HTMLResponse:
     status, text = refusal(exc)
-    if not signed_in(request, store, settings):
+    if not signed_in(request, competitions, settings):
         return render(request, "organiser.html", status, signed_in=False, error=text)
-    return _dashboard(request, store, settings, status, error=text)
+    return _dashboard(request, competitions, settings, status, error=text)
 
 
 @router.post("/organiser/competitions", response_class=HTMLResponse)
 def organiser_create(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     csrf: Annotated[str, Form()] = "",
     solution: Annotated[UploadFile | None, File()] = None,
@@ -192,14 +194,14 @@ def organiser_create(
     n_selections: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, store, settings, csrf)
+        check_form(request, competitions, settings, csrf)
         if solution is None or not solution.filename:
             raise ApiError(422, "invalid_request", "choose a solution file")
         if board not in ("per-team", "per-rank"):
             raise ApiError(422, "invalid_request", f"board must be per-team or per-rank: {board!r}")
         selections = api._optional_int("n_selections", n_selections)
         created = api.create_competition(
-            store,
+            competitions,
             settings,
             Caller(None, True),
             solution,
@@ -218,41 +220,48 @@ def organiser_create(
             n_selections=selections if isinstance(selections, int) else None,
         )
     except REFUSALS as exc:
-        return _organiser_refusal(request, store, settings, exc)
-    return _dashboard(request, store, settings, 201, created=created)
+        return _organiser_refusal(request, competitions, settings, exc)
+    return _dashboard(request, competitions, settings, 201, created=created)
 
 
 @router.post("/organiser/c/{slug}/teams", response_class=HTMLResponse)
 def organiser_add_team(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     csrf: Annotated[str, Form()] = "",
     name: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, store, settings, csrf)
-        info = store.competition(slug)
+        check_form(request, competitions, settings, csrf)
+        info = competitions.competition(slug)
         team = api.add_team(
-            api.TeamIn(name=name.strip()), Response(), store, settings, Caller(None, True), info
+            api.TeamIn(name=name.strip()),
+            Response(),
+            competitions,
+            settings,
+            Caller(None, True),
+            info,
         )
     except REFUSALS as exc:
-        return _organiser_refusal(request, store, settings, exc)
-    return _dashboard(request, store, settings, 201, new_team=team, team_slug=slug)
+        return _organiser_refusal(request, competitions, settings, exc)
+    return _dashboard(request, competitions, settings, 201, new_team=team, team_slug=slug)
 
 
 @router.post("/organiser/c/{slug}/close", response_class=HTMLResponse)
 def organiser_close(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     csrf: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, store, settings, csrf)
-        closed = api.close_competition(store, Caller(None, True), store.competition(slug))
+        check_form(request, competitions, settings, csrf)
+        closed = api.close_competition(
+            competitions, Caller(None, True), competitions.competition(slug)
+        )
     except REFUSALS as exc:
-        return _organiser_refusal(request, store, settings, exc)
-    return _dashboard(request, store, settings, closed=closed)
+        return _organiser_refusal(request, competitions, settings, exc)
+    return _dashboard(request, competitions, settings, closed=closed)

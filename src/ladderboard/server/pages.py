@@ -47,22 +47,24 @@ def install_pages(app: FastAPI) -> None:
 
 # ------------------------------------------------------------------ public
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, store: CompetitionsDep) -> HTMLResponse:
-    return render(request, "index.html", competitions=api.list_competitions(store))
+def index(request: Request, competitions: CompetitionsDep) -> HTMLResponse:
+    return render(request, "index.html", competitions=api.list_competitions(competitions))
 
 
-def _boards(store, info: CompetitionInfo) -> dict[str, Any]:
-    public = api.leaderboard(store, _ANONYMOUS, info, "public")
+def _boards(competitions, info: CompetitionInfo) -> dict[str, Any]:
+    public = api.leaderboard(competitions, _ANONYMOUS, info, "public")
     private = None
-    commitment = api.get_commitment(store, info)
+    commitment = api.get_commitment(competitions, info)
     if public.closed:
-        private = api.leaderboard(store, _ANONYMOUS, store.competition(info.slug), "private")
+        private = api.leaderboard(
+            competitions, _ANONYMOUS, competitions.competition(info.slug), "private"
+        )
     return {"public": public, "private": private, "commitment": commitment}
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
-def competition_home(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(store, slug)
+def competition_home(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     return render(
@@ -70,19 +72,19 @@ def competition_home(request: Request, store: CompetitionsDep, slug: str) -> HTM
         "competition.html",
         competition=api.get_competition(info),
         precision=info.config.precision,
-        **_boards(store, info),
+        **_boards(competitions, info),
     )
 
 
-def _team_caller(request: Request, store, info: CompetitionInfo, token: str):
+def _team_caller(request: Request, competitions, info: CompetitionInfo, token: str):
     """The team of ``token`` in ``info`` (spending its rate limit), or a refusal."""
     token = token.strip()
     if not token:
         raise ApiError(401, "unauthorized", "enter your team's token")
-    who = authenticate(request, store, request.app.state.settings, token)
+    who = authenticate(request, competitions, request.app.state.settings, token)
     if who.is_organiser:
         raise ApiError(403, "forbidden", "this page is for a team, not for the organiser")
-    team = who.team(store, info.slug)
+    team = who.team(competitions, info.slug)
     if team is None:
         raise ApiError(
             401, "unauthorized", f"the token is not a team token of competition {info.slug!r}"
@@ -91,8 +93,8 @@ def _team_caller(request: Request, store, info: CompetitionInfo, token: str):
 
 
 @router.get("/c/{slug}/submit", response_class=HTMLResponse)
-def submit_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(store, slug)
+def submit_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     return render(request, "submit.html", competition=api.get_competition(info), result=None)
@@ -101,24 +103,24 @@ def submit_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLResp
 @router.post("/c/{slug}/submit", response_class=HTMLResponse)
 def submit_page(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
     token: Annotated[str, Form()] = "",
     message: Annotated[str, Form()] = "",
     file: Annotated[UploadFile | None, File()] = None,
 ) -> HTMLResponse:
-    info = find(store, slug)
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     context: dict[str, Any] = {"competition": api.get_competition(info), "result": None}
     try:
-        team = _team_caller(request, store, info, token)
+        team = _team_caller(request, competitions, info, token)
         if file is None or not file.filename:
             raise ApiError(422, "invalid_request", "choose a predictions file to submit")
         api.check_submission_fields(message, None)
-        store.admit(info.slug, team.name)  # before the file is read
-        result = api.submit_file(store, settings, team, info, file.file, message, None)
+        competitions.admit(info.slug, team.name)  # before the file is read
+        result = api.submit_file(competitions, settings, team, info, file.file, message, None)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return render(request, "submit.html", status, error=text, message=message, **context)
@@ -129,8 +131,8 @@ def submit_page(
 
 
 @router.get("/c/{slug}/team", response_class=HTMLResponse)
-def team_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(store, slug)
+def team_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     return render(request, "team.html", competition=api.get_competition(info), submissions=None)
@@ -138,24 +140,26 @@ def team_form(request: Request, store: CompetitionsDep, slug: str) -> HTMLRespon
 
 @router.post("/c/{slug}/team", response_class=HTMLResponse)
 def team_page(
-    request: Request, store: CompetitionsDep, slug: str, token: Annotated[str, Form()] = ""
+    request: Request, competitions: CompetitionsDep, slug: str, token: Annotated[str, Form()] = ""
 ) -> HTMLResponse:
-    info = find(store, slug)
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     competition = api.get_competition(info)
     try:
-        team = _team_caller(request, store, info, token)
+        team = _team_caller(request, competitions, info, token)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return render(
             request, "team.html", status, competition=competition, submissions=None, error=text
         )
-    return _team_view(request, store, info, team)
+    return _team_view(request, competitions, info, team)
 
 
-def _team_view(request: Request, store, info: CompetitionInfo, team, status=200, **extra: Any):
-    submissions = api.own_submissions(store, team, info)
+def _team_view(
+    request: Request, competitions, info: CompetitionInfo, team, status=200, **extra: Any
+):
+    submissions = api.own_submissions(competitions, team, info)
     chart = score_chart(
         [(s.created_at, s.public_score) for s in submissions],
         precision=info.config.precision,
@@ -177,16 +181,16 @@ def _team_view(request: Request, store, info: CompetitionInfo, team, status=200,
 @router.post("/c/{slug}/team/selection", response_class=HTMLResponse)
 def team_selection(
     request: Request,
-    store: CompetitionsDep,
+    competitions: CompetitionsDep,
     slug: str,
     token: Annotated[str, Form()] = "",
     submission_ids: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
 ) -> HTMLResponse:
-    info = find(store, slug)
+    info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     try:
-        team = _team_caller(request, store, info, token)
+        team = _team_caller(request, competitions, info, token)
     except REFUSALS as exc:
         status, text = refusal(exc)
         competition = api.get_competition(info)
@@ -195,10 +199,12 @@ def team_selection(
         )
     try:
         ids = [int(value) for value in submission_ids]
-        api.select_final(api.SelectionIn(submission_ids=ids), store, team, info)
+        api.select_final(api.SelectionIn(submission_ids=ids), competitions, team, info)
     except ValueError:
-        return _team_view(request, store, info, team, 422, error="Submission ids must be integers.")
+        return _team_view(
+            request, competitions, info, team, 422, error="Submission ids must be integers."
+        )
     except REFUSALS as exc:
         status, text = refusal(exc)
-        return _team_view(request, store, info, team, status, error=text)
-    return _team_view(request, store, info, team, saved=True)
+        return _team_view(request, competitions, info, team, status, error=text)
+    return _team_view(request, competitions, info, team, saved=True)

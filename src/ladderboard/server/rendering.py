@@ -57,9 +57,9 @@ def refusal(exc: Exception) -> tuple[int, str]:
 REFUSALS = (ApiError, CompetitionError, SubmissionError, SolutionError, ValidationError)
 
 
-def find(store, slug: str) -> CompetitionInfo | None:
+def find(competitions, slug: str) -> CompetitionInfo | None:
     try:
-        return store.competition(slug)
+        return competitions.competition(slug)
     except NotFound:
         return None
 
