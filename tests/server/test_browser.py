@@ -24,6 +24,7 @@ from server_helpers import ADMIN, predictions
 
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
+from system import require
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +70,10 @@ def live_server(tmp_path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: apt-get install chromium"
+    require(
+        os.access(CHROMIUM, os.X_OK),
+        f"{CHROMIUM} is missing (apt-get install chromium): see the README's Set-up",
+    )
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
