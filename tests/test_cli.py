@@ -1,6 +1,9 @@
 """The ``ladderboard`` command, run in-process; the demo starts a real server."""
 
 import re
+import subprocess
+import sys
+from importlib.resources import files
 
 import pytest
 from typer.testing import CliRunner
@@ -76,3 +79,19 @@ def test_demo_rejects_bad_options(args, message):
     result = runner.invoke(app, ["demo", *args], env={"COLUMNS": "200"})
     assert result.exit_code != 0
     assert message in result.output
+
+
+def test_python_dash_m_runs_the_command():
+    done = subprocess.run(
+        [sys.executable, "-m", "ladderboard", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert __version__ in done.stdout
+
+
+def test_the_package_says_it_is_typed():
+    assert files("ladderboard").joinpath("py.typed").is_file()

@@ -1,0 +1,5 @@
+"""``python -m ladderboard``: the ``ladderboard`` command."""
+
+from ladderboard.cli import app
+
+app(prog_name="ladderboard")
