@@ -35,11 +35,15 @@ def main() -> None:
 
     weights_only = median_seconds(floor, repeat=5)
     print(f"n = {n}, B = {B}, metric = pearson")
-    print(f"chunk: {rows} rows x {n} = {rows * n * 8 / 2**20:.1f} MiB of weights "
-          f"(target {CHUNK_BYTES / 2**20:.0f} MiB), one per thread")
+    print(
+        f"chunk: {rows} rows x {n} = {rows * n * 8 / 2**20:.1f} MiB of weights "
+        f"(target {CHUNK_BYTES / 2**20:.0f} MiB), one per thread"
+    )
     print(f"floor: draw and sum B·n weights, one thread   {weights_only:7.3f} s")
-    print(f"BayesBootLadder.submit                       {submit:7.3f} s   "
-          f"{submit / weights_only:5.2f}x the floor   (goal <= 0.5 s)")
+    print(
+        f"BayesBootLadder.submit                       {submit:7.3f} s   "
+        f"{submit / weights_only:5.2f}x the floor   (goal <= 0.5 s)"
+    )
 
 
 if __name__ == "__main__":

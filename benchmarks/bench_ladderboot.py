@@ -34,12 +34,17 @@ def main() -> None:
     submit = median_seconds(lambda: board.submit(worse), repeat=9, number=20)
     print(f"n = {n}, b = {b}")
     print(f"naive: b resamples                    {naive * 1e3:9.3f} ms")
-    print(f"fast, any losses: one multinomial     {full * 1e3:9.3f} ms  "
-          f"{naive / full:8.1f}x faster")
-    print(f"fast, 0/1 losses: per distinct value  {grouped * 1e3:9.3f} ms  "
-          f"{naive / grouped:8.1f}x faster")
-    print(f"LadderBoot.submit, 0/1 losses, rejected {submit * 1e3:7.3f} ms  "
-          "(validation, test, AES-CTR draw)")
+    print(
+        f"fast, any losses: one multinomial     {full * 1e3:9.3f} ms  {naive / full:8.1f}x faster"
+    )
+    print(
+        f"fast, 0/1 losses: per distinct value  {grouped * 1e3:9.3f} ms  "
+        f"{naive / grouped:8.1f}x faster"
+    )
+    print(
+        f"LadderBoot.submit, 0/1 losses, rejected {submit * 1e3:7.3f} ms  "
+        "(validation, test, AES-CTR draw)"
+    )
 
 
 if __name__ == "__main__":

@@ -47,8 +47,10 @@ def bench(n: int, k: int, reps: int, sigma: float) -> None:
 
 
 def main() -> None:
-    print(f"{'n':>6} {'k':>6} {'reps':>5} {'listing':>10} {'same draws':>10} {'ratio':>6}"
-          f" {'keyed':>10} {'ratio':>6}")
+    print(
+        f"{'n':>6} {'k':>6} {'reps':>5} {'listing':>10} {'same draws':>10} {'ratio':>6}"
+        f" {'keyed':>10} {'ratio':>6}"
+    )
     for n, k in ((4000, 100), (4000, 1000), (10000, 2000)):
         bench(n, k, reps=10, sigma=3 / np.sqrt(n))
 

@@ -19,8 +19,10 @@ def rounded(x: float, step: float) -> float:
 
 def full_disclosure(loss_vectors, precision):
     """Blum & Hardt 2015, App. A."""
-    return [round(float(np.mean(l)), 5) if precision == 1e-5 else rounded(np.mean(l), precision)
-            for l in loss_vectors]
+    return [
+        round(float(np.mean(l)), 5) if precision == 1e-5 else rounded(np.mean(l), precision)
+        for l in loss_vectors
+    ]
 
 
 # The ladders' decisions are transcribed in exact rational arithmetic: the

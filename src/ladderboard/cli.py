@@ -93,9 +93,7 @@ def verify(
     slug: Annotated[str, typer.Argument(help="The competition to audit.")],
     db: Annotated[
         str | None,
-        typer.Option(
-            "--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."
-        ),
+        typer.Option("--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."),
     ] = None,
     key: Annotated[
         str | None,

@@ -83,8 +83,7 @@ def create(store, slug="comp", mechanism="parameter-free-ladder", **config):
     info = store.create(
         slug,
         solution,
-        CompetitionConfig(score="zero_one", mechanism=mechanism, mechanism_params=params,
-                          **config),
+        CompetitionConfig(score="zero_one", mechanism=mechanism, mechanism_params=params, **config),
         random_state=7,
     )
     return solution, info
@@ -302,8 +301,9 @@ def test_idempotency_key(store):
     again = store.submit("comp", "alpha", data, idempotency_key="k1")
     assert again.id == first.id and len(store.submissions("comp", "alpha")) == 1
     with pytest.raises(Conflict, match="idempotency"):
-        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1)),
-                     idempotency_key="k1")
+        store.submit(
+            "comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1)), idempotency_key="k1"
+        )
 
 
 # -------------------------------------------------------------- the close
@@ -418,8 +418,9 @@ def test_metric_mechanisms_end_to_end(store, mechanism):
     rng = np.random.default_rng(4)
     y = rng.normal(size=300)
     solution = Solution.from_labels(y, public_fraction=0.5, random_state=1)
-    config = CompetitionConfig(score="ccc", mechanism=mechanism,
-                               mechanism_params={"B": 200}, daily_quota=None)
+    config = CompetitionConfig(
+        score="ccc", mechanism=mechanism, mechanism_params={"B": 200}, daily_quota=None
+    )
     store.create("reg", solution, config, random_state=5)
     store.add_team("reg", "alpha")
     scores = []
@@ -467,8 +468,12 @@ def test_a_kaggle_board_for_auc(store):
 
 def test_log_loss_on_the_shaky_ladder_is_rescaled_and_checks_probabilities(store):
     solution = make_solution()
-    config = CompetitionConfig(score="log_loss", score_params={"clip": (0.01, 0.99)},
-                               mechanism="shaky-ladder", daily_quota=None)
+    config = CompetitionConfig(
+        score="log_loss",
+        score_params={"clip": (0.01, 0.99)},
+        mechanism="shaky-ladder",
+        daily_quota=None,
+    )
     assert config.scoring().rescale  # log loss is not in [0, 1]: rescaled by its bounds
     store.create("prob", solution, config, random_state=2)
     store.add_team("prob", "alpha")

@@ -97,16 +97,23 @@ def sybil_run(url: str, board_mode: str, seed: int) -> tuple[float, float, bool]
     store = Competitions.open(url)
     slug = f"sybil-{board_mode}"
     store.create(
-        slug, solution,
-        CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder", board=board_mode,
-                          ranks=10, daily_quota=None),
+        slug,
+        solution,
+        CompetitionConfig(
+            score="zero_one",
+            mechanism="parameter-free-ladder",
+            board=board_mode,
+            ranks=10,
+            daily_quota=None,
+        ),
         random_state=seed,
     )
 
     def submit(team: str, predictions: np.ndarray):
         store.add_team(slug, team)
-        rows = "\n".join(f"{i},{float(v)!r}" for i, v in zip(solution.ids, predictions,
-                                                             strict=True))
+        rows = "\n".join(
+            f"{i},{float(v)!r}" for i, v in zip(solution.ids, predictions, strict=True)
+        )
         return store.submit(slug, team, f"id,target\n{rows}\n".encode())
 
     for k in range(10):

@@ -99,9 +99,7 @@ def test_leaderboard_private_is_refused_before_the_close_then_shown(server, comp
     assert "private board (closed)" in private.output
 
     target = competition["folder"] / "private.csv"
-    saved = invoke(
-        ["leaderboard", "cli-demo", "--private", "--download", str(target)], server, ""
-    )
+    saved = invoke(["leaderboard", "cli-demo", "--private", "--download", str(target)], server, "")
     assert saved.exit_code == 0, saved.output
     rows = list(csv.DictReader(io.StringIO(target.read_text())))
     assert [r["team"] for r in rows] == ["alpha"]
