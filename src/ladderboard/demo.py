@@ -27,7 +27,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from rich import box
@@ -205,7 +205,9 @@ def play(
     attacker_key = KeyedStream.from_random_state(seed).generator(1).bytes(16)
     for slug in BOARDS:
         oracle = HttpOracle(client.with_token(tokens[f"{slug}/{ATTACKER}"]), slug, ids)
-        keep = "half" if BOARDS[slug] == "full-disclosure" else "improved"
+        keep: Literal["half", "improved"] = (
+            "half" if BOARDS[slug] == "full-disclosure" else "improved"
+        )
         boosting_attack(oracle, n_labels=len(ids), k=k, random_state=attacker_key, keep=keep)
 
     standings: dict[str, dict[str, Standing]] = {}

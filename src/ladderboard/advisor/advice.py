@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.advisor.grid import (
@@ -323,6 +323,13 @@ def advise_command(
     return command
 
 
+class _Tolerances(TypedDict):
+    """The utility tolerances :func:`eligible` and :func:`recommend` take."""
+
+    tau_tolerance: float
+    share_fraction: float
+
+
 @dataclass(frozen=True, slots=True)
 class Advice:
     """The advisor's answer: the summary table, the recommendation (overall and
@@ -363,7 +370,7 @@ def advise(
         n=n, k=k, metric=rule.name, reps=reps, seed=seed, jobs=jobs, families=run_families
     )
     summary = summarise(frame)
-    kwargs = {"tau_tolerance": tau_tolerance, "share_fraction": share_fraction}
+    kwargs: _Tolerances = {"tau_tolerance": tau_tolerance, "share_fraction": share_fraction}
     shaky = [s for s in summary.index if summary.loc[s, "family"] == "shaky-ladder"]
     return Advice(
         rule=rule,

@@ -184,8 +184,10 @@ class Setting:
         return value if value.ndim else float(value)
 
 
-def _loss_board(factory: Callable[[int], Mechanism]) -> Callable[..., Mechanism]:
-    def build(n: int, rule: ScoringRule, labels_public: Any, random_state: RandomState):
+def _loss_board(factory: Callable[[int, RandomState], Mechanism]) -> Callable[..., Mechanism]:
+    def build(
+        n: int, rule: ScoringRule, labels_public: Any, random_state: RandomState
+    ) -> Mechanism:
         return factory(n, random_state)
 
     return build
@@ -224,6 +226,18 @@ def _ladder(multiple: float) -> Callable[..., Mechanism]:
     return _loss_board(lambda n, rs: Ladder(eta=multiple / math.sqrt(n), n=n))
 
 
+def _significance(alpha: float) -> Callable[..., Mechanism]:
+    from ladderboard.mechanisms import SignificanceLadder
+
+    return _loss_board(lambda n, rs: SignificanceLadder(alpha=alpha, n=n))
+
+
+def _ladder_boot(b: int) -> Callable[..., Mechanism]:
+    from ladderboard.mechanisms import LadderBoot
+
+    return _loss_board(lambda n, rs: LadderBoot(b=b, n=n, random_state=rs))
+
+
 def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     """The settings the advisor compares under ``rule``.
 
@@ -241,12 +255,7 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     ...     s.label for s in default_grid(scoring_rule("accuracy"))}
     (22, True)
     """
-    from ladderboard.mechanisms import (
-        FullDisclosure,
-        LadderBoot,
-        ParameterFreeLadder,
-        SignificanceLadder,
-    )
+    from ladderboard.mechanisms import FullDisclosure, ParameterFreeLadder
 
     if families is not None:
         families = tuple(families)
@@ -270,7 +279,7 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
             Setting(
                 f"Sig-Ladder α={a:g}",
                 "significance-ladder",
-                _loss_board(lambda n, rs, a=a: SignificanceLadder(alpha=a, n=n)),
+                _significance(a),
             )
             for a in (0.01, 0.15, 0.5)
         ),
@@ -284,7 +293,7 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
         Setting(
             f"LadderBoot b={b}",
             "ladder-boot",
-            _loss_board(lambda n, rs, b=b: LadderBoot(b=b, n=n, random_state=rs)),
+            _ladder_boot(b),
             bootstrap=True,
         )
         for b in (10, 100, 1000)

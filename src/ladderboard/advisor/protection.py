@@ -126,25 +126,32 @@ Attack = Callable[[Any, AttackData, ScoringRule, int, KeyedStream], tuple[float,
 """``attack(oracle, data, rule, k, stream)`` → ``(released, true)`` in board units."""
 
 
+def _labels(data: AttackData) -> np.ndarray:
+    """The labels of a classification repetition (all but ``mse`` have them)."""
+    if data.labels is None:
+        raise ValueError("the attack data has no labels (an mse repetition)")
+    return data.labels
+
+
 def _fresh(data: AttackData) -> dict[str, Any]:
     """The positions the board never scores, and their labels (the true score)."""
-    return {"fresh_index": data.fresh, "fresh_labels": data.labels[data.fresh]}
+    return {"fresh_index": data.fresh, "fresh_labels": _labels(data)[data.fresh]}
 
 
 def _boosting(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     if rule.name == "accuracy" and oracle.mechanism.input_kind == "losses":
         r = boosting_attack(
             oracle,
-            n_labels=data.labels.size,
+            n_labels=_labels(data).size,
             k=max(1, k - 1),
             random_state=seed,
             **_fresh(data),
         )
         return r.score, r.true_score
-    size = data.labels.size
+    size = _labels(data).size
     high, low = (1.0, 0.0) if rule.name == "accuracy" else (0.99, 0.01)
     dtype = np.int8 if rule.name == "accuracy" else np.float64
-    r = generalized_boosting_attack(
+    g = generalized_boosting_attack(
         oracle,
         np.full(size, high, dtype=dtype),
         np.full(size, low, dtype=dtype),
@@ -152,7 +159,7 @@ def _boosting(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: Ke
         random_state=seed,
         **_fresh(data),
     )
-    return r.score, r.true_score
+    return g.score, g.true_score
 
 
 def _generalized(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
@@ -165,7 +172,7 @@ def _generalized(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed:
 def _majority(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
     r = oracle_majority_attack(
         oracle,
-        n_labels=data.labels.size,
+        n_labels=_labels(data).size,
         k=max(1, k - 1),
         random_state=seed,
         **_fresh(data),
@@ -227,12 +234,18 @@ def _oracle(setting: Setting, rule: ScoringRule, data: AttackData, random_state:
         if mechanism.input_kind == "predictions":
             return HoldoutOracle(None, mechanism)
         return HoldoutOracle(y_public, mechanism, loss=setting.board_loss(rule))
-    y_public = data.labels[data.public]
+    labels = _labels(data)
+    y_public = labels[data.public]
     mechanism = setting.build(n, rule, y_public, random_state)
-    where = {"public_index": data.public, "n_labels": data.labels.size}
     if mechanism.input_kind == "predictions":
-        return HoldoutOracle(None, mechanism, **where)
-    return HoldoutOracle(y_public, mechanism, loss=setting.board_loss(rule), **where)
+        return HoldoutOracle(None, mechanism, public_index=data.public, n_labels=labels.size)
+    return HoldoutOracle(
+        y_public,
+        mechanism,
+        loss=setting.board_loss(rule),
+        public_index=data.public,
+        n_labels=labels.size,
+    )
 
 
 def _shifted(
@@ -242,7 +255,7 @@ def _shifted(
     in scored labels); half of them form the easy set the attacker knows. Its
     final submission is right on the easy set and a coin flip on the hard set
     on fresh data: true loss ``h/(2n)``."""
-    y_public = data.labels[data.public]
+    y_public = _labels(data)[data.public]
     mechanism = setting.build(data.n, rule, y_public, rs)
     oracle = HoldoutOracle(y_public, mechanism, loss=setting.board_loss(rule))
     easy = np.arange(data.n // 2)

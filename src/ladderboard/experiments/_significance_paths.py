@@ -136,11 +136,19 @@ def permuted(data: RegressionData, rng: np.random.Generator) -> RegressionData:
     """``data`` with the response permuted within each set (the paper's
     "permuted response" experiments). A permutation keeps each set's mean and
     standard deviation, so the sets stay scaled."""
-    sets = []
-    for part in ("train", "public", "final"):
-        y = getattr(data, f"y_{part}")
-        sets += [getattr(data, f"X_{part}"), y[rng.permutation(y.size)]]
-    return RegressionData(*sets, informative=np.zeros(0, dtype=np.int64))
+
+    def shuffled(y: np.ndarray) -> np.ndarray:
+        return y[rng.permutation(y.size)]
+
+    return RegressionData(
+        data.X_train,
+        shuffled(data.y_train),
+        data.X_public,
+        shuffled(data.y_public),
+        data.X_final,
+        shuffled(data.y_final),
+        informative=np.zeros(0, dtype=np.int64),
+    )
 
 
 def with_features(data: RegressionData, features: np.ndarray) -> RegressionData:
@@ -239,6 +247,8 @@ class BatchBoard:
             reference = float(self.multiple)
             accepted = None
             for j in np.flatnonzero(totals[i:] < reference) + i:
+                if self.best is None or self.c is None:  # set with multiple; alpha given
+                    raise TypeError("the significance step needs a board with alpha")
                 if paired_test_passes(
                     losses[j],
                     float(totals[j]),

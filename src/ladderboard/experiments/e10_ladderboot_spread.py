@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -55,7 +55,18 @@ QUICK_RELEASES = 1000
 QUICK_T = 20
 LASSO = "lasso"
 KNN = "knn (k=3)"
-PAPER = {
+
+
+class _Paper(TypedDict):
+    """The keys of :data:`PAPER`."""
+
+    S13_mse: tuple[float, float]
+    S13_pearson: tuple[float, float]
+    S12_lasso_mse: float
+    S12_knn_mse: float
+
+
+PAPER: _Paper = {
     "S13_mse": (1.64, 0.15),
     "S13_pearson": (0.18, 0.92),
     "S12_lasso_mse": 0.79,
@@ -159,9 +170,8 @@ def e10_repetition(
             values = release_draws(losses, b, releases, draws.generator(i, b))
             board = LadderBoot(b=b, random_state=stream.derive(f"board/{i}/{b}"))
             oracle = HoldoutOracle(y, board, loss="squared")
-            attack = averaging_attack(
-                oracle, prediction, T=T, true_score=oracle.holdout_score(prediction)
-            )
+            true_score = oracle.holdout_score(prediction)
+            attack = averaging_attack(oracle, prediction, T=T, true_score=true_score)
             rows.append(
                 {
                     "rep": rep,
@@ -175,7 +185,7 @@ def e10_repetition(
                     "release_sd": float(values.std(ddof=1)),
                     "theory_sd": spread_of_mean_of_means(losses, b),
                     "T": T,
-                    "single_error": float(attack.released[0]) - attack.true_score,
+                    "single_error": float(attack.released[0]) - true_score,
                     "averaged_error": attack.error,
                 }
             )

@@ -290,7 +290,7 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     def released(board: str) -> Any:
         return at[at.board == board].released
 
-    rows = [
+    rows: list[list[object]] = [
         [
             "Kaggle, rounding 1e-5: released",
             PAPER_AT_400["kaggle_fine"],

@@ -260,7 +260,8 @@ def _claims(frame: Any) -> tuple[list[list[object]], bool, bool]:
     steps = frame[frame.attack == STEP_FORWARD]
     last = steps[steps.k == steps.k.max()]
     boards = _boards(last)
-    rows, beat, grows = [], True, True
+    rows: list[list[object]] = []
+    beat, grows = True, True
     for design in [d for d in DESIGNS if d in set(last.design)]:
         for alpha in sorted(last.alpha.unique()):
             cell = last[(last.design == design) & (last.alpha == alpha)]

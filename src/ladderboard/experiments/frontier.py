@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ladderboard.advisor.advice import eligible, grid_tasks, recommend, summarise
 from ladderboard.advisor.grid import shaky_default_label
@@ -38,8 +38,17 @@ from ladderboard.tasks.runner import Task
 
 __all__ = ["EXPERIMENT", "FRONTIER", "FULL", "QUICK", "frontier_tasks"]
 
-FULL = {"n": 4000, "k": 400, "model": HonestTeams(teams=20, submissions=40)}
-QUICK = {"n": 200, "k": 30, "model": HonestTeams(teams=8, submissions=15)}
+
+class _Size(TypedDict):
+    """A run's holdout size, attack budget and honest teams."""
+
+    n: int
+    k: int
+    model: HonestTeams
+
+
+FULL: _Size = {"n": 4000, "k": 400, "model": HonestTeams(teams=20, submissions=40)}
+QUICK: _Size = {"n": 200, "k": 30, "model": HonestTeams(teams=8, submissions=15)}
 METRIC = "accuracy"
 
 _COLOURS = {

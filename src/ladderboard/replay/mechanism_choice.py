@@ -21,9 +21,12 @@ import inspect
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ladderboard.mechanisms import Mechanism
 
 __all__ = ["MechanismChoice", "choose_mechanisms", "parse_params", "parse_value"]
 
@@ -68,7 +71,7 @@ def parse_params(pairs: Iterable[str]) -> dict[str, Any]:
     return params
 
 
-def _keywords(klass: type) -> set[str]:
+def _keywords(klass: type[Mechanism]) -> set[str]:
     signature = inspect.signature(klass.__init__)
     return {
         name
@@ -85,7 +88,7 @@ class MechanismChoice:
     params: dict[str, Any] = field(default_factory=dict)
 
     @property
-    def klass(self) -> type:
+    def klass(self) -> type[Mechanism]:
         from ladderboard.mechanisms import MECHANISMS
 
         return MECHANISMS[self.name]

@@ -123,7 +123,7 @@ class ScoredHistory:
                 raise ValueError("the predictions were not kept (score_history keep_predictions)")
             self._derived[metric_name] = (
                 np.ascontiguousarray(self.predictions[:, solution.public_rows]),
-                *_metric_scores(self, solution, metric_name),
+                *_metric_scores(self.predictions, solution, metric_name),
             )
         return self._derived[metric_name]
 
@@ -299,14 +299,16 @@ def boards(
     )
 
 
-def _metric_scores(history: ScoredHistory, solution: Solution, metric_name: str):
+def _metric_scores(
+    predictions: np.ndarray, solution: Solution, metric_name: str
+) -> tuple[np.ndarray, np.ndarray, bool]:
     from ladderboard.losses import get_metric
 
     metric = get_metric(metric_name)
     y = solution.targets
     pub, priv = solution.public_rows, solution.private_rows
-    public = np.array([metric.score(y[pub], p[pub]) for p in history.predictions])
-    private = np.array([metric.score(y[priv], p[priv]) for p in history.predictions])
+    public = np.array([metric.score(y[pub], p[pub]) for p in predictions])
+    private = np.array([metric.score(y[priv], p[priv]) for p in predictions])
     return public, private, metric.greater_is_better
 
 
@@ -347,6 +349,8 @@ def replay_mechanism(
     master = KeyedStream.from_random_state(seed)
     y_public = solution.targets[solution.public_mask]
     if choice.takes_predictions:
+        if metric is None:
+            raise ValueError("metric: the metric-based mechanisms need one (e.g. log_loss)")
         inputs, public_true, private, greater = history.metric_scores(solution, metric)
         scale = None
     else:

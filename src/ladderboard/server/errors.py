@@ -28,6 +28,7 @@ conflicts with the competition's state.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI, Request
@@ -74,7 +75,7 @@ class ApiError(Exception):
 
 
 def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
+    status: int, code: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import IO
 
 import httpx
 
@@ -68,7 +69,7 @@ class LocalServer:
         self.admin_token = secrets.token_urlsafe(32)
         self.port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
-        self._log = None
+        self._log: IO[bytes] | None = None
 
     @property
     def url(self) -> str:

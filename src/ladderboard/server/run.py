@@ -12,6 +12,7 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
+from typing import NotRequired, TypedDict
 
 from ladderboard.engine import migrate_store
 from ladderboard.server.settings import Settings, unsafe_token_problem
@@ -75,6 +76,16 @@ def serve(
     run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
 
 
+class _UvicornOptions(TypedDict):
+    """The options ``run_uvicorn`` passes to ``uvicorn.run`` / ``uvicorn.Config``."""
+
+    host: str
+    port: int
+    log_level: str
+    access_log: bool
+    forwarded_allow_ips: NotRequired[str]
+
+
 def run_uvicorn(
     *,
     host: str = "127.0.0.1",
@@ -100,7 +111,12 @@ def run_uvicorn(
     import uvicorn
     from uvicorn.supervisors import Multiprocess
 
-    options = {"host": host, "port": port, "log_level": log_level, "access_log": access_log}
+    options: _UvicornOptions = {
+        "host": host,
+        "port": port,
+        "log_level": log_level,
+        "access_log": access_log,
+    }
     if forwarded_allow_ips is not None:
         options["forwarded_allow_ips"] = forwarded_allow_ips
     if workers == 1:

@@ -110,7 +110,7 @@ def _feature_selection(desk: TeamDesk, zoo: Zoo, rng: np.random.Generator) -> No
         scores.append((release if release is not None else np.inf, j))
     ranked = [j for _, j in sorted(scores)]
     best, best_release = None, np.inf
-    seen = set()
+    seen: set[tuple[int, float]] = set()
     while desk.remaining:
         if best is None or rng.random() < 0.5:
             size = int(rng.integers(1, len(ranked) + 1))

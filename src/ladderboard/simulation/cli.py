@@ -8,11 +8,28 @@ runs.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypedDict
 
 import typer
 
 __all__ = ["register"]
+
+
+class _Options(TypedDict):
+    """The options shared by ``check_options`` and ``simulate_competition``."""
+
+    out: Path
+    dataset: str
+    teams: int
+    submissions: int
+    adversaries: int
+    rows: int | None
+    public_fraction: float
+    test_fraction: float
+    defect_rate: float
+    seed: int
+    days: int
+    force: bool
 
 
 def simulate_competition_command(
@@ -59,7 +76,7 @@ def simulate_competition_command(
     adversaries) and write its solution, submissions and ground truth to OUT."""
     from ladderboard.simulation.competition import check_options
 
-    options = {
+    options: _Options = {
         "out": out,
         "dataset": dataset,
         "teams": teams,

@@ -142,7 +142,10 @@ Recipe = Constant | Model | Blend | Calibrated
 
 
 def default_model(
-    family: str, features: str = "all", scaling: str = "none", seed: int | None = None
+    family: str,
+    features: str | tuple[int, ...] = "all",
+    scaling: str = "none",
+    seed: int | None = None,
 ) -> Model:
     """The family's default hyperparameters (what a team tries first); a random
     forest or extra trees get the team's own ``random_state`` when ``seed`` is given."""

@@ -89,7 +89,7 @@ def defect_plan(
     slots = [(i, j) for i, b in enumerate(budgets) if not is_adversary[i] for j in range(b)]
     n = min(len(slots), round(rate * sum(budgets)))
     chosen = rng.choice(len(slots), size=n, replace=False) if n else np.array([], dtype=int)
-    kinds = []
+    kinds: list[str] = []
     while len(kinds) < n:
         kinds.extend(np.asarray(DEFECTS)[rng.permutation(len(DEFECTS))].tolist())
     out: dict[int, dict[int, str]] = {}
