@@ -69,6 +69,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "cli": frozenset(
         {"advisor", "client", "demo", "engine", "experiments", "replay", "server", "simulation"}
     ),
+    "__main__": frozenset({"cli"}),
 }
 # Third-party packages a core module may import at module level: the core's
 # dependencies in pyproject.toml.
