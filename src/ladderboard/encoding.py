@@ -194,7 +194,7 @@ def _zstd_decompress(packed: bytes, size: int) -> bytes:
     return pa.decompress(packed, decompressed_size=size, codec="zstd", asbytes=True)
 
 
-def encode_float(value: float) -> float | str:
+def encode_float(value: float | np.floating) -> float | str:
     """A float for JSON: finite values as themselves, others as strings.
 
     >>> [encode_float(x) for x in (0.25, math.inf, -math.inf)]

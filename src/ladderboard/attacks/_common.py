@@ -12,7 +12,9 @@ from ladderboard.mechanisms import FullDisclosure
 from ladderboard.random import KeyedStream, RandomState
 
 __all__ = [
+    "CountingOracle",
     "Oracle",
+    "ScoringOracle",
     "check_fresh",
     "check_n_labels",
     "check_oracle",
@@ -31,6 +33,21 @@ class Oracle(Protocol):
     """The attacker's whole view of a board."""
 
     def submit(self, prediction: Any) -> float: ...
+
+
+class ScoringOracle(Oracle, Protocol):
+    """An oracle that also scores data the caller supplies by the board's rule,
+    organiser-side (:meth:`HoldoutOracle.evaluate`)."""
+
+    def evaluate(self, y_true: Any, y_pred: Any) -> float: ...
+
+
+class CountingOracle(Oracle, Protocol):
+    """An oracle that also tells how many submissions became the board's new
+    best, organiser-side (:attr:`HoldoutOracle.n_improvements`)."""
+
+    @property
+    def n_improvements(self) -> int: ...
 
 
 def check_oracle(oracle: Any) -> Any:

@@ -127,9 +127,9 @@ def correlated_regression_data(
     beta[informative] = rng.choice([-1.0, 1.0], size=n_informative)
     y = X @ beta + noise * rng.standard_normal(n)
 
-    sets = _split(X, y, permute, rng)
-    read_only(*sets, informative)
-    return RegressionData(*sets, informative=informative)
+    X_train, y_train, X_public, y_public, X_final, y_final = _split(X, y, permute, rng)
+    read_only(X_train, y_train, X_public, y_public, X_final, y_final, informative)
+    return RegressionData(X_train, y_train, X_public, y_public, X_final, y_final, informative)
 
 
 REAL_DATASETS = {
@@ -245,7 +245,7 @@ def real_regression_data(
         X, y = X[keep], y[keep]
     if p is not None and p < columns:
         X = X[:, np.sort(rng.choice(columns, size=p, replace=False))]
-    sets = _split(X, y, permute, rng)
+    X_train, y_train, X_public, y_public, X_final, y_final = _split(X, y, permute, rng)
     informative = np.zeros(0, dtype=np.int64)
-    read_only(*sets, informative)
-    return RegressionData(*sets, informative=informative)
+    read_only(X_train, y_train, X_public, y_public, X_final, y_final, informative)
+    return RegressionData(X_train, y_train, X_public, y_public, X_final, y_final, informative)

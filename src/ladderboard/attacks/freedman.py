@@ -11,13 +11,14 @@ board over the final (private) set is overfitting to the holdout.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.attacks._common import (
     Oracle,
+    ScoringOracle,
     check_oracle,
     direction_of,
     exact_public_score,
@@ -154,7 +155,8 @@ def freedman_attack(
         true_score = None
     else:
         prediction, fresh = fit_predict(X_train, y_train, features, X_test, X_final)
-        true_score = float(oracle.evaluate(y_final, fresh))
+        # Fresh data asks for an oracle that scores it (a HoldoutOracle).
+        true_score = float(cast(ScoringOracle, oracle).evaluate(y_final, fresh))
     score = float(oracle.submit(prediction))
 
     read_only(selected, prediction, released)

@@ -229,11 +229,12 @@ def _listing_state(random_state: Any) -> np.random.RandomState:
             "with draws='listing', random_state must be an int seed, None or a "
             f"numpy RandomState, got {type(random_state).__name__}"
         )
-    if not 0 <= random_state < 2**32:
+    seed = int(random_state)
+    if not 0 <= seed < 2**32:
         raise ValueError(
             f"random_state must be in [0, 2**32) for a RandomState, got {random_state}"
         )
-    return np.random.RandomState(int(random_state))
+    return np.random.RandomState(seed)
 
 
 def majority_attack(

@@ -207,6 +207,7 @@ class HoldoutOracle:
         if self._kind == "predictions":
             release = self.mechanism.submit(public)
         elif self.loss is None:
+            assert self._labels is not None  # a loss-based board's oracle holds the labels
             release = self.mechanism.submit(np.not_equal(public, self._labels).astype(np.float64))
         else:
             release = self.mechanism.submit(self.loss(self._labels, public))

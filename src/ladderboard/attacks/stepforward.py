@@ -15,13 +15,15 @@ dependency (``pip install ruptures``, or the ``experiments`` extra).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.attacks._common import (
+    CountingOracle,
     Oracle,
+    ScoringOracle,
     check_oracle,
     direction_of,
     exact_public_score,
@@ -230,8 +232,7 @@ def step_forward_attack(
         )
     rule = _resolve_locate(locate, oracle)
     told = n_jumps == "told"
-    if not told:
-        n_jumps = check_int("n_jumps", n_jumps, 0)
+    guessed_jumps = 0 if told else check_int("n_jumps", n_jumps, 0)  # read when not told
     if rule == "changepoint":
         _binseg()
         if told and not hasattr(oracle, "n_improvements"):
@@ -239,6 +240,8 @@ def step_forward_attack(
                 "n_jumps='told' reads the true number of jumps from oracle.n_improvements "
                 "(a HoldoutOracle); give an int instead"
             )
+    # Read only when counting, which is checked above to have n_improvements.
+    counter = cast(CountingOracle, oracle)
     direction = direction_of(oracle)
 
     selected: list[int] = []
@@ -257,15 +260,15 @@ def step_forward_attack(
         released = np.empty(remaining.size)
         for j, column in enumerate(predictions.T):
             if counting and j == first_counted:
-                before = oracle.n_improvements
+                before = counter.n_improvements
             released[j] = oracle.submit(column)
         if rule == "last-jump":
             index = last_jump(released, previous, greater_is_better=direction.greater_is_better)
         elif rule == "best":
             index = direction.argbest(released)
         else:
-            told_jumps = 0 if before is None else oracle.n_improvements - before
-            jumps = told_jumps if told else n_jumps
+            told_jumps = 0 if before is None else counter.n_improvements - before
+            jumps = told_jumps if told else guessed_jumps
             index = changepoint_jump(released, previous, jumps)
         located_at = len(releases)
         releases.extend(released.tolist())
@@ -282,7 +285,9 @@ def step_forward_attack(
     else:  # nothing selected: the intercept-only model
         outputs = [np.full(X.shape[0], y_train.mean()) for X in targets]
     prediction = outputs[0]
-    true_score = None if X_final is None else float(oracle.evaluate(y_final, outputs[1]))
+    # Fresh data asks for an oracle that scores it (a HoldoutOracle).
+    scorer = cast(ScoringOracle, oracle)
+    true_score = None if X_final is None else float(scorer.evaluate(y_final, outputs[1]))
     score = float(oracle.submit(prediction))
 
     selected_array = np.array(selected, dtype=np.int64)

@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -34,7 +36,14 @@ from ladderboard.files.solution import Solution
 from ladderboard.files.submission import parse_submission
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
-from ladderboard.rules.boards import Record, private_board, public_board, rank_standings, ranked
+from ladderboard.rules.boards import (
+    Record,
+    Standing,
+    private_board,
+    public_board,
+    rank_standings,
+    ranked,
+)
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import score_predictions
 from ladderboard.store import queries
@@ -185,7 +194,7 @@ def rescore(
     fresh, load = instances.factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
     rank_state = None
-    records = []
+    records: list[Record[datetime]] = []
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
         scored = _scores_of_file(solution, config, unpack(file))
         if mode == "per-rank":
@@ -204,6 +213,7 @@ def rescore(
             score = mechanisms[team].submit(scored.public_input).score
         records.append(Record(ident, team, aware(created_at), score, scored.private, selected))
     direction = config.scoring().direction
+    standings: Sequence[Standing[datetime | None, int | None]]
     if board == "private":
         standings = private_board(records, direction=direction)
     elif mode == "per-rank":

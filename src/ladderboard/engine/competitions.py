@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -44,6 +44,7 @@ from ladderboard.random import KeyedStream
 from ladderboard.rules.boards import (
     BoardRow,
     Record,
+    Standing,
     final_selection,
     private_board,
     public_board,
@@ -100,7 +101,9 @@ def migrate_store(url: str | None = None) -> str:
     return url
 
 
-def _records(session: Session, competition_id: int) -> tuple[list[Record], dict[int, int]]:
+def _records(
+    session: Session, competition_id: int
+) -> tuple[list[Record[datetime]], dict[int, int]]:
     """The competition's submissions as the boards take them, and each one's
     number in its team (what the team calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
@@ -419,6 +422,7 @@ class Competitions:
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             records, numbers = _records(session, competition.id)
+            standings: Sequence[Standing[datetime | None, int | None]]
             if board == "private":
                 # Before the close is written (the organiser's preview, or a
                 # deadline passed that nobody has closed yet: a read never

@@ -534,9 +534,9 @@ def read_solution(
     try:
         table = _csv.read_table(body, header, types)
     except pa.ArrowException as exc:
-        problem = _csv.diagnose(body, header, targets, id_name)
+        diagnosis = _csv.diagnose(body, header, targets, id_name)
         raise SolutionError(
-            str(problem) if problem else f"the solution is not valid CSV: {exc}"
+            str(diagnosis) if diagnosis else f"the solution is not valid CSV: {exc}"
         ) from None
     return _from_table(table, body, header, usage_column, id_name, targets)
 
@@ -573,7 +573,7 @@ def _columns(header: _csv.Header, id_column: str | None) -> tuple[str, str, list
         raise SolutionError(
             f"the solution has both a Usage column and a split column ({listed}); keep one"
         )
-    usage = (found["usage"] or found["split"] or [None])[0]
+    usage = next(iter(found["usage"] or found["split"]), None)
     if usage is None:
         raise SolutionError(
             "the solution has no Usage column (Public/Private/Ignored) nor a Hugging Face "

@@ -149,7 +149,7 @@ def _secret_labels(klass: type, saved: Any, given: Any) -> Any:
 
 
 @functools.cache
-def _param_names(klass: type) -> tuple[str, ...]:
+def _param_names(klass: type[Mechanism]) -> tuple[str, ...]:
     """The keyword-only parameters of ``klass.__init__`` but ``random_state``."""
     signature = inspect.signature(klass.__init__)
     return tuple(
@@ -220,6 +220,9 @@ class Mechanism(ABC, metaclass=_Constructed):
     release_is_current_best: ClassVar[bool] = True
     """Whether each release states the current best, so that a board shows a
     team's latest release; otherwise (full disclosure) it shows the best one."""
+
+    _t: int
+    _best_index: int | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -298,7 +301,7 @@ class Mechanism(ABC, metaclass=_Constructed):
     def reset(self) -> None:
         """Forget every submission; keep the parameters and the random key."""
         self._t = 0
-        self._best_index: int | None = None
+        self._best_index = None
         self._reset_vars()
 
     def get_params(self) -> dict[str, Any]:
@@ -488,6 +491,8 @@ class MetricMechanism(Mechanism):
     """
 
     input_kind = "predictions"
+    _best: float
+    """The unrounded score of the current best, set by each subclass."""
 
     def _hold_labels(self, metric: Any, y_true: Any) -> None:
         """Set ``metric`` (a name or Metric) and ``y_true``, a finite float64

@@ -104,8 +104,9 @@ class LadderBoot(Mechanism):
         self.__dict__.pop("_support", None)
         self._best = float(data["best"])
         losses = data.get("best_losses")
-        self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
-        self._best_total = 0.0 if losses is None else float(self._best_losses.sum())
+        best = None if losses is None else np.array(losses, dtype=np.float64)
+        self._best_losses = best
+        self._best_total = 0.0 if best is None else float(best.sum())
         self._best_sum_sq = 0.0 if losses is None else float(np.dot(losses, losses))
 
     def _passes(self, x: np.ndarray, total: float) -> bool:
@@ -123,6 +124,8 @@ class LadderBoot(Mechanism):
             self._best_losses = np.array(x, dtype=np.float64, copy=True)
             self._best_total = total
             self._best_sum_sq = float(np.dot(x, x))
+        # With no best yet, _passes is True: there is one now.
+        assert self._best_losses is not None
         if improved or "_support" not in self.__dict__:
             # Cached per best vector (not state: it is derived from it).
             self._support = empirical_support(self._best_losses)

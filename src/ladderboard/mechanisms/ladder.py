@@ -219,13 +219,17 @@ class _PairedTestLadder(Mechanism):
         self._multiple = None if data["multiple"] is None else int(data["multiple"])
         self._best = float(data["best"])
         losses = data.get("best_losses")
-        self._best_losses = None if losses is None else np.array(losses, dtype=np.float64)
-        self._best_total = 0.0 if losses is None else float(self._best_losses.sum())
+        best = None if losses is None else np.array(losses, dtype=np.float64)
+        self._best_losses = best
+        self._best_total = 0.0 if best is None else float(best.sum())
         self._best_sum_sq = 0.0 if losses is None else float(np.dot(losses, losses))
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         n = x.shape[0]
         if self._multiple is not None:
+            # The multiple and the best's losses are set together (below), and
+            # saved together.
+            assert self._best_losses is not None
             passes = paired_test_passes(
                 x,
                 total,

@@ -167,14 +167,22 @@ class ShakyLadder(Mechanism):
         sigma = math.sqrt(math.log(1.0 / delta)) / (epsilon * n)
         return cls(noise_scale=sigma, step=step, n=n, **kwargs)
 
-    def _resolve_defaults(self, n: int) -> None:
+    def _resolve_defaults(self, n: int) -> tuple[float, float, int]:
+        """``(noise_scale, step, max_updates)``, those left ``None`` settled."""
         # The defaults depend on n: parameters left None settle once n is known.
-        if self.noise_scale is None:
-            self._settle_param("noise_scale", DEFAULT_NOISE_MULTIPLE / math.sqrt(n))
-        if self.step is None:
-            self._settle_param("step", DEFAULT_STEP_MULTIPLE / math.sqrt(n))
-        if self.max_updates is None:
-            self._settle_param("max_updates", math.ceil(4.0 / self.step))
+        noise_scale = self.noise_scale
+        if noise_scale is None:
+            noise_scale = DEFAULT_NOISE_MULTIPLE / math.sqrt(n)
+            self._settle_param("noise_scale", noise_scale)
+        step = self.step
+        if step is None:
+            step = DEFAULT_STEP_MULTIPLE / math.sqrt(n)
+            self._settle_param("step", step)
+        max_updates = self.max_updates
+        if max_updates is None:
+            max_updates = math.ceil(4.0 / step)
+            self._settle_param("max_updates", max_updates)
+        return noise_scale, step, max_updates
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
@@ -185,15 +193,15 @@ class ShakyLadder(Mechanism):
         """Empirical risk of the last submission that updated the ladder."""
         return self._best
 
-    def _draw(self, generator: np.random.Generator, size: int) -> np.ndarray:
+    def _draw(self, generator: np.random.Generator, scale: float, size: int) -> np.ndarray:
         if self.noise == "laplace":
-            return generator.laplace(0.0, self.noise_scale, size)
-        return generator.normal(0.0, self.noise_scale, size)
+            return generator.laplace(0.0, scale, size)
+        return generator.normal(0.0, scale, size)
 
-    def _release_value(self, value: float) -> float:
+    def _release_value(self, value: float, noise_scale: float) -> float:
         if not self.snap:
             return value
-        grid = snap_grid(self.noise_scale)
+        grid = snap_grid(noise_scale)
         return float(np.round(min(1.0, max(0.0, value)) / grid) * grid)
 
     def _reset_vars(self) -> None:
@@ -218,17 +226,17 @@ class ShakyLadder(Mechanism):
         self._updates = int(data["updates"])
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
-        self._resolve_defaults(x.shape[0])
+        noise_scale, step, max_updates = self._resolve_defaults(x.shape[0])
         if self._threshold_noise is None:
             # The noise ξ the paper draws before the first round.
-            self._threshold_noise = float(self._draw(self._generator(0), 1)[0])
-        xi_t, xi_release, xi_next = self._draw(self._generator(index), 3)
+            self._threshold_noise = float(self._draw(self._generator(0), noise_scale, 1)[0])
+        xi_t, xi_release, xi_next = self._draw(self._generator(index), noise_scale, 3)
         risk = total / x.shape[0]
         if (
-            self._updates < self.max_updates
-            and risk + xi_t < self._released - self.step + self._threshold_noise
+            self._updates < max_updates
+            and risk + xi_t < self._released - step + self._threshold_noise
         ):
-            self._released = self._release_value(risk + xi_release)
+            self._released = self._release_value(risk + xi_release, noise_scale)
             self._threshold_noise = float(xi_next)
             self._best = risk
             self._updates += 1

@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ladderboard.direction import Direction
 
@@ -26,6 +26,11 @@ __all__ = [
     "ranked",
 ]
 
+When = TypeVar("When", datetime, int)
+"""When a submission was made: a time (live boards), or a replay's submission index."""
+_When_co = TypeVar("_When_co", covariant=True)
+_Id_co = TypeVar("_Id_co", covariant=True)
+
 
 @dataclass(frozen=True)
 class BoardRow:
@@ -41,25 +46,30 @@ class BoardRow:
 
 
 @dataclass(frozen=True)
-class Record:
+class Record(Generic[When]):
     """One scored submission, as the boards need it. ``created_at`` orders a
     team's submissions: a time, or a replay's submission index."""
 
     id: int
     team: str
-    created_at: datetime | int
+    created_at: When
     public_score: float
     private_score: float
     selected: bool = False
 
 
 @dataclass(frozen=True)
-class Standing:
+class Standing(Generic[_When_co, _Id_co]):
+    """A team's score on a board, before it is numbered. ``last_submission``
+    is its latest submission's time (or index, in a replay; ``None`` on a
+    per-rank board for a team with no records); ``submission_id`` is the id of
+    the submission that gives the score (``None`` on a per-rank board)."""
+
     team: str
     score: float
     entries: int
-    last_submission: datetime
-    submission_id: int
+    last_submission: _When_co
+    submission_id: _Id_co
 
 
 def _same_score(a: float, b: float) -> bool:
@@ -72,17 +82,17 @@ def _key(direction: Direction):
     return lambda score, when, ident: (direction.key(score), when, ident)
 
 
-def by_team(records: Iterable[Record]) -> dict[str, list[Record]]:
+def by_team(records: Iterable[Record[When]]) -> dict[str, list[Record[When]]]:
     """Each team's records, oldest first."""
-    teams: dict[str, list[Record]] = {}
+    teams: dict[str, list[Record[When]]] = {}
     for record in sorted(records, key=lambda r: (r.created_at, r.id)):
         teams.setdefault(record.team, []).append(record)
     return teams
 
 
 def public_board(
-    records: Iterable[Record], *, direction: Direction, release_is_current_best: bool
-) -> list[Standing]:
+    records: Iterable[Record[When]], *, direction: Direction, release_is_current_best: bool
+) -> list[Standing[When, int]]:
     """Teams ranked by their released public score.
 
     A team's score is its latest release when each release states the current
@@ -116,7 +126,9 @@ def public_board(
     return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
 
 
-def auto_select(records: Sequence[Record], n_selections: int, *, direction: Direction) -> list[int]:
+def auto_select(
+    records: Sequence[Record[When]], n_selections: int, *, direction: Direction
+) -> list[int]:
     """The ids of a team's ``n_selections`` best released submissions, earlier
     first among equals: what a team that selected nothing is given."""
     key = _key(direction)
@@ -125,7 +137,7 @@ def auto_select(records: Sequence[Record], n_selections: int, *, direction: Dire
 
 
 def final_selection(
-    records: Iterable[Record], n_selections: int, *, direction: Direction
+    records: Iterable[Record[When]], n_selections: int, *, direction: Direction
 ) -> set[int]:
     """The ids selected at the close: each team's own choice, or, for a team
     that chose nothing, its :func:`auto_select` ones."""
@@ -136,7 +148,9 @@ def final_selection(
     return chosen
 
 
-def private_board(records: Iterable[Record], *, direction: Direction) -> list[Standing]:
+def private_board(
+    records: Iterable[Record[When]], *, direction: Direction
+) -> list[Standing[When, int]]:
     """Teams ranked by the best private score among their selected submissions;
     ties go to the earlier submission."""
     key = _key(direction)
@@ -155,7 +169,7 @@ def private_board(records: Iterable[Record], *, direction: Direction) -> list[St
     return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
 
 
-def ranked(standings: Iterable[Standing]) -> list[BoardRow]:
+def ranked(standings: Iterable[Standing[datetime | None, int | None]]) -> list[BoardRow]:
     """Standings, best first, as numbered board rows."""
     return [
         BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
@@ -164,8 +178,8 @@ def ranked(standings: Iterable[Standing]) -> list[BoardRow]:
 
 
 def rank_standings(
-    entries: list[dict[str, Any]], names: dict[int, str], records: Iterable[Record]
-) -> list[Standing]:
+    entries: list[dict[str, Any]], names: dict[int, str], records: Iterable[Record[datetime]]
+) -> list[Standing[datetime | None, None]]:
     """The public standings of a per-rank board: its ranked entries, best
     first (``names`` maps team ids to names; ``records`` give each team's
     count and time of submissions)."""

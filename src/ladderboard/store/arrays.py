@@ -74,6 +74,7 @@ def spill(
         inner = state.get("array")
         body = payload(inner) if len(state) == 1 else None
         if body is not None and len(body) > chars:
+            assert isinstance(inner, dict)  # payload() finds one in an encoded array only
             key = digest(inner, body)
             arrays.setdefault(key, inner)
             return {"array_ref": key}

@@ -23,7 +23,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DisconnectionError
 
@@ -171,7 +171,7 @@ def _run_migration(engine: Engine, step: Any, revision: str) -> None:
             # row that refers to it: files, duplicate flags. The pragma only
             # takes effect outside a transaction, so it goes to the driver
             # before SQLAlchemy begins one.
-            connection.connection.driver_connection.execute("PRAGMA foreign_keys = OFF")
+            _driver_connection(connection).execute("PRAGMA foreign_keys = OFF")
         try:
             config.attributes["connection"] = connection
             step(config, revision)
@@ -183,7 +183,16 @@ def _run_migration(engine: Engine, step: Any, revision: str) -> None:
         finally:
             if sqlite:
                 connection.rollback()
-                connection.connection.driver_connection.execute("PRAGMA foreign_keys = ON")
+                _driver_connection(connection).execute("PRAGMA foreign_keys = ON")
+
+
+def _driver_connection(connection: Connection) -> Any:
+    """The driver's own connection under ``connection``."""
+    driver = connection.connection.driver_connection
+    # None only once the pooled connection is closed or detached from its
+    # record; ``connection`` is open.
+    assert driver is not None
+    return driver
 
 
 @contextlib.contextmanager

@@ -31,11 +31,12 @@ from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, se
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ladderboard.store.database import make_engine
-from ladderboard.store.models import OrganiserSessionRow, RateLimitRow
+from ladderboard.store.models import OrganiserSessionRow, RateLimitRow, table_of
 
 __all__ = ["OrganiserSessions", "RateLimits"]
 
-_LIMITS = RateLimitRow.__table__
+_LIMITS = table_of(RateLimitRow)
+_SESSIONS = table_of(OrganiserSessionRow)
 PURGE_EVERY_SECONDS = 60.0
 
 
@@ -167,7 +168,7 @@ class OrganiserSessions:
                 delete(OrganiserSessionRow).where(OrganiserSessionRow.expires_at <= now)
             )
             connection.execute(
-                OrganiserSessionRow.__table__.insert().values(
+                _SESSIONS.insert().values(
                     sha256=self._digest(cookie), created_at=now, expires_at=now + lifetime
                 )
             )

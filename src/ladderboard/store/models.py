@@ -12,6 +12,7 @@ newest migration describe the same schema, which a test checks.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import cast
 
 from sqlalchemy import (
     JSON,
@@ -24,6 +25,7 @@ from sqlalchemy import (
     Integer,
     LargeBinary,
     String,
+    Table,
     Text,
     UniqueConstraint,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
+    "table_of",
 ]
 
 UTC_DATETIME = DateTime(timezone=True)
@@ -49,6 +52,13 @@ ID = BigInteger().with_variant(Integer, "sqlite")  # SQLite autoincrements INTEG
 
 class Base(DeclarativeBase):
     pass
+
+
+def table_of(model: type[Base]) -> Table:
+    """``model.__table__``, typed as the :class:`~sqlalchemy.Table` it is:
+    every model here declares ``__tablename__`` and so gets a Table, which
+    the declarative typing only knows as a ``FromClause``."""
+    return cast(Table, model.__table__)
 
 
 class CompetitionRow(Base):

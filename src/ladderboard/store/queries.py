@@ -240,7 +240,7 @@ def duplicate_flags(session: Session, competition_id: int) -> list[tuple[str, in
         .where(DuplicateFlagRow.competition_id == competition_id)
         .order_by(DuplicateFlagRow.id)
     )
-    return [tuple(row) for row in rows.all()]
+    return [(team, number, earlier, first) for team, number, earlier, first in rows.all()]
 
 
 def rejection_count(session: Session, team_id: int) -> int:

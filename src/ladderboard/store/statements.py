@@ -23,6 +23,7 @@ from ladderboard.store.models import (
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
+    table_of,
 )
 
 __all__ = [
@@ -48,8 +49,11 @@ __all__ = [
     "team_counts",
 ]
 
-_STATES = MechanismStateRow.__table__
-_SUBMISSIONS = SubmissionRow.__table__
+_STATES = table_of(MechanismStateRow)
+_SUBMISSIONS = table_of(SubmissionRow)
+_FILES = table_of(SubmissionFileRow)
+_DUPLICATE_FLAGS = table_of(DuplicateFlagRow)
+_REJECTIONS = table_of(RejectionRow)
 TARGET = (
     select(
         CompetitionRow.id,
@@ -130,7 +134,7 @@ UPDATE_STATE = (
     )
 )
 INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
-INSERT_FILE = insert(SubmissionFileRow.__table__)
+INSERT_FILE = insert(_FILES)
 
 
 def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
@@ -233,7 +237,7 @@ def store_submission(
     connection.execute(INSERT_FILE, {"submission_id": submission_id, "file": file})
     if earlier_submission_id is not None:
         connection.execute(
-            insert(DuplicateFlagRow.__table__).values(
+            insert(_DUPLICATE_FLAGS).values(
                 competition_id=values["competition_id"],
                 submission_id=submission_id,
                 earlier_submission_id=earlier_submission_id,
@@ -245,4 +249,4 @@ def store_submission(
 
 def store_rejection(connection: Any, **values: Any) -> None:
     """Record a refused file against its team's invalid-file cap."""
-    connection.execute(insert(RejectionRow.__table__).values(**values))
+    connection.execute(insert(_REJECTIONS).values(**values))
