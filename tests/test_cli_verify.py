@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -40,3 +44,41 @@ def test_verify_command(tmp_path):
     wrong_key = runner.invoke(app, ["verify", "c", "--db", url, "--key", "1" * 32])
     assert wrong_key.exit_code == 1 and "commitment" in wrong_key.output
     store.engine.dispose()
+
+
+def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("LADDERBOARD_")}
+    return subprocess.run(
+        [sys.executable, "-m", "ladderboard", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env=environment | (env or {}),
+    )
+
+
+def test_verify_on_a_missing_store_says_so_in_one_line_and_creates_nothing(tmp_path):
+    missing = tmp_path / "nowhere" / "store.db"
+    done = _run("verify", "c", "--db", f"sqlite:///{missing}")
+    assert done.returncode == 3
+    assert done.stderr.strip().splitlines() == [
+        f"error: no store at {missing} (ladderboard init creates one)"
+    ]
+    assert not missing.exists() and not missing.parent.exists()
+
+
+def test_a_url_that_is_not_a_database_url_is_a_usage_error(tmp_path):
+    for command in (["init"], ["verify", "c"]):
+        done = _run(*command, "--db", "bogus://x", env={"LADDERBOARD_ADMIN_TOKEN": "t" * 40})
+        assert done.returncode == 2, done.stderr
+        (line,) = done.stderr.strip().splitlines()
+        assert line.startswith("error: cannot open 'bogus://x': it is not a database URL")
+
+
+def test_a_database_that_does_not_answer_is_named_in_one_line():
+    done = _run("verify", "c", "--db", "postgresql://postgres@127.0.0.1:1/test")
+    assert done.returncode == 3
+    (line,) = done.stderr.strip().splitlines()
+    assert line.startswith("error: the database at postgresql+psycopg://postgres@127.0.0.1:1/test")
+    assert "does not answer" in line

@@ -88,6 +88,13 @@ def demo(
         show(result)
 
 
+def _store_problem(exc: Exception) -> typer.Exit:
+    """One line for a store that cannot be opened, and its exit code: 2 for
+    a URL that is not a database URL, 3 for a store missing or not answering."""
+    typer.echo(f"error: {exc}", err=True)
+    return typer.Exit(2 if getattr(exc, "reason", "") == "url" else 3)
+
+
 @app.command()
 def verify(
     slug: Annotated[str, typer.Argument(help="The competition to audit.")],
@@ -105,12 +112,15 @@ def verify(
     Checks the published commitment against the stored solution, split and
     key, then runs each board again in order; exits 1 on the first difference.
     """
-    from ladderboard.engine import Competitions
+    from ladderboard.engine import Competitions, StoreUnavailable
     from ladderboard.engine.audit import verify as run_verify
     from ladderboard.engine.errors import CompetitionError
 
     console = Console()
-    store = Competitions.open(db, create_schema=False)
+    try:
+        store = Competitions.open(db, create_schema=False)
+    except StoreUnavailable as exc:
+        raise _store_problem(exc) from None
     try:
         report = run_verify(store, slug, key_hex=key)
     except CompetitionError as exc:
@@ -140,10 +150,13 @@ def init(
 
     from sqlalchemy.engine import make_url
 
+    from ladderboard.engine import StoreUnavailable
     from ladderboard.server.run import initialise
 
     try:
         result = initialise(db, os.environ.get("LADDERBOARD_ADMIN_TOKEN") or None)
+    except StoreUnavailable as exc:
+        raise _store_problem(exc) from None
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     shown = make_url(result.url).render_as_string(hide_password=True)
@@ -177,12 +190,15 @@ def serve(
     """Serve the competition API with uvicorn (organiser token from LADDERBOARD_ADMIN_TOKEN)."""
     from pydantic import ValidationError
 
+    from ladderboard.engine import StoreUnavailable
     from ladderboard.server.run import serve as run_server
 
     try:
         run_server(
             db, host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips
         )
+    except StoreUnavailable as exc:
+        raise _store_problem(exc) from None
     except ValidationError as exc:
         messages = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
         typer.echo(f"cannot start: {messages}", err=True)

@@ -3,7 +3,12 @@ raises, and the frozen views it returns. The web edge and the CLI call it;
 :mod:`ladderboard.engine.audit` runs a store's files again to check it.
 """
 
-from ladderboard.engine.competitions import DEFAULT_URL, Competitions, migrate_store
+from ladderboard.engine.competitions import (
+    DEFAULT_URL,
+    Competitions,
+    StoreUnavailable,
+    migrate_store,
+)
 from ladderboard.engine.errors import (
     CompetitionClosed,
     CompetitionError,
@@ -32,6 +37,7 @@ __all__ = [
     "DuplicateSubmission",
     "NotFound",
     "QuotaExceeded",
+    "StoreUnavailable",
     "SubmissionResult",
     "SubmissionView",
     "TeamInfo",

@@ -66,10 +66,11 @@ from ladderboard.store import (
     CompetitionRow,
     OrganiserSessions,
     RateLimits,
+    StoreUnavailable,
     TeamRow,
     database_url,
-    make_engine,
     migrate,
+    open_engine,
     queries,
     read_only,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "BoardRow",
     "CompetitionInfo",
     "Competitions",
+    "StoreUnavailable",
     "SubmissionResult",
     "SubmissionView",
     "TeamInfo",
@@ -93,7 +95,7 @@ def migrate_store(url: str | None = None) -> str:
     ``LADDERBOARD_DATABASE_URL`` or a SQLite file), or bring it up to date;
     return the URL used."""
     url = database_url(url)
-    engine = make_engine(url)
+    engine = open_engine(url, create=True)
     try:
         migrate(engine)
     finally:
@@ -150,8 +152,11 @@ class Competitions:
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
         """Connect to ``url`` (default: ``LADDERBOARD_DATABASE_URL`` or a SQLite
-        file) and bring its schema up to date."""
-        engine = make_engine(url)
+        file) and bring its schema up to date; with ``create_schema=False`` the
+        store must exist already. Raises :class:`StoreUnavailable` (one
+        sentence) for a URL that is not a database URL, a missing store or a
+        database that does not answer."""
+        engine = open_engine(url, create=create_schema)
         if create_schema:
             migrate(engine)
         return cls(engine, **kwargs)

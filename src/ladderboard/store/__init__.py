@@ -11,9 +11,11 @@ the URL given) says so.
 from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.database import (
     DEFAULT_URL,
+    StoreUnavailable,
     database_url,
     make_engine,
     migrate,
+    open_engine,
     read_only,
     scratch_postgres_database,
 )
@@ -44,12 +46,14 @@ __all__ = [
     "RateLimitRow",
     "RateLimits",
     "RejectionRow",
+    "StoreUnavailable",
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
     "database_url",
     "make_engine",
     "migrate",
+    "open_engine",
     "pack",
     "read_only",
     "scratch_postgres_database",

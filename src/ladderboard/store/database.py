@@ -25,14 +25,16 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.exc import ArgumentError, DBAPIError, DisconnectionError, NoSuchModuleError
 
 __all__ = [
     "DEFAULT_URL",
+    "StoreUnavailable",
     "database_url",
     "downgrade",
     "make_engine",
     "migrate",
+    "open_engine",
     "read_only",
     "scratch_postgres_database",
 ]
@@ -99,6 +101,62 @@ def make_engine(url: str | None = None, **kwargs) -> Engine:
         return engine
     engine = create_engine(url, **kwargs)
     _ping_idle_connections(engine)
+    return engine
+
+
+class StoreUnavailable(Exception):
+    """The store cannot be opened, said in one sentence. ``reason`` is
+    ``"url"`` (not a database URL the store can use), ``"missing"`` (no
+    database there) or ``"unreachable"`` (the database does not answer)."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def open_engine(url: str | None = None, *, create: bool, **kwargs: Any) -> Engine:
+    """:func:`make_engine` for ``url``, after checking that it names a store:
+    :class:`StoreUnavailable` for a URL that is not a database URL, a SQLite
+    file that does not exist (unless ``create``: nothing is created that was
+    not asked for) or a database that does not answer.
+
+    >>> open_engine("sqlite:///no/such/store.db", create=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ladderboard.store.database.StoreUnavailable: no store at no/such/store.db ...
+    >>> open_engine("bogus://x", create=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ladderboard.store.database.StoreUnavailable: cannot open 'bogus://x': it is not a database ...
+    """
+    shown = url if url is not None else database_url(None)
+    try:
+        parsed = make_url(database_url(url))
+        if parsed.get_backend_name() == "sqlite" and not create:
+            path = parsed.database
+            if path and path != ":memory:" and not Path(path).exists():
+                raise StoreUnavailable(
+                    "missing", f"no store at {path} (ladderboard init creates one)"
+                )
+        engine = make_engine(parsed.render_as_string(hide_password=False), **kwargs)
+    except StoreUnavailable:
+        raise
+    except (ArgumentError, NoSuchModuleError):
+        raise StoreUnavailable(
+            "url",
+            f"cannot open {shown!r}: it is not a database URL "
+            "(sqlite:///path.db or postgresql://user@host/database)",
+        ) from None
+    except ValueError as exc:  # a URL option the store does not know
+        raise StoreUnavailable("url", f"cannot open {shown!r}: {exc}") from None
+    try:
+        with engine.connect():
+            pass
+    except DBAPIError as exc:
+        engine.dispose()
+        reason = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        safe = make_url(database_url(url)).render_as_string(hide_password=True)
+        raise StoreUnavailable(
+            "unreachable", f"the database at {safe} does not answer: {reason}"
+        ) from None
     return engine
 
 
