@@ -95,3 +95,8 @@ def test_python_dash_m_runs_the_command():
 
 def test_the_package_says_it_is_typed():
     assert files("ladderboard").joinpath("py.typed").is_file()
+
+
+def test_shell_completion_is_offered():
+    done = CliRunner().invoke(app, ["--help"])
+    assert "--install-completion" in done.output and "--show-completion" in done.output

@@ -18,7 +18,7 @@ from ladderboard.simulation.cli import register as register_simulation
 app = typer.Typer(
     help="Leaderboards that resist overfitting to the holdout.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
 )
 app.add_typer(experiment_app, name="experiment")
 register_advise(app)
