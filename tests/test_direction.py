@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ladderboard.direction import GREATER_IS_BETTER, LOWER_IS_BETTER, Direction
-from ladderboard.losses import LOSSES, METRICS
+from ladderboard.losses import LOSSES
+from ladderboard.metrics import METRICS
 
 DIRECTIONS = [LOWER_IS_BETTER, GREATER_IS_BETTER]
 scores = st.lists(
@@ -20,15 +21,24 @@ scores = st.lists(
 )
 
 
+Y = np.array([0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+
+
 @pytest.mark.parametrize("name", sorted(METRICS))
-def test_every_metric_states_its_direction_once(name):
+def test_every_metrics_direction_prefers_the_perfect_prediction(name):
+    """The direction a metric states agrees with its scores: predicting the
+    labels themselves beats predicting their opposite."""
     metric = METRICS[name]
-    assert metric.direction == Direction(metric.greater_is_better)
+    perfect, opposite = metric.score(Y, Y), metric.score(Y, 1 - Y)
+    assert metric.direction.better(perfect, opposite)
+    assert not metric.direction.better(opposite, perfect)
 
 
-@pytest.mark.parametrize("name", sorted(LOSSES))
-def test_every_loss_is_better_lower(name):
-    assert LOSSES[name].direction is LOWER_IS_BETTER
+@pytest.mark.parametrize("name", sorted(n for n in LOSSES if not n.startswith("multiclass")))
+def test_every_losss_direction_prefers_the_perfect_prediction(name):
+    loss = LOSSES[name]
+    perfect, opposite = float(np.mean(loss(Y, Y))), float(np.mean(loss(Y, 1 - Y)))
+    assert loss.direction.better(perfect, opposite)
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)

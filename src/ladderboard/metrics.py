@@ -53,7 +53,7 @@ from ladderboard._kernels import (
 )
 from ladderboard._validation import show
 from ladderboard.bootstrap import bootstrap_count_matrix, bootstrap_mean_of_means
-from ladderboard.direction import Direction
+from ladderboard.direction import GREATER_IS_BETTER, LOWER_IS_BETTER, Direction
 
 __all__ = ["METRICS", "Metric", "get_metric"]
 
@@ -88,7 +88,7 @@ class Metric(ABC):
     @property
     def direction(self) -> Direction:
         """The :class:`~ladderboard.direction.Direction` of ``greater_is_better``."""
-        return Direction(self.greater_is_better)
+        return GREATER_IS_BETTER if self.greater_is_better else LOWER_IS_BETTER
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

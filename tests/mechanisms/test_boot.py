@@ -16,8 +16,8 @@ from ladderboard.bootstrap import (
     bootstrap_mean_of_means,
     empirical_support,
 )
-from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot, LadderBoot
+from ladderboard.metrics import get_metric
 
 # ------------------------------------------------------------------- LadderBoot
 

@@ -237,8 +237,8 @@ def test_paired_test_matches_direct_std_including_near_identical_vectors(n, gap,
 def test_metric_full_disclosure_releases_each_rounded_score_and_tracks_the_best(name):
     """Every release is the submission's own metric, rounded to the precision;
     ``improved`` marks a new best in the metric's own direction."""
-    from ladderboard.losses import get_metric
     from ladderboard.mechanisms import MetricFullDisclosure
+    from ladderboard.metrics import get_metric
 
     metric = get_metric(name)
     rng = np.random.default_rng(6)

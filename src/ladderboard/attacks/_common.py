@@ -7,7 +7,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ladderboard._validation import check_int
-from ladderboard.direction import Direction
+from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.mechanisms import FullDisclosure
 from ladderboard.random import KeyedStream, RandomState
 
@@ -66,16 +66,16 @@ def generator(random_state: RandomState) -> np.random.Generator:
     return check_random_state(random_state).generator(0)
 
 
-def direction_of(oracle: Any) -> Direction:
-    """The board's direction (public rules): the oracle's ``direction``, else
-    its mechanism's, else its ``greater_is_better``; lower is better without any."""
-    for holder in (oracle, getattr(oracle, "mechanism", None)):
-        found = getattr(holder, "direction", None)
-        if isinstance(found, Direction):
-            return found
-    if hasattr(oracle, "greater_is_better"):
-        return Direction(bool(oracle.greater_is_better))
-    return Direction(bool(getattr(getattr(oracle, "mechanism", None), "greater_is_better", False)))
+def direction_of(board: Any) -> Direction:
+    """A board's direction (public rules): its ``direction``, else its
+    ``greater_is_better``, else its mechanism's; lower is better without any."""
+    found = getattr(board, "direction", None)
+    if isinstance(found, Direction):
+        return found
+    if hasattr(board, "greater_is_better"):
+        return Direction(bool(board.greater_is_better))
+    mechanism = getattr(board, "mechanism", None)
+    return LOWER_IS_BETTER if mechanism is None else direction_of(mechanism)
 
 
 def is_full_disclosure(oracle: Any) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ladderboard._validation import check_int
+from ladderboard.attacks._common import direction_of
 from ladderboard.direction import Direction
 from ladderboard.losses import Loss, get_loss
 
@@ -190,10 +191,7 @@ class HoldoutOracle:
     @property
     def direction(self) -> Direction:
         """Which way the board's scores improve (public: the rules say so)."""
-        found = getattr(self.mechanism, "direction", None)
-        if isinstance(found, Direction):
-            return found
-        return Direction(bool(getattr(self.mechanism, "greater_is_better", False)))
+        return direction_of(self.mechanism)
 
     @property
     def greater_is_better(self) -> bool:

@@ -243,16 +243,18 @@ class Mechanism(ABC, metaclass=_Constructed):
             n = int(n)
         self.n = n
         self._stream = KeyedStream.from_random_state(random_state) if self.stochastic else None
+        if n is not None:
+            self._n_known(n)
         self.reset()
-
-    @classmethod
-    def _param_names(cls) -> tuple[str, ...]:
-        return _param_names(cls)
 
     def _settle_param(self, name: str, value: Any) -> None:
         """Set a parameter left open at construction (``None``, resolved from
         the holdout size on the first submission); it is read-only after."""
         self.__dict__[f"_param_{name}"] = value
+
+    def _n_known(self, n: int) -> None:
+        """Settle what depends on the holdout size, once it is known: at
+        construction, or at the first submission when ``n`` was left open."""
 
     # ----------------------------------------------------------------- public
     def submit(self, x: Any) -> Release:
@@ -264,7 +266,9 @@ class Mechanism(ABC, metaclass=_Constructed):
         """
         vector, total = self._validate(x)
         if self.n is None:
-            self._settle_param("n", int(vector.shape[0]))
+            n = int(vector.shape[0])
+            self._settle_param("n", n)
+            self._n_known(n)
         index = self._t + 1
         score, improved = self._step(vector, total, index)
         self._t = index
@@ -306,7 +310,7 @@ class Mechanism(ABC, metaclass=_Constructed):
 
     def get_params(self) -> dict[str, Any]:
         """The constructor's keyword parameters, read back from the instance."""
-        return {name: getattr(self, name) for name in self._param_names()}
+        return {name: getattr(self, name) for name in _param_names(type(self))}
 
     def get_state(
         self,

@@ -288,7 +288,7 @@ class BayesBootLadder(MetricMechanism):
             return True
         paired = self._paired(predictions)
         # Decided as soon as the replicates drawn settle it: the same answer as
-        # ``_odds_pass(posterior_probability(...))`` from the same draws.
+        # counting every replicate (``count >= successes_needed``) from the same draws.
         return bayesian_bootstrap_test(
             lambda w: self._better(paired(w)),
             self.y_true.shape[0],

@@ -139,6 +139,8 @@ class Ladder(Mechanism):
 
     def __init__(self, *, eta: float, n: int | None = None):
         self.eta = check_real("eta", eta, low=0)
+        # eta as the decimal it was written as: 0.1 is exactly 1/10.
+        self._eta_q = Fraction(repr(self.eta))
         super().__init__(n=n)
 
     @classmethod
@@ -161,26 +163,16 @@ class Ladder(Mechanism):
         self._best = float(data["best"])
 
     def _released(self) -> float:
-        return math.inf if self._multiple is None else float(self._multiple * _decimal(self.eta))
+        return math.inf if self._multiple is None else float(self._multiple * self._eta_q)
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
         risk = Fraction(total) / x.shape[0]
-        eta = _decimal(self.eta)
+        eta = self._eta_q
         if self._multiple is None or risk < (self._multiple - 1) * eta:
             self._multiple = round(risk / eta)
             self._best = total / x.shape[0]
             return self._released(), True
         return self._released(), False
-
-
-@functools.lru_cache(maxsize=64)
-def _decimal(x: float) -> Fraction:
-    """``x`` as the decimal it was written as: ``0.1`` is exactly 1/10.
-
-    >>> _decimal(0.1)
-    Fraction(1, 10)
-    """
-    return Fraction(repr(x))
 
 
 class _PairedTestLadder(Mechanism):

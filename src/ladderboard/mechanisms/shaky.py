@@ -122,8 +122,6 @@ class ShakyLadder(Mechanism):
         self.max_updates = max_updates
         self.snap = snap
         super().__init__(n=n, random_state=random_state)
-        if n is not None:
-            self._resolve_defaults(n)
 
     @classmethod
     def from_theory(cls, *, n: int, k: int, beta: float = 0.05, **kwargs: Any) -> ShakyLadder:
@@ -167,22 +165,16 @@ class ShakyLadder(Mechanism):
         sigma = math.sqrt(math.log(1.0 / delta)) / (epsilon * n)
         return cls(noise_scale=sigma, step=step, n=n, **kwargs)
 
-    def _resolve_defaults(self, n: int) -> tuple[float, float, int]:
-        """``(noise_scale, step, max_updates)``, those left ``None`` settled."""
-        # The defaults depend on n: parameters left None settle once n is known.
-        noise_scale = self.noise_scale
-        if noise_scale is None:
-            noise_scale = DEFAULT_NOISE_MULTIPLE / math.sqrt(n)
-            self._settle_param("noise_scale", noise_scale)
+    def _n_known(self, n: int) -> None:
+        """The defaults depend on n: parameters left None settle once it is known."""
+        if self.noise_scale is None:
+            self._settle_param("noise_scale", DEFAULT_NOISE_MULTIPLE / math.sqrt(n))
         step = self.step
         if step is None:
             step = DEFAULT_STEP_MULTIPLE / math.sqrt(n)
             self._settle_param("step", step)
-        max_updates = self.max_updates
-        if max_updates is None:
-            max_updates = math.ceil(4.0 / step)
-            self._settle_param("max_updates", max_updates)
-        return noise_scale, step, max_updates
+        if self.max_updates is None:
+            self._settle_param("max_updates", math.ceil(4.0 / step))
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
@@ -226,7 +218,9 @@ class ShakyLadder(Mechanism):
         self._updates = int(data["updates"])
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
-        noise_scale, step, max_updates = self._resolve_defaults(x.shape[0])
+        noise_scale, step, max_updates = self.noise_scale, self.step, self.max_updates
+        # Settled with n (_n_known), which is known before the first step.
+        assert noise_scale is not None and step is not None and max_updates is not None
         if self._threshold_noise is None:
             # The noise ξ the paper draws before the first round.
             self._threshold_noise = float(self._draw(self._generator(0), noise_scale, 1)[0])
