@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from ladderboard.advisor.cli import register as register_advise  # these four: t
 from ladderboard.experiments.cli import experiment_app
 from ladderboard.replay.cli import register as register_replay
 from ladderboard.simulation.cli import register as register_simulation
+
+if TYPE_CHECKING:
+    from ladderboard.engine import StoreUnavailable
 
 app = typer.Typer(
     help="Leaderboards that resist overfitting to the holdout.",
@@ -88,11 +91,11 @@ def demo(
         show(result)
 
 
-def _store_problem(exc: Exception) -> typer.Exit:
+def _store_problem(exc: StoreUnavailable) -> typer.Exit:
     """One line for a store that cannot be opened, and its exit code: 2 for
     a URL that is not a database URL, 3 for a store missing or not answering."""
     typer.echo(f"error: {exc}", err=True)
-    return typer.Exit(2 if getattr(exc, "reason", "") == "url" else 3)
+    return typer.Exit(2 if exc.reason == "url" else 3)
 
 
 @app.command()
@@ -127,7 +130,7 @@ def verify(
         console.print(f"[bold red]verification failed[/]: {exc}")
         raise typer.Exit(1) from None
     finally:
-        store.engine.dispose()
+        store.dispose()
     console.print(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
         f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}"

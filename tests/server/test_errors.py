@@ -223,3 +223,17 @@ def test_429_for_anonymous_self_registration_too_fast(make_client, solution):
     response = client.post(url, json={"name": "c"})
     refused(response, 429, "rate_limited")
     assert "address" in response.json()["message"]
+
+
+def test_a_page_and_the_api_answer_a_refusal_with_the_same_status():
+    """An oversized solution is a 413 on the organiser's page as in the API."""
+    from ladderboard.files.solution import SolutionError
+    from ladderboard.files.submission import SubmissionError
+    from ladderboard.server.errors import status_of
+    from ladderboard.server.rendering import refusal
+
+    too_large = SolutionError("the file is larger than 1 MB, the size limit")
+    too_large.code = "too_large"
+    for exc in (too_large, SubmissionError("too_large", "the file is larger than the limit")):
+        assert status_of(exc) == 413
+        assert refusal(exc)[0] == 413

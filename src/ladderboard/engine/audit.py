@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -43,6 +42,7 @@ from ladderboard.rules.boards import (
     public_board,
     rank_standings,
     ranked,
+    same_score,
 )
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import score_predictions
@@ -59,10 +59,6 @@ class VerifyReport:
     commitment: str
     submissions: int
     scopes: int
-
-
-def _same(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or a == b
 
 
 def _scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes):
@@ -132,7 +128,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             ("public score", sub.public_raw, scored.public_raw),
             ("private score", sub.private_score, scored.private),
         ):
-            if not _same(stored, again):
+            if not same_score(stored, again):
                 problems.append(
                     f"submission {sub.id}: {name} stored {stored!r}, recomputed {again!r}"
                 )

@@ -198,6 +198,7 @@ class Competitions:
         check_text("description", description, max_chars=DESCRIPTION_CHARS, multiline=True)
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
+        solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
         split = split_sha256(solution)
         row = CompetitionRow(
             slug=slug,
@@ -208,12 +209,10 @@ class Competitions:
             deadline=config.deadline,
             closed_at=None,
             solution=pack(solution_bytes),
-            solution_sha256=hashlib.sha256(solution_bytes).hexdigest(),
+            solution_sha256=solution_sha256,
             split_sha256=split,
             secret_key=stream.key_hex,
-            commitment=commitment_of(
-                hashlib.sha256(solution_bytes).hexdigest(), split, stream.key_hex
-            ),
+            commitment=commitment_of(solution_sha256, split, stream.key_hex),
             n_public=solution.n_public,
             n_private=solution.n_private,
         )
@@ -419,13 +418,13 @@ class Competitions:
         close, or for the organiser before it)."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
-        info = self.competition(slug)
-        if board == "private" and not info.is_closed(self._clock()) and not organiser:
-            raise CompetitionClosed("the private board is shown after the close")
-        config = info.config
-        direction = config.scoring().direction
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
+            info = lookup.info(competition)
+            if board == "private" and not info.is_closed(self._clock()) and not organiser:
+                raise CompetitionClosed("the private board is shown after the close")
+            config = info.config
+            direction = config.scoring().direction
             records, numbers = _records(session, competition.id)
             standings: Sequence[Standing[datetime | None, int | None]]
             if board == "private":

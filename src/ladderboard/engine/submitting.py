@@ -48,7 +48,7 @@ from ladderboard.files.submission import (
     parse_submission,
     submission_sha256,
 )
-from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
 from ladderboard.store import statements
@@ -65,6 +65,7 @@ class Target:
     competition_id: int
     team_id: int
     config: CompetitionConfig
+    scoring: Scoring  # config.scoring(), built once
     deadline: datetime | None
     solution: Solution
     checked: bool  # the solution's targets suit the scoring (check_targets)
@@ -81,14 +82,14 @@ class Target:
             data,
             self.solution,
             max_bytes=self.config.max_bytes,
-            probabilities=self.config.scoring().requires_probabilities,
+            probabilities=self.scoring.requires_probabilities,
         )
 
     def score(self, predictions: Any) -> Scored:
         """The public and private scores of ``predictions``."""
         solution = self.solution
         return score_predictions(
-            self.config.scoring(),
+            self.scoring,
             solution.targets,
             predictions,
             solution.public_rows,
@@ -290,15 +291,15 @@ class Submitter:
             competition_id, config, deadline, solution_sha256, commitment, team_id = row
             solution = caches.solutions.lookup(competition_id, solution_sha256, connection)
         config = caches.configs.get(competition_id, commitment, config)
+        scoring = config.scoring()
         target = Target(
             competition_id=competition_id,
             team_id=team_id,
             config=config,
+            scoring=scoring,
             deadline=aware(deadline),
             solution=solution,
-            checked=caches.solutions.suits(
-                (competition_id, commitment), solution, config.scoring()
-            ),
+            checked=caches.solutions.suits((competition_id, commitment), solution, scoring),
             commitment=commitment,
         )
         targets[slug, team] = target
@@ -340,6 +341,7 @@ class Submitter:
                 code=str(getattr(error, "code", "invalid"))[:40],
                 # The message may quote the file: no control character reaches the store.
                 message=printable(str(error), 2000),
+                # Not the worker's hash: that waits for the compression too.
                 file_sha256=submission_sha256(data),
                 size=len(data),
             )

@@ -24,6 +24,7 @@ __all__ = [
     "public_board",
     "rank_standings",
     "ranked",
+    "same_score",
 ]
 
 When = TypeVar("When", datetime, int)
@@ -72,7 +73,7 @@ class Standing(Generic[_When_co, _Id_co]):
     submission_id: _Id_co
 
 
-def _same_score(a: float, b: float) -> bool:
+def same_score(a: float, b: float) -> bool:
     """Equal scores, NaN equal to NaN (a metric undefined on both)."""
     return a == b or (math.isnan(a) and math.isnan(b))
 
@@ -113,7 +114,7 @@ def public_board(
     for team, rows in by_team(records).items():
         if release_is_current_best:
             latest = rows[-1].public_score
-            reached = next(r for r in rows if _same_score(r.public_score, latest))
+            reached = next(r for r in rows if same_score(r.public_score, latest))
         else:
             reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
         score = reached.public_score

@@ -4,9 +4,8 @@
 :mod:`ladderboard.server.api`; the response models (the privacy boundary) in
 :mod:`ladderboard.server.schemas`; how refusals become HTTP errors in
 :mod:`ladderboard.server.errors`. Needs the ``server`` extra.
+
+This package re-exports nothing: importing it would load FastAPI and the
+templates for the commands (``init``, the parent of ``serve``) that need only
+:mod:`ladderboard.server.run`.
 """
-
-from ladderboard.server.app import create_app
-from ladderboard.server.settings import Settings
-
-__all__ = ["Settings", "create_app"]

@@ -48,7 +48,13 @@ from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.text import printable
 
-__all__ = ["ApiError", "install_error_handlers", "seconds_to_utc_midnight"]
+__all__ = [
+    "ApiError",
+    "install_error_handlers",
+    "seconds_to_utc_midnight",
+    "sentence",
+    "status_of",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -91,7 +97,8 @@ def seconds_to_utc_midnight(now: datetime | None = None) -> int:
     return max(1, int((midnight - now).total_seconds()))
 
 
-def _sentence(text: str) -> str:
+def sentence(text: str) -> str:
+    """A refusal's message as the API and the pages show it: a capitalised sentence."""
     text = str(text).strip() or "the request was refused"
     text = text[0].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
@@ -102,7 +109,15 @@ def _validation_message(exc: RequestValidationError) -> str:
     for error in exc.errors()[:5]:
         where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query"))
         parts.append(f"{where or 'request'}: {error.get('msg', 'invalid')}")
-    return _sentence("The request is not valid: " + "; ".join(parts))
+    return sentence("The request is not valid: " + "; ".join(parts))
+
+
+def status_of(exc: CompetitionError | SubmissionError | SolutionError) -> int:
+    """The HTTP status of a refusal from the engine or the files, for the API
+    and the pages alike."""
+    if isinstance(exc, CompetitionError):
+        return next((s for k, s in _STATUS.items() if isinstance(exc, k)), 400)
+    return 413 if exc.code == "too_large" else 400
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -110,23 +125,21 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, _sentence(exc.message), exc.headers)
+        return error_response(exc.status, exc.code, sentence(exc.message), exc.headers)
 
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> JSONResponse:
-        status = next((s for k, s in _STATUS.items() if isinstance(exc, k)), 400)
+        status = status_of(exc)
         headers = {"Retry-After": str(seconds_to_utc_midnight())} if status == 429 else None
-        return error_response(status, exc.code, _sentence(str(exc)), headers)
+        return error_response(status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
     async def _bad_submission(request: Request, exc: SubmissionError) -> JSONResponse:
-        status = 413 if exc.code == "too_large" else 400
-        return error_response(status, exc.code, _sentence(str(exc)))
+        return error_response(status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(SolutionError)
     async def _bad_solution(request: Request, exc: SolutionError) -> JSONResponse:
-        status = 413 if exc.code == "too_large" else 400
-        return error_response(status, exc.code, _sentence(str(exc)))
+        return error_response(status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -140,7 +153,7 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else "the request was refused"
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"there is no page at {request.url.path}"
-        return error_response(exc.status_code, code, _sentence(detail), exc.headers)
+        return error_response(exc.status_code, code, sentence(detail), exc.headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

@@ -15,7 +15,7 @@ from ladderboard.engine.errors import CompetitionError, NotFound
 from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
-from ladderboard.server.errors import _STATUS, ApiError, _sentence
+from ladderboard.server.errors import ApiError, sentence, status_of
 
 __all__ = ["REFUSALS", "STATIC_DIR", "find", "fmt", "not_found", "refusal", "render", "templates"]
 
@@ -41,16 +41,12 @@ def render(request: Request, name: str, status: int = 200, **context: Any) -> HT
 def refusal(exc: Exception) -> tuple[int, str]:
     """The status and the sentence the API would answer ``exc`` with."""
     if isinstance(exc, ApiError):
-        return exc.status, _sentence(exc.message)
-    if isinstance(exc, CompetitionError):
-        return next((s for k, s in _STATUS.items() if isinstance(exc, k)), 400), _sentence(str(exc))
-    if isinstance(exc, SubmissionError):
-        return (413 if exc.code == "too_large" else 400), _sentence(str(exc))
-    if isinstance(exc, SolutionError):
-        return 400, _sentence(str(exc))
+        return exc.status, sentence(exc.message)
+    if isinstance(exc, CompetitionError | SubmissionError | SolutionError):
+        return status_of(exc), sentence(str(exc))
     if isinstance(exc, ValidationError):
         parts = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3]]
-        return 422, _sentence("; ".join(parts))
+        return 422, sentence("; ".join(parts))
     raise exc
 
 

@@ -93,7 +93,7 @@ class TeamRow(Base):
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(100))
-    # SHA-256 of the name under NFKC and case folding (``competition.text.name_key``):
+    # SHA-256 of the name under NFKC and case folding (``ladderboard.rules.text.name_key``):
     # names equal in that form are one team. A hash, so that its index stays small
     # whatever the normalisation expands a name to.
     name_key: Mapped[str] = mapped_column(String(64))
@@ -208,7 +208,7 @@ class DuplicateFlagRow(Base):
 class RateLimitRow(Base):
     """A rate limit's state, shared by every worker and host over the store:
     the theoretical arrival time of the generic cell rate algorithm
-    (``ladderboard.store.ratelimits``), in seconds since the epoch."""
+    (``ladderboard.store.edge.RateLimits``), in seconds since the epoch."""
 
     __tablename__ = "rate_limits"
 
