@@ -50,6 +50,7 @@ def test_demo_prints_both_boards_of_every_team(demo_output):
     assert "Kaggle public" in demo_output and "Ladder public" in demo_output
 
 
+@pytest.mark.slow  # with every test of the module-wide demo run
 def test_demo_the_kaggle_board_rewards_the_attacker_and_the_ladder_does_not(demo_output):
     kaggle_public, kaggle_private, ladder_public, ladder_private = row(demo_output, ATTACKER)
     assert kaggle_public < ladder_public
@@ -58,6 +59,7 @@ def test_demo_the_kaggle_board_rewards_the_attacker_and_the_ladder_does_not(demo
     assert "climbed from 0.5 to" in demo_output
 
 
+@pytest.mark.slow  # with every test of the module-wide demo run
 def test_demo_honest_models_are_far_better_than_chance(demo_output):
     for team in list(HONEST_TEAMS)[:2]:
         assert max(row(demo_output, team)) < 0.2

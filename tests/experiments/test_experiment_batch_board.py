@@ -52,5 +52,9 @@ def test_a_copy_tries_a_submission_without_making_it():
     board = BatchBoard(y, 0.15)
     board.submit(y[:, None] + rng.normal(size=(30, 5)))
     probe = y[:, None] + 0.01 * rng.normal(size=(30, 1))
+    before = (board.multiple, board.best_total, board.best.copy())
     tried = board.copy().submit(probe)
+    assert tried[0] < before[0] / board.n  # the probe is a new best on the copy
+    assert (board.multiple, board.best_total) == before[:2]  # and leaves the board as it was
+    assert np.array_equal(board.best, before[2])
     assert board.submit(probe).tolist() == tried.tolist()

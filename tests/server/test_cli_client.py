@@ -70,7 +70,6 @@ def competition(server, tmp_path_factory):
     return {"token": token, "submits": outputs, "folder": folder}
 
 
-@pytest.mark.slow
 def test_create_and_submit(competition):
     first, second = competition["submits"]
     assert "submission" in first and "0.2" in first and "no limit" in first

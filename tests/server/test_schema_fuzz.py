@@ -1,7 +1,8 @@
 """Schemathesis against the OpenAPI schema: generated requests never get a 5xx.
 
 Every operation runs on both stores (SQLite and PostgreSQL, through the
-``database_url`` fixture: PostgreSQL down is an error, never a skip) and as
+``database_url`` fixture; without PostgreSQL that half is skipped, or fails
+under ``CI=true``) and as
 three callers: the organiser, a team (the token of the team of the competition
 in the path) and anonymous (no ``Authorization``). Each (store, caller) starts
 from a fresh server holding ``demo`` (per-team, no quotas), ``rank`` (per-rank),
@@ -19,7 +20,7 @@ form fields and query parameters are ignored), ``status_code_conformance``
 (the 400 for an unparsable body is not declared on every route) and
 ``unsupported_method`` (the ``Allow`` header of a 405 on a path with two methods).
 
-Hostile input: schemathesis' defaults are asserted (``allow_x00``, codec
+Hostile input: schemathesis' defaults are set explicitly (``allow_x00``, codec
 ``utf-8``: NUL and any code point in bodies, queries and path parameters).
 Random values seldom pass the first validation, so hooks send about two
 thirds of the cases where the engine works: a seeded ``slug`` in the path (or
@@ -123,7 +124,6 @@ def api_schema(server, request):
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     generation = schema.config.generation
     generation.update(allow_x00=True, codec="utf-8")  # the defaults, whatever a toml says
-    assert generation.allow_x00 and generation.codec == "utf-8"
     _install_hooks(schema, seeds)
     return schema
 

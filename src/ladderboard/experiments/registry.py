@@ -134,6 +134,8 @@ def load_builtin() -> Mapping[str, Experiment]:
     ``EXPERIMENT``; they are registered in the order ``e1 < e3 < ... < e10``,
     then by name.
     """
+    if EXPERIMENTS._loaded:
+        return EXPERIMENTS
     import pkgutil
 
     import ladderboard.experiments as package
@@ -173,7 +175,7 @@ def get_experiment(name: str) -> Experiment:
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {type(name).__name__}")
     wanted = name.strip().lower()
-    for experiment in load_builtin().values():
+    for experiment in EXPERIMENTS.values():
         if wanted in experiment.names:
             return experiment
     known = ", ".join(n for e in EXPERIMENTS.values() for n in e.names)
