@@ -28,6 +28,7 @@ def test_verify_command(tmp_path):
     for fill in (0.0, 1.0):
         store.submit("c", "a", solution.sample_submission_csv(fill=fill))
     store.close("c")
+    store.publish("c")
     key = store.reveal_key("c")
     runner = CliRunner()
     ok = runner.invoke(app, ["verify", "c", "--db", url, "--key", key])

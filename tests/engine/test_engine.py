@@ -265,7 +265,8 @@ def test_quotas_daily_and_total(store, clock):
         store.submit("comp", "alpha", files[2])
     assert snapshot(store) == before
     clock.advance(days=1)
-    assert store.submit("comp", "alpha", files[2]).remaining_today == 1
+    # One left of today's two, but none of the three in all: the team is told 0.
+    assert store.submit("comp", "alpha", files[2]).remaining_today == 0
     with pytest.raises(QuotaExceeded, match="all 3"):
         store.submit("comp", "alpha", files[3])
 
@@ -324,15 +325,23 @@ def test_deadline_close_selection_and_private_board(store, clock):
     clock.advance(days=3)
     with pytest.raises(CompetitionClosed):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.1, 99)))
-    private = store.leaderboard("comp", "private")  # as the close at the deadline will be
+    # Past the deadline the private board waits for the organiser: they see
+    # it (as the close at the deadline will be), nobody else does yet.
+    with pytest.raises(CompetitionClosed, match="publishes"):
+        store.leaderboard("comp", "private")
+    with pytest.raises(CompetitionClosed, match="publishes"):
+        store.reveal_key("comp")
+    assert all(v.private_score is None for v in store.submissions("comp", "alpha"))
+    private = store.leaderboard("comp", "private", organiser=True)
     assert [r.team for r in private] == [r.team for r in organiser_view]
     assert [r.team for r in private] == ["alpha", "beta", "gamma"]
     gamma = next(r for r in private if r.team == "gamma")
     assert gamma.submission_id == ids["gamma", 0]
-    assert store.reveal_key("comp")
     assert store.competition("comp").closed_at is None  # reading wrote nothing
-    store.close("comp")  # the organiser's close is dated at the deadline
+    store.publish("comp")  # finalises the close, dated at the deadline
     assert store.competition("comp").closed_at == START + timedelta(days=2)
+    assert store.competition("comp").published_at == START + timedelta(days=3)
+    assert store.reveal_key("comp")
     assert store.leaderboard("comp", "private") == private
     assert all(v.private_score is not None for v in store.submissions("comp", "alpha"))
     public = store.leaderboard("comp", "public")
@@ -350,6 +359,7 @@ def test_verify_replays_every_release(store, mechanism, board):
         team = ("alpha", "beta")[seed % 2]
         store.submit("comp", team, csv_for(solution, noisy(solution, flip, seed)))
     store.close("comp")
+    store.publish("comp")
     key = store.reveal_key("comp")
     report = verify(store, "comp", key_hex=key)
     assert report.submissions == 6
@@ -432,6 +442,7 @@ def test_metric_mechanisms_end_to_end(store, mechanism):
         state = session.scalars(select(MechanismStateRow.state)).one()
     assert "y_true" not in state["params"] and state["key"] is None
     store.close("reg")
+    store.publish("reg")
     verify(store, "reg", key_hex=store.reveal_key("reg"))
     board = store.leaderboard("reg", "private")
     assert board[0].team == "alpha" and board[0].score > 0.5
@@ -461,6 +472,7 @@ def test_a_kaggle_board_for_auc(store):
     assert [e.team for e in board] == ["alpha", "beta"]
     assert [e.score for e in board] == [best["alpha"], best["beta"]]
     store.close("auc")
+    store.publish("auc")
     verify(store, "auc")
     top = store.leaderboard("auc", "private")[0]
     assert top.team == "alpha" and 0.5 < top.score <= 1.0
@@ -486,6 +498,7 @@ def test_log_loss_on_the_shaky_ladder_is_rescaled_and_checks_probabilities(store
         store.submit("prob", "alpha", csv_for(solution, bad))
     assert error.value.code == "probability_out_of_range"
     store.close("prob")
+    store.publish("prob")
     verify(store, "prob")
 
 

@@ -16,6 +16,7 @@ from ladderboard.engine.errors import (
     DuplicateSubmission,
     NotFound,
     QuotaExceeded,
+    TeamDisabled,
     VerificationError,
 )
 from ladderboard.engine.views import (
@@ -40,6 +41,7 @@ __all__ = [
     "StoreUnavailable",
     "SubmissionResult",
     "SubmissionView",
+    "TeamDisabled",
     "TeamInfo",
     "VerificationError",
     "migrate_store",

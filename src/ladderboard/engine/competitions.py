@@ -14,7 +14,7 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine
@@ -22,16 +22,20 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ladderboard.engine import instances, lookup
-from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound
+from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound, TeamDisabled
 from ladderboard.engine.performance import Caches
 from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.views import (
     BOARD_SCOPE,
     CompetitionInfo,
     DuplicateFlag,
+    FileInfo,
+    QuotaView,
+    RejectionView,
     SubmissionResult,
     SubmissionView,
     TeamInfo,
+    TeamSummary,
     aware,
     commitment_of,
     now_utc,
@@ -55,26 +59,30 @@ from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import check_targets
 from ladderboard.rules.text import (
     DESCRIPTION_CHARS,
+    SAMPLE_SUBMISSION,
     TEAM_NAME_CHARS,
     TITLE_CHARS,
+    check_file_name,
     check_slug,
     check_text,
     name_key,
 )
 from ladderboard.store import (
     DEFAULT_URL,
+    CompetitionFileRow,
     CompetitionRow,
     OrganiserSessions,
     RateLimits,
     StoreUnavailable,
     TeamRow,
+    TeamSessions,
     database_url,
     migrate,
     open_engine,
     queries,
     read_only,
 )
-from ladderboard.store.blobs import pack
+from ladderboard.store.blobs import pack, unpack
 
 __all__ = [
     "DEFAULT_URL",
@@ -104,16 +112,26 @@ def migrate_store(url: str | None = None) -> str:
 
 
 def _records(
-    session: Session, competition_id: int
+    session: Session, competition_id: int, left_out: frozenset[str] = frozenset()
 ) -> tuple[list[Record[datetime]], dict[int, int]]:
-    """The competition's submissions as the boards take them, and each one's
-    number in its team (what the team calls it) by its id."""
+    """The competition's submissions as the boards take them (but those of
+    the teams ``left_out``), and each one's number in its team (what the team
+    calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
     records = [
         Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
         for r, name in rows
+        if name not in left_out
     ]
     return records, {r.id: r.number for r, _ in rows}
+
+
+def _team_info(row: TeamRow) -> TeamInfo:
+    return TeamInfo(row.id, row.name, aware(row.created_at), row.disabled_at is not None)
+
+
+def _utc_day(now: datetime) -> datetime:
+    return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 class Competitions:
@@ -148,6 +166,7 @@ class Competitions:
         # and the organiser's sign-ins.
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
+        self.team_sessions = TeamSessions(engine, self.reader, clock)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -185,17 +204,22 @@ class Competitions:
         *,
         title: str | None = None,
         description: str = "",
+        rules: str = "",
         random_state: Any = None,
     ) -> CompetitionInfo:
         """Create a competition; its commitment is in the returned info.
+        ``description`` (the overview) and ``rules`` are Markdown.
 
-        Raises :class:`ValueError` for a bad slug, title or description, a
-        solution the score cannot use or bad mechanism parameters (nothing is
-        stored), and :class:`Conflict` when the slug is taken."""
+        Raises :class:`ValueError` for a bad slug, title or text, a deadline
+        already past, a solution the score cannot use or bad mechanism
+        parameters (nothing is stored), and :class:`Conflict` when the slug
+        is taken."""
         check_slug(slug)
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
         check_text("description", description, max_chars=DESCRIPTION_CHARS, multiline=True)
+        check_text("rules", rules, max_chars=DESCRIPTION_CHARS, multiline=True)
+        self._check_deadline(config.deadline)
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
@@ -204,6 +228,7 @@ class Competitions:
             slug=slug,
             title=title or slug,
             description=description,
+            rules=rules,
             config=config.to_json(),
             created_at=self._clock(),
             deadline=config.deadline,
@@ -234,6 +259,55 @@ class Competitions:
             raise Conflict(f"a competition {slug!r} already exists") from exc
         return lookup.info(row)
 
+    def _check_deadline(self, deadline: datetime | None) -> None:
+        if deadline is not None and deadline <= self._clock():
+            raise ValueError(
+                f"the deadline {deadline:%Y-%m-%d %H:%M} UTC is in the past: choose a later one"
+            )
+
+    _UNCHANGED: Any = object()
+
+    def update(
+        self,
+        slug: str,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        rules: str | None = None,
+        deadline: datetime | str | None = _UNCHANGED,
+    ) -> CompetitionInfo:
+        """Edit what the organiser may change while the competition runs: its
+        title, overview and rules (any time), and its deadline (while it is
+        open: a deadline in the future, or ``None`` for none). What is not
+        given stays as it was. The mechanism, the score and the quotas stay
+        fixed: changing them would change the meaning of released scores."""
+        if title is not None:
+            check_text("title", title, max_chars=TITLE_CHARS)
+        for field, text in (("description", description), ("rules", rules)):
+            if text is not None:
+                check_text(field, text, max_chars=DESCRIPTION_CHARS, multiline=True)
+        with self._transaction() as session:
+            competition = lookup.competition(session, slug)
+            if deadline is not self._UNCHANGED:
+                if lookup.info(competition).is_closed(self._clock()):
+                    raise CompetitionClosed(
+                        f"competition {slug!r} is closed: its deadline cannot change"
+                    )
+                config = dataclasses.replace(
+                    CompetitionConfig.from_json(competition.config),
+                    deadline=deadline,  # type: ignore[arg-type]  # __post_init__ parses a string
+                )
+                self._check_deadline(config.deadline)
+                competition.config = config.to_json()
+                competition.deadline = config.deadline
+            if title is not None:
+                competition.title = title.strip() or competition.slug
+            if description is not None:
+                competition.description = description
+            if rules is not None:
+                competition.rules = rules
+            return lookup.info(competition)
+
     def competition(self, slug: str) -> CompetitionInfo:
         with Session(self.reader) as session:
             return lookup.info(lookup.competition(session, slug))
@@ -246,6 +320,89 @@ class Competitions:
         """The organiser's solution (labels)."""
         with Session(self.reader) as session:
             return self.caches.solutions.get(lookup.competition(session, slug))
+
+    def columns(self, slug: str) -> tuple[str, tuple[str, ...]]:
+        """The id column and the target columns a submission must have."""
+        solution = self.solution(slug)
+        return solution.id_column, solution.target_columns
+
+    # --------------------------------------------------------------- data files
+    def files(self, slug: str) -> list[FileInfo]:
+        """The files participants may download: the sample submission
+        (generated from the solution's ids), then the organiser's data files
+        by name. Never the solution."""
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            rows = queries.competition_files(session, competition.id)
+            created_at = aware(competition.created_at)
+        sample = self.sample_submission(slug)
+        return [
+            FileInfo(
+                SAMPLE_SUBMISSION,
+                len(sample),
+                hashlib.sha256(sample).hexdigest(),
+                created_at,
+                generated=True,
+            ),
+            *(FileInfo(r.name, r.size, r.sha256, aware(r.created_at)) for r in rows),
+        ]
+
+    def file(self, slug: str, name: str) -> tuple[FileInfo, bytes]:
+        """One downloadable file and its bytes (:class:`NotFound` if none)."""
+        if name == SAMPLE_SUBMISSION:
+            return self.files(slug)[0], self.sample_submission(slug)
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            row = (
+                queries.competition_file(session, competition.id, name)
+                if _file_name_ok(name)
+                else None
+            )
+            if row is None:
+                raise NotFound(f"competition {slug!r} has no file {name[:120]!r}")
+            info = FileInfo(row.name, row.size, row.sha256, aware(row.created_at))
+            return info, unpack(row.data)
+
+    def sample_submission(self, slug: str) -> bytes:
+        """Every id of the holdout with every target column at 0: a valid
+        submission to start from, which says nothing of the labels."""
+        return self.solution(slug).sample_submission_csv()
+
+    def add_file(self, slug: str, name: str, data: bytes, *, replace: bool = False) -> FileInfo:
+        """Attach a data file for the participants (or, with ``replace``,
+        replace the file of that name); :class:`Conflict` if the name is taken."""
+        check_file_name(name)
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"a data file is bytes, got {type(data).__name__}")
+        data = bytes(data)
+        info = FileInfo(name, len(data), hashlib.sha256(data).hexdigest(), self._clock())
+        try:
+            with self._transaction() as session:
+                competition = lookup.competition(session, slug)
+                row = queries.competition_file(session, competition.id, name)
+                if row is not None and not replace:
+                    raise Conflict(f"competition {slug!r} already has a file {name!r}")
+                if row is None:
+                    row = CompetitionFileRow(competition_id=competition.id, name=name)
+                    session.add(row)
+                row.size, row.sha256, row.created_at = info.size, info.sha256, info.created_at
+                row.data = pack(data)
+        except IntegrityError as exc:
+            raise Conflict(f"competition {slug!r} already has a file {name!r}") from exc
+        return info
+
+    def remove_file(self, slug: str, name: str) -> None:
+        """Remove a data file (:class:`NotFound` if there is none)."""
+        with self._transaction() as session:
+            competition = lookup.competition(session, slug)
+            row = (
+                queries.competition_file(session, competition.id, name)
+                if _file_name_ok(name)
+                else None
+            )
+            if row is None:
+                raise NotFound(f"competition {slug!r} has no file {name[:120]!r}")
+            session.delete(row)
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
         """Register a team. Names are unique in a competition under NFKC and
@@ -283,11 +440,126 @@ class Competitions:
             raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
         return TeamInfo(team.id, team.name, now)
 
+    def add_teams(
+        self, slug: str, names: Sequence[str], token_hashes: Sequence[str | None]
+    ) -> list[TeamInfo]:
+        """Register many teams at once (an import): all of them or, at the
+        first refusal, none. Refuses as :meth:`add_team` does, and a name
+        repeated in ``names`` (under case and Unicode folding)."""
+        if len(names) != len(token_hashes):
+            raise ValueError("one token hash per team name")
+        cleaned: list[tuple[str, str]] = []
+        seen: dict[str, int] = {}
+        for line, name in enumerate(names, 1):
+            name = name.strip() if isinstance(name, str) else name
+            try:
+                check_text("team name", name, max_chars=TEAM_NAME_CHARS)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"team {line}: {exc}") from None
+            if not name:
+                raise ValueError(f"team {line}: the name is empty")
+            key = hashlib.sha256(name_key(name).encode()).hexdigest()
+            if key in seen:
+                raise ValueError(f"team {line}: {name!r} repeats team {seen[key]}")
+            seen[key] = line
+            cleaned.append((name, key))
+        now = self._clock()
+        teams = []
+        try:
+            with self._transaction() as session:
+                competition = lookup.competition(session, slug)
+                if lookup.info(competition).is_closed(now):
+                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                own = team_scope if competition.config["board"] == "per-team" else None
+                for (name, key), token_hash in zip(cleaned, token_hashes, strict=True):
+                    taken = queries.team_name_with_key(session, competition.id, key)
+                    if taken is not None:
+                        raise Conflict(f"team {taken!r} already exists in {slug!r}")
+                    team = TeamRow(
+                        competition_id=competition.id,
+                        name=name,
+                        name_key=key,
+                        token_hash=token_hash,
+                        created_at=now,
+                    )
+                    queries.add_team(session, team, own)
+                    teams.append(team)
+        except IntegrityError as exc:
+            raise Conflict(f"a team of this import already exists in {slug!r}") from exc
+        return [TeamInfo(t.id, t.name, now) for t in teams]
+
     def teams(self, slug: str) -> list[TeamInfo]:
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
-            rows = queries.teams(session, competition.id)
-            return [TeamInfo(r.id, r.name, aware(r.created_at)) for r in rows]
+            return [_team_info(r) for r in queries.teams(session, competition.id)]
+
+    def team(self, slug: str, name: str) -> TeamInfo:
+        with Session(self.reader) as session:
+            return _team_info(lookup.team(session, lookup.competition(session, slug), name))
+
+    def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
+        """Disable a team (it can no longer sign in, submit or select, and is
+        left off both boards) or enable it again; idempotent. Its submissions
+        are kept, and enabling it restores them to the boards."""
+        now = self._clock()
+        with self._transaction() as session:
+            team = lookup.team(session, lookup.competition(session, slug), name)
+            if disabled and team.disabled_at is None:
+                team.disabled_at = now
+            elif not disabled:
+                team.disabled_at = None
+            info = _team_info(team)
+        self.caches.targets.pop((slug, name), None)
+        return info
+
+    def team_summaries(self, slug: str) -> list[TeamSummary]:
+        """Every team with its activity, for the organiser's desk."""
+        day = _utc_day(self._clock())
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            rows = queries.team_summaries(session, competition.id, day)
+        return [
+            TeamSummary(
+                name=team.name,
+                created_at=aware(team.created_at),
+                disabled=team.disabled_at is not None,
+                submissions=count,
+                last_submission=aware(last),
+                used_today=today,
+                invalid=invalid,
+                flags=flags,
+            )
+            for team, count, last, today, invalid, flags in rows
+        ]
+
+    def quota(self, slug: str, team: str) -> QuotaView:
+        """What the team has used of its quotas, and when the daily one resets."""
+        now = self._clock()
+        day = _utc_day(now)
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            config = CompetitionConfig.from_json(competition.config)
+            team_row = lookup.team(session, competition, team)
+            rows = queries.team_submissions(session, team_row.id)
+            invalid = queries.rejection_count(session, team_row.id)
+        return QuotaView(
+            used_today=sum(aware(r.created_at) >= day for r in rows),
+            daily_quota=config.daily_quota,
+            used_total=len(rows),
+            total_quota=config.total_quota,
+            invalid=invalid,
+            invalid_quota=config.invalid_quota,
+            resets_at=day + timedelta(days=1),
+        )
+
+    def rejections(self, slug: str, team: str) -> list[RejectionView]:
+        """The team's refused files with the reason, newest first."""
+        with Session(self.reader) as session:
+            team_row = lookup.team(session, lookup.competition(session, slug), team)
+            return [
+                RejectionView(aware(r.created_at), r.code, r.message, r.size)
+                for r in queries.rejections(session, team_row.id)
+            ]
 
     def knows_token_hash(self, token_hash: str) -> bool:
         """Whether some team of some competition has this token (SHA-256)."""
@@ -300,7 +572,7 @@ class Competitions:
             row = queries.team_by_token_hash(session, competition.id, token_hash)
             if row is None:
                 raise NotFound("no team with this token in this competition")
-            return TeamInfo(row.id, row.name, aware(row.created_at))
+            return _team_info(row)
 
     # ------------------------------------------------------------------ teams
     def submit(
@@ -339,18 +611,28 @@ class Competitions:
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             team_row = lookup.team(session, competition, team)
-            closed = lookup.info(competition).is_closed(now)
-            return [
-                SubmissionView(
-                    r.number,
-                    aware(r.created_at),
-                    r.message,
-                    r.public_score,
-                    r.selected,
-                    r.private_score if closed else None,
-                )
-                for r in queries.team_submissions(session, team_row.id)
-            ]
+            info = lookup.info(competition)
+            published = info.is_published(now)
+            rows = queries.team_submissions(session, team_row.id)
+        records = [
+            Record(r.number, team, aware(r.created_at), r.public_score, r.private_score, r.selected)
+            for r in rows
+        ]
+        final = final_selection(
+            records, info.config.n_selections, direction=info.config.scoring().direction
+        )
+        return [
+            SubmissionView(
+                r.number,
+                aware(r.created_at),
+                r.message,
+                r.public_score,
+                r.selected,
+                r.private_score if published else None,
+                r.number in final,
+            )
+            for r in rows
+        ]
 
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),
@@ -362,6 +644,8 @@ class Competitions:
             config = CompetitionConfig.from_json(competition.config)
             if lookup.info(competition).is_closed(now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
+            if team_row.disabled_at is not None:
+                raise TeamDisabled(f"team {team!r} is disabled by the organiser")
             chosen = set(submission_ids)
             if len(chosen) > config.n_selections:
                 raise ValueError(
@@ -392,40 +676,70 @@ class Competitions:
             if competition.deadline is not None and now > aware(competition.deadline):
                 now = aware(competition.deadline)
             competition.closed_at = now
-            competition.key_revealed_at = now  # the key is public from the close on
-            rows = queries.competition_submissions(session, competition.id)
-            records = [
-                Record(
-                    r.id,
-                    str(r.team_id),
-                    aware(r.created_at),
-                    r.public_score,
-                    r.private_score,
-                    r.selected,
-                )
-                for r in rows
-            ]
-            direction = config.scoring().direction
-            picked = final_selection(records, config.n_selections, direction=direction)
-            for row in rows:
-                row.selected = row.id in picked
+            self._finalise(session, competition, config)
             return lookup.info(competition)
+
+    def publish(self, slug: str) -> CompetitionInfo:
+        """Publish the private board and reveal the audit key, once the
+        competition is closed (by hand or by its deadline, which this
+        finalises); idempotent. Until then only the organiser sees the
+        private board, to look it over first."""
+        now = self._clock()
+        with self._transaction() as session:
+            competition = lookup.competition(session, slug)
+            if competition.key_revealed_at is not None:
+                return lookup.info(competition)
+            if not lookup.info(competition).is_closed(now):
+                raise CompetitionClosed(
+                    f"competition {slug!r} is open: close it before publishing its private board"
+                )
+            if competition.closed_at is None:  # its deadline passed: finalise it now
+                competition.closed_at = aware(competition.deadline)
+                self._finalise(
+                    session, competition, CompetitionConfig.from_json(competition.config)
+                )
+            competition.key_revealed_at = now
+            return lookup.info(competition)
+
+    @staticmethod
+    def _finalise(session: Session, competition: CompetitionRow, config: CompetitionConfig) -> None:
+        """Select, for each team that selected nothing, its best released submissions."""
+        rows = queries.competition_submissions(session, competition.id)
+        records = [
+            Record(
+                r.id,
+                str(r.team_id),
+                aware(r.created_at),
+                r.public_score,
+                r.private_score,
+                r.selected,
+            )
+            for r in rows
+        ]
+        direction = config.scoring().direction
+        picked = final_selection(records, config.n_selections, direction=direction)
+        for row in rows:
+            row.selected = row.id in picked
 
     def leaderboard(
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> list[BoardRow]:
-        """The public board as released, or the private board (after the
-        close, or for the organiser before it)."""
+        """The public board as released, or the private board (once the
+        organiser publishes it; to the organiser at any time). Disabled teams
+        are left off both."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             info = lookup.info(competition)
-            if board == "private" and not info.is_closed(self._clock()) and not organiser:
-                raise CompetitionClosed("the private board is shown after the close")
+            if board == "private" and not info.is_published(self._clock()) and not organiser:
+                raise CompetitionClosed(
+                    "the private board is shown once the organiser publishes it after the close"
+                )
             config = info.config
             direction = config.scoring().direction
-            records, numbers = _records(session, competition.id)
+            disabled = frozenset(queries.disabled_team_names(session, competition.id))
+            records, numbers = _records(session, competition.id, disabled)
             standings: Sequence[Standing[datetime | None, int | None]]
             if board == "private":
                 # Before the close is written (the organiser's preview, or a
@@ -438,7 +752,8 @@ class Competitions:
             elif config.board == "per-rank":
                 state = queries.state_of(session, competition.id, BOARD_SCOPE) or {"entries": []}
                 names = queries.team_names(session, competition.id)
-                standings = rank_standings(state["entries"], names, records)
+                entries = [e for e in state["entries"] if names[e["team"]] not in disabled]
+                standings = rank_standings(entries, names, records)
             else:
                 standings = public_board(
                     records,
@@ -463,11 +778,21 @@ class Competitions:
             return [DuplicateFlag(*row) for row in queries.duplicate_flags(session, competition.id)]
 
     def reveal_key(self, slug: str) -> str:
-        """The random-stream key, for audit, once the competition is closed
-        (by the organiser or by its deadline). A read: it writes nothing."""
+        """The random-stream key, for audit, once the private board is
+        published. A read: it writes nothing."""
         now = self._clock()
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
-            if not lookup.info(competition).is_closed(now):
-                raise CompetitionClosed("the key is revealed only after the close")
+            if not lookup.info(competition).is_published(now):
+                raise CompetitionClosed(
+                    "the key is revealed when the organiser publishes the private board"
+                )
             return competition.secret_key
+
+
+def _file_name_ok(name: str) -> bool:
+    try:
+        check_file_name(name)
+    except ValueError:
+        return False
+    return True

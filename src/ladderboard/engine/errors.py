@@ -10,6 +10,7 @@ __all__ = [
     "DuplicateSubmission",
     "NotFound",
     "QuotaExceeded",
+    "TeamDisabled",
     "VerificationError",
 ]
 
@@ -40,6 +41,12 @@ class QuotaExceeded(CompetitionError):
 
 class CompetitionClosed(CompetitionError):
     code = "closed"
+
+
+class TeamDisabled(CompetitionError):
+    """The organiser disabled the team: it may not submit or select."""
+
+    code = "disabled"
 
 
 class VerificationError(CompetitionError):

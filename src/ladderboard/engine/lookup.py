@@ -55,4 +55,6 @@ def info(row: CompetitionRow) -> CompetitionInfo:
         n_public=row.n_public,
         n_private=row.n_private,
         commitment=row.commitment,
+        rules=row.rules or "",
+        published_at=aware(row.key_revealed_at),
     )

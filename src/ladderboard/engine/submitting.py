@@ -27,6 +27,7 @@ from ladderboard.engine.errors import (
     DuplicateSubmission,
     NotFound,
     QuotaExceeded,
+    TeamDisabled,
 )
 from ladderboard.engine.performance import (
     CachedMechanism,
@@ -115,9 +116,16 @@ class _StaleTarget(Exception):
     was created again): nothing was written, and the submission is retried."""
 
 
-def _refuse_if_closed(slug: str, closed_at: datetime | None, target: Target, now: datetime):
-    if is_closed(aware(closed_at), target.deadline, now):
+def _refuse_if_closed(
+    slug: str, closed_at: datetime | None, deadline: datetime | None, now: datetime
+) -> None:
+    if is_closed(aware(closed_at), aware(deadline), now):
         raise CompetitionClosed(f"competition {slug!r} is closed")
+
+
+def _refuse_if_disabled(team: str, disabled_at: datetime | None) -> None:
+    if disabled_at is not None:
+        raise TeamDisabled(f"team {team!r} is disabled by the organiser")
 
 
 def _check_invalid(invalid: int, team: str, config: CompetitionConfig) -> None:
@@ -137,17 +145,31 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
 
 
 def _result(
-    number: int, team: str, score: float, created_at: datetime, today: int, config
+    number: int,
+    team: str,
+    score: float,
+    created_at: datetime,
+    counts: tuple[int, int],
+    config,
+    previous: float | None,
 ) -> SubmissionResult:
-    """What the team is told: its release and what is left of today's quota."""
-    remaining = None if config.daily_quota is None else max(0, config.daily_quota - today)
+    """What the team is told: its release, its previous one, and what is left
+    of today's quota (``counts``: the team's submissions today and in all,
+    this one included)."""
+    today, total = counts
+    left = [
+        quota - used
+        for quota, used in ((config.daily_quota, today), (config.total_quota, total))
+        if quota is not None
+    ]
     return SubmissionResult(
         id=number,
         team=team,
         public_score=score,
         status="scored",
-        remaining_today=remaining,
+        remaining_today=max(0, min(left)) if left else None,
         created_at=created_at,
+        previous_score=previous,
     )
 
 
@@ -194,9 +216,8 @@ class Submitter:
         """The rules of one submission, in the order they apply."""
         now = self.clock()
         packing = background(hash_and_pack, data)  # overlaps with parsing
-        target = self._target(slug, team)
+        target = self._open_target(slug, team, now)
         config = target.config
-        _refuse_if_closed(slug, None, target, now)
         try:
             predictions = target.parse(data)
             hashing = background(canonical_predictions_hash, predictions)  # overlaps with scoring
@@ -206,7 +227,8 @@ class Submitter:
             raise
         with self.engine.begin() as connection:
             locked = self._lock(connection, slug, target)
-            _refuse_if_closed(slug, locked.closed_at, target, now)
+            _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
+            _refuse_if_disabled(team, locked.disabled_at)
             file_sha256, blob = packing.result()
             if idempotency_key is not None:
                 earlier = statements.submission_with_key(
@@ -217,7 +239,7 @@ class Submitter:
                         raise Conflict("this idempotency key was used for another file")
                     return self._resent(connection, earlier, team, config, now)
             predictions_sha256 = hashing.result()
-            today, total, same, other, invalid = statements.counts(
+            today, total, same, other, invalid, previous = statements.counts(
                 connection, target.competition_id, target.team_id, predictions_sha256, now
             )
             _check_invalid(invalid, team, config)
@@ -251,14 +273,13 @@ class Submitter:
                 selected=False,
             )
         self._committed(step)
-        return _result(total + 1, team, step.score, now, today + 1, config)
+        return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 
     def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
         """Refuse what needs no file, before one is read (see
         :meth:`~ladderboard.engine.Competitions.admit`)."""
         now = self.clock()
-        target = self._target(slug, team)
-        _refuse_if_closed(slug, None, target, now)
+        target = self._open_target(slug, team, now)
         with self.reader.connect() as connection:
             row = statements.admission(
                 connection, target.competition_id, target.team_id, idempotency_key, now
@@ -266,17 +287,31 @@ class Submitter:
         if row is None:  # the competition is gone: forget it
             self.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
-        closed_at, today, total, invalid, resent = row
-        _refuse_if_closed(slug, closed_at, target, now)
+        closed_at, deadline, disabled_at, today, total, invalid, resent = row
+        _refuse_if_closed(slug, closed_at, deadline, now)
+        _refuse_if_disabled(team, disabled_at)
         if resent:
             return
         _check_invalid(invalid, team, target.config)
         _check_quota(today, total, team, target.config)
 
     # ------------------------------------------------------------ the steps
+    def _open_target(self, slug: str, team: str, now: datetime) -> Target:
+        """The target, refused at once when its deadline has passed. The
+        deadline a target was read with may since have been extended (by
+        this process or another): a target past it is read afresh before
+        the refusal. The close itself is checked again under the lock."""
+        target = self._target(slug, team)
+        if target.deadline is not None and now >= target.deadline:
+            self.caches.targets.pop((slug, team), None)
+            target = self._target(slug, team)
+            _refuse_if_closed(slug, None, target.deadline, now)
+        return target
+
     def _target(self, slug: str, team: str) -> Target:
         """The competition and team a submission goes to: one query the first
-        time, then this process's copy (neither row ever changes)."""
+        time, then this process's copy. What of them may change (the
+        deadline, the team's being disabled) is read again where it decides."""
         targets = self.caches.targets
         found = targets.get((slug, team))
         if found is not None:
@@ -309,7 +344,9 @@ class Submitter:
     def _lock(connection: Connection, slug: str, target: Target) -> Any:
         """Lock the target's board; :class:`_StaleTarget` when the competition
         under ``slug`` is no longer the one the target was read from."""
-        locked = statements.lock_state(connection, target.competition_id, target.scope)
+        locked = statements.lock_state(
+            connection, target.competition_id, target.scope, target.team_id
+        )
         if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
             raise _StaleTarget
         return locked
@@ -329,7 +366,8 @@ class Submitter:
         board's mechanism row), so concurrent bad files cannot pass the cap."""
         with self.engine.begin() as connection:
             locked = self._lock(connection, slug, target)
-            _refuse_if_closed(slug, locked.closed_at, target, now)
+            _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
+            _refuse_if_disabled(team, locked.disabled_at)
             _check_invalid(
                 statements.invalid_files(connection, target.team_id), team, target.config
             )
@@ -394,5 +432,16 @@ class Submitter:
         connection: Connection, row: Any, team: str, config: CompetitionConfig, now: datetime
     ) -> SubmissionResult:
         """The answer to a submission resent with its idempotency key: the first one's."""
-        today, _, _ = statements.team_counts(connection, row.team_id, row.predictions_sha256, now)
-        return _result(row.number, team, row.public_score, aware(row.created_at), today, config)
+        today, total, _ = statements.team_counts(
+            connection, row.team_id, row.predictions_sha256, now
+        )
+        previous = statements.released_before(connection, row.team_id, row.number)
+        return _result(
+            row.number,
+            team,
+            row.public_score,
+            aware(row.created_at),
+            (today, total),
+            config,
+            previous,
+        )

@@ -17,9 +17,13 @@ __all__ = [
     "BoardRow",
     "CompetitionInfo",
     "DuplicateFlag",
+    "FileInfo",
+    "QuotaView",
+    "RejectionView",
     "SubmissionResult",
     "SubmissionView",
     "TeamInfo",
+    "TeamSummary",
     "aware",
     "commitment_of",
     "is_closed",
@@ -83,9 +87,17 @@ class CompetitionInfo:
     n_public: int
     n_private: int
     commitment: str
+    rules: str = ""
+    published_at: datetime | None = None
 
     def is_closed(self, now: datetime | None = None) -> bool:
         return is_closed(self.closed_at, self.deadline, now or now_utc())
+
+    def is_published(self, now: datetime | None = None) -> bool:
+        """Whether the private board and the audit key are public: published
+        by the organiser after the close, or at the deadline by a
+        competition that publishes automatically."""
+        return is_published(self.published_at, self.deadline, self.config.auto_publish, now)
 
 
 def is_closed(closed_at: datetime | None, deadline: datetime | None, now: datetime) -> bool:
@@ -94,11 +106,88 @@ def is_closed(closed_at: datetime | None, deadline: datetime | None, now: dateti
     return closed_at is not None or (deadline is not None and now >= deadline)
 
 
+def is_published(
+    published_at: datetime | None,
+    deadline: datetime | None,
+    auto_publish: bool,
+    now: datetime | None = None,
+) -> bool:
+    """See :meth:`CompetitionInfo.is_published`."""
+    if published_at is not None:
+        return True
+    return auto_publish and deadline is not None and (now or now_utc()) >= deadline
+
+
 @dataclass(frozen=True)
 class TeamInfo:
     id: int
     name: str
     created_at: datetime
+    disabled: bool = False
+
+
+@dataclass(frozen=True)
+class TeamSummary:
+    """A team as the organiser's desk lists it: its activity, its invalid
+    files and the duplicate flags it is part of."""
+
+    name: str
+    created_at: datetime
+    disabled: bool
+    submissions: int
+    last_submission: datetime | None
+    used_today: int
+    invalid: int
+    flags: int  # duplicate flags naming this team, on either side
+
+
+@dataclass(frozen=True)
+class QuotaView:
+    """A team's submissions counted against the competition's quotas; the
+    daily quota resets at ``resets_at`` (the next UTC midnight)."""
+
+    used_today: int
+    daily_quota: int | None
+    used_total: int
+    total_quota: int | None
+    invalid: int
+    invalid_quota: int | None
+    resets_at: datetime
+
+    @property
+    def remaining_today(self) -> int | None:
+        """What is left today: the tighter of the daily and the total quota."""
+        left = [
+            quota - used
+            for quota, used in (
+                (self.daily_quota, self.used_today),
+                (self.total_quota, self.used_total),
+            )
+            if quota is not None
+        ]
+        return max(0, min(left)) if left else None
+
+
+@dataclass(frozen=True)
+class RejectionView:
+    """A file the server refused as invalid, as its team sees it."""
+
+    created_at: datetime
+    code: str
+    message: str
+    size: int
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """A data file participants download. ``generated`` marks the sample
+    submission, made from the solution's ids (never its labels)."""
+
+    name: str
+    size: int
+    sha256: str
+    created_at: datetime
+    generated: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,6 +200,7 @@ class SubmissionResult:
     status: str
     remaining_today: int | None
     created_at: datetime
+    previous_score: float | None = None  # the team's previous released score
 
 
 @dataclass(frozen=True)
@@ -124,6 +214,7 @@ class SubmissionView:
     public_score: float
     selected: bool
     private_score: float | None
+    final: bool = False  # counts for the final ranking: selected, or chosen automatically
 
 
 @dataclass(frozen=True)

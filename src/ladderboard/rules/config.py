@@ -92,6 +92,10 @@ class CompetitionConfig:
     daily_quota, total_quota, invalid_quota : int or None
         Valid submissions per team per UTC day and in all; invalid ones in all.
     deadline : datetime (UTC) or None
+    auto_publish : bool
+        Publish the private board and reveal the audit key at the deadline;
+        by default they wait for the organiser, who looks at the private
+        board first.
     n_selections : int
         Final submissions a team may select (default 2).
     precision : int
@@ -118,6 +122,7 @@ class CompetitionConfig:
     total_quota: int | None = None
     invalid_quota: int | None = 20
     deadline: datetime | None = None
+    auto_publish: bool = False
     n_selections: int = 2
     precision: int = 5
     max_bytes: int = 50 * 2**20
@@ -132,6 +137,8 @@ class CompetitionConfig:
             value = getattr(self, name)
             if value is not None:
                 check_int(name, value, 1)
+        if not isinstance(self.auto_publish, bool):
+            raise ValueError(f"auto_publish must be true or false, got {self.auto_publish!r}")
         check_int("n_selections", self.n_selections, 1)
         check_int("ranks", self.ranks, 1)
         check_int("precision", self.precision, 0)

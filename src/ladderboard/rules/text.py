@@ -31,12 +31,15 @@ from typing import Any
 
 __all__ = [
     "DESCRIPTION_CHARS",
+    "FILE_NAME_CHARS",
     "IDEMPOTENCY_KEY_CHARS",
     "MAX_JSON_DEPTH",
     "MESSAGE_CHARS",
+    "SAMPLE_SUBMISSION",
     "SLUG_CHARS",
     "TEAM_NAME_CHARS",
     "TITLE_CHARS",
+    "check_file_name",
     "check_json",
     "check_slug",
     "check_text",
@@ -51,6 +54,10 @@ TEAM_NAME_CHARS = 100
 MESSAGE_CHARS = 2000
 IDEMPOTENCY_KEY_CHARS = 200
 DESCRIPTION_CHARS = 100_000
+FILE_NAME_CHARS = 100
+SAMPLE_SUBMISSION = (
+    "sample_submission.csv"  # generated from the solution; no data file takes its name
+)
 MAX_JSON_DEPTH = 4
 
 _SLUG = re.compile(rf"[A-Za-z0-9_-]{{1,{SLUG_CHARS}}}\Z")
@@ -147,6 +154,30 @@ def check_json(field: str, value: Any, *, max_depth: int = MAX_JSON_DEPTH) -> An
             check_text(f"a value of {field}", item, max_chars=10_000)
         elif item is not None and not isinstance(item, bool | int | float):
             raise ValueError(f"{field} holds a {type(item).__name__}, which is not JSON")
+    return value
+
+
+_FILE_NAME = re.compile(rf"[A-Za-z0-9_-][A-Za-z0-9._-]{{0,{FILE_NAME_CHARS - 1}}}\Z")
+
+
+def check_file_name(value: object) -> str:
+    """A data file's name: 1-100 letters, digits, '.', '-' or '_', not
+    starting with '.', and not the generated sample submission's.
+
+    >>> check_file_name("train.csv.gz")
+    'train.csv.gz'
+    >>> check_file_name("../solution.csv")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: a file name is 1-100 letters, digits, '.', '-' or '_', not starting ...
+    """
+    if not isinstance(value, str) or not _FILE_NAME.match(value):
+        raise ValueError(
+            f"a file name is 1-{FILE_NAME_CHARS} letters, digits, '.', '-' or '_', not starting "
+            f"with '.': {printable(value, 120)!r}"
+        )
+    if value == SAMPLE_SUBMISSION:
+        raise ValueError(f"{SAMPLE_SUBMISSION} is generated from the solution; choose another name")
     return value
 
 

@@ -10,6 +10,7 @@ bad file (:class:`SubmissionError`,        400     the file's code
 :class:`SolutionError`)
 missing or invalid token                   401     ``unauthorized``
 a token of the wrong role                  403     ``forbidden``
+:class:`TeamDisabled`                      403     ``disabled``
 private board before the close             403     ``private_board``
 :class:`NotFound`, unknown route           404     ``not_found``
 :class:`Conflict`                          409     ``conflict``
@@ -43,6 +44,7 @@ from ladderboard.engine.errors import (
     DuplicateSubmission,
     NotFound,
     QuotaExceeded,
+    TeamDisabled,
 )
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
@@ -60,6 +62,7 @@ logger = logging.getLogger(__name__)
 
 _STATUS = {
     NotFound: 404,
+    TeamDisabled: 403,
     DuplicateSubmission: 409,
     Conflict: 409,
     CompetitionClosed: 409,

@@ -19,9 +19,10 @@ from ladderboard.store.database import (
     read_only,
     scratch_postgres_database,
 )
-from ladderboard.store.edge import OrganiserSessions, RateLimits
+from ladderboard.store.edge import OrganiserSessions, RateLimits, TeamSessions
 from ladderboard.store.models import (
     Base,
+    CompetitionFileRow,
     CompetitionRow,
     DuplicateFlagRow,
     MechanismArrayRow,
@@ -32,11 +33,13 @@ from ladderboard.store.models import (
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
+    TeamSessionRow,
 )
 
 __all__ = [
     "DEFAULT_URL",
     "Base",
+    "CompetitionFileRow",
     "CompetitionRow",
     "DuplicateFlagRow",
     "MechanismArrayRow",
@@ -50,6 +53,8 @@ __all__ = [
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
+    "TeamSessionRow",
+    "TeamSessions",
     "database_url",
     "make_engine",
     "migrate",

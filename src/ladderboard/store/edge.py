@@ -1,5 +1,5 @@
 """What the web edge keeps in the store so that every worker and host shares
-it: rate limits and the organiser's sign-ins.
+it: rate limits, and the sign-ins of the organiser and of teams.
 
 Rate limits follow the generic cell rate algorithm (GCRA; Turner's "virtual
 scheduling", ITU-T I.371), the token bucket written as one number per key:
@@ -31,9 +31,15 @@ from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, se
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ladderboard.store.database import make_engine
-from ladderboard.store.models import OrganiserSessionRow, RateLimitRow, table_of
+from ladderboard.store.models import (
+    OrganiserSessionRow,
+    RateLimitRow,
+    TeamRow,
+    TeamSessionRow,
+    table_of,
+)
 
-__all__ = ["OrganiserSessions", "RateLimits"]
+__all__ = ["OrganiserSessions", "RateLimits", "TeamSessions"]
 
 _LIMITS = table_of(RateLimitRow)
 _SESSIONS = table_of(OrganiserSessionRow)
@@ -196,4 +202,63 @@ class OrganiserSessions:
                 delete(OrganiserSessionRow).where(
                     OrganiserSessionRow.sha256 == self._digest(cookie)
                 )
+            )
+
+
+class TeamSessions:
+    """Teams' sign-ins: a browser enters its team's token once and gets a
+    random cookie, stored as its SHA-256 with the team and an expiry, and
+    deleted at sign-out. A disabled team's sessions stop working."""
+
+    def __init__(self, engine: Engine, reader: Engine, clock: Callable[[], datetime]) -> None:
+        self._engine = engine
+        self._reader = reader
+        self._clock = clock
+
+    @staticmethod
+    def _digest(cookie: str) -> str:
+        return hashlib.sha256(cookie.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def open(self, team_id: int, lifetime: timedelta) -> str:
+        """A new session's cookie value for team ``team_id`` (only its hash is
+        stored); expired sessions are deleted meanwhile."""
+        cookie = secrets.token_urlsafe(32)
+        now = self._clock()
+        with self._engine.begin() as connection:
+            connection.execute(delete(TeamSessionRow).where(TeamSessionRow.expires_at <= now))
+            connection.execute(
+                table_of(TeamSessionRow)
+                .insert()
+                .values(
+                    sha256=self._digest(cookie),
+                    team_id=team_id,
+                    created_at=now,
+                    expires_at=now + lifetime,
+                )
+            )
+        return cookie
+
+    def team_of(self, cookie: str) -> int | None:
+        """The id of the team signed in with ``cookie``, or ``None`` (no such
+        session, expired, or the team is disabled)."""
+        if not cookie:
+            return None
+        with self._reader.connect() as connection:
+            found = connection.execute(
+                select(TeamSessionRow.team_id, TeamSessionRow.expires_at)
+                .join(TeamRow, TeamRow.id == TeamSessionRow.team_id)
+                .where(TeamSessionRow.sha256 == self._digest(cookie), TeamRow.disabled_at.is_(None))
+            ).first()
+        if found is None:
+            return None
+        team_id, expires_at = found
+        if expires_at.tzinfo is None:  # SQLite returns naive datetimes: they are UTC
+            expires_at = expires_at.replace(tzinfo=UTC)
+        return team_id if self._clock() < expires_at else None
+
+    def close(self, cookie: str) -> None:
+        """Revoke the session of ``cookie`` (nothing if there is none)."""
+        with self._engine.begin() as connection:
+            connection.execute(
+                delete(TeamSessionRow).where(TeamSessionRow.sha256 == self._digest(cookie))
             )

@@ -33,6 +33,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "Base",
+    "CompetitionFileRow",
     "CompetitionRow",
     "DuplicateFlagRow",
     "MechanismArrayRow",
@@ -43,6 +44,7 @@ __all__ = [
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
+    "TeamSessionRow",
     "table_of",
 ]
 
@@ -67,7 +69,8 @@ class CompetitionRow(Base):
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     slug: Mapped[str] = mapped_column(String(64), unique=True)
     title: Mapped[str] = mapped_column(String(200))
-    description: Mapped[str] = mapped_column(Text, default="")
+    description: Mapped[str] = mapped_column(Text, default="")  # the overview, Markdown
+    rules: Mapped[str] = mapped_column(Text, default="", server_default="")  # Markdown
     config: Mapped[dict] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     deadline: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
@@ -78,6 +81,9 @@ class CompetitionRow(Base):
     split_sha256: Mapped[str] = mapped_column(String(64))
     secret_key: Mapped[str] = mapped_column(String(64))
     commitment: Mapped[str] = mapped_column(String(64))
+    # When the private board was published and the key revealed: a separate
+    # act of the organiser's after the close (or the deadline, when the
+    # competition publishes automatically).
     key_revealed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
     n_public: Mapped[int] = mapped_column(Integer)
     n_private: Mapped[int] = mapped_column(Integer)
@@ -99,6 +105,8 @@ class TeamRow(Base):
     name_key: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True, unique=True)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    # A disabled team cannot sign in, submit or select, and is left off the boards.
+    disabled_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
 
 
 class MechanismStateRow(Base):
@@ -224,5 +232,34 @@ class OrganiserSessionRow(Base):
     __tablename__ = "organiser_sessions"
 
     sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
+
+
+class CompetitionFileRow(Base):
+    """A data file the organiser attached for the participants (training
+    data, descriptions), packed (:func:`ladderboard.store.blobs.pack`); never
+    the solution."""
+
+    __tablename__ = "competition_files"
+    __table_args__ = (UniqueConstraint("competition_id", "name"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    size: Mapped[int] = mapped_column(BigInteger)  # of the file as uploaded
+    sha256: Mapped[str] = mapped_column(String(64))  # of the file as uploaded
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    data: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+
+
+class TeamSessionRow(Base):
+    """A team's browser, signed in once with the team's token: the SHA-256 of
+    its random cookie, valid until ``expires_at`` or until it signs out."""
+
+    __tablename__ = "team_sessions"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)

@@ -17,6 +17,7 @@ from sqlalchemy import Connection, func, select
 from sqlalchemy.orm import Session, aliased
 
 from ladderboard.store.models import (
+    CompetitionFileRow,
     CompetitionRow,
     DuplicateFlagRow,
     MechanismStateRow,
@@ -31,13 +32,17 @@ __all__ = [
     "add_team",
     "board_states",
     "competition_by_slug",
+    "competition_file",
+    "competition_files",
     "competition_submissions",
     "competitions",
+    "disabled_team_names",
     "duplicate_flags",
     "files_by_board",
     "files_in_order",
     "ping",
     "rejection_count",
+    "rejections",
     "solution_file",
     "state_of",
     "submissions_with_team",
@@ -46,6 +51,7 @@ __all__ = [
     "team_name_with_key",
     "team_names",
     "team_submissions",
+    "team_summaries",
     "teams",
     "token_hash_known",
 ]
@@ -125,6 +131,16 @@ def team_names(session: Session, competition_id: int) -> dict[int, str]:
         select(TeamRow.id, TeamRow.name).where(TeamRow.competition_id == competition_id)
     )
     return dict(rows.all())
+
+
+def disabled_team_names(session: Session, competition_id: int) -> list[str]:
+    return list(
+        session.scalars(
+            select(TeamRow.name).where(
+                TeamRow.competition_id == competition_id, TeamRow.disabled_at.is_not(None)
+            )
+        )
+    )
 
 
 def token_hash_known(connection: Connection, token_hash: str) -> bool:
@@ -245,3 +261,81 @@ def duplicate_flags(session: Session, competition_id: int) -> list[tuple[str, in
 
 def rejection_count(session: Session, team_id: int) -> int:
     return session.scalar(select(func.count()).where(RejectionRow.team_id == team_id)) or 0
+
+
+def rejections(session: Session, team_id: int) -> list[RejectionRow]:
+    """The team's refused files, newest first."""
+    return list(
+        session.scalars(
+            select(RejectionRow)
+            .where(RejectionRow.team_id == team_id)
+            .order_by(RejectionRow.id.desc())
+        )
+    )
+
+
+def team_summaries(session: Session, competition_id: int, day: datetime) -> list[tuple[Any, ...]]:
+    """Per team of the competition, in the order they joined: ``(team row,
+    submissions, last submission, submissions since ``day``, invalid files,
+    duplicate flags naming it on either side)``; four grouped queries, not
+    one a team."""
+    submitted = {
+        team: (count, last, today)
+        for team, count, last, today in session.execute(
+            select(
+                SubmissionRow.team_id,
+                func.count(),
+                func.max(SubmissionRow.created_at),
+                func.count().filter(SubmissionRow.created_at >= day),
+            )
+            .where(SubmissionRow.competition_id == competition_id)
+            .group_by(SubmissionRow.team_id)
+        ).all()
+    }
+    invalid = dict(
+        session.execute(
+            select(RejectionRow.team_id, func.count())
+            .where(RejectionRow.competition_id == competition_id)
+            .group_by(RejectionRow.team_id)
+        ).all()
+    )
+    later, earlier = aliased(SubmissionRow), aliased(SubmissionRow)
+    flags: dict[int, int] = {}
+    for later_team, earlier_team in session.execute(
+        select(later.team_id, earlier.team_id)
+        .select_from(DuplicateFlagRow)
+        .join(later, later.id == DuplicateFlagRow.submission_id)
+        .join(earlier, earlier.id == DuplicateFlagRow.earlier_submission_id)
+        .where(DuplicateFlagRow.competition_id == competition_id)
+    ).all():
+        flags[later_team] = flags.get(later_team, 0) + 1
+        flags[earlier_team] = flags.get(earlier_team, 0) + 1
+    return [
+        (
+            team,
+            *submitted.get(team.id, (0, None, 0)),
+            invalid.get(team.id, 0),
+            flags.get(team.id, 0),
+        )
+        for team in teams(session, competition_id)
+    ]
+
+
+# -------------------------------------------------------------- data files
+def competition_files(session: Session, competition_id: int) -> list[CompetitionFileRow]:
+    """The competition's data files by name, without their bytes."""
+    return list(
+        session.scalars(
+            select(CompetitionFileRow)
+            .where(CompetitionFileRow.competition_id == competition_id)
+            .order_by(CompetitionFileRow.name)
+        )
+    )
+
+
+def competition_file(session: Session, competition_id: int, name: str) -> CompetitionFileRow | None:
+    return session.scalars(
+        select(CompetitionFileRow).where(
+            CompetitionFileRow.competition_id == competition_id, CompetitionFileRow.name == name
+        )
+    ).first()

@@ -42,6 +42,7 @@ __all__ = [
     "counts",
     "invalid_files",
     "lock_state",
+    "released_before",
     "store_rejection",
     "store_submission",
     "submission_with_key",
@@ -66,6 +67,8 @@ TARGET = (
     .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
     .where(CompetitionRow.slug == bindparam("slug"), TeamRow.name == bindparam("team"))
 )
+# Whether the team was disabled (the organiser may do it at any time).
+_DISABLED = select(TeamRow.disabled_at).where(TeamRow.id == bindparam("team")).scalar_subquery()
 LOCK_STATE = (
     select(
         _STATES.c.id,
@@ -75,6 +78,8 @@ LOCK_STATE = (
         CompetitionRow.secret_key,
         CompetitionRow.commitment,
         CompetitionRow.slug,
+        CompetitionRow.deadline,
+        _DISABLED.label("disabled_at"),
     )
     .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
     .where(
@@ -100,10 +105,22 @@ OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
     _SUBMISSIONS.c.team_id != bindparam("team"),
 )
 _INVALID_FILES = select(func.count()).where(RejectionRow.team_id == bindparam("team"))
+# The team's last released score, which its next release is explained against.
+_PREVIOUS_SCORE = (
+    select(_SUBMISSIONS.c.public_score)
+    .where(_SUBMISSIONS.c.team_id == bindparam("team"))
+    .order_by(_SUBMISSIONS.c.number.desc())
+    .limit(1)
+)
 # All in one round trip (a round trip to PostgreSQL costs more than the query), each
 # subquery still planned on its own index.
 _TEAM_SUB = TEAM_COUNTS.subquery()
-COUNTS = select(*_TEAM_SUB.c, OTHER_TEAM.scalar_subquery(), _INVALID_FILES.scalar_subquery())
+COUNTS = select(
+    *_TEAM_SUB.c,
+    OTHER_TEAM.scalar_subquery(),
+    _INVALID_FILES.scalar_subquery(),
+    _PREVIOUS_SCORE.scalar_subquery(),
+)
 # What a bad file is checked against before it is recorded, under its board's
 # lock (LOCK_STATE): the team's invalid files so far.
 INVALID = _INVALID_FILES
@@ -112,6 +129,8 @@ INVALID = _INVALID_FILES
 # and whether its idempotency key was used (a resent submission is answered).
 ADMISSION = select(
     CompetitionRow.closed_at,
+    CompetitionRow.deadline,
+    _DISABLED,
     select(func.count().filter(_TODAY))
     .where(_SUBMISSIONS.c.team_id == bindparam("team"))
     .scalar_subquery(),
@@ -171,9 +190,9 @@ def target(connection: Any, slug: str, team: str) -> Any:
 def admission(
     connection: Any, competition_id: int, team_id: int, idempotency_key: str | None, now: datetime
 ) -> Any:
-    """``(closed_at, today, total, invalid, resent)``: what refuses a
-    submission before its file is read, or ``None`` when the competition is
-    gone."""
+    """``(closed_at, deadline, disabled_at, today, total, invalid, resent)``:
+    what refuses a submission before its file is read, or ``None`` when the
+    competition is gone."""
     params = count_params(team_id, "", now) | {
         "competition": competition_id,
         "key": idempotency_key,
@@ -181,22 +200,34 @@ def admission(
     return connection.execute(ADMISSION, params).one_or_none()
 
 
-def lock_state(connection: Any, competition_id: int, scope: str) -> Any:
+def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -> Any:
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
-    closed_at, secret_key, commitment, slug)`` or ``None``."""
-    return connection.execute(LOCK_STATE, {"competition": competition_id, "scope": scope}).first()
+    closed_at, secret_key, commitment, slug, deadline, disabled_at)`` (the
+    last of team ``team_id``) or ``None``."""
+    return connection.execute(
+        LOCK_STATE, {"competition": competition_id, "scope": scope, "team": team_id}
+    ).first()
 
 
 def counts(
     connection: Any, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
-) -> tuple[int, int, int | None, int | None, int]:
+) -> tuple[int, int, int | None, int | None, int, float | None]:
     """The team's valid submissions today (UTC) and in all, its own
-    submission with these predictions, another team's, and the team's
-    invalid files."""
+    submission with these predictions, another team's, the team's invalid
+    files and its last released score."""
     params = count_params(team_id, predictions_sha256, now) | {"competition": competition_id}
-    today, total, own, other, invalid = connection.execute(COUNTS, params).one()
-    return today, total, own, other, invalid
+    today, total, own, other, invalid, previous = connection.execute(COUNTS, params).one()
+    return today, total, own, other, invalid, previous
+
+
+def released_before(connection: Any, team_id: int, number: int) -> float | None:
+    """The score released for the team's submission before its ``number``-th."""
+    return connection.execute(
+        select(_SUBMISSIONS.c.public_score).where(
+            _SUBMISSIONS.c.team_id == team_id, _SUBMISSIONS.c.number == number - 1
+        )
+    ).scalar()
 
 
 def invalid_files(connection: Any, team_id: int) -> int:
