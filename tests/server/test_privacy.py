@@ -34,7 +34,7 @@ def get_urls(client) -> list[str]:
     for path, methods in client.get("/openapi.json").json()["paths"].items():
         if "get" not in methods:
             continue
-        path = path.replace("{slug}", "demo")
+        path = path.replace("{slug}", "demo").replace("{name}", "sample_submission.csv")
         urls.append(path)
         if path.endswith(("leaderboard", "leaderboard.csv")):
             urls.append(path + "?board=private")
