@@ -302,6 +302,18 @@ class Mechanism(ABC, metaclass=_Constructed):
     def best_score(self) -> float:
         """The unrounded, noise-free score of the current best (organiser-side)."""
 
+    @property
+    @abstractmethod
+    def resolution(self) -> float | None:
+        """The finest step the released scores carry: every release is an
+        integer multiple of it. ``None`` when the releases lie on no grid
+        (unrounded noise or bootstrap estimates), or when the grid depends on
+        the holdout size ``n`` and ``n`` is not known yet.
+
+        A board can show a release with the decimals this step supports and no
+        more: further digits would be rounding error or noise, not information.
+        """
+
     def reset(self) -> None:
         """Forget every submission; keep the parameters and the random key."""
         self._t = 0

@@ -87,6 +87,13 @@ class LadderBoot(Mechanism):
     def best_score(self) -> float:
         return self._best
 
+    @property
+    def resolution(self) -> float | None:
+        """``precision`` if given; otherwise ``None``: a bootstrap mean of real
+        losses lies on no grid (of 0/1 losses, on the ``1/(b n)`` one, far finer
+        than its own spread)."""
+        return self.precision
+
     def _reset_vars(self) -> None:
         self.__dict__.pop("_support", None)
         self._best = math.inf
@@ -298,6 +305,11 @@ class BayesBootLadder(MetricMechanism):
             chunk_bytes=self.chunk_bytes,
         )
 
+    @property
+    def resolution(self) -> float | None:
+        """``1/n``: every release is ``[s(ŷ_best, y)]_{1/n}``."""
+        return 1.0 / self.y_true.shape[0]
+
     def _release(self, index: int) -> float:
         return round_to(self._best, 1.0 / self.y_true.shape[0])
 
@@ -356,6 +368,11 @@ class BayesBootLadderBoot(BayesBootLadder):
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
         return {"metric": "pearson", "y_true": rng.normal(size=n), "B": 200, "b": 20}
+
+    @property
+    def resolution(self) -> float | None:
+        """``None``: the releases are bootstrap means, unrounded (Alg. 6)."""
+        return None
 
     def _release(self, index: int) -> float:
         return self.metric.bootstrap_mean(

@@ -54,6 +54,11 @@ class FullDisclosure(Mechanism):
     def best_score(self) -> float:
         return self._best
 
+    @property
+    def resolution(self) -> float:
+        """``precision``: every release is rounded to it."""
+        return self.precision
+
     def _reset_vars(self) -> None:
         self._best = math.inf
 
@@ -95,6 +100,11 @@ class MetricFullDisclosure(MetricMechanism):
         self._hold_labels(metric, y_true)
         self.precision = check_real("precision", precision, low=0)
         super().__init__(n=self.y_true.shape[0])
+
+    @property
+    def resolution(self) -> float:
+        """``precision``: every release is rounded to it."""
+        return self.precision
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
@@ -151,6 +161,11 @@ class Ladder(Mechanism):
     def best_score(self) -> float:
         return self._best
 
+    @property
+    def resolution(self) -> float:
+        """``eta``: every release is ``[R]_eta``, a multiple of it."""
+        return self.eta
+
     def _reset_vars(self) -> None:
         self._multiple: int | None = None  # R_{t-1} = multiple · eta; None is ∞
         self._best = math.inf
@@ -193,6 +208,11 @@ class _PairedTestLadder(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
+
+    @property
+    def resolution(self) -> float | None:
+        """``1/n``: every release is ``[R]_{1/n}``; ``None`` until ``n`` is known."""
+        return None if self.n is None else 1.0 / self.n
 
     def _reset_vars(self) -> None:
         self._multiple: int | None = None  # R_{t-1} = multiple / n; None is ∞

@@ -185,6 +185,15 @@ class ShakyLadder(Mechanism):
         """Empirical risk of the last submission that updated the ladder."""
         return self._best
 
+    @property
+    def resolution(self) -> float | None:
+        """The snapping grid :func:`snap_grid` (``σ``) when ``snap``; ``None``
+        without snapping (the releases carry raw noise), or while ``σ`` waits
+        for ``n``. The first release, ``R_0 = 1``, lies on every grid up to 1."""
+        if not self.snap or self.noise_scale is None:
+            return None
+        return snap_grid(self.noise_scale)
+
     def _draw(self, generator: np.random.Generator, scale: float, size: int) -> np.ndarray:
         if self.noise == "laplace":
             return generator.laplace(0.0, scale, size)
