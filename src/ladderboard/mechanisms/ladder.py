@@ -36,6 +36,13 @@ class FullDisclosure(Mechanism):
     five decimals (``precision=1e-5``); the boosting attack of Section 5 climbs
     it with random guesses.
 
+    Parameters
+    ----------
+    precision : float
+        The step every released score is rounded to.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+
     >>> board = FullDisclosure(precision=0.01)
     >>> [board.submit(l).score for l in ([0, 1, 1, 0], [1, 1, 1, 0], [0, 0, 1, 0])]
     [0.5, 0.75, 0.25]
@@ -85,6 +92,15 @@ class MetricFullDisclosure(MetricMechanism):
     predictions, and releases ``[s(ŷ_t, y)]_precision`` in the metric's own
     direction. The baseline those ladders are compared against in Chaibub
     Neto et al. 2016 (S2), and what a Kaggle board with such a metric shows.
+
+    Parameters
+    ----------
+    metric : str or Metric
+        The metric of :mod:`ladderboard.metrics` that scores the predictions.
+    y_true : array-like
+        The labels of the holdout.
+    precision : float
+        The step every released score is rounded to.
 
     >>> board = MetricFullDisclosure(metric="auc", y_true=[0, 0, 1, 1], precision=0.01)
     >>> [board.submit(p).score for p in ([0.1, 0.4, 0.35, 0.8], [0.9, 0.4, 0.2, 0.5])]
@@ -139,6 +155,14 @@ class Ladder(Mechanism):
     ``eta`` being read as the decimal it was written as (``0.1`` is 1/10), so
     that ties (``R_S(f_t) = R_{t-1} - eta``) are decided as the paper states
     and not by floating-point error.
+
+    Parameters
+    ----------
+    eta : float
+        The step: a submission must beat the last release by more than it to
+        be released, and releases are rounded to its multiples.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
 
     >>> board = Ladder(eta=0.1)
     >>> [board.submit(l).score for l in ([0.5] * 4, [0.45] * 4, [0.38] * 4, [0.27] * 4)]
@@ -354,6 +378,11 @@ class ParameterFreeLadder(_PairedTestLadder):
     the rounded previous release; a submission whose losses equal the best's
     has ``s = 0`` and risk equal to it, and never passes.
 
+    Parameters
+    ----------
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+
     >>> board = ParameterFreeLadder()
     >>> first = board.submit([1, 0, 1, 0, 1, 0, 1, 0])     # always accepted
     >>> same = board.submit([0, 1, 0, 1, 0, 1, 0, 1])      # same risk: rejected
@@ -379,6 +408,14 @@ class SignificanceLadder(_PairedTestLadder):
     paper writes the ``α`` quantile, a negative number; its magnitude is
     meant). ``alpha=0.15`` gives ``c ≈ 1.04``, close to the parameter-free
     Ladder.
+
+    Parameters
+    ----------
+    alpha : float
+        The level of the one-sided paired t-test a submission must pass to be
+        released: the lower, the larger the improvement it takes.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
 
     >>> board = SignificanceLadder(alpha=0.01)
     >>> [board.submit(l).score for l in ([1, 0, 1, 0, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 1, 0])]
