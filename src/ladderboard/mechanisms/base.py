@@ -200,7 +200,8 @@ class Mechanism(ABC, metaclass=_Constructed):
 
     Subclasses set ``name`` (the registry key), ``input_kind`` (``"losses"``
     or ``"predictions"``), ``stochastic``, and implement :meth:`_step`,
-    :meth:`_reset_vars`, :meth:`_get_vars` and :meth:`_set_vars`. Their
+    :meth:`_reset_vars`, :meth:`_get_vars`, :meth:`_set_vars` and
+    :attr:`resolution`. Their
     ``__init__`` takes keyword-only parameters, validates them and stores each
     under its own name, so that :meth:`get_params` can read them back, and
     decides with them alone: after construction they are read-only.

@@ -93,6 +93,13 @@ class ParameterInfo:
         ``""`` if the docstring has none.
     choices : tuple of str
         The allowed values of a ``"choice"`` parameter, else empty.
+
+    >>> noise = parameters_of("shaky-ladder")[2]
+    >>> noise.name, noise.kind, noise.default, noise.choices, noise.required
+    ('noise', 'choice', 'laplace', ('laplace', 'gaussian'), False)
+    >>> print(noise.help)
+    The distribution of the noise: Laplace, as in the analysis, or Gaussian, as
+    in the paper's simulations.
     """
 
     name: str
@@ -307,10 +314,15 @@ def parameters_of(mechanism: str | type[Mechanism]) -> list[ParameterInfo]:
     or a class), in the order of its ``__init__``.
 
     >>> [(p.name, p.kind, p.choices) for p in parameters_of("shaky-ladder")][:3]
-    [('noise_scale', 'float', ()), ('step', 'float', ()), ('noise', 'choice', ('laplace', 'gaussian'))]
-    >>> parameters_of("ladder")[0].required, parameters_of("ladder")[0].help
-    (True, 'The step: a submission must beat the last release by more than it to be released, and releases are rounded to its multiples.')
-    """  # noqa: E501
+    [('noise_scale', 'float', ()), ('step', 'float', ()),
+     ('noise', 'choice', ('laplace', 'gaussian'))]
+    >>> eta, = parameters_of("ladder")
+    >>> eta.required
+    True
+    >>> print(eta.help)
+    The step: a submission must beat the last release by more than it to be
+    released, and releases are rounded to its multiples.
+    """
     if isinstance(mechanism, str):
         try:
             klass = MECHANISMS[mechanism]
