@@ -624,7 +624,7 @@ def submit_file(
     result = competitions.submit(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
-    return SubmissionCreated.of(result)
+    return SubmissionCreated.of(result, competitions.explain(competition.slug, team.name, result))
 
 
 @router.post(
