@@ -168,7 +168,8 @@ class Competitions:
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
-        self._decimals: dict[str, int] = {}  # by commitment: one per competition created
+        # By what decides them: the commitment (the solution), the mechanism, the precision.
+        self._decimals: dict[tuple[str, str, str, int], int] = {}
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -327,14 +328,16 @@ class Competitions:
         """The decimals a board shows: those the mechanism's releases really
         carry (a Shaky Ladder on a 1/16 grid shows two, not five), at most
         the competition's ``precision``."""
-        found = self._decimals.get(info.commitment)
+        config = info.config
+        key = (info.commitment, config.mechanism, repr(config.mechanism_params), config.precision)
+        found = self._decimals.get(key)
         if found is None:
             # The resolution depends on the parameters and n, not on the key.
             fresh, _ = instances.factory("0" * 32, info.config, self.solution(info.slug))
             found = display_decimals(fresh("resolution").resolution, info.config.precision)
             if len(self._decimals) > 10_000:
                 self._decimals.clear()
-            self._decimals[info.commitment] = found
+            self._decimals[key] = found
         return found
 
     def explain(self, slug: str, team: str, result: SubmissionResult) -> str:
