@@ -166,7 +166,8 @@ class FocusRing:
     """The keyboard focus ring of one element: where it comes from (``outline``,
     ``box-shadow`` or ``none``), its colour, the background behind it where
     the contrast is lowest, and that contrast (WCAG 2's ratio; 1.0 without a
-    ring). WCAG 2.2's 1.4.11 and 2.4.13 ask for at least 3:1."""
+    ring). WCAG 1.4.11 (non-text contrast, level AA) asks for at least 3:1
+    between a focus indicator and the colours next to it."""
 
     selector: str
     source: str
@@ -212,8 +213,8 @@ element => {
     if (m) {
       source = 'box-shadow';
       color = m[1];
-      const spread = parseFloat(m[5] || '0') + parseFloat(m[4] || '0') / 2;
-      distance = m[6] ? -spread / 2 : spread / 2;
+      const reach = parseFloat(m[5] || '0') + parseFloat(m[4] || '0') / 2;  // spread + blur/2
+      distance = m[6] ? -reach / 2 : reach / 2;
     }
   }
   const r = element.getBoundingClientRect();
@@ -252,7 +253,6 @@ def focus_ring_contrast(page: Page, selector: str) -> FocusRing:
     element = page.locator(selector).first
     element.wait_for(state="attached")
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
-    page.mouse.move(0, 0)
     for _ in range(_TAB_LIMIT):
         page.keyboard.press("Tab")
         if element.evaluate("e => e === document.activeElement"):

@@ -10,6 +10,8 @@ and a closed one whose private board and key are public. Each page in
 in, post a form); a new page is one more entry. ``/docs`` is left out: it is
 Swagger UI, third-party markup served as it comes, not a page of ours.
 
+The helpers themselves are checked on a page of known faults at the end.
+
 With ``LADDERBOARD_SCREENSHOTS`` set to a directory, a full-page screenshot of
 each page at each width is saved there (``<page>-<width>px.png``), for a
 person to look at.
@@ -266,3 +268,45 @@ def test_focus_ring_has_3_to_1_contrast(page: Page, site, width, entry):
     assert all(ring.ring in KNOWN_WEAK_RINGS for ring in weak), where + "; ".join(map(str, weak))
     if weak:
         pytest.xfail("known, for the CSS's authors to fix: " + where + "; ".join(map(str, weak)))
+
+
+# ------------------------------------------------------------- the helpers
+SAMPLE = """<!doctype html><html lang="en"><head><title>Sample</title><style>
+  body { background: #fff; margin: 2rem; } .dark { background: #000; padding: 1rem; }
+  .dark a { color: #fff; }
+  button { margin: 1rem; }
+  #grey:focus-visible { outline: 3px solid #767676; outline-offset: 2px; }
+  #shadow:focus-visible { outline: none; box-shadow: 0 0 0 4px rgba(0, 0, 0, .5); }
+  #bare:focus-visible { outline: none; }
+  #white:focus-visible { outline: 2px solid #fff; }
+</style></head><body><main><h1>Sample</h1>
+  <a id="grey" href="#">grey</a> <button id="shadow">shadow</button> <button id="bare">bare</button>
+  <p class="dark"><a id="white" href="#">white</a></p> {extra}
+</main></body></html>"""
+
+
+def test_focus_ring_contrast_reads_outlines_and_shadows(browser: Browser):
+    page = browser.new_page()
+    page.set_content(SAMPLE.replace("{extra}", ""))
+    rings = {s: focus_ring_contrast(page, f"#{s}") for s in ("grey", "shadow", "bare", "white")}
+    page.close()
+    grey = rings["grey"]
+    assert (grey.source, grey.ring, grey.background) == ("outline", "#767676", "#ffffff")
+    assert round(grey.contrast, 2) == 4.54  # the lightest grey at 4.5:1 on white
+    # Half-transparent black over white: #7f7f7f, 4:1.
+    assert (rings["shadow"].source, rings["shadow"].ring) == ("box-shadow", "#7f7f7f")
+    assert round(rings["shadow"].contrast, 2) == 4.0
+    assert (rings["bare"].source, rings["bare"].contrast) == ("none", 1.0)
+    assert (rings["white"].background, rings["white"].contrast) == ("#000000", 21.0)
+
+
+def test_audit_finds_a_violation_and_describes_it(browser: Browser):
+    require_axe()
+    page = browser.new_page()
+    page.set_content(SAMPLE.replace("{extra}", '<img src="chart.png">'))
+    violations = audit(page)
+    page.close()
+    assert [v.rule for v in violations] == ["image-alt"]
+    assert violations[0].impact == "critical"
+    message = describe(violations, "the sample")
+    assert "image-alt (critical)" in message and '<img src="chart.png">' in message
