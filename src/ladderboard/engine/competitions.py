@@ -120,11 +120,11 @@ def _records(
     calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
     records = [
-        Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
-        for r, name in rows
+        Record(id_, name, aware(created), public, private, selected)
+        for id_, name, created, public, private, selected, _ in rows
         if name not in left_out
     ]
-    return records, {r.id: r.number for r, _ in rows}
+    return records, {row[0]: row[6] for row in rows}
 
 
 def _team_info(row: TeamRow) -> TeamInfo:
