@@ -1,4 +1,6 @@
-"""The engine's fixtures: a hand-moved clock and a store on each database."""
+"""The engine's fixtures: a hand-moved clock and a store on each database
+(a plugin of tests/conftest.py: a second conftest.py would clash with
+tests/server's, the test folders being no packages)."""
 
 from __future__ import annotations
 
