@@ -58,26 +58,37 @@ def demo(
         int | None, typer.Option("--teams", min=1, hidden=True, help="Honest teams (at most 4).")
     ] = None,
     serve: Annotated[
-        bool, typer.Option("--serve", help="Leave the server up afterwards, to browse.")
+        bool,
+        typer.Option(
+            "--serve", help="Leave the server up afterwards, with a competition open to join."
+        ),
     ] = False,
 ) -> None:
     """A competition served over HTTP: honest scikit-learn teams and a boosting
     attacker, on a Kaggle board and on the Ladder.
 
     Starts the real server on a free loopback port with a fresh SQLite file,
-    plays both competitions through the REST API, closes them and prints
-    their public and private boards (Blum & Hardt 2015, Sec. 5).
+    plays both competitions through the REST API, closes them, publishes
+    them and prints their public and private boards (Blum & Hardt 2015,
+    Sec. 5). With --serve, a third competition stays open for you to join.
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
 
     console = Console()
 
-    def keep_serving(result, server, tokens) -> None:
+    def keep_serving(result, server, opened) -> None:
         show(result)
         console.print(f"\nThe server is up at [bold]{server.url}[/] (Ctrl-C stops it).")
-        console.print(f"organiser token: {server.admin_token}")
-        for name, token in tokens.items():
-            console.print(f"{name}: {token}")
+        console.print(
+            f"Open for you: [bold]{opened.url}[/], as team [bold]{opened.team}[/] "
+            f"({opened.daily_quota} submissions a day), with the token\n  {opened.token}\n"
+            "Sign in on its page, or from another terminal:\n"
+            f"  export LADDERBOARD_SERVER={server.url} LADDERBOARD_TOKEN={opened.token}\n"
+            f"  ladderboard download {opened.slug}\n"
+            f"  ladderboard submit {opened.slug} -f predictions.csv\n"
+            f"  ladderboard select {opened.slug} 1"
+        )
+        console.print(f"organiser token (the desk at {server.url}/organiser): {server.admin_token}")
         with contextlib.suppress(KeyboardInterrupt):
             server.wait()
 
