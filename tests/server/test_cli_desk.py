@@ -522,3 +522,24 @@ def test_desk_help_states_the_exit_statuses():
     result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
     text = " ".join(result.output.split())
     assert "Exit status: 0 done; 1 refused" in text and "3 the server" in text
+
+
+def test_desk_names_are_shown_as_text_not_as_markup(desk_server, tmp_path):
+    slug = "desk-markup"
+    create(desk_server, tmp_path, slug)
+    name = "[/] [bold red]loud[/]"
+    token = new_team(desk_server, slug, name)
+    predictions = tmp_path / "p.csv"
+    predictions.write_bytes(labels_with_errors(4))
+    submitted = run(desk_server, token, "submit", slug, "-f", predictions, "-m", "[blink]x[/]")
+    assert submitted.exit_code == 0, submitted.output
+    for args, token_used in (
+        (["leaderboard", slug], ""),
+        (["submissions", slug], token),
+        (["status", slug], token),
+        (["team", "list", slug], desk_server.admin_token),
+    ):
+        result = run(desk_server, token_used, *args)
+        assert result.exit_code == 0, result.output
+        shown = "[blink]x[/]" if args[0] == "submissions" else name
+        assert shown in " ".join(result.output.split())  # a title may wrap

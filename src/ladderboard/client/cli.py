@@ -81,8 +81,12 @@ file_app = typer.Typer(
 
 
 def _fail(message: str, status: int) -> NoReturn:
-    """One line on stderr, and the exit status."""
-    typer.echo(f"error: {' '.join(message.split())}", err=True)
+    """One line on stderr, and the exit status. The message may quote what a
+    server sent: its line breaks become spaces and other control characters
+    are escaped, so that it cannot move the cursor or recolour the terminal."""
+    from ladderboard.client.tables import one_line
+
+    typer.echo(f"error: {one_line(message)}", err=True)
     raise typer.Exit(status)
 
 
@@ -143,13 +147,13 @@ def submit(
     token: TokenOption = None,
 ) -> None:
     """Submit a predictions file; print the released public score and what it means."""
-    from ladderboard.client.tables import submission_table
+    from ladderboard.client.tables import one_line, submission_table
 
     result = _call(server, token, lambda c: c.submit(slug, file.read_bytes(), message=message))
     console = _console()
     console.print(submission_table(slug, result))
     if result.get("explanation"):
-        console.print(result["explanation"])
+        console.print(one_line(result["explanation"]), markup=False, highlight=False)
 
 
 def submissions(slug: SlugArgument, server: ServerOption = None, token: TokenOption = None) -> None:

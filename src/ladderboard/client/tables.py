@@ -1,6 +1,9 @@
 """Rich tables of the REST API's answers, for the ``ladderboard`` client verbs.
 
 Each function takes the JSON the server returned (see :class:`ladderboard.client.Client`).
+Text that teams or the organiser chose (names, messages, titles) is shown as
+plain text, never read as rich markup: a team named ``[/]`` must not break
+the board, nor one named ``[blink]`` restyle it.
 
 >>> from rich.console import Console
 >>> console = Console(width=60)
@@ -20,12 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 __all__ = [
     "board_table",
     "competition_table",
     "files_table",
     "flags_table",
+    "one_line",
     "rejections_table",
     "status_table",
     "submission_table",
@@ -33,6 +38,22 @@ __all__ = [
     "teams_table",
     "tokens_table",
 ]
+
+
+def one_line(value: object) -> str:
+    """``value`` as one printable line: each run of whitespace one space, any
+    other control character escaped (a terminal would obey it).
+
+    >>> one_line("two\\nlines and \\x1b[31m red")
+    'two lines and \\\\x1b[31m red'
+    """
+    text = " ".join(str(value).split())
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def _plain(value: object) -> Text:
+    """A cell shown as it is: no markup, no control codes."""
+    return Text(one_line(value))
 
 
 def _when(value: str | None) -> str:
@@ -57,7 +78,7 @@ def board_table(board: dict[str, Any]) -> Table:
     for row in board["rows"]:
         table.add_row(
             str(row["rank"]),
-            row["team"],
+            _plain(row["team"]),
             _score(row["score"]),
             str(row["entries"]),
             _when(row["last_submission"]),
@@ -96,7 +117,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
         table.add_row(
             str(row["id"]),
             _when(row["created_at"]),
-            row["message"],
+            _plain(row["message"]),
             _score(row["public_score"]),
             _score(row["private_score"]),
             "yes" if row["selected"] else "",
@@ -109,9 +130,9 @@ def competition_table(info: dict[str, Any]) -> Table:
     table.add_column("field")
     table.add_column("value")
     for name in ("title", "score", "mechanism", "board", "daily_quota", "n_public", "n_private"):
-        table.add_row(name, str(info[name]))
+        table.add_row(name, _plain(info[name]))
     if info["mechanism_params"]:
-        table.add_row("mechanism_params", str(info["mechanism_params"]))
+        table.add_row("mechanism_params", _plain(info["mechanism_params"]))
     if info.get("board") == "per-rank":
         table.add_row("ranks", str(info["ranks"]))
     table.add_row("deadline", _when(info.get("deadline")) or "none")
@@ -132,7 +153,10 @@ def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
     table.add_column("added", no_wrap=True)
     for entry in files:
         table.add_row(
-            entry["name"], str(entry["size"]), entry["sha256"], _when(entry["created_at"])[:10]
+            _plain(entry["name"]),
+            str(entry["size"]),
+            _plain(entry["sha256"]),
+            _when(entry["created_at"])[:10],
         )
     return table
 
@@ -149,7 +173,7 @@ def teams_table(slug: str, teams: list[dict[str, Any]]) -> Table:
     table.add_column("disabled")
     for team in teams:
         table.add_row(
-            team["name"],
+            _plain(team["name"]),
             str(team["submissions"]),
             _when(team["last_submission"]),
             str(team["invalid"]),
@@ -166,7 +190,7 @@ def tokens_table(slug: str, teams: list[dict[str, Any]]) -> Table:
     table.add_column("team")
     table.add_column("token", no_wrap=True)
     for team in teams:
-        table.add_row(team["name"], team["token"])
+        table.add_row(_plain(team["name"]), _plain(team["token"]))
     return table
 
 
@@ -179,7 +203,10 @@ def flags_table(slug: str, flags: list[dict[str, Any]]) -> Table:
     table.add_column("its submission", justify="right")
     for flag in flags:
         table.add_row(
-            flag["team"], str(flag["number"]), flag["earlier_team"], str(flag["earlier_number"])
+            _plain(flag["team"]),
+            str(flag["number"]),
+            _plain(flag["earlier_team"]),
+            str(flag["earlier_number"]),
         )
     return table
 
@@ -187,7 +214,7 @@ def flags_table(slug: str, flags: list[dict[str, Any]]) -> Table:
 def status_table(slug: str, status: dict[str, Any]) -> Table:
     """The team's rank and what is left of its quotas."""
     quota = status["quota"]
-    table = Table(title=f"{slug}: team {status['name']}", show_header=False)
+    table = Table(title=_plain(f"{slug}: team {status['name']}"), show_header=False)
     table.add_column("field")
     table.add_column("value")
     rank = status["rank"]
@@ -219,7 +246,7 @@ def rejections_table(slug: str, rejections: list[dict[str, Any]]) -> Table:
     for rejection in rejections:
         table.add_row(
             _when(rejection["created_at"]),
-            f"{rejection['code']}: {rejection['message']}",
+            _plain(f"{rejection['code']}: {rejection['message']}"),
             str(rejection["size"]),
         )
     return table
