@@ -125,14 +125,13 @@ def _deadline(value: str | None) -> str | None:
     try:
         parsed = datetime.fromisoformat(value)
     except ValueError:
-        raise typer.BadParameter(
-            f"not an ISO 8601 time: {value!r} (e.g. 2030-01-31T23:59:00+00:00, or 'none')",
-            param_hint="--deadline",
-        ) from None
-    if parsed.tzinfo is None:
-        raise typer.BadParameter(
-            f"{value!r} has no time zone (add +00:00 or Z)", param_hint="--deadline"
+        _fail(
+            f"--deadline: not an ISO 8601 time: {value!r} (e.g. 2030-01-31T23:59:00+00:00, "
+            "or 'none')",
+            USAGE,
         )
+    if parsed.tzinfo is None:
+        _fail(f"--deadline: {value!r} has no time zone (add +00:00 or Z)", USAGE)
     return value
 
 
@@ -340,7 +339,7 @@ def competition_create(
     try:
         params = parse_params(param or [])
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--param") from None
+        _fail(f"--param: {exc}", USAGE)
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     files = [(path.name, path.read_bytes()) for path in data_file or []]
