@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from ladderboard import __version__
-from ladderboard.advisor.cli import register as register_advise  # these four: typer only
+from ladderboard.advisor.cli import register as register_advise  # these five: typer only
+from ladderboard.client.cli import EXIT_STATUS
+from ladderboard.client.cli import register as register_client
 from ladderboard.experiments.cli import experiment_app
 from ladderboard.replay.cli import register as register_replay
 from ladderboard.simulation.cli import register as register_simulation
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     help="Leaderboards that resist overfitting to the holdout.",
+    epilog=EXIT_STATUS,
     no_args_is_help=True,
     add_completion=True,
 )
@@ -56,26 +58,37 @@ def demo(
         int | None, typer.Option("--teams", min=1, hidden=True, help="Honest teams (at most 4).")
     ] = None,
     serve: Annotated[
-        bool, typer.Option("--serve", help="Leave the server up afterwards, to browse.")
+        bool,
+        typer.Option(
+            "--serve", help="Leave the server up afterwards, with a competition open to join."
+        ),
     ] = False,
 ) -> None:
     """A competition served over HTTP: honest scikit-learn teams and a boosting
     attacker, on a Kaggle board and on the Ladder.
 
     Starts the real server on a free loopback port with a fresh SQLite file,
-    plays both competitions through the REST API, closes them and prints
-    their public and private boards (Blum & Hardt 2015, Sec. 5).
+    plays both competitions through the REST API, closes them, publishes
+    them and prints their public and private boards (Blum & Hardt 2015,
+    Sec. 5). With --serve, a third competition stays open for you to join.
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
 
     console = Console()
 
-    def keep_serving(result, server, tokens) -> None:
+    def keep_serving(result, server, opened) -> None:
         show(result)
         console.print(f"\nThe server is up at [bold]{server.url}[/] (Ctrl-C stops it).")
-        console.print(f"organiser token: {server.admin_token}")
-        for name, token in tokens.items():
-            console.print(f"{name}: {token}")
+        console.print(
+            f"Open for you: [bold]{opened.url}[/], as team [bold]{opened.team}[/] "
+            f"({opened.daily_quota} submissions a day), with the token\n  {opened.token}\n"
+            "Sign in on its page, or from another terminal:\n"
+            f"  export LADDERBOARD_SERVER={server.url} LADDERBOARD_TOKEN={opened.token}\n"
+            f"  ladderboard download {opened.slug}\n"
+            f"  ladderboard submit {opened.slug} -f predictions.csv\n"
+            f"  ladderboard select {opened.slug} 1"
+        )
+        console.print(f"organiser token (the desk at {server.url}/organiser): {server.admin_token}")
         with contextlib.suppress(KeyboardInterrupt):
             server.wait()
 
@@ -208,146 +221,4 @@ def serve(
         raise typer.Exit(2) from None
 
 
-# ------------------------------------------------- the REST API's client verbs
-# Server and token: --server/--token, else LADDERBOARD_SERVER/LADDERBOARD_TOKEN.
-ServerOption = Annotated[
-    str | None,
-    typer.Option(
-        "--server", envvar="LADDERBOARD_SERVER", help="The server's URL (http://127.0.0.1:8000)."
-    ),
-]
-TokenOption = Annotated[
-    str | None,
-    typer.Option("--token", envvar="LADDERBOARD_TOKEN", help="Your bearer token."),
-]
-SlugArgument = Annotated[str, typer.Argument(help="The competition's slug.")]
-
-competition_app = typer.Typer(help="Create competitions (organiser).", no_args_is_help=True)
-team_app = typer.Typer(help="Register teams (organiser).", no_args_is_help=True)
-app.add_typer(competition_app, name="competition")
-app.add_typer(team_app, name="team")
-
-
-def _call(server: str | None, token: str | None, action):
-    """``action(client)``, with the server's refusal printed and exit status 1."""
-    from ladderboard.client import Client, ServerError
-
-    try:
-        with Client(server, token) as client:
-            return action(client)
-    except ServerError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from None
-
-
-@app.command()
-def submit(
-    slug: SlugArgument,
-    file: Annotated[
-        Path, typer.Option("-f", "--file", exists=True, dir_okay=False, help="Predictions CSV.")
-    ],
-    message: Annotated[str, typer.Option("-m", "--message", help="A note to yourself.")] = "",
-    server: ServerOption = None,
-    token: TokenOption = None,
-) -> None:
-    """Submit a predictions file; print the released public score."""
-    from ladderboard.client import submission_table
-
-    result = _call(server, token, lambda c: c.submit(slug, file.read_bytes(), message=message))
-    Console().print(submission_table(slug, result))
-
-
-@app.command()
-def leaderboard(
-    slug: SlugArgument,
-    private: Annotated[bool, typer.Option("--private", help="The private board.")] = False,
-    download: Annotated[
-        Path | None, typer.Option("--download", dir_okay=False, help="Save the board as CSV.")
-    ] = None,
-    server: ServerOption = None,
-    token: TokenOption = None,
-) -> None:
-    """Show a competition's board (the private one after the close)."""
-    from ladderboard.client import board_table
-
-    board = "private" if private else "public"
-    if download is not None:
-        data = _call(server, token, lambda c: c.leaderboard_csv(slug, board))
-        download.write_bytes(data)
-        typer.echo(f"saved the {board} board of {slug} to {download}")
-        return
-    Console().print(board_table(_call(server, token, lambda c: c.leaderboard(slug, board))))
-
-
-@app.command()
-def submissions(slug: SlugArgument, server: ServerOption = None, token: TokenOption = None) -> None:
-    """List your team's submissions."""
-    from ladderboard.client import submissions_table
-
-    rows = _call(server, token, lambda c: c.submissions(slug))
-    Console().print(submissions_table(slug, rows))
-
-
-@app.command()
-def close(slug: SlugArgument, server: ServerOption = None, token: TokenOption = None) -> None:
-    """Close a competition now (organiser): the private board opens."""
-    info = _call(server, token, lambda c: c.close(slug))
-    typer.echo(f"closed {info['slug']} at {info['closed_at']}")
-
-
-@competition_app.command("create")
-def competition_create(
-    slug: SlugArgument,
-    solution: Annotated[
-        Path,
-        typer.Option("--solution", exists=True, dir_okay=False, help="The solution CSV."),
-    ],
-    metric: Annotated[str, typer.Option("--metric", help="A loss or metric, e.g. zero_one.")],
-    mechanism: Annotated[
-        str, typer.Option("--mechanism", help="e.g. parameter-free-ladder, full-disclosure.")
-    ],
-    param: Annotated[
-        list[str] | None,
-        typer.Option("--param", help="A mechanism parameter KEY=VALUE (repeatable)."),
-    ] = None,
-    title: Annotated[str | None, typer.Option(help="The title (default: the slug).")] = None,
-    daily_quota: Annotated[
-        str | None, typer.Option("--daily-quota", help="Submissions per day, or 'none'.")
-    ] = None,
-    server: ServerOption = None,
-    token: TokenOption = None,
-) -> None:
-    """Create a competition from a solution file."""
-    from ladderboard.client import competition_table, parse_params
-
-    try:
-        params = parse_params(param or [])
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--param") from None
-    info = _call(
-        server,
-        token,
-        lambda c: c.create_competition(
-            slug,
-            solution.read_bytes(),
-            score=metric,
-            mechanism=mechanism,
-            mechanism_params=params,
-            title=title,
-            daily_quota=daily_quota,
-        ),
-    )
-    Console().print(competition_table(info))
-
-
-@team_app.command("add")
-def team_add(
-    slug: SlugArgument,
-    name: Annotated[str, typer.Argument(help="The team's name.")],
-    server: ServerOption = None,
-    token: TokenOption = None,
-) -> None:
-    """Register a team and print its token (shown this once)."""
-    team = _call(server, token, lambda c: c.add_team(slug, name))
-    typer.echo(f"team {team['name']} registered in {slug}")
-    typer.echo(f"token (shown once): {team['token']}")
+register_client(app)

@@ -82,7 +82,7 @@ def test_submissions_lists_the_team_s_own(server, competition):
     assert "flip 4" in result.output and "flip 10" in result.output
 
 
-def test_leaderboard_private_is_refused_before_the_close_then_shown(server, competition):
+def test_leaderboard_private_is_refused_until_published_after_the_close(server, competition):
     public = invoke(["leaderboard", "cli-demo"], server, "")
     assert public.exit_code == 0, public.output
     assert "alpha" in public.output and "public board (open)" in public.output
@@ -93,6 +93,12 @@ def test_leaderboard_private_is_refused_before_the_close_then_shown(server, comp
 
     closed = invoke(["close", "cli-demo"], server, server.admin_token)
     assert closed.exit_code == 0 and "closed cli-demo" in closed.output
+    assert "ladderboard publish cli-demo" in closed.output
+    still = invoke(["leaderboard", "cli-demo", "--private"], server, competition["token"])
+    assert still.exit_code == 1 and "403 private_board" in still.output
+
+    published = invoke(["publish", "cli-demo"], server, server.admin_token)
+    assert published.exit_code == 0 and "published cli-demo" in published.output
     private = invoke(["leaderboard", "cli-demo", "--private"], server, competition["token"])
     assert private.exit_code == 0, private.output
     assert "private board (closed)" in private.output

@@ -1,6 +1,9 @@
 """Rich tables of the REST API's answers, for the ``ladderboard`` client verbs.
 
 Each function takes the JSON the server returned (see :class:`ladderboard.client.Client`).
+Text that teams or the organiser chose (names, messages, titles) is shown as
+plain text, never read as rich markup: a team named ``[/]`` must not break
+the board, nor one named ``[blink]`` restyle it.
 
 >>> from rich.console import Console
 >>> console = Console(width=60)
@@ -20,8 +23,37 @@ from __future__ import annotations
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
-__all__ = ["board_table", "competition_table", "submission_table", "submissions_table"]
+__all__ = [
+    "board_table",
+    "competition_table",
+    "files_table",
+    "flags_table",
+    "one_line",
+    "rejections_table",
+    "status_table",
+    "submission_table",
+    "submissions_table",
+    "teams_table",
+    "tokens_table",
+]
+
+
+def one_line(value: object) -> str:
+    """``value`` as one printable line: each run of whitespace one space, any
+    other control character escaped (a terminal would obey it).
+
+    >>> one_line("two\\nlines and \\x1b[31m red")
+    'two lines and \\\\x1b[31m red'
+    """
+    text = " ".join(str(value).split())
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+
+
+def _plain(value: object) -> Text:
+    """A cell shown as it is: no markup, no control codes."""
+    return Text(one_line(value))
 
 
 def _when(value: str | None) -> str:
@@ -46,7 +78,7 @@ def board_table(board: dict[str, Any]) -> Table:
     for row in board["rows"]:
         table.add_row(
             str(row["rank"]),
-            row["team"],
+            _plain(row["team"]),
             _score(row["score"]),
             str(row["entries"]),
             _when(row["last_submission"]),
@@ -54,14 +86,21 @@ def board_table(board: dict[str, Any]) -> Table:
     return table
 
 
+def _limit(value: int | None) -> str:
+    return "no limit" if value is None else str(value)
+
+
 def submission_table(slug: str, result: dict[str, Any]) -> Table:
     table = Table(title=f"{slug}: submission {result['id']}")
     table.add_column("public score", justify="right")
+    table.add_column("previous", justify="right")
     table.add_column("status")
     table.add_column("left today", justify="right")
-    left = result["remaining_today"]
     table.add_row(
-        _score(result["public_score"]), result["status"], "no limit" if left is None else str(left)
+        _score(result["public_score"]),
+        _score(result.get("previous_score")),
+        result["status"],
+        _limit(result["remaining_today"]),
     )
     return table
 
@@ -78,7 +117,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
         table.add_row(
             str(row["id"]),
             _when(row["created_at"]),
-            row["message"],
+            _plain(row["message"]),
             _score(row["public_score"]),
             _score(row["private_score"]),
             "yes" if row["selected"] else "",
@@ -91,8 +130,123 @@ def competition_table(info: dict[str, Any]) -> Table:
     table.add_column("field")
     table.add_column("value")
     for name in ("title", "score", "mechanism", "board", "daily_quota", "n_public", "n_private"):
-        table.add_row(name, str(info[name]))
+        table.add_row(name, _plain(info[name]))
     if info["mechanism_params"]:
-        table.add_row("mechanism_params", str(info["mechanism_params"]))
+        table.add_row("mechanism_params", _plain(info["mechanism_params"]))
+    if info.get("board") == "per-rank":
+        table.add_row("ranks", str(info["ranks"]))
+    table.add_row("deadline", _when(info.get("deadline")) or "none")
+    if info.get("auto_publish"):
+        table.add_row("auto_publish", "at the deadline")
+    state = "published" if info.get("published") else "closed" if info.get("closed") else "open"
+    table.add_row("state", state)
     table.add_row("commitment", info["commitment"])
+    return table
+
+
+def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
+    """The files participants download, with size and SHA-256."""
+    table = Table(title=f"{slug}: files")
+    table.add_column("name", no_wrap=True)
+    table.add_column("bytes", justify="right")
+    table.add_column("sha256", no_wrap=True)
+    table.add_column("added", no_wrap=True)
+    for entry in files:
+        table.add_row(
+            _plain(entry["name"]),
+            str(entry["size"]),
+            _plain(entry["sha256"]),
+            _when(entry["created_at"])[:10],
+        )
+    return table
+
+
+def teams_table(slug: str, teams: list[dict[str, Any]]) -> Table:
+    """The organiser's desk: each team's activity."""
+    table = Table(title=f"{slug}: teams")
+    table.add_column("team")
+    table.add_column("submissions", justify="right")
+    table.add_column("last submission")
+    table.add_column("invalid", justify="right")
+    table.add_column("today", justify="right")
+    table.add_column("flags", justify="right")
+    table.add_column("disabled")
+    for team in teams:
+        table.add_row(
+            _plain(team["name"]),
+            str(team["submissions"]),
+            _when(team["last_submission"]),
+            str(team["invalid"]),
+            str(team["used_today"]),
+            str(team["flags"]) if team["flags"] else "",
+            "disabled" if team["disabled"] else "",
+        )
+    return table
+
+
+def tokens_table(slug: str, teams: list[dict[str, Any]]) -> Table:
+    """New teams and their tokens, shown this once."""
+    table = Table(title=f"{slug}: new teams (tokens shown once)")
+    table.add_column("team")
+    table.add_column("token", no_wrap=True)
+    for team in teams:
+        table.add_row(_plain(team["name"]), _plain(team["token"]))
+    return table
+
+
+def flags_table(slug: str, flags: list[dict[str, Any]]) -> Table:
+    """Submissions identical to another team's earlier one."""
+    table = Table(title=f"{slug}: duplicate submissions")
+    table.add_column("team")
+    table.add_column("submission", justify="right")
+    table.add_column("repeats team")
+    table.add_column("its submission", justify="right")
+    for flag in flags:
+        table.add_row(
+            _plain(flag["team"]),
+            str(flag["number"]),
+            _plain(flag["earlier_team"]),
+            str(flag["earlier_number"]),
+        )
+    return table
+
+
+def status_table(slug: str, status: dict[str, Any]) -> Table:
+    """The team's rank and what is left of its quotas."""
+    quota = status["quota"]
+    table = Table(title=_plain(f"{slug}: team {status['name']}"), show_header=False)
+    table.add_column("field")
+    table.add_column("value")
+    rank = status["rank"]
+    table.add_row("public rank", "none yet" if rank is None else str(rank))
+    table.add_row(
+        "today", _used(quota["used_today"], quota["daily_quota"], quota["remaining_today"])
+    )
+    if quota["daily_quota"] is not None:
+        table.add_row("resets at", _when(quota["resets_at"]) + " UTC")
+    table.add_row("in all", _used(quota["used_total"], quota["total_quota"]))
+    table.add_row("refused files", _used(quota["invalid"], quota["invalid_quota"]))
+    return table
+
+
+def _used(used: int, limit: int | None, left: int | None = None) -> str:
+    """``2 of 5 used, 3 left``, or ``2 used, no limit``."""
+    if limit is None and left is None:
+        return f"{used} used, no limit"
+    text = f"{used} used" if limit is None else f"{used} of {limit} used"
+    return text if left is None else f"{text}, {left} left"
+
+
+def rejections_table(slug: str, rejections: list[dict[str, Any]]) -> Table:
+    """The team's refused files, newest first, with the reason."""
+    table = Table(title=f"{slug}: refused files")
+    table.add_column("when")
+    table.add_column("reason")
+    table.add_column("bytes", justify="right")
+    for rejection in rejections:
+        table.add_row(
+            _when(rejection["created_at"]),
+            _plain(f"{rejection['code']}: {rejection['message']}"),
+            str(rejection["size"]),
+        )
     return table

