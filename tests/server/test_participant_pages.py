@@ -85,7 +85,7 @@ def test_participant_markdown_keeps_what_an_overview_needs():
 
 def test_participant_plain_text_summary_has_no_markup():
     text = plain_text("# Predict *churn*\n\nUse [the data](/x). <b>raw</b>\n\n" + "word " * 80)
-    assert text.startswith("Predict churn Use the data. <b>raw</b> word")
+    assert text.startswith("Predict churn. Use the data. <b>raw</b> word")
     assert "*" not in text and "](" not in text and len(text) <= 201 and text.endswith("…")
 
 
@@ -313,8 +313,10 @@ def test_participant_team_page_explains_the_teams_numbers(client, solution):
     page = unescape(_sign_in(client, alpha).text)
     rows = client.app.state.competitions.leaderboard("demo", "public")
     rank = next(r.rank for r in rows if r.team == "alpha")
-    assert f'rank {rank} <span class="of">of 2</span>' in page
-    assert '3 <span class="of">of 4</span>' in page and "1 left; resets" in page
+    words = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", page))
+    assert f"Public board rank {rank} of 2" in words
+    assert '3 <span class="of">of 4</span>' in page and "1 left; resets in" in page
+    assert "19 more allowed" in page
     midnight = (datetime.now(UTC) + timedelta(days=1)).strftime("%Y-%m-%d 00:00:00 UTC")
     assert midnight in page
     assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", page)  # to the second
@@ -354,7 +356,7 @@ def test_participant_closed_competition_disables_submitting_and_says_why(client,
     form = client.get("/c/demo/submit").text
     assert "<fieldset disabled>" in form and "was published at" in form
     team = _sign_in(client, token).text
-    assert "Private score" in team and "Final ranking" in team
+    assert "Private score" in team and "Final rank" in team
     board = client.get("/c/demo/leaderboard").text
     assert "Private board, 1 team" in board
     assert "/api/competitions/demo/leaderboard.csv?board=private" in board

@@ -10,7 +10,7 @@ parser let one through; links get ``rel="nofollow noopener"``.
 >>> print(markdown("[Rules](/c/x/rules) <script>1</script>"))
 <p><a href="/c/x/rules" rel="nofollow noopener">Rules</a> &lt;script&gt;1&lt;/script&gt;</p>
 >>> plain_text("# Predict **churn**\\n\\nScored by [AUC](https://example.org).")
-'Predict churn Scored by AUC.'
+'Predict churn. Scored by AUC.'
 >>> score(0.123456, 3), score(None, 3), score(float("nan"), 3)
 ('0.123', '—', 'undefined')
 """
@@ -308,18 +308,31 @@ def markdown(text: str, top: int = 2) -> Markup:
 
 
 def plain_text(text: str, limit: int = 200) -> str:
-    """The words of ``text`` (Markdown) without markup, cut at a word before
-    ``limit`` characters with an ellipsis: a summary for a card."""
-    words: list[str] = []
+    """The prose of ``text`` (Markdown) without markup, tables or code blocks,
+    cut at a word before ``limit`` characters with an ellipsis: a summary for
+    a card. A heading ends as a sentence.
+
+    >>> plain_text("# Flowers\\n\\n| a | b |\\n|-|-|\\n| 1 | 2 |\\n\\nPredict *each* one.")
+    'Flowers. Predict each one.'
+    """
+    parts: list[str] = []
+    in_table = False
     for token in _PARSER.parse(text or ""):
-        for child in token.children or ():
-            if child.type in ("text", "code_inline"):
-                words.append(child.content)
-            elif child.type in ("softbreak", "hardbreak"):
-                words.append(" ")
-        if token.type in ("paragraph_close", "heading_close", "list_item_close"):
-            words.append(" ")
-    flat = " ".join("".join(words).split())
+        if token.type in ("table_open", "table_close"):
+            in_table = token.type == "table_open"
+        elif token.type == "inline" and not in_table:
+            for child in token.children or ():
+                if child.type in ("text", "code_inline"):
+                    parts.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    parts.append(" ")
+        elif token.type == "heading_close":
+            last = "".join(parts).rstrip()[-1:]
+            if last and last not in ".!?:":
+                parts.append(".")
+        if token.type.endswith("_close"):
+            parts.append(" ")
+    flat = " ".join("".join(parts).split())
     if len(flat) <= limit:
         return flat
     return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
