@@ -107,7 +107,11 @@ def _form_team(
 
 
 def _token_team(
-    request: Request, competitions: Competitions, settings: Settings, info: CompetitionInfo, token
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    info: CompetitionInfo,
+    token: str,
 ) -> TeamInfo:
     """The team of ``token`` in ``info`` (spending its rate limit), or a refusal."""
     token = token.strip()
@@ -127,34 +131,35 @@ def _token_team(
 
 
 def _page(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    info: CompetitionInfo,
-    name: str,
-    tab: str,
-    status: int = 200,
-    **extra: Any,
+    request: Request, info: CompetitionInfo, name: str, status: int = 200, **extra: Any
 ) -> HTMLResponse:
+    """A team's page (``submit.html`` or ``team.html``) with what every one
+    shows: the competition, the team signed in here, its quota, and the
+    columns a file must have."""
+    competitions: Competitions = request.app.state.competitions
     team = signed_in_team(request, competitions, info.slug)
-    context = competition_context(competitions, info, tab, team.name if team else None)
+    context = competition_context(
+        competitions, info, name.removesuffix(".html"), team.name if team else None
+    )
     if team is not None:
-        context["csrf"] = _csrf(settings, info.slug, _session(request))
+        context["csrf"] = _csrf(request.app.state.settings, info.slug, _session(request))
         context["quota"] = competitions.quota(info.slug, team.name)
     context["id_column"], context["target_columns"] = competitions.columns(info.slug)
     context.update(extra)
     return render(request, name, status, **context)
 
 
+def _sign_in_page(request: Request, info: CompetitionInfo, status: int = 200, **extra: Any):
+    return _page(request, info, "team.html", status, submissions=None, **extra)
+
+
 # ------------------------------------------------------------------ submit
 @router.get("/c/{slug}/submit", response_class=HTMLResponse)
-def submit_form(
-    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
-) -> HTMLResponse:
+def submit_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
-    return _page(request, competitions, settings, info, "submit.html", "submit")
+    return _page(request, info, "submit.html")
 
 
 def _explanation(result: Any, previous: float | None, decimals: int, direction: str) -> str:
@@ -195,44 +200,30 @@ def submit_page(
         result = api.submit_file(competitions, settings, team, info, file.file, message, None)
     except REFUSALS as exc:
         status, text = refusal(exc)
-        return _page(
-            request, competitions, settings, info, "submit.html", "submit", status,
-            error=text, message=message,
-        )  # fmt: skip
+        return _page(request, info, "submit.html", status, error=text, message=message)
     views = competitions.submissions(info.slug, team.name)
     previous = views[-2].public_score if len(views) > 1 else None
-    context = competition_context(competitions, info, "submit")
-    explanation = _explanation(
-        result, previous, score_decimals(competitions, info), context["direction"]
-    )
+    decimals = score_decimals(competitions, info)
+    explanation = _explanation(result, previous, decimals, direction_words(info.config))
     return _page(
         request,
-        competitions,
-        settings,
         info,
         "submit.html",
-        "submit",
         201,
         result=result,
         previous=previous,
         explanation=explanation,
         team=team.name,
-        token_used=bool(token.strip()),
     )
 
 
 # -------------------------------------------------------------- team page
 def _team_view(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    info: CompetitionInfo,
-    team: TeamInfo,
-    status: int = 200,
-    **extra: Any,
+    request: Request, info: CompetitionInfo, team: TeamInfo, status: int = 200, **extra: Any
 ) -> HTMLResponse:
     """The team's own page: its ranks, quota, submissions, final selection,
     refused files and the chart of its released scores."""
+    competitions: Competitions = request.app.state.competitions
     submissions = competitions.submissions(info.slug, team.name)
     decimals = score_decimals(competitions, info)
     public = competitions.leaderboard(info.slug, "public")
@@ -248,11 +239,8 @@ def _team_view(
     )
     return _page(
         request,
-        competitions,
-        settings,
         info,
         "team.html",
-        "team",
         status,
         team=team.name,
         submissions=submissions,
@@ -271,20 +259,15 @@ def _rank(rows, team: str) -> int | None:
 
 
 @router.get("/c/{slug}/team", response_class=HTMLResponse)
-def team_page(
-    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
-) -> HTMLResponse:
+def team_page(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
     team = signed_in_team(request, competitions, slug)
     if team is not None:
-        return _team_view(request, competitions, settings, info, team)
+        return _team_view(request, info, team)
     expired = bool(_session(request))
-    response = _page(
-        request, competitions, settings, info, "team.html", "team", submissions=None,
-        expired=expired,
-    )  # fmt: skip
+    response = _sign_in_page(request, info, expired=expired)
     if expired:
         response.delete_cookie(COOKIE, path=f"/c/{slug}")
     return response
@@ -297,10 +280,8 @@ def sign_in(
     settings: SettingsDep,
     slug: str,
     token: Annotated[str, Form()] = "",
-    next: Annotated[str, Form()] = "team",
 ) -> Response:
-    """Sign this browser in as the team of ``token``; then to the team's page
-    (or back to the submit form, with ``next=submit``)."""
+    """Sign this browser in as the team of ``token``, then show its page."""
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
@@ -310,12 +291,8 @@ def sign_in(
         team = _token_team(request, competitions, settings, info, token)
     except REFUSALS as exc:
         status, text = refusal(exc)
-        return _page(
-            request, competitions, settings, info, "team.html", "team", status,
-            submissions=None, error=text,
-        )  # fmt: skip
-    where = "submit" if next == "submit" else "team"
-    response = RedirectResponse(f"/c/{slug}/{where}", status_code=303)
+        return _sign_in_page(request, info, status, error=text)
+    response = RedirectResponse(f"/c/{slug}/team", status_code=303)
     response.set_cookie(
         COOKIE,
         competitions.team_sessions.open(team.id, SESSION_LIFETIME),
@@ -366,20 +343,14 @@ def team_selection(
         team = _form_team(request, competitions, settings, info, token, csrf)
     except REFUSALS as exc:
         status, text = refusal(exc)
-        return _page(
-            request, competitions, settings, info, "team.html", "team", status,
-            submissions=None, error=text,
-        )  # fmt: skip
+        return _sign_in_page(request, info, status, error=text)
     try:
         ids = [int(value) for value in submission_ids]
     except ValueError:
-        return _team_view(
-            request, competitions, settings, info, team, 422,
-            error="Submission numbers must be integers.",
-        )  # fmt: skip
+        return _team_view(request, info, team, 422, error="Submission numbers must be integers.")
     try:
         api.select_final(api.SelectionIn(submission_ids=ids), competitions, team, info)
     except REFUSALS as exc:
         status, text = refusal(exc)
-        return _team_view(request, competitions, settings, info, team, status, error=text)
-    return _team_view(request, competitions, settings, info, team, saved=True)
+        return _team_view(request, info, team, status, error=text)
+    return _team_view(request, info, team, saved=True)
