@@ -4,7 +4,8 @@ against a live uvicorn server on 127.0.0.1 over a fresh SQLite file.
 One organiser creates a competition on the organiser page, adds a team and
 reads its token once; the team submits a file on the submit page and sees
 its released score and the board, then a clear error for a bad file; the
-private board appears only after the organiser closes the competition. Every
+private board appears only once the organiser has closed the competition and
+published it. Every
 request the browser makes stays on the server (no CDN), ``/docs`` included.
 """
 
@@ -17,6 +18,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Page, expect
 from server_helpers import ADMIN, predictions
+
+from ladderboard.engine import Competitions
 
 pytestmark = pytest.mark.slow
 
@@ -72,9 +75,9 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     expect(page.get_by_role("status")).to_contain_text("scored")
     released = page.locator(".released").inner_text()
     assert released.count(".") == 1 and len(released.split(".")[1]) == 5
-    expect(page.get_by_role("status")).to_contain_text("Submissions left today")
-    page.get_by_role("link", name="See the board").click()
-    board = page.get_by_role("table", name="Released public scores")
+    expect(page.get_by_role("status")).to_contain_text("Files left today")
+    page.get_by_role("link", name="The public board").click()
+    board = page.get_by_role("table", name="Public board, 1 team")
     expect(board.get_by_role("row", name="Gradient Gang")).to_contain_text(released)
     expect(page.get_by_role("heading", name="Private board")).to_have_count(0)
 
@@ -86,11 +89,13 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     expect(page.get_by_role("alert")).to_contain_text("Refused")
     expect(page.get_by_role("alert")).to_contain_text("the header must be 'id', 'target'")
 
-    # The team page shows its submissions and the chart.
+    # The team signs in once; its page shows its submissions and the chart.
     page.goto("/c/iris/team")
     page.get_by_label("Team token").fill(token)
-    page.get_by_role("button", name="Show my submissions").click()
-    expect(page.get_by_role("img", name="Released score of team Gradient Gang")).to_be_visible()
+    page.get_by_role("button", name="Sign in").click()
+    expect(
+        page.get_by_role("img", name="Released public score of team Gradient Gang")
+    ).to_be_visible()
     expect(page.get_by_role("cell", name="a first model")).to_be_visible()
     page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
 
@@ -100,12 +105,18 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     expect(page.get_by_role("link", name="Skip to the content")).to_be_focused()
     page.screenshot(path=str(tmp_path / "competition-open.png"), full_page=True)
 
-    # The organiser closes the competition: the private board appears beside the public one.
+    # The organiser closes the competition: the private board waits for its
+    # publication, then it is the board's final ranking.
     page.goto("/organiser")
     page.get_by_role("button", name="Close Flower challenge").click()
     expect(page.get_by_role("status")).to_contain_text("is closed")
-    page.goto("/c/iris")
-    private = page.get_by_role("table", name="Final scores on the private holdout")
+    page.goto("/c/iris/leaderboard?board=private")
+    expect(page.get_by_role("main")).to_contain_text("waiting for the organiser")
+    competitions = Competitions.open(f"sqlite:///{tmp_path / 'browser.db'}")
+    competitions.publish("iris")
+    competitions.dispose()
+    page.goto("/c/iris/leaderboard")
+    private = page.get_by_role("table", name="Private board, 1 team")
     expect(private.get_by_role("row", name="Gradient Gang")).to_be_visible()
     page.screenshot(path=str(tmp_path / "competition-closed.png"), full_page=True)
     shots = os.environ.get("LADDERBOARD_SCREENSHOTS")

@@ -60,13 +60,13 @@ def test_pages_render_and_the_forms_act(client, solution):
     assert done.status_code == 201
     released = re.search(r'class="released">([0-9.]+)<', done.text).group(1)
     assert len(released.split(".")[1]) == 5  # the configured display precision
-    assert "Submissions left today</dt><dd>4" in done.text
+    assert "Files left today</dt><dd>4" in done.text
 
-    home = client.get("/c/demo")
-    assert "alpha" in home.text and released in home.text
-    assert "Private board" not in home.text
+    board = client.get("/c/demo/leaderboard")
+    assert "alpha" in board.text and released in board.text
+    assert "Private board, " not in board.text  # no private table before it is published
 
-    team = client.post("/c/demo/team", data={"token": token})
+    team = client.post("/c/demo/team", data={"token": token})  # signs in, then the team page
     assert team.status_code == 200
     assert "<svg" in team.text and "first try" in team.text and released in team.text
 
@@ -143,30 +143,42 @@ def test_no_page_leaks_before_the_close_and_the_private_board_shows_after(client
     hidden = {f"{v:.5f}" for row in rows for v in (row.private_score, row.public_raw)} - shown
     assert hidden, "the test needs secret scores that differ from the released ones"
 
-    pages = [
-        client.get("/"),
-        client.get("/c/demo"),
-        client.get("/c/demo/submit"),
-        client.get("/c/demo/team"),
-        client.post("/c/demo/team", data={"token": alpha}),
-        client.post("/c/demo/team", data={"token": beta}),
+    public_pages = [
+        "/",
+        "/c/demo",
+        "/c/demo/data",
+        "/c/demo/rules",
+        "/c/demo/leaderboard",
+        "/c/demo/leaderboard?board=private",
+        "/c/demo/submit",
+        "/c/demo/team",
     ]
+    pages = [client.get(url) for url in public_pages]
+    pages.append(client.post("/c/demo/team", data={"token": alpha}))
+    pages += [client.get(url) for url in public_pages]  # signed in as alpha
+    pages.append(client.post("/c/demo/team", data={"token": beta}))
     labels = solution.to_csv().decode()
     for page in pages:
         assert page.status_code == 200
         assert key not in page.text and labels not in page.text
-        assert "Private board" not in page.text and "improved" not in page.text
+        assert "Private board, " not in page.text and "improved" not in page.text
         for number in hidden:
             assert number not in page.text, (page.url, number)
     beta_page = pages[-1].text
     assert "alpha" not in beta_page  # a team sees only its own submissions
 
-    csrf = sign_in(client)
-    client.post("/organiser/c/demo/close", data={"csrf": csrf})
-    home = client.get("/c/demo").text
-    assert "Private board" in home and key in home
+    # Closed, the private board still waits for the organiser to publish it.
+    client.app.state.competitions.close("demo")
+    waiting = client.get("/c/demo/leaderboard?board=private").text
+    assert "waiting for the organiser" in waiting and "Private board, " not in waiting
+    assert key not in client.get("/c/demo").text
+
+    client.app.state.competitions.publish("demo")
+    board = client.get("/c/demo/leaderboard").text  # the final ranking by default
+    assert "Private board, 2 teams" in board
+    assert key in client.get("/c/demo").text
     private = {f"{row.private_score:.5f}" for row in rows}
-    assert any(number in home for number in private)
+    assert any(number in board for number in private)
 
 
 def test_pages_load_nothing_from_elsewhere(client):
@@ -192,6 +204,7 @@ def test_a_team_selects_its_final_submissions_on_its_page(client, solution):
     ids = [submit(client, alpha, predictions(solution, s)).json()["id"] for s in (0, 1)]
     page = client.post("/c/demo/team", data={"token": alpha})
     assert page.text.count('name="submission_ids"') == 2
+    client.cookies.clear()  # the token in the form, without a session
 
     saved = client.post(
         "/c/demo/team/selection", data={"token": alpha, "submission_ids": [str(ids[1])]}

@@ -441,7 +441,7 @@ def create_teams(
 
 
 @router.patch(
-    "/competitions/{slug}/teams/{name}",
+    "/competitions/{slug}/teams/{name:path}",
     responses=errors(401, 403, 404, 422, 429),
     response_model=TeamOut,
     summary="Disable a team, or enable it again (organiser)",

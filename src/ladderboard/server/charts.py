@@ -17,8 +17,10 @@ from html import escape
 
 __all__ = ["score_chart"]
 
-_WIDTH, _HEIGHT = 640, 240
-_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 16, 40
+# A viewBox close to a phone's width, so that its 12-unit labels stay readable when
+# the chart is scaled down to fit one.
+_WIDTH, _HEIGHT = 420, 240
+_LEFT, _RIGHT, _TOP, _BOTTOM = 64, 16, 28, 40
 
 
 def score_chart(
@@ -26,11 +28,12 @@ def score_chart(
     *,
     precision: int,
     title: str = "Released score over time",
+    y_label: str = "released score",
 ) -> str:
     """An SVG line chart of released scores, in submission order.
 
     The x axis is the submission's order (its time is in each point's
-    tooltip), the y axis the released score, both labelled.
+    tooltip), the y axis the released score (``y_label``), both labelled.
     """
     if not points:
         return ""
@@ -77,11 +80,13 @@ def score_chart(
     parts.append(
         f'<text class="label" x="{_LEFT + plot_w / 2:.1f}" y="{_HEIGHT - 4}" '
         'text-anchor="middle">submission</text>'
+        f'<text class="label" x="{_LEFT - 6}" y="{_TOP - 12}" text-anchor="start">'
+        f"{escape(y_label)}</text>"
     )
     line = " ".join(f"{x(i):.1f},{y(s):.1f}" for i, s in enumerate(scores))
     parts.append(f'<polyline class="line" points="{line}"/>')
     for i, ((when, _), score) in enumerate(zip(points, scores, strict=True)):
-        label = f"#{i + 1} {when:%Y-%m-%d %H:%M} UTC: {score:.{precision}f}"
+        label = f"#{i + 1} {when:%Y-%m-%d %H:%M:%S} UTC: {score:.{precision}f}"
         parts.append(
             f'<circle class="point" cx="{x(i):.1f}" cy="{y(score):.1f}" r="4">'
             f"<title>{escape(label)}</title></circle>"

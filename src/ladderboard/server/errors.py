@@ -24,17 +24,23 @@ rate limit                                 429     ``rate_limited`` (Retry-After
 
 A closed competition is 409: the request is well formed and authorised, but
 conflicts with the competition's state.
+
+The API (``/api/...``), ``/healthz`` and the OpenAPI schema always answer
+JSON. Every other path is a page a person reads in a browser: once the pages
+are installed (they put their renderer at ``app.state.error_page``), its
+refusals, an unknown page (404), a method it does not take (405) and an
+unexpected error (500) are HTML pages with the same status and sentence.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ladderboard.engine.errors import (
@@ -52,7 +58,9 @@ from ladderboard.rules.text import printable
 
 __all__ = [
     "ApiError",
+    "ErrorPage",
     "install_error_handlers",
+    "is_page",
     "seconds_to_utc_midnight",
     "sentence",
     "status_of",
@@ -87,6 +95,37 @@ def error_response(
     status: int, code: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+ErrorPage = Callable[[Request, int, str], Response]
+"""Renders a refusal as a page: the request, the status and the sentence."""
+
+_JSON_PATHS = ("/api/", "/healthz", "/openapi.json")
+
+
+def is_page(path: str) -> bool:
+    """Whether ``path`` is a page (HTML) rather than the API (JSON).
+
+    >>> is_page("/c/demo"), is_page("/api/competitions"), is_page("/api"), is_page("/healthz")
+    (True, False, False, False)
+    """
+    return not (path == "/api" or path.startswith(_JSON_PATHS))
+
+
+def _respond(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The refusal as JSON, or as an HTML page on a page's path."""
+    page: ErrorPage | None = getattr(request.app.state, "error_page", None)
+    if page is None or not is_page(request.url.path):
+        return error_response(status, code, message, headers)
+    response = page(request, status, message)
+    response.headers.update(headers or {})
+    return response
 
 
 def seconds_to_utc_midnight(now: datetime | None = None) -> int:
@@ -124,47 +163,57 @@ def status_of(exc: CompetitionError | SubmissionError | SolutionError) -> int:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Register the handlers that turn every refusal into the JSON above."""
+    """Register the handlers that turn every refusal into the JSON above
+    (or, on a page's path, an HTML page)."""
 
     @app.exception_handler(ApiError)
-    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, sentence(exc.message), exc.headers)
+    async def _api_error(request: Request, exc: ApiError) -> Response:
+        return _respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
 
     @app.exception_handler(CompetitionError)
-    async def _engine_error(request: Request, exc: CompetitionError) -> JSONResponse:
+    async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
         headers = {"Retry-After": str(seconds_to_utc_midnight())} if status == 429 else None
-        return error_response(status, exc.code, sentence(str(exc)), headers)
+        return _respond(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
-    async def _bad_submission(request: Request, exc: SubmissionError) -> JSONResponse:
-        return error_response(status_of(exc), exc.code, sentence(str(exc)))
+    async def _bad_submission(request: Request, exc: SubmissionError) -> Response:
+        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(SolutionError)
-    async def _bad_solution(request: Request, exc: SolutionError) -> JSONResponse:
-        return error_response(status_of(exc), exc.code, sentence(str(exc)))
+    async def _bad_solution(request: Request, exc: SolutionError) -> Response:
+        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
-    async def _bad_form(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return error_response(422, "invalid_request", _validation_message(exc))
+    async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
+        return _respond(request, 422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
-    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )
         detail = exc.detail if isinstance(exc.detail, str) else "the request was refused"
         if exc.status_code == 404 and detail == "Not Found":
-            detail = f"there is no page at {request.url.path}"
-        return error_response(exc.status_code, code, sentence(detail), exc.headers)
+            detail = f"there is no page at {printable(request.url.path)}"
+        elif exc.status_code == 405 and detail == "Method Not Allowed":
+            allowed = (exc.headers or {}).get("allow", "")
+            method, path = printable(request.method, 20), printable(request.url.path)
+            detail = f"{method} is not allowed at {path}"
+            if allowed:
+                detail += f" (it takes {allowed})"
+        return _respond(request, exc.status_code, code, sentence(detail), exc.headers)
 
     @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+    async def _unexpected(request: Request, exc: Exception) -> Response:
         # The path is the client's: escaped, so that it cannot forge log lines
         # or send terminal escapes to whoever reads the log.
         logger.exception(
             "unexpected error on %s %s", printable(request.method, 20), printable(request.url.path)
         )
-        return error_response(
-            500, "internal", "Something went wrong on the server; the organiser can see the log."
+        return _respond(
+            request,
+            500,
+            "internal",
+            "Something went wrong on the server; the organiser can see the log.",
         )

@@ -1,15 +1,14 @@
-"""The web pages: server-rendered HTML over the same routes as the API.
+"""The public web pages: the competitions, and each competition's Overview,
+Data, Rules and Leaderboard tabs (the Submit and My team tabs are
+:mod:`ladderboard.server.team_pages`; the organiser's pages are
+:mod:`ladderboard.server.organiser_pages`).
 
-Each page calls the API's own route functions, so it shows exactly what the
-response models of :mod:`ladderboard.server.schemas` let out (the privacy
-boundary) and refuses with the same messages. Tokens never go into URLs:
-
-* the submit and team pages take the team's token in the POST body, so a
-  form posted from another site cannot act without knowing it;
-* the organiser signs in once with a form; the cookie then holds an HMAC of
-  the organiser token (not the token), HttpOnly and SameSite=Strict, and
-  every form that changes state also carries a per-server CSRF value derived
-  from the token (:mod:`ladderboard.server.organiser_pages`).
+Pages call the engine and show only what a participant may see: the
+released public scores, the private board once the organiser publishes it,
+data files but never the solution. Tokens never go into URLs. Every path
+here answers a refusal, an unknown page (404), a method it does not take
+(405) and a server error (500) with an HTML page (see
+:mod:`ladderboard.server.errors`).
 
 Pages are left out of the OpenAPI schema; ``/docs`` is Swagger UI served
 from the app itself (see :mod:`ladderboard.server.docs`).
@@ -19,192 +18,196 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, File, Form, Request, UploadFile
-from fastapi.responses import HTMLResponse
+from fastapi import APIRouter, FastAPI, Query, Request
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
+from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo
-from ladderboard.server import api, organiser_pages
-from ladderboard.server.charts import score_chart
-from ladderboard.server.deps import Caller, CompetitionsDep, SettingsDep, authenticate
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.boards import BoardRow
+from ladderboard.rules.text import name_key
+from ladderboard.server import organiser_pages, team_pages
+from ladderboard.server.deps import CompetitionsDep
 from ladderboard.server.docs import install_docs
-from ladderboard.server.errors import ApiError
-from ladderboard.server.rendering import REFUSALS, STATIC_DIR, find, not_found, refusal, render
+from ladderboard.server.rendering import (
+    STATIC_DIR,
+    competition_context,
+    find,
+    mechanism_summary,
+    not_found,
+    render,
+)
 
-__all__ = ["install_pages", "router"]
+__all__ = ["BOARD_PAGE", "error_page", "install_pages", "router"]
 
 router = APIRouter(include_in_schema=False)
-_ANONYMOUS = Caller(None, False)
+BOARD_PAGE = 100  # teams on one page of a board
+
+_TITLES = {
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Too large",
+    429: "Too many requests",
+    500: "Something went wrong",
+}
+
+
+def error_page(request: Request, status: int, message: str) -> Response:
+    """A refusal as a page: its status, a title and the sentence the API gives."""
+    title = _TITLES.get(status, "Refused")
+    return render(request, "message.html", status, title=title, message=message)
 
 
 def install_pages(app: FastAPI) -> None:
-    """Mount the static files, the pages and the local ``/docs`` on ``app``."""
+    """Mount the static files, the pages and the local ``/docs`` on ``app``,
+    and answer refusals on pages' paths with HTML."""
     install_docs(app)  # before /static, whose mount would shadow /static/docs
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.include_router(router)
+    app.include_router(team_pages.router)
     app.include_router(organiser_pages.router)
+    app.state.error_page = error_page
+
+
+def _page(
+    request: Request,
+    competitions: Competitions,
+    info: CompetitionInfo,
+    name: str,
+    tab: str,
+    status: int = 200,
+    **extra: Any,
+) -> HTMLResponse:
+    team = team_pages.signed_in_team(request, competitions, info.slug)
+    context = competition_context(competitions, info, tab, team.name if team else None)
+    context.update(extra)
+    return render(request, name, status, **context)
 
 
 # ------------------------------------------------------------------ public
 @router.get("/", response_class=HTMLResponse)
 def index(request: Request, competitions: CompetitionsDep) -> HTMLResponse:
-    return render(request, "index.html", competitions=api.list_competitions(competitions))
+    return render(request, "index.html", competitions=competitions.competitions())
 
 
-def _boards(competitions, info: CompetitionInfo) -> dict[str, Any]:
-    public = api.leaderboard(competitions, _ANONYMOUS, info, "public")
-    private = None
-    commitment = api.get_commitment(competitions, info)
-    if public.closed:
-        private = api.leaderboard(
-            competitions, _ANONYMOUS, competitions.competition(info.slug), "private"
-        )
-    return {"public": public, "private": private, "commitment": commitment}
+@router.get("/how", response_class=HTMLResponse)
+def how(request: Request) -> HTMLResponse:
+    """How this leaderboard works: one section per mechanism."""
+    return render(request, "how.html", mechanisms=sorted(MECHANISMS.items()))
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
-def competition_home(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
-    return render(
+    id_column, target_columns = competitions.columns(slug)
+    key = competitions.reveal_key(slug) if info.is_published() else None
+    return _page(
         request,
+        competitions,
+        info,
         "competition.html",
-        competition=api.get_competition(info),
-        precision=info.config.precision,
-        **_boards(competitions, info),
+        "overview",
+        id_column=id_column,
+        target_columns=target_columns,
+        mechanism=mechanism_summary(info.config),
+        key=key,
     )
 
 
-def _team_caller(request: Request, competitions, info: CompetitionInfo, token: str):
-    """The team of ``token`` in ``info`` (spending its rate limit), or a refusal."""
-    token = token.strip()
-    if not token:
-        raise ApiError(401, "unauthorized", "enter your team's token")
-    who = authenticate(request, competitions, request.app.state.settings, token)
-    if who.is_organiser:
-        raise ApiError(403, "forbidden", "this page is for a team, not for the organiser")
-    team = who.team(competitions, info.slug)
-    if team is None:
-        raise ApiError(
-            401, "unauthorized", f"the token is not a team token of competition {info.slug!r}"
-        )
-    return team
-
-
-@router.get("/c/{slug}/submit", response_class=HTMLResponse)
-def submit_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+@router.get("/c/{slug}/data", response_class=HTMLResponse)
+def data(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
-    return render(request, "submit.html", competition=api.get_competition(info), result=None)
-
-
-@router.post("/c/{slug}/submit", response_class=HTMLResponse)
-def submit_page(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    token: Annotated[str, Form()] = "",
-    message: Annotated[str, Form()] = "",
-    file: Annotated[UploadFile | None, File()] = None,
-) -> HTMLResponse:
-    info = find(competitions, slug)
-    if info is None:
-        return not_found(request, slug)
-    context: dict[str, Any] = {"competition": api.get_competition(info), "result": None}
-    try:
-        team = _team_caller(request, competitions, info, token)
-        if file is None or not file.filename:
-            raise ApiError(422, "invalid_request", "choose a predictions file to submit")
-        api.check_submission_fields(message, None)
-        competitions.admit(info.slug, team.name)  # before the file is read
-        result = api.submit_file(competitions, settings, team, info, file.file, message, None)
-    except REFUSALS as exc:
-        status, text = refusal(exc)
-        return render(request, "submit.html", status, error=text, message=message, **context)
-    context["result"] = result
-    return render(
-        request, "submit.html", 201, team=team.name, precision=info.config.precision, **context
-    )
-
-
-@router.get("/c/{slug}/team", response_class=HTMLResponse)
-def team_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
-    if info is None:
-        return not_found(request, slug)
-    return render(request, "team.html", competition=api.get_competition(info), submissions=None)
-
-
-@router.post("/c/{slug}/team", response_class=HTMLResponse)
-def team_page(
-    request: Request, competitions: CompetitionsDep, slug: str, token: Annotated[str, Form()] = ""
-) -> HTMLResponse:
-    info = find(competitions, slug)
-    if info is None:
-        return not_found(request, slug)
-    competition = api.get_competition(info)
-    try:
-        team = _team_caller(request, competitions, info, token)
-    except REFUSALS as exc:
-        status, text = refusal(exc)
-        return render(
-            request, "team.html", status, competition=competition, submissions=None, error=text
-        )
-    return _team_view(request, competitions, info, team)
-
-
-def _team_view(
-    request: Request, competitions, info: CompetitionInfo, team, status=200, **extra: Any
-):
-    submissions = api.own_submissions(competitions, team, info)
-    chart = score_chart(
-        [(s.created_at, s.public_score) for s in submissions],
-        precision=info.config.precision,
-        title=f"Released score of team {team.name} over time",
-    )
-    return render(
+    id_column, target_columns = competitions.columns(slug)
+    return _page(
         request,
-        "team.html",
-        status,
-        competition=api.get_competition(info),
-        team=team.name,
-        submissions=submissions,
-        chart=chart,
-        precision=info.config.precision,
-        **extra,
+        competitions,
+        info,
+        "data.html",
+        "data",
+        files=competitions.files(slug),
+        id_column=id_column,
+        target_columns=target_columns,
     )
 
 
-@router.post("/c/{slug}/team/selection", response_class=HTMLResponse)
-def team_selection(
-    request: Request,
-    competitions: CompetitionsDep,
-    slug: str,
-    token: Annotated[str, Form()] = "",
-    submission_ids: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
-) -> HTMLResponse:
+@router.get("/c/{slug}/rules", response_class=HTMLResponse)
+def rules(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
+    return _page(request, competitions, info, "rules.html", "rules")
+
+
+# -------------------------------------------------------------- leaderboard
+def _page_number(value: str | None, pages: int) -> int:
+    """The page asked for, within ``1..pages`` (the first for anything else)."""
     try:
-        team = _team_caller(request, competitions, info, token)
-    except REFUSALS as exc:
-        status, text = refusal(exc)
-        competition = api.get_competition(info)
-        return render(
-            request, "team.html", status, competition=competition, submissions=None, error=text
-        )
-    try:
-        ids = [int(value) for value in submission_ids]
-        api.select_final(api.SelectionIn(submission_ids=ids), competitions, team, info)
+        number = int(value or 1)
     except ValueError:
-        return _team_view(
-            request, competitions, info, team, 422, error="Submission ids must be integers."
-        )
-    except REFUSALS as exc:
-        status, text = refusal(exc)
-        return _team_view(request, competitions, info, team, status, error=text)
-    return _team_view(request, competitions, info, team, saved=True)
+        return 1
+    return min(max(number, 1), pages)
+
+
+def _find_team(rows: list[BoardRow], name: str) -> int | None:
+    """The index of the team ``name`` on the board: its exact name under
+    case and Unicode folding, or else the first name that contains it."""
+    wanted = name_key(name.strip())
+    if not wanted:
+        return None
+    keys = [name_key(row.team) for row in rows]
+    exact = next((i for i, key in enumerate(keys) if key == wanted), None)
+    if exact is not None:
+        return exact
+    return next((i for i, key in enumerate(keys) if wanted in key), None)
+
+
+@router.get("/c/{slug}/leaderboard", response_class=HTMLResponse)
+def leaderboard(
+    request: Request,
+    competitions: CompetitionsDep,
+    slug: str,
+    board: Annotated[str | None, Query()] = None,
+    page: Annotated[str | None, Query()] = None,
+    team: Annotated[str | None, Query(max_length=200)] = None,
+) -> HTMLResponse:
+    """A board, :data:`BOARD_PAGE` teams a page; ``?team=NAME`` opens the
+    page with that team and marks it, as does the team signed in here. The
+    private board once published (and then by default), else the public one."""
+    info = find(competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    published = info.is_published()
+    if board not in ("public", "private"):
+        board = "private" if published else "public"
+    rows = competitions.leaderboard(slug, board) if board == "public" or published else []
+    signed_in = team_pages.signed_in_team(request, competitions, slug)
+    found = _find_team(rows, team) if team else None
+    mine = next((i for i, row in enumerate(rows) if signed_in and row.team == signed_in.name), None)
+    pages = max(1, -(-len(rows) // BOARD_PAGE))
+    focus = found if found is not None else mine
+    number = (
+        focus // BOARD_PAGE + 1 if page is None and focus is not None else _page_number(page, pages)
+    )
+    start = (number - 1) * BOARD_PAGE
+    return _page(
+        request,
+        competitions,
+        info,
+        "leaderboard.html",
+        "leaderboard",
+        board=board,
+        rows=rows[start : start + BOARD_PAGE],
+        total=len(rows),
+        page=number,
+        pages=pages,
+        query=team or "",
+        found=rows[found] if found is not None else None,
+        found_page=found // BOARD_PAGE + 1 if found is not None else None,
+        mine=rows[mine] if mine is not None else None,
+        mine_page=mine // BOARD_PAGE + 1 if mine is not None else None,
+    )

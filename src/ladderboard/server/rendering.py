@@ -1,23 +1,63 @@
-"""What every page shares: the templates, the response headers, and the
-refusals rendered with the API's own status and sentence."""
+"""What every page shares: the templates and their filters, the response
+headers, the refusals rendered with the API's own status and sentence, and
+the organiser's Markdown made safe to show.
+
+Markdown (a competition's overview and rules) is parsed by markdown-it-py with
+raw HTML off, then sanitised by nh3 with an allow-list, so no script, event
+handler, ``style``, ``javascript:`` or ``data:`` URL survives even if the
+parser let one through; links get ``rel="nofollow noopener"``.
+
+>>> print(markdown("[Rules](/c/x/rules) <script>1</script>"))
+<p><a href="/c/x/rules" rel="nofollow noopener">Rules</a> &lt;script&gt;1&lt;/script&gt;</p>
+>>> plain_text("# Predict **churn**\\n\\nScored by [AUC](https://example.org).")
+'Predict churn. Scored by AUC.'
+>>> score(0.123456, 3), score(None, 3), score(float("nan"), 3)
+('0.123', '—', 'undefined')
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import nh3
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markupsafe import Markup
 from pydantic import ValidationError
 
 from ladderboard.engine.errors import CompetitionError, NotFound
 from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.text import SAMPLE_SUBMISSION
 from ladderboard.server.errors import ApiError, sentence, status_of
 
-__all__ = ["REFUSALS", "STATIC_DIR", "find", "fmt", "not_found", "refusal", "render", "templates"]
+__all__ = [
+    "REFUSALS",
+    "STATIC_DIR",
+    "competition_context",
+    "direction_words",
+    "find",
+    "human_size",
+    "markdown",
+    "mechanism_summary",
+    "not_found",
+    "plain_text",
+    "refusal",
+    "render",
+    "score",
+    "score_decimals",
+    "templates",
+    "utc",
+]
 
 _HERE = Path(__file__).parent
 STATIC_DIR = _HERE / "static"
@@ -70,8 +110,235 @@ def not_found(request: Request, slug: str) -> HTMLResponse:
     )
 
 
-def fmt(value: float | None, precision: int) -> str:
-    return "" if value is None else f"{value:.{precision}f}"
+# ------------------------------------------------------------------ numbers
+def score_decimals(competitions, info: CompetitionInfo) -> int:
+    """The decimals every page shows the scores of ``info`` with: the board's
+    precision. One function, so that a board, a team's page and a
+    submission's result never print the same release differently."""
+    return info.config.precision
 
 
-templates.env.filters["score"] = fmt
+def score(value: float | None, decimals: int) -> str:
+    """A score with ``decimals`` decimals; ``—`` for none, and ``undefined``
+    for a metric that has no value on the file (NaN)."""
+    if value is None:
+        return "—"
+    if math.isnan(value):
+        return "undefined"
+    return f"{value:.{decimals}f}"
+
+
+def human_size(size: int) -> str:
+    """A file size for people: ``'812 bytes'``, ``'1.5 KB'``, ``'12.3 MB'`` (powers of 1024).
+
+    >>> human_size(812), human_size(1536), human_size(12_900_000)
+    ('812 bytes', '1.5 KB', '12.3 MB')
+    """
+    if size < 1024:
+        return f"{size} byte" + ("" if size == 1 else "s")
+    value = float(size)
+    for unit in ("KB", "MB", "GB", "TB"):
+        value /= 1024
+        if value < 1024 or unit == "TB":
+            break
+    return f"{value:.1f} {unit}"
+
+
+def utc(value: datetime | None) -> str:
+    """A time to the second, in UTC, saying so.
+
+    >>> from datetime import timedelta, timezone
+    >>> utc(datetime(2026, 3, 1, 1, 2, 3, tzinfo=timezone(timedelta(hours=2))))
+    '2026-02-28 23:02:03 UTC'
+    """
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def until(value: datetime, now: datetime) -> str:
+    """How long from ``now`` to ``value``, to the two largest units.
+
+    >>> from datetime import timedelta
+    >>> t = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> until(t + timedelta(days=2, hours=5, minutes=3), t), until(t + timedelta(seconds=40), t)
+    ('2 days 5 h', 'under a minute')
+    """
+    seconds = int((value - now).total_seconds())
+    if seconds < 60:
+        return "under a minute"
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    parts = [
+        f"{days} day" + ("" if days == 1 else "s") if days else "",
+        f"{hours} h" if hours else "",
+        f"{minutes} min" if minutes and not days else "",
+    ]
+    return " ".join(p for p in parts if p)
+
+
+# ------------------------------------------------------------- competition
+def competition_context(
+    competitions, info: CompetitionInfo, tab: str, team: str | None = None
+) -> dict[str, Any]:
+    """What every competition page's template needs: the competition, the
+    current tab, its decimals and direction, where it stands (open, closed,
+    published) and the team signed in on this browser (``None`` if none)."""
+    now = datetime.now(UTC)
+    closed = info.is_closed(now)
+    return {
+        "competition": info,
+        "tab": tab,
+        "decimals": score_decimals(competitions, info),
+        "direction": direction_words(info.config),
+        "closed": closed,
+        "closed_at": (info.closed_at or info.deadline) if closed else None,
+        "published": info.is_published(now),
+        "published_at": info.published_at or (info.deadline if info.is_published(now) else None),
+        "signed_in": team,
+        "now": now,
+    }
+
+
+def direction_words(config: CompetitionConfig) -> str:
+    """``'higher is better'`` or ``'lower is better'``, from the score's one direction."""
+    return "higher is better" if config.scoring().direction.greater_is_better else "lower is better"
+
+
+_MECHANISM_WORDS = {
+    "parameter-free-ladder": (
+        "a parameter-free Ladder: your public score changes only when a file beats your best "
+        "by more than the noise of the public holdout; otherwise the board shows your best "
+        "score again."
+    ),
+    "ladder": (
+        "a Ladder: your public score changes only when a file beats your best by more than a "
+        "fixed step, and it is shown rounded to that step."
+    ),
+    "significance-ladder": (
+        "a Ladder with a significance test: your public score changes only when a paired "
+        "t-test says a file beats your best; otherwise the board shows your best score again."
+    ),
+    "shaky-ladder": (
+        "a Shaky Ladder: like the Ladder, your public score changes only when a file beats "
+        "your best by a margin, but the comparison and the released score carry random noise "
+        "that protects the holdout."
+    ),
+    "ladder-boot": (
+        "LadderBoot: a paired test decides whether a file beats your best, and the released "
+        "score is a bootstrap estimate of its score."
+    ),
+    "bayes-boot-ladder": (
+        "a Bayesian-bootstrap Ladder: a Bayesian bootstrap decides whether a file beats your "
+        "best on the metric; otherwise the board shows your best score again."
+    ),
+    "bayes-boot-ladder-boot": (
+        "a Bayesian-bootstrap Ladder releasing bootstrap estimates: a Bayesian bootstrap "
+        "decides whether a file beats your best, and the released score is an estimate."
+    ),
+    "full-disclosure": (
+        "full disclosure (as on Kaggle): every file's score on the public holdout is shown, "
+        "rounded, and the board shows each team's best."
+    ),
+    "metric-full-disclosure": (
+        "full disclosure (as on Kaggle): every file's metric on the public holdout is shown, "
+        "rounded, and the board shows each team's best."
+    ),
+}
+
+
+def mechanism_summary(config: CompetitionConfig) -> str:
+    """What the board's mechanism does, in one plain sentence."""
+    words = _MECHANISM_WORDS.get(config.mechanism, f"the {config.mechanism} mechanism.")
+    return words[0].upper() + words[1:]
+
+
+# ----------------------------------------------------------------- Markdown
+_PARSER = MarkdownIt("commonmark", {"html": False, "linkify": True}).enable(
+    ["table", "strikethrough", "linkify"]
+)
+_ALIGN = re.compile(r"text-align:(left|right|center)")
+_TAGS = {
+    "p", "br", "hr", "img", "h2", "h3", "h4", "h5", "h6", "strong", "em", "s", "code", "pre",
+    "blockquote", "ul", "ol", "li", "a", "table", "thead", "tbody", "tr", "th", "td",
+}  # fmt: skip
+_CLEANER = nh3.Cleaner(
+    tags=_TAGS,
+    clean_content_tags={"script", "style"},
+    attributes={
+        "a": {"href", "title"},
+        "img": {"src", "alt", "title"},
+        "ol": {"start"},
+    },
+    allowed_classes={"th": {"left", "right", "center"}, "td": {"left", "right", "center"}},
+    url_schemes={"http", "https", "mailto"},
+    link_rel="nofollow noopener",
+    strip_comments=True,
+)
+
+
+def _tokens(text: str, top: int) -> list[Token]:
+    """The parsed tokens, headings moved so the first level used is ``h{top}``
+    (the page has its own ``h1``), table alignment as a class (an inline
+    ``style`` is refused by the pages' Content-Security-Policy)."""
+    tokens = _PARSER.parse(text or "")
+    levels = [int(t.tag[1]) for t in tokens if t.type == "heading_open"]
+    shift = top - min(levels) if levels else 0
+    for token in tokens:
+        if token.type in ("heading_open", "heading_close"):
+            token.tag = f"h{min(6, int(token.tag[1]) + shift)}"
+        elif token.type in ("th_open", "td_open"):
+            found = _ALIGN.search(str(token.attrGet("style") or ""))
+            token.attrs.pop("style", None)
+            if found:
+                token.attrSet("class", found.group(1))
+    return tokens
+
+
+def markdown(text: str, top: int = 2) -> Markup:
+    """``text`` (Markdown) as sanitised HTML, its headings starting at ``h{top}``;
+    a wide table scrolls in a region of its own, which the keyboard can reach."""
+    html = _PARSER.renderer.render(_tokens(text, top), _PARSER.options, {})
+    clean = _CLEANER.clean(html)
+    clean = clean.replace(
+        "<table>", '<div class="scroll" role="region" aria-label="Table" tabindex="0"><table>'
+    ).replace("</table>", "</table></div>")
+    return Markup(clean)  # sanitised above
+
+
+def plain_text(text: str, limit: int = 200) -> str:
+    """The prose of ``text`` (Markdown) without markup, tables or code blocks,
+    cut at a word before ``limit`` characters with an ellipsis: a summary for
+    a card. A heading ends as a sentence.
+
+    >>> plain_text("# Flowers\\n\\n| a | b |\\n|-|-|\\n| 1 | 2 |\\n\\nPredict *each* one.")
+    'Flowers. Predict each one.'
+    """
+    parts: list[str] = []
+    in_table = False
+    for token in _PARSER.parse(text or ""):
+        if token.type in ("table_open", "table_close"):
+            in_table = token.type == "table_open"
+        elif token.type == "inline" and not in_table:
+            for child in token.children or ():
+                if child.type in ("text", "code_inline"):
+                    parts.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    parts.append(" ")
+        elif token.type == "heading_close":
+            last = "".join(parts).rstrip()[-1:]
+            if last and last not in ".!?:":
+                parts.append(".")
+        if token.type.endswith("_close"):
+            parts.append(" ")
+    flat = " ".join("".join(parts).split())
+    if len(flat) <= limit:
+        return flat
+    return flat[:limit].rsplit(" ", 1)[0].rstrip(",;:.") + "…"
+
+
+templates.env.filters.update(
+    score=score, markdown=markdown, plain=plain_text, size=human_size, utc=utc
+)
+templates.env.globals.update(until=until, SAMPLE_SUBMISSION=SAMPLE_SUBMISSION)
