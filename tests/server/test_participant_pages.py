@@ -275,7 +275,7 @@ def test_participant_submit_says_what_happened_with_the_board_decimals(client, s
     released = re.search(r'class="released">([0-9.]+)<', first.text).group(1)
     assert len(released.split(".")[1]) == 3
     explanation = re.search(r'class="explanation">(.*?)</p>', first.text, re.S).group(1)
-    assert "first released public score" in explanation and released in explanation
+    assert "first public score" in explanation and released in explanation
     second = client.post(
         "/c/demo/submit",
         data={"token": token},

@@ -37,6 +37,7 @@ from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.explain import describe
 from ladderboard.rules.text import SAMPLE_SUBMISSION
 from ladderboard.server.errors import ApiError, sentence, status_of
 
@@ -113,9 +114,12 @@ def not_found(request: Request, slug: str) -> HTMLResponse:
 # ------------------------------------------------------------------ numbers
 def score_decimals(competitions, info: CompetitionInfo) -> int:
     """The decimals every page shows the scores of ``info`` with: the board's
-    precision. One function, so that a board, a team's page and a
-    submission's result never print the same release differently."""
-    return info.config.precision
+    the decimals the mechanism's releases really carry, at most the
+    competition's precision (:meth:`Competitions.decimals
+    <ladderboard.engine.Competitions.decimals>`). One function, so that a
+    board, a team's page and a submission's result never print the same
+    release differently."""
+    return competitions.decimals(info)
 
 
 def score(value: float | None, decimals: int) -> str:
@@ -206,52 +210,9 @@ def direction_words(config: CompetitionConfig) -> str:
     return "higher is better" if config.scoring().direction.greater_is_better else "lower is better"
 
 
-_MECHANISM_WORDS = {
-    "parameter-free-ladder": (
-        "a parameter-free Ladder: your public score changes only when a file beats your best "
-        "by more than the noise of the public holdout; otherwise the board shows your best "
-        "score again."
-    ),
-    "ladder": (
-        "a Ladder: your public score changes only when a file beats your best by more than a "
-        "fixed step, and it is shown rounded to that step."
-    ),
-    "significance-ladder": (
-        "a Ladder with a significance test: your public score changes only when a paired "
-        "t-test says a file beats your best; otherwise the board shows your best score again."
-    ),
-    "shaky-ladder": (
-        "a Shaky Ladder: like the Ladder, your public score changes only when a file beats "
-        "your best by a margin, but the comparison and the released score carry random noise "
-        "that protects the holdout."
-    ),
-    "ladder-boot": (
-        "LadderBoot: a paired test decides whether a file beats your best, and the released "
-        "score is a bootstrap estimate of its score."
-    ),
-    "bayes-boot-ladder": (
-        "a Bayesian-bootstrap Ladder: a Bayesian bootstrap decides whether a file beats your "
-        "best on the metric; otherwise the board shows your best score again."
-    ),
-    "bayes-boot-ladder-boot": (
-        "a Bayesian-bootstrap Ladder releasing bootstrap estimates: a Bayesian bootstrap "
-        "decides whether a file beats your best, and the released score is an estimate."
-    ),
-    "full-disclosure": (
-        "full disclosure (as on Kaggle): every file's score on the public holdout is shown, "
-        "rounded, and the board shows each team's best."
-    ),
-    "metric-full-disclosure": (
-        "full disclosure (as on Kaggle): every file's metric on the public holdout is shown, "
-        "rounded, and the board shows each team's best."
-    ),
-}
-
-
 def mechanism_summary(config: CompetitionConfig) -> str:
-    """What the board's mechanism does, in one plain sentence."""
-    words = _MECHANISM_WORDS.get(config.mechanism, f"the {config.mechanism} mechanism.")
-    return words[0].upper() + words[1:]
+    """What the board's mechanism does, in one plain sentence, with its parameters."""
+    return describe(config.mechanism, config.mechanism_params)
 
 
 # ----------------------------------------------------------------- Markdown
