@@ -15,7 +15,8 @@
 Loss-based mechanisms take per-sample loss vectors; the metric-based ones
 (``MetricFullDisclosure`` and the two Bayesian-bootstrap ladders) hold the
 labels and take predictions. Every registered mechanism is in
-:data:`MECHANISMS` and can be built by name with :func:`make_mechanism`.
+:data:`MECHANISMS` and can be built by name with :func:`make_mechanism`;
+:func:`parameters_of` lists what an organiser may set on it.
 """
 
 from ladderboard.mechanisms.base import (
@@ -34,10 +35,17 @@ from ladderboard.mechanisms.ladder import (
     ParameterFreeLadder,
     SignificanceLadder,
 )
+from ladderboard.mechanisms.parameters import (
+    REQUIRED,
+    ParameterInfo,
+    coerce_params,
+    parameters_of,
+)
 from ladderboard.mechanisms.shaky import ShakyLadder
 
 __all__ = [
     "MECHANISMS",
+    "REQUIRED",
     "BayesBootLadder",
     "BayesBootLadderBoot",
     "FullDisclosure",
@@ -47,9 +55,12 @@ __all__ = [
     "MetricFullDisclosure",
     "MetricMechanism",
     "ParameterFreeLadder",
+    "ParameterInfo",
     "Release",
     "ShakyLadder",
     "SignificanceLadder",
+    "coerce_params",
     "make_mechanism",
+    "parameters_of",
     "round_to",
 ]

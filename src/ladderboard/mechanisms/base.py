@@ -200,7 +200,8 @@ class Mechanism(ABC, metaclass=_Constructed):
 
     Subclasses set ``name`` (the registry key), ``input_kind`` (``"losses"``
     or ``"predictions"``), ``stochastic``, and implement :meth:`_step`,
-    :meth:`_reset_vars`, :meth:`_get_vars` and :meth:`_set_vars`. Their
+    :meth:`_reset_vars`, :meth:`_get_vars`, :meth:`_set_vars` and
+    :attr:`resolution`. Their
     ``__init__`` takes keyword-only parameters, validates them and stores each
     under its own name, so that :meth:`get_params` can read them back, and
     decides with them alone: after construction they are read-only.
@@ -301,6 +302,18 @@ class Mechanism(ABC, metaclass=_Constructed):
     @abstractmethod
     def best_score(self) -> float:
         """The unrounded, noise-free score of the current best (organiser-side)."""
+
+    @property
+    @abstractmethod
+    def resolution(self) -> float | None:
+        """The finest step the released scores carry: every release is an
+        integer multiple of it. ``None`` when the releases lie on no grid
+        (unrounded noise or bootstrap estimates), or when the grid depends on
+        the holdout size ``n`` and ``n`` is not known yet.
+
+        A board can show a release with the decimals this step supports and no
+        more: further digits would be rounding error or noise, not information.
+        """
 
     def reset(self) -> None:
         """Forget every submission; keep the parameters and the random key."""

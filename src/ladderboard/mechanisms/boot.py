@@ -8,6 +8,7 @@ import math
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.bootstrap import (
@@ -45,6 +46,22 @@ class LadderBoot(Mechanism):
     are unrounded by default (``precision=None``), as in the paper: the noise
     is discrete resampling noise, not floating-point noise; pass
     ``precision`` to round them.
+
+    Parameters
+    ----------
+    alpha : float
+        The level of the one-sided paired t-test a submission must pass to
+        become the best: the lower, the larger the improvement it takes.
+    b : int
+        The number of bootstrap replicates averaged into each release: the
+        more, the closer each release is to the best submission's score.
+    precision : float, optional
+        The step releases are rounded to; unrounded, as in the paper, if not
+        given.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+    random_state : int, key or None
+        ``None`` draws a secret key (live competitions); an int is for tests.
 
     >>> board = LadderBoot(alpha=0.15, b=100, random_state=0)
     >>> rng = np.random.default_rng(1)
@@ -86,6 +103,13 @@ class LadderBoot(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
+
+    @property
+    def resolution(self) -> float | None:
+        """``precision`` if given; otherwise ``None``: a bootstrap mean of real
+        losses lies on no grid (of 0/1 losses, on the ``1/(b n)`` one, far finer
+        than its own spread)."""
+        return self.precision
 
     def _reset_vars(self) -> None:
         self.__dict__.pop("_support", None)
@@ -190,6 +214,26 @@ class BayesBootLadder(MetricMechanism):
     left for that. It is the answer all ``B`` replicates give; only
     :meth:`posterior_probability` draws them all.
 
+    Parameters
+    ----------
+    metric : str or Metric
+        The metric of :mod:`ladderboard.metrics` that scores the predictions.
+    y_true : array-like
+        The labels of the holdout.
+    B : int
+        The number of Bayesian-bootstrap replicates in each test.
+    po_threshold : float
+        The posterior odds a submission must reach to become the best:
+        ``(1-α)/α``, so 99, 5.67 and 1 for α = 0.01, 0.15 and 0.5.
+    baseline : array-like, optional
+        The initial prediction ``ŷ_0`` that the first submission must beat;
+        if not given, the first submission is accepted.
+    chunk_bytes : int
+        The most memory the bootstrap weights take at once. It decides which
+        random stream draws which replicate, so a replay must use the same.
+    random_state : int, key or None
+        ``None`` draws a secret key (live competitions); an int is for tests.
+
     >>> rng = np.random.default_rng(0)
     >>> y = rng.normal(size=300)
     >>> board = BayesBootLadder(metric="ccc", y_true=y, random_state=0)
@@ -210,7 +254,7 @@ class BayesBootLadder(MetricMechanism):
         y_true: Any,
         B: int = 1000,
         po_threshold: float = 5.67,
-        baseline: Any = None,
+        baseline: ArrayLike | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
     ):
@@ -298,6 +342,11 @@ class BayesBootLadder(MetricMechanism):
             chunk_bytes=self.chunk_bytes,
         )
 
+    @property
+    def resolution(self) -> float | None:
+        """``1/n``: every release is ``[s(ŷ_best, y)]_{1/n}``."""
+        return 1.0 / self.y_true.shape[0]
+
     def _release(self, index: int) -> float:
         return round_to(self._best, 1.0 / self.y_true.shape[0])
 
@@ -319,6 +368,29 @@ class BayesBootLadderBoot(BayesBootLadder):
     multinomial for a plain mean, ``b`` rows of resampling counts otherwise),
     a fresh draw at every submission, unrounded as printed.
 
+    Parameters
+    ----------
+    metric : str or Metric
+        The metric of :mod:`ladderboard.metrics` that scores the predictions.
+    y_true : array-like
+        The labels of the holdout.
+    B : int
+        The number of Bayesian-bootstrap replicates in each test.
+    b : int
+        The number of bootstrap replicates averaged into each release: the
+        more, the closer each release is to the best submission's score.
+    po_threshold : float
+        The posterior odds a submission must reach to become the best:
+        ``(1-α)/α``, so 99, 5.67 and 1 for α = 0.01, 0.15 and 0.5.
+    baseline : array-like, optional
+        The initial prediction ``ŷ_0`` that the first submission must beat;
+        if not given, the first submission is accepted.
+    chunk_bytes : int
+        The most memory the bootstrap weights take at once. It decides which
+        random stream draws which replicate, so a replay must use the same.
+    random_state : int, key or None
+        ``None`` draws a secret key (live competitions); an int is for tests.
+
     >>> rng = np.random.default_rng(0)
     >>> y = rng.normal(size=300)
     >>> board = BayesBootLadderBoot(metric="pearson", y_true=y, b=50, random_state=0)
@@ -338,7 +410,7 @@ class BayesBootLadderBoot(BayesBootLadder):
         B: int = 1000,
         b: int = 100,
         po_threshold: float = 5.67,
-        baseline: Any = None,
+        baseline: ArrayLike | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
     ):
@@ -356,6 +428,11 @@ class BayesBootLadderBoot(BayesBootLadder):
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
         return {"metric": "pearson", "y_true": rng.normal(size=n), "B": 200, "b": 20}
+
+    @property
+    def resolution(self) -> float | None:
+        """``None``: the releases are bootstrap means, unrounded (Alg. 6)."""
+        return None
 
     def _release(self, index: int) -> float:
         return self.metric.bootstrap_mean(

@@ -36,6 +36,13 @@ class FullDisclosure(Mechanism):
     five decimals (``precision=1e-5``); the boosting attack of Section 5 climbs
     it with random guesses.
 
+    Parameters
+    ----------
+    precision : float
+        The step every released score is rounded to.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+
     >>> board = FullDisclosure(precision=0.01)
     >>> [board.submit(l).score for l in ([0, 1, 1, 0], [1, 1, 1, 0], [0, 0, 1, 0])]
     [0.5, 0.75, 0.25]
@@ -53,6 +60,11 @@ class FullDisclosure(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
+
+    @property
+    def resolution(self) -> float:
+        """``precision``: every release is rounded to it."""
+        return self.precision
 
     def _reset_vars(self) -> None:
         self._best = math.inf
@@ -81,6 +93,15 @@ class MetricFullDisclosure(MetricMechanism):
     direction. The baseline those ladders are compared against in Chaibub
     Neto et al. 2016 (S2), and what a Kaggle board with such a metric shows.
 
+    Parameters
+    ----------
+    metric : str or Metric
+        The metric of :mod:`ladderboard.metrics` that scores the predictions.
+    y_true : array-like
+        The labels of the holdout.
+    precision : float
+        The step every released score is rounded to.
+
     >>> board = MetricFullDisclosure(metric="auc", y_true=[0, 0, 1, 1], precision=0.01)
     >>> [board.submit(p).score for p in ([0.1, 0.4, 0.35, 0.8], [0.9, 0.4, 0.2, 0.5])]
     [0.75, 0.25]
@@ -95,6 +116,11 @@ class MetricFullDisclosure(MetricMechanism):
         self._hold_labels(metric, y_true)
         self.precision = check_real("precision", precision, low=0)
         super().__init__(n=self.y_true.shape[0])
+
+    @property
+    def resolution(self) -> float:
+        """``precision``: every release is rounded to it."""
+        return self.precision
 
     @classmethod
     def _unit_test_params(cls, n: int, rng: np.random.Generator) -> dict[str, Any]:
@@ -130,6 +156,14 @@ class Ladder(Mechanism):
     that ties (``R_S(f_t) = R_{t-1} - eta``) are decided as the paper states
     and not by floating-point error.
 
+    Parameters
+    ----------
+    eta : float
+        The step: a submission must beat the last release by more than it to
+        be released, and releases are rounded to its multiples.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+
     >>> board = Ladder(eta=0.1)
     >>> [board.submit(l).score for l in ([0.5] * 4, [0.45] * 4, [0.38] * 4, [0.27] * 4)]
     [0.5, 0.5, 0.4, 0.3]
@@ -150,6 +184,11 @@ class Ladder(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
+
+    @property
+    def resolution(self) -> float:
+        """``eta``: every release is ``[R]_eta``, a multiple of it."""
+        return self.eta
 
     def _reset_vars(self) -> None:
         self._multiple: int | None = None  # R_{t-1} = multiple · eta; None is ∞
@@ -193,6 +232,11 @@ class _PairedTestLadder(Mechanism):
     @property
     def best_score(self) -> float:
         return self._best
+
+    @property
+    def resolution(self) -> float | None:
+        """``1/n``: every release is ``[R]_{1/n}``; ``None`` until ``n`` is known."""
+        return None if self.n is None else 1.0 / self.n
 
     def _reset_vars(self) -> None:
         self._multiple: int | None = None  # R_{t-1} = multiple / n; None is ∞
@@ -334,6 +378,11 @@ class ParameterFreeLadder(_PairedTestLadder):
     the rounded previous release; a submission whose losses equal the best's
     has ``s = 0`` and risk equal to it, and never passes.
 
+    Parameters
+    ----------
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
+
     >>> board = ParameterFreeLadder()
     >>> first = board.submit([1, 0, 1, 0, 1, 0, 1, 0])     # always accepted
     >>> same = board.submit([0, 1, 0, 1, 0, 1, 0, 1])      # same risk: rejected
@@ -359,6 +408,14 @@ class SignificanceLadder(_PairedTestLadder):
     paper writes the ``α`` quantile, a negative number; its magnitude is
     meant). ``alpha=0.15`` gives ``c ≈ 1.04``, close to the parameter-free
     Ladder.
+
+    Parameters
+    ----------
+    alpha : float
+        The level of the one-sided paired t-test a submission must pass to be
+        released: the lower, the larger the improvement it takes.
+    n : int, optional
+        The holdout size; taken from the first submission if not given.
 
     >>> board = SignificanceLadder(alpha=0.01)
     >>> [board.submit(l).score for l in ([1, 0, 1, 0, 1, 0, 1, 0], [0, 0, 0, 0, 1, 0, 1, 0])]

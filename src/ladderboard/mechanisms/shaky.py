@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 
@@ -11,9 +11,11 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.mechanisms.base import Mechanism
 from ladderboard.random import RandomState
 
-__all__ = ["ShakyLadder", "snap_grid"]
+__all__ = ["NOISES", "Noise", "ShakyLadder", "snap_grid"]
 
-NOISES = ("laplace", "gaussian")
+Noise = Literal["laplace", "gaussian"]
+NOISES: tuple[str, ...] = get_args(Noise)
+"""The noise distributions of the Shaky Ladder, read from :data:`Noise`."""
 DEFAULT_NOISE_MULTIPLE = 0.5
 """Practical default noise scale, in units of ``1/√n``."""
 DEFAULT_STEP_MULTIPLE = 1.0
@@ -53,19 +55,24 @@ class ShakyLadder(Mechanism):
     Parameters
     ----------
     noise_scale : float, optional
-        ``σ``: the Laplace scale (``noise="laplace"``, density
-        ``exp(-|x|/σ)/(2σ)``) or the Gaussian standard deviation
-        (``noise="gaussian"``, as in the paper's simulations). Default
-        ``0.5/√n``.
+        ``σ``, the scale of the noise added to every comparison and release;
+        ``0.5/√n`` if not given. It is the Laplace scale (``noise="laplace"``,
+        density ``exp(-|x|/σ)/(2σ)``) or the Gaussian standard deviation
+        (``noise="gaussian"``).
     step : float, optional
-        ``λ``. Default ``1/√n``.
+        ``λ``, the margin by which a noisy score must beat the last release to
+        be released; ``1/√n`` if not given.
     noise : {"laplace", "gaussian"}
+        The distribution of the noise: Laplace, as in the analysis, or
+        Gaussian, as in the paper's simulations.
     max_updates : int, optional
-        Default ``ceil(4/λ)``.
+        The most times the released score may change; ``ceil(4/λ)``, the
+        analysis's bound, if not given.
     snap : bool
-        Release ``R_t`` clamped to ``[0, 1]`` and rounded to the power-of-two
-        grid :func:`snap_grid` (``σ``) (Mironov 2012). The snapped value is
-        also what the next comparison uses, as it is ``R_t``.
+        Whether releases are clamped to ``[0, 1]`` and rounded to a
+        power-of-two grid as coarse as the noise (:func:`snap_grid`, after
+        Mironov 2012). The snapped value is also what the next comparison
+        uses, as it is ``R_t``.
     n : int, optional
         The holdout size; needed for the defaults, else taken from the first
         submission.
@@ -100,7 +107,7 @@ class ShakyLadder(Mechanism):
         *,
         noise_scale: float | None = None,
         step: float | None = None,
-        noise: str = "laplace",
+        noise: Noise = "laplace",
         max_updates: int | None = None,
         snap: bool = True,
         n: int | None = None,
@@ -184,6 +191,15 @@ class ShakyLadder(Mechanism):
     def best_score(self) -> float:
         """Empirical risk of the last submission that updated the ladder."""
         return self._best
+
+    @property
+    def resolution(self) -> float | None:
+        """The snapping grid :func:`snap_grid` (``σ``) when ``snap``; ``None``
+        without snapping (the releases carry raw noise), or while ``σ`` waits
+        for ``n``. The first release, ``R_0 = 1``, lies on every grid up to 1."""
+        if not self.snap or self.noise_scale is None:
+            return None
+        return snap_grid(self.noise_scale)
 
     def _draw(self, generator: np.random.Generator, scale: float, size: int) -> np.ndarray:
         if self.noise == "laplace":

@@ -1,0 +1,482 @@
+"""What a participant is told: how many decimals a release deserves, one
+sentence on what a new release means, and one on what a mechanism does.
+
+An explanation is made only from what the team already sees: the score the
+board showed for it before the submission, the score released now, and, on a
+per-rank board, its rank before and after. It never uses what the organiser
+alone knows (whether the mechanism took the file as the team's new best, the
+unrounded score, a test statistic). The guarantees count only what is
+released: the Ladder's, the bits its releases carry (Blum & Hardt 2015, Claim
+3.2); the Shaky Ladder's, the differential privacy of its noisy releases
+(Hardt 2017). Under a noisy or bootstrap mechanism, whether a file became the
+best cannot be read from the releases, and saying so would tell more.
+
+>>> from ladderboard.direction import LOWER_IS_BETTER
+>>> print(explain("ladder", 0.28, 0.28, direction=LOWER_IS_BETTER, decimals=2,
+...               params={"eta": 0.01}))
+The board kept your previous score, 0.28: under the Ladder a file must beat
+it by more than the step 0.01 to change it.
+>>> print(describe("ladder", {"eta": 0.01}))
+A Ladder: your public score changes only when a file beats it by more than
+0.01, and it is shown rounded to a multiple of 0.01.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ladderboard._validation import check_int
+from ladderboard.direction import Direction
+from ladderboard.mechanisms import MECHANISMS, REQUIRED, parameters_of
+from ladderboard.mechanisms.boot import successes_needed
+from ladderboard.rules.config import BOARD_MODES
+
+__all__ = ["describe", "display_decimals", "explain"]
+
+_DIGITS_TOLERANCE = 1e-9
+"""Room for the representation error of a step such as 0.01, whose ``-log10``
+may come out a hair above 2."""
+
+
+def display_decimals(resolution: float | None, cap: int) -> int:
+    """The decimals that show a release with the precision it really has:
+    ``min(cap, ceil(-log10(resolution)))``, at least 0; ``cap`` for a release
+    on no grid (``resolution`` ``None``).
+
+    With ``d`` decimals, ``10**-d <= resolution``, so two releases on the grid
+    (at least one resolution apart) never print alike, while the digits beyond
+    are left out: they would show rounding or noise, not information.
+
+    >>> display_decimals(1 / 16, 5), display_decimals(0.01, 5), display_decimals(1e-5, 8)
+    (2, 2, 5)
+    >>> f"{0.1875:.{display_decimals(1 / 16, 5)}f}"
+    '0.19'
+    >>> display_decimals(None, 5), display_decimals(1 / 4000, 3), display_decimals(2.0, 5)
+    (5, 3, 0)
+    """
+    cap = check_int("cap", cap, 0)
+    if resolution is None:
+        return cap
+    if not (isinstance(resolution, int | float) and math.isfinite(resolution) and resolution > 0):
+        raise ValueError(f"resolution must be a positive finite number or None, got {resolution!r}")
+    digits = math.ceil(-math.log10(resolution) - _DIGITS_TOLERANCE)
+    return max(0, min(cap, digits))
+
+
+# ------------------------------------------------------------------ wordings
+@dataclass(frozen=True)
+class _Wording:
+    """What one mechanism says, its parameters filled in.
+
+    ``first`` and ``better`` follow a sentence giving the score; ``same`` and
+    ``worse`` are whole sentences with ``{released}`` and ``{previous}`` to
+    fill; ``margin`` completes "a file beats X ..."; ``shown`` says what a
+    file that takes no rank on a per-rank board is answered with;
+    ``previous`` names the score the board showed before; ``start`` is the
+    score a board shows before any submission, if it shows one; ``opening``
+    follows ``first`` on a team's own board, where a first file may meet a
+    baseline instead of nothing.
+    """
+
+    describe: str
+    margin: str
+    first: str
+    better: str
+    same: str
+    worse: str
+    shown: str = "that rank's public score"
+    previous: str = "your previous"
+    start: float | None = None
+    opening: str = ""
+
+
+_OWN_SCORE = "this file's score"
+"""What a full-disclosure mechanism answers, on any rank: the file's own score."""
+
+
+def _plain(x: float) -> str:
+    """A parameter in plain digits: 0.00001, not 1e-05; three significant ones."""
+    return np.format_float_positional(float(x), precision=3, fractional=False, trim="-")
+
+
+def _given(params: Mapping[str, Any], name: str) -> Any:
+    """The parameter's value, ``None`` if the mechanism settles it or none is given."""
+    value = params.get(name)
+    return None if value is REQUIRED else value
+
+
+def _full_disclosure(p: Mapping[str, Any], what: str) -> _Wording:
+    precision = _given(p, "precision")
+    rounded = f", rounded to {_plain(precision)}" if precision else ""
+    return _Wording(
+        describe=(
+            f"Full disclosure (the Kaggle mechanism): every file's {what} is shown{rounded}, "
+            "and the board shows each team's best."
+        ),
+        margin=" at all",
+        first="",
+        better="",
+        same=(
+            "This file scored {released}, the same as your best at the board's precision; "
+            "the board shows your best."
+        ),
+        worse="This file scored {released}, worse than your best {previous}; "
+        "the board keeps showing your best.",
+        shown=_OWN_SCORE,
+        previous="your previous best",
+    )
+
+
+def _ladder(p: Mapping[str, Any]) -> _Wording:
+    eta = _given(p, "eta")
+    step = "the step" if eta is None else f"the step {_plain(eta)}"
+    by = "the step" if eta is None else _plain(eta)
+    return _Wording(
+        describe=(
+            f"A Ladder: your public score changes only when a file beats it by more than {by}, "
+            f"and it is shown rounded to a multiple of {by}."
+        ),
+        margin=f" by more than {step}",
+        first=f" This is the file's score rounded to a multiple of {by}.",
+        better=f" This file beat it by more than {step}.",
+        same=(
+            "The board kept your previous score, {previous}: under the Ladder a file must beat "
+            f"it by more than {step} to change it."
+        ),
+        worse="Your public score is now {released} (it was {previous}).",
+    )
+
+
+_PAIRED = "a paired test of its losses against your best file's"
+
+
+def _parameter_free(p: Mapping[str, Any]) -> _Wording:
+    return _Wording(
+        describe=(
+            "A parameter-free Ladder: your public score changes only when a file beats it by "
+            f"more than the holdout's noise, judged by {_PAIRED}; scores are shown rounded to "
+            "1/n for n public rows."
+        ),
+        margin=" by more than the holdout's noise (a paired test of the losses)",
+        first=" This is the file's score rounded to 1/n for n public rows.",
+        better=f" This file beat it by more than the holdout's noise ({_PAIRED}).",
+        same=(
+            "Your public score stays at {previous}: under the parameter-free Ladder a file must "
+            f"beat it by more than the noise of the holdout ({_PAIRED}) to change it."
+        ),
+        worse="Your public score is now {released} (it was {previous}).",
+    )
+
+
+def _significance(p: Mapping[str, Any]) -> _Wording:
+    alpha = _plain(p["alpha"])
+    test = f"a one-sided paired t-test of its losses against your best file's, at level {alpha}"
+    return _Wording(
+        describe=(
+            f"A Ladder at significance level {alpha}: your public score changes only when a "
+            f"file beats it in {test}; scores are shown rounded to 1/n for n public rows."
+        ),
+        margin=f" in a one-sided paired t-test of the losses at level {alpha}",
+        first=" This is the file's score rounded to 1/n for n public rows.",
+        better=f" This file beat it in {test}.",
+        same=(
+            "Your public score stays at {previous}: under this Ladder a file must beat it by "
+            f"more than the noise of the holdout ({test}) to change it."
+        ),
+        worse="Your public score is now {released} (it was {previous}): the test took this "
+        "file as your new best.",
+    )
+
+
+def _shaky(p: Mapping[str, Any]) -> _Wording:
+    step = _given(p, "step")
+    by = "the step 1/√n (n public rows)" if step is None else f"the step {_plain(step)}"
+    noise = "Gaussian" if p.get("noise") == "gaussian" else "Laplace"
+    cap = _given(p, "max_updates")
+    at_most = "" if cap is None else f" It changes at most {cap} times in all."
+    return _Wording(
+        describe=(
+            f"A Shaky Ladder: your public score changes only when a file's score, with noise "
+            f"added, beats it by more than {by}, compared with noise added too; what is shown "
+            f"carries {noise} noise of its own, so it is near a file's score, not exactly it."
+        ),
+        margin=f" by more than {by}, with noise added to both",
+        first=" It is the file's score with noise added, near it but not exactly it.",
+        better=(
+            " This file passed the Shaky Ladder's noisy test; the number shown has fresh noise "
+            "added, so it is near this file's score, not exactly it."
+        ),
+        same=(
+            "Your public score stays at {previous}: under the Shaky Ladder a file must beat it "
+            f"by more than {by}, compared with noise added, so a small gain can also be missed."
+            + at_most
+        ),
+        worse=(
+            "Your public score moved to {released} from {previous}: a file that passes the "
+            "Shaky Ladder's noisy test is shown with fresh noise added, so its public score "
+            "can land a little worse than the one before."
+        ),
+        start=1.0,
+    )
+
+
+def _bootstrap_release(b: Any) -> str:
+    resamples = "" if b is None else f" (the mean of {b} resamples)"
+    return f"a fresh bootstrap estimate of your best file's score{resamples}"
+
+
+def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
+    alpha = _plain(p["alpha"])
+    test = f"a one-sided paired t-test of their losses at level {alpha}"
+    fresh = _bootstrap_release(_given(p, "b"))
+    best = f"your best file changes only when a file beats it in {test}."
+    moves = f"LadderBoot answers every file with {fresh}, so the number moves a little each time;"
+    return _Wording(
+        describe=(
+            f"LadderBoot: your best file changes only when a file beats it in {test}, and every "
+            f"submission is answered with {fresh}, so the number moves a little each time."
+        ),
+        margin=f" in {test}",
+        first=" It is a bootstrap estimate of this file's score, near it but not exactly it.",
+        better=(
+            f" LadderBoot answers every file with {fresh}, so a small change need not mean a new "
+            f"best: {best}"
+        ),
+        same="Your public score is {released} again. " + f"{moves} {best}",
+        worse="Your public score is {released} (it was {previous}). " + f"{moves} {best}",
+        shown="a fresh bootstrap estimate of that rank's score",
+    )
+
+
+def _bayes_test(p: Mapping[str, Any]) -> str:
+    B, po = _given(p, "B"), _given(p, "po_threshold")
+    if B is None or po is None:
+        return "the Bayesian-bootstrap test"
+    needed = successes_needed(int(B), float(po))
+    return (
+        f"the Bayesian-bootstrap test (better in at least {needed} of {B} random reweightings "
+        "of the holdout)"
+    )
+
+
+def _baseline(p: Mapping[str, Any], what: str) -> str:
+    if _given(p, "baseline") is None:
+        return ""
+    return f" If this file did not beat the competition's baseline, it {what} instead."
+
+
+def _bayes_boot(p: Mapping[str, Any]) -> _Wording:
+    test = _bayes_test(p)
+    return _Wording(
+        describe=(
+            f"A Bayesian-bootstrap Ladder: your public score changes only when a file beats "
+            f"your best in {test}; scores are shown rounded to 1/n for n public rows."
+        ),
+        margin=f" in {test}",
+        first=" This is the file's score rounded to 1/n for n public rows.",
+        opening=_baseline(p, "is the baseline's score"),
+        better=f" This file beat your best in {test}.",
+        same=(
+            "Your public score stays at {previous}: a file changes it only when it beats your "
+            f"best in {test}."
+        ),
+        worse=(
+            "Your public score is now {released} (it was {previous}): this file beat your best "
+            f"in {test}, although its score on the whole holdout is worse."
+        ),
+    )
+
+
+def _bayes_boot_boot(p: Mapping[str, Any]) -> _Wording:
+    test = _bayes_test(p)
+    fresh = _bootstrap_release(_given(p, "b"))
+    moves = (
+        f"this Ladder answers every file with {fresh}, so the number moves a little each "
+        f"time; your best file changes only when a file beats it in {test}."
+    )
+    return _Wording(
+        describe=(
+            f"A Bayesian-bootstrap Ladder with bootstrap releases: your best file changes only "
+            f"when a file beats it in {test}, and every submission is answered with {fresh}."
+        ),
+        margin=f" in {test}",
+        first=" It is a bootstrap estimate of this file's score, near it but not exactly it.",
+        better=" A small change need not mean a new best: " + moves,
+        same="Your public score is {released} again: " + moves,
+        worse="Your public score is {released} (it was {previous}): " + moves,
+        shown="a fresh bootstrap estimate of that rank's score",
+        opening=_baseline(p, "estimates the baseline's score"),
+    )
+
+
+_WORDINGS: dict[str, Callable[[Mapping[str, Any]], _Wording]] = {
+    "full-disclosure": lambda p: _full_disclosure(p, "score"),
+    "metric-full-disclosure": lambda p: _full_disclosure(p, "score on the metric"),
+    "ladder": _ladder,
+    "parameter-free-ladder": _parameter_free,
+    "significance-ladder": _significance,
+    "shaky-ladder": _shaky,
+    "ladder-boot": _ladder_boot,
+    "bayes-boot-ladder": _bayes_boot,
+    "bayes-boot-ladder-boot": _bayes_boot_boot,
+}
+
+
+def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
+    if mechanism not in MECHANISMS:
+        known = ", ".join(sorted(MECHANISMS))
+        raise ValueError(f"unknown mechanism {mechanism!r}; known: {known}")
+    if mechanism not in _WORDINGS:
+        raise ValueError(f"mechanism {mechanism!r} has no explanation in ladderboard.rules.explain")
+    filled: dict[str, Any] = {info.name: info.default for info in parameters_of(mechanism)}
+    filled.update(params or {})
+    return _WORDINGS[mechanism](filled)
+
+
+# ------------------------------------------------------------------ public
+def describe(mechanism: str, params: Mapping[str, Any] | None = None) -> str:
+    """One plain sentence on what ``mechanism`` (a registry name) does with
+    these parameters (its defaults for those not given), for a competition's
+    overview.
+
+    >>> print(describe("shaky-ladder", {"step": 0.02}))
+    A Shaky Ladder: your public score changes only when a file's score, with
+    noise added, beats it by more than the step 0.02, compared with noise added
+    too; what is shown carries Laplace noise of its own, so it is near a file's
+    score, not exactly it.
+    """
+    return _wording(mechanism, params).describe
+
+
+def _show(x: float, decimals: int) -> str:
+    return "undefined" if math.isnan(x) else f"{x:.{decimals}f}"
+
+
+def explain(
+    mechanism: str,
+    released: float,
+    previous: float | None,
+    *,
+    direction: Direction,
+    decimals: int,
+    params: Mapping[str, Any] | None = None,
+    board: str = "per-team",
+    rank: int | None = None,
+    previous_rank: int | None = None,
+) -> str:
+    """A short sentence telling a team what its new public score means.
+
+    Parameters
+    ----------
+    mechanism : str
+        The competition's mechanism, a name of :data:`~ladderboard.mechanisms.MECHANISMS`.
+    released : float
+        The score released for this submission.
+    previous : float or None
+        The score the board showed for the team before this submission (its
+        latest release, or its best one under full disclosure; on a per-rank
+        board, its entry's score); ``None`` if it showed none: the team's first
+        submission, or, per rank, a team with no entry.
+    direction : Direction
+        Which way the competition's score improves.
+    decimals : int
+        The decimals the board shows, :func:`display_decimals` of the
+        mechanism's resolution.
+    params : mapping, optional
+        The mechanism's parameters, to name its step or level; its defaults
+        for those not given.
+    board : {"per-team", "per-rank"}
+        The kind of board.
+    rank, previous_rank : int or None
+        On a per-rank board, the team's rank after and before this submission
+        (``None`` when it has none); both are on the public board.
+
+    >>> from ladderboard.direction import LOWER_IS_BETTER
+    >>> print(explain("ladder", 0.24, 0.28, direction=LOWER_IS_BETTER, decimals=2,
+    ...               params={"eta": 0.01}))
+    New public score: 0.24, better than your previous 0.28. This file beat it by
+    more than the step 0.01.
+    >>> print(explain("parameter-free-ladder", 0.3, None, direction=LOWER_IS_BETTER, decimals=4))
+    Your first public score: 0.3000. This is the file's score rounded to 1/n for
+    n public rows.
+    """
+    if board not in BOARD_MODES:
+        raise ValueError(f"board must be one of {BOARD_MODES}, got {board!r}")
+    if board != "per-rank" and (rank is not None or previous_rank is not None):
+        raise ValueError("rank and previous_rank apply to a per-rank board only")
+    decimals = check_int("decimals", decimals, 0)
+    wording = _wording(mechanism, params)
+    if board == "per-rank":
+        return _explain_rank(wording, released, previous, rank, previous_rank, direction, decimals)
+    if previous is None:
+        shown = _show(released, decimals)
+        if wording.start is not None and shown == _show(wording.start, decimals):
+            kept = wording.same.format(released=shown, previous=shown)
+            return f"{kept} The board starts every team at {shown}."
+        return f"Your first public score: {shown}.{wording.first}{wording.opening}"
+    return _change(wording, released, previous, direction, decimals)
+
+
+def _change(
+    wording: _Wording, released: float, previous: float, direction: Direction, decimals: int
+) -> str:
+    shown, before = _show(released, decimals), _show(previous, decimals)
+    if math.isnan(released):
+        return (
+            "This file's score is undefined on the holdout (constant predictions under a "
+            f"correlation, for example), so it cannot improve on your {before}."
+        )
+    if shown == before:
+        template = wording.same
+    elif direction.better(released, previous):
+        better = f"New public score: {shown}, better than {wording.previous} {before}."
+        return better + wording.better
+    else:
+        template = wording.worse
+    return template.format(released=shown, previous=before)
+
+
+def _explain_rank(
+    wording: _Wording,
+    released: float,
+    previous: float | None,
+    rank: int | None,
+    previous_rank: int | None,
+    direction: Direction,
+    decimals: int,
+) -> str:
+    """Per rank (:mod:`ladderboard.rules.rank_board`): a file is tested against
+    the ranks from the top, down to the team's own or the last, and takes the
+    first whose mechanism accepts it; a file that takes none is answered with
+    the release of the last rank it was tested against."""
+    shown = _show(released, decimals)
+    takes = f"A file takes the highest rank whose best it beats{wording.margin}, or a free rank."
+    if rank is None:
+        if wording.shown == _OWN_SCORE:
+            return f"Your file scored {shown} but took no rank: it beat no ranked entry. {takes}"
+        answer = wording.shown.replace("that rank", "the last rank")
+        return (
+            f"Your file took no rank: it did not beat any ranked entry{wording.margin}. "
+            f"The score shown, {shown}, is {answer}, not your file's own."
+        )
+    if previous_rank is None or rank < previous_rank:
+        left = (
+            ""
+            if previous_rank is None
+            else f" Your former entry at rank {previous_rank} left the board."
+        )
+        return (
+            f"Your file took rank {rank}, with public score {shown}.{left}{wording.first} {takes}"
+        )
+    if rank == previous_rank:
+        where = f"Your entry keeps rank {rank}."
+    else:  # only other teams' files move an entry down
+        where = f"Your entry is at rank {rank}: other teams' files took ranks above it."
+    if previous is None:
+        return f"{where} The score shown is {shown}."
+    return f"{where} {_change(wording, released, previous, direction, decimals)}"
