@@ -20,13 +20,14 @@ import csv
 import io
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
+from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamSummary
@@ -450,7 +451,9 @@ def upload_files(
     return desk(request, competitions, settings, info, done=f"Uploaded {names}.")
 
 
-def read_data_files(uploads: list[UploadFile], settings: Settings) -> list[tuple[str, bytes]]:
+def read_data_files(
+    uploads: Sequence[StarletteUpload], settings: Settings
+) -> list[tuple[str, bytes]]:
     """Each upload's name (checked) and bytes, refused before any is stored."""
     seen: set[str] = set()
     read = []
