@@ -18,6 +18,8 @@ from system import (
     require,
 )
 
+pytest_plugins = ["engine_fixtures"]
+
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database_url(request, tmp_path):

@@ -123,6 +123,7 @@ def store_histories(url: str) -> dict[str, dict]:
                         releases.append([team, result.id, _hex(result.public_score)])
                 public = store.leaderboard(slug, "public")
                 store.close(slug)
+                store.publish(slug)
                 private = store.leaderboard(slug, "private")
                 out[slug] = {
                     "releases": releases,

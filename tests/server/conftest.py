@@ -1,9 +1,14 @@
-"""An app per test over a fresh database (SQLite and PostgreSQL), in-process."""
+"""An app per test over a fresh database (SQLite and PostgreSQL), in-process;
+and for the browser tests, a live server and Chromium."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from browser_helpers import chromium, serve
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser
 from server_helpers import ADMIN, LABELS
 
 from ladderboard.files.solution import Solution
@@ -43,3 +48,21 @@ def make_client(database_url):
 @pytest.fixture
 def client(make_client) -> TestClient:
     return make_client()
+
+
+@pytest.fixture
+def live_server(tmp_path) -> Iterator[str]:
+    """The base URL of a live uvicorn server over a fresh SQLite file."""
+    settings = Settings(
+        admin_token=ADMIN,
+        database_url=f"sqlite:///{tmp_path / 'browser.db'}",
+        rate_limit_per_minute=0,
+    )
+    with serve(settings) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as browser:
+        yield browser

@@ -32,7 +32,14 @@ def test_the_full_flow(client, solution):
     first = submit(client, alpha, predictions(solution, 1), data={"message": "first try"})
     assert first.status_code == 201, first.text
     body = first.json()
-    assert set(body) == {"id", "public_score", "status", "remaining_today"}
+    assert set(body) == {
+        "id",
+        "public_score",
+        "previous_score",
+        "explanation",
+        "status",
+        "remaining_today",
+    }
     assert body["status"] == "scored"
     assert body["remaining_today"] == 4
     second = submit(client, alpha, predictions(solution, 2)).json()
@@ -65,6 +72,9 @@ def test_the_full_flow(client, solution):
 
     closed = client.post("/api/competitions/demo/close", headers=organiser())
     assert closed.status_code == 200 and closed.json()["closed"] is True
+    assert closed.json()["published"] is False
+    published = client.post("/api/competitions/demo/publish", headers=organiser())
+    assert published.status_code == 200 and published.json()["published"] is True
 
     private = client.get("/api/competitions/demo/leaderboard?board=private")
     assert private.status_code == 200, private.text

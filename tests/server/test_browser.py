@@ -11,75 +11,14 @@ request the browser makes stays on the server (no CDN), ``/docs`` included.
 from __future__ import annotations
 
 import os
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import uvicorn
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 from server_helpers import ADMIN, predictions
 
-from ladderboard.server.app import create_app
-from ladderboard.server.settings import Settings
-from system import require
-
 pytestmark = pytest.mark.slow
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-
-@pytest.fixture
-def live_server(tmp_path) -> Iterator[str]:
-    """The base URL of a uvicorn server on a free loopback port, in a thread."""
-    settings = Settings(
-        admin_token=ADMIN,
-        database_url=f"sqlite:///{tmp_path / 'browser.db'}",
-        rate_limit_per_minute=0,
-    )
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(settings), log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
-        sock.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    require(
-        os.access(CHROMIUM, os.X_OK),
-        f"{CHROMIUM} is missing (apt-get install chromium): see the README's Set-up",
-    )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

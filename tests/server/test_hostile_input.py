@@ -412,7 +412,12 @@ def test_reads_after_the_deadline_write_nothing(database_url, solution, monkeypa
     store = Competitions.open(database_url, clock=lambda: now[0])
     app = create_app(Settings(admin_token=ADMIN, database_url=database_url), competitions=store)
     with TestClient(app) as client:
-        create(client, solution, deadline=(now[0] + timedelta(hours=1)).isoformat())
+        create(
+            client,
+            solution,
+            deadline=(now[0] + timedelta(hours=1)).isoformat(),
+            auto_publish="true",
+        )
         token = add_team(client, "alpha")
         assert submit(client, token, predictions(solution, 0)).status_code == 201
         now[0] += timedelta(hours=2)

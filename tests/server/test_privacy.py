@@ -34,7 +34,7 @@ def get_urls(client) -> list[str]:
     for path, methods in client.get("/openapi.json").json()["paths"].items():
         if "get" not in methods:
             continue
-        path = path.replace("{slug}", "demo")
+        path = path.replace("{slug}", "demo").replace("{name}", "sample_submission.csv")
         urls.append(path)
         if path.endswith(("leaderboard", "leaderboard.csv")):
             urls.append(path + "?board=private")
@@ -93,6 +93,21 @@ def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(clien
 
     assert client.post("/api/competitions/demo/close", headers=bearer(alpha)).status_code == 403
     assert client.post("/api/competitions/demo/close", headers=organiser()).status_code == 200
+    # Closed, not yet published: the organiser looks the private board over first.
+    for who in (None, alpha):
+        headers = {} if who is None else bearer(who)
+        waiting = client.get("/api/competitions/demo/leaderboard?board=private", headers=headers)
+        assert waiting.status_code == 403 and "publishes" in waiting.json()["message"]
+        assert (
+            client.get("/api/competitions/demo/commitment", headers=headers).json()["key"] is None
+        )
+        own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha)).json()
+        assert all(s["private_score"] is None for s in own)
+    preview = client.get("/api/competitions/demo/leaderboard?board=private", headers=organiser())
+    assert preview.status_code == 200
+    assert client.post("/api/competitions/demo/publish", headers=bearer(alpha)).status_code == 403
+    published = client.post("/api/competitions/demo/publish", headers=organiser())
+    assert published.status_code == 200 and published.json()["published"] is True
     private = client.get("/api/competitions/demo/leaderboard?board=private")
     assert private.status_code == 200
     shown = {row["score"] for row in private.json()["rows"]}

@@ -56,6 +56,7 @@ from ladderboard.rules.boards import (
     ranked,
 )
 from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.explain import display_decimals, explain
 from ladderboard.rules.scoring import check_targets
 from ladderboard.rules.text import (
     DESCRIPTION_CHARS,
@@ -119,11 +120,11 @@ def _records(
     calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
     records = [
-        Record(r.id, name, aware(r.created_at), r.public_score, r.private_score, r.selected)
-        for r, name in rows
+        Record(id_, name, aware(created), public, private, selected)
+        for id_, name, created, public, private, selected, _ in rows
         if name not in left_out
     ]
-    return records, {r.id: r.number for r, _ in rows}
+    return records, {row[0]: row[6] for row in rows}
 
 
 def _team_info(row: TeamRow) -> TeamInfo:
@@ -167,6 +168,8 @@ class Competitions:
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
+        # By what decides them: the commitment (the solution), the mechanism, the precision.
+        self._decimals: dict[tuple[str, str, str, int], int] = {}
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -320,6 +323,54 @@ class Competitions:
         """The organiser's solution (labels)."""
         with Session(self.reader) as session:
             return self.caches.solutions.get(lookup.competition(session, slug))
+
+    def decimals(self, info: CompetitionInfo) -> int:
+        """The decimals a board shows: those the mechanism's releases really
+        carry (a Shaky Ladder on a 1/16 grid shows two, not five), at most
+        the competition's ``precision``."""
+        config = info.config
+        key = (info.commitment, config.mechanism, repr(config.mechanism_params), config.precision)
+        found = self._decimals.get(key)
+        if found is None:
+            # The resolution depends on the parameters and n, not on the key.
+            fresh, _ = instances.factory("0" * 32, info.config, self.solution(info.slug))
+            found = display_decimals(fresh("resolution").resolution, info.config.precision)
+            if len(self._decimals) > 10_000:
+                self._decimals.clear()
+            self._decimals[key] = found
+        return found
+
+    def explain(self, slug: str, team: str, result: SubmissionResult) -> str:
+        """What happened to the team's public score, in words, from what the
+        team already sees: its own released scores and its place on the
+        public board (never the mechanism's hidden state)."""
+        info = self.competition(slug)
+        config = info.config
+        direction = config.scoring().direction
+        previous = result.previous_score
+        rank = previous_rank = None
+        if config.board == "per-rank":
+            row = next((r for r in self.leaderboard(slug) if r.team == team), None)
+            if row is not None:
+                rank = row.rank
+                # An entry whose score is not this release was kept from before.
+                previous_rank = None if row.score == result.public_score else rank
+            previous = None if row is None or previous_rank is None else row.score
+        elif not MECHANISMS[config.mechanism].release_is_current_best and previous is not None:
+            # The board shows the team's best release: explain against the best before.
+            earlier = [v.public_score for v in self.submissions(slug, team) if v.id < result.id]
+            previous = direction.best(earlier) if earlier else None
+        return explain(
+            config.mechanism,
+            result.public_score,
+            previous,
+            direction=direction,
+            decimals=self.decimals(info),
+            params=config.mechanism_params,
+            board=config.board,
+            rank=rank,
+            previous_rank=previous_rank,
+        )
 
     def columns(self, slug: str) -> tuple[str, tuple[str, ...]]:
         """The id column and the target columns a submission must have."""

@@ -27,9 +27,11 @@ from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import (
+    FILE_NAME_CHARS,
     IDEMPOTENCY_KEY_CHARS,
     MESSAGE_CHARS,
     TEAM_NAME_CHARS,
+    check_file_name,
     check_json,
     check_text,
 )
@@ -48,14 +50,23 @@ from ladderboard.server.schemas import (
     BoardRowOut,
     CommitmentOut,
     CompetitionOut,
+    CompetitionPatch,
     ErrorOut,
+    FileOut,
+    FlagOut,
     HealthOut,
     LeaderboardOut,
+    QuotaOut,
+    RejectionOut,
     SelectionIn,
     SelectionOut,
     SubmissionCreated,
     SubmissionOut,
     TeamCreated,
+    TeamOut,
+    TeamPatch,
+    TeamStatusOut,
+    TeamSummaryOut,
 )
 from ladderboard.server.settings import Settings
 
@@ -155,12 +166,23 @@ def create_competition(
     invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
+    rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
+    ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
+    auto_publish: Annotated[
+        bool, Form(description="Publish the private board and the key at the deadline.")
+    ] = False,
+    files: Annotated[
+        list[UploadFile] | None, File(description="Data files for the participants.")
+    ] = None,
 ) -> CompetitionOut:
     options: dict[str, Any] = {
         "mechanism_params": _json_object("mechanism_params", mechanism_params),
         "score_params": _json_object("score_params", score_params),
         "board": board,
+        "auto_publish": auto_publish,
     }
+    if ranks is not None:
+        options["ranks"] = ranks
     for name, value in (
         ("daily_quota", daily_quota),
         ("total_quota", total_quota),
@@ -180,13 +202,45 @@ def create_competition(
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
     # SolutionError → 400; over the limit, compressed or not → 413
     parsed_solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
+    attached = read_data_files(files or [], settings)
     try:
         info = competitions.create(
-            slug, parsed_solution, config, title=title or None, description=description
+            slug,
+            parsed_solution,
+            config,
+            title=title or None,
+            description=description,
+            rules=rules,
         )
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
+    for name, content in attached:
+        competitions.add_file(slug, name, content)
     return CompetitionOut.of(info)
+
+
+def read_data_files(
+    uploads: list[UploadFile] | list[StarletteUpload], settings: Settings
+) -> list[tuple[str, bytes]]:
+    """The data files uploaded with a form, each name checked and each within
+    the upload limit, before anything is stored."""
+    files, names = [], set()
+    for upload in uploads:
+        if not upload.filename:
+            continue
+        name = _file_name(upload.filename)
+        if name in names:
+            raise invalid(f"two data files are named {name!r}")
+        names.add(name)
+        files.append((name, read_upload(upload.file, settings.max_upload_bytes, "data file")))
+    return files
+
+
+def _file_name(name: str) -> str:
+    try:
+        return check_file_name(name)
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
 
 
 @router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
@@ -223,13 +277,52 @@ def close_competition(
     summary="The audit commitment, and the key once closed",
 )
 def get_commitment(competitions: CompetitionsDep, competition: Competition) -> CommitmentOut:
-    key = competitions.reveal_key(competition.slug) if competition.is_closed() else None
+    published = competition.is_published()
     return CommitmentOut(
         slug=competition.slug,
         commitment=competition.commitment,
         closed=competition.is_closed(),
-        key=key,
+        published=published,
+        key=competitions.reveal_key(competition.slug) if published else None,
     )
+
+
+@router.post(
+    "/competitions/{slug}/publish",
+    responses=errors(401, 403, 404, 409, 422, 429),
+    response_model=CompetitionOut,
+    summary="Publish the private board and reveal the audit key (organiser); idempotent",
+    description="Only after the close (by hand or at the deadline): until then the organiser "
+    "alone sees the private board, to look it over.",
+)
+def publish_competition(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> CompetitionOut:
+    return CompetitionOut.of(competitions.publish(competition.slug))
+
+
+@router.patch(
+    "/competitions/{slug}",
+    responses=errors(401, 403, 404, 409, 422, 429),
+    response_model=CompetitionOut,
+    summary="Edit the title, overview, rules or deadline (organiser)",
+    description="A deadline changes only while the competition is open, and only to a "
+    "time in the future (or null: none). The mechanism, score and quotas stay fixed.",
+)
+def update_competition(
+    body: CompetitionPatch, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> CompetitionOut:
+    changes: dict[str, Any] = {
+        name: getattr(body, name)
+        for name in ("title", "description", "rules")
+        if getattr(body, name) is not None
+    }
+    if "deadline" in body.model_fields_set:
+        changes["deadline"] = body.deadline
+    try:
+        return CompetitionOut.of(competitions.update(competition.slug, **changes))
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
 
 
 # -------------------------------------------------------------------- teams
@@ -272,6 +365,211 @@ def add_team(
         raise invalid(str(exc)) from None
     no_store(response)  # the token must not stay in any cache
     return TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
+
+
+@router.get(
+    "/competitions/{slug}/teams",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=list[TeamSummaryOut],
+    summary="Every team with its activity: the organiser's desk (organiser)",
+)
+def list_teams(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> list[TeamSummaryOut]:
+    return [TeamSummaryOut.of(t) for t in competitions.team_summaries(competition.slug)]
+
+
+def team_names_csv(data: bytes) -> list[str]:
+    """Team names from a CSV: a column ``name``, or the first column of a
+    file without that header. Blank lines are skipped."""
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise invalid("the team list must be a UTF-8 CSV file") from None
+    rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
+    if not rows:
+        raise invalid("the team list is empty")
+    header = [cell.strip().lower() for cell in rows[0]]
+    column = header.index("name") if "name" in header else None
+    if column is None:
+        return [row[0] for row in rows]
+    names = []
+    for line, row in enumerate(rows[1:], 2):
+        if column >= len(row):
+            raise invalid(f"line {line} of the team list has no name")
+        names.append(row[column])
+    if not names:
+        raise invalid("the team list has a header but no team")
+    return names
+
+
+@router.post(
+    "/competitions/{slug}/teams/import",
+    responses=errors(401, 403, 404, 409, 413, 422, 429),
+    status_code=201,
+    response_model=list[TeamCreated],
+    summary="Register every team of a CSV of names, all or none (organiser)",
+    description="The CSV has a column `name` (or one column without a header). The tokens "
+    "are in the response, once: only their SHA-256 is stored.",
+)
+def import_teams(
+    response: Response,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+    competition: Competition,
+    file: Annotated[UploadFile, File(description="The CSV of team names.")],
+) -> list[TeamCreated]:
+    names = team_names_csv(read_upload(file.file, settings.max_upload_bytes, "team list"))
+    return create_teams(competitions, competition.slug, names, response)
+
+
+def create_teams(
+    competitions: Competitions, slug: str, names: list[str], response: Response
+) -> list[TeamCreated]:
+    """Register ``names`` at once, each with a new token returned this once."""
+    tokens = [secrets.token_urlsafe(32) for _ in names]
+    try:
+        teams = competitions.add_teams(slug, names, [hash_token(t) for t in tokens])
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+    no_store(response)
+    return [
+        TeamCreated(id=t.id, name=t.name, created_at=t.created_at, token=token)
+        for t, token in zip(teams, tokens, strict=True)
+    ]
+
+
+@router.patch(
+    "/competitions/{slug}/teams/{name}",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=TeamOut,
+    summary="Disable a team, or enable it again (organiser)",
+)
+def update_team(
+    name: str,
+    body: TeamPatch,
+    competitions: CompetitionsDep,
+    _: OrganiserDep,
+    competition: Competition,
+) -> TeamOut:
+    return TeamOut.of(competitions.set_team_disabled(competition.slug, name, body.disabled))
+
+
+@router.get(
+    "/competitions/{slug}/flags",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=list[FlagOut],
+    summary="Submissions identical to another team's earlier one (organiser)",
+)
+def list_flags(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> list[FlagOut]:
+    return [FlagOut.of(f) for f in competitions.flags(competition.slug)]
+
+
+@router.get(
+    "/competitions/{slug}/team",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=TeamStatusOut,
+    summary="The calling team's rank, quota and refused files",
+)
+def team_status(
+    competitions: CompetitionsDep, team: TeamDep, competition: Competition
+) -> TeamStatusOut:
+    return status_of_team(competitions, competition.slug, team.name)
+
+
+def status_of_team(competitions: Competitions, slug: str, team: str) -> TeamStatusOut:
+    rank = next((r.rank for r in competitions.leaderboard(slug) if r.team == team), None)
+    return TeamStatusOut(
+        name=team,
+        rank=rank,
+        quota=QuotaOut.of(competitions.quota(slug, team)),
+        rejections=[RejectionOut.of(r) for r in competitions.rejections(slug, team)],
+    )
+
+
+# --------------------------------------------------------------- data files
+@router.get(
+    "/competitions/{slug}/files",
+    responses=errors(404, 422),
+    response_model=list[FileOut],
+    summary="The files participants download: the sample submission, then the data",
+)
+def list_files(competitions: CompetitionsDep, competition: Competition) -> list[FileOut]:
+    return [FileOut.of(competition.slug, f) for f in competitions.files(competition.slug)]
+
+
+_MEDIA_TYPES = {
+    ".csv": "text/csv; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/markdown; charset=utf-8",
+    ".json": "application/json",
+    ".gz": "application/gzip",
+    ".zip": "application/zip",
+    ".parquet": "application/vnd.apache.parquet",
+}
+
+
+@router.get(
+    "/competitions/{slug}/files/{name}",
+    response_class=Response,
+    responses={
+        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
+        **errors(404, 422),
+    },
+    summary="Download one file",
+)
+def download_file(competitions: CompetitionsDep, competition: Competition, name: str) -> Response:
+    if len(name) > FILE_NAME_CHARS:
+        raise ApiError(404, "not_found", f"competition {competition.slug!r} has no such file")
+    info, data = competitions.file(competition.slug, name)
+    suffix = "." + info.name.rsplit(".", 1)[-1].lower() if "." in info.name else ""
+    return Response(
+        data,
+        media_type=_MEDIA_TYPES.get(suffix, "application/octet-stream"),
+        headers={
+            "Content-Disposition": f'attachment; filename="{info.name}"',
+            "ETag": f'"{info.sha256}"',
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+@router.put(
+    "/competitions/{slug}/files/{name}",
+    responses=errors(401, 403, 404, 413, 422, 429),
+    response_model=FileOut,
+    summary="Attach a data file, or replace the one of that name (organiser)",
+)
+def put_file(
+    name: str,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    _: OrganiserDep,
+    competition: Competition,
+    file: Annotated[UploadFile, File(description="The file's content.")],
+) -> FileOut:
+    name = _file_name(name)
+    data = read_upload(file.file, settings.max_upload_bytes, "data file")
+    return FileOut.of(
+        competition.slug, competitions.add_file(competition.slug, name, data, replace=True)
+    )
+
+
+@router.delete(
+    "/competitions/{slug}/files/{name}",
+    responses=errors(401, 403, 404, 422, 429),
+    status_code=204,
+    response_class=Response,
+    summary="Remove a data file (organiser)",
+)
+def delete_file(
+    name: str, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> Response:
+    competitions.remove_file(competition.slug, name)
+    return Response(status_code=204)
 
 
 # -------------------------------------------------------------- submissions
@@ -326,7 +624,7 @@ def submit_file(
     result = competitions.submit(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
-    return SubmissionCreated.of(result)
+    return SubmissionCreated.of(result, competitions.explain(competition.slug, team.name, result))
 
 
 @router.post(
@@ -424,9 +722,11 @@ def select_final(
 
 # ------------------------------------------------------------------- boards
 def _board_rows(competitions, who, competition, board: str):
-    if board == "private" and not competition.is_closed() and not who.is_organiser:
+    if board == "private" and not competition.is_published() and not who.is_organiser:
         raise ApiError(
-            403, "private_board", "the private board is shown after the competition closes"
+            403,
+            "private_board",
+            "the private board is shown once the organiser publishes it after the close",
         )
     return competitions.leaderboard(competition.slug, board, organiser=who.is_organiser)
 
@@ -435,7 +735,7 @@ def _board_rows(competitions, who, competition, board: str):
     "/competitions/{slug}/leaderboard",
     responses=errors(401, 403, 404, 422, 429),
     response_model=LeaderboardOut,
-    summary="The public board, or the private one (organiser before the close, all after)",
+    summary="The public board, or the private one (the organiser's preview, all once published)",
 )
 def leaderboard(
     competitions: CompetitionsDep,

@@ -17,22 +17,37 @@ from pydantic import BaseModel, Field
 from ladderboard.engine.views import (
     BoardRow,
     CompetitionInfo,
+    DuplicateFlag,
+    FileInfo,
+    QuotaView,
+    RejectionView,
     SubmissionResult,
     SubmissionView,
+    TeamInfo,
+    TeamSummary,
 )
 
 __all__ = [
     "BoardRowOut",
     "CommitmentOut",
     "CompetitionOut",
+    "CompetitionPatch",
     "ErrorOut",
+    "FileOut",
+    "FlagOut",
     "HealthOut",
     "LeaderboardOut",
+    "QuotaOut",
+    "RejectionOut",
     "SelectionIn",
     "SelectionOut",
     "SubmissionCreated",
     "SubmissionOut",
     "TeamCreated",
+    "TeamOut",
+    "TeamPatch",
+    "TeamStatusOut",
+    "TeamSummaryOut",
 ]
 
 
@@ -42,10 +57,13 @@ class CompetitionOut(BaseModel):
     slug: str
     title: str
     description: str
+    rules: str = Field(description="The rules, in Markdown (the description is the overview).")
     score: str
+    greater_is_better: bool = Field(description="Whether a higher score is better.")
     mechanism: str
     mechanism_params: dict[str, Any]
     board: str
+    ranks: int = Field(description="The ranks of a per-rank board.")
     daily_quota: int | None
     total_quota: int | None
     invalid_quota: int | None
@@ -54,6 +72,13 @@ class CompetitionOut(BaseModel):
     deadline: datetime | None
     closed_at: datetime | None
     closed: bool
+    auto_publish: bool = Field(
+        description="Whether the private board is published at the deadline."
+    )
+    published_at: datetime | None = Field(
+        description="When the private board was published and the audit key revealed."
+    )
+    published: bool
     n_public: int
     n_private: int
     commitment: str = Field(description="SHA-256 of the solution, its split and the key.")
@@ -65,10 +90,13 @@ class CompetitionOut(BaseModel):
             slug=info.slug,
             title=info.title,
             description=info.description,
+            rules=info.rules,
             score=config.score,
+            greater_is_better=config.scoring().direction.greater_is_better,
             mechanism=config.mechanism,
             mechanism_params=dict(config.mechanism_params),
             board=config.board,
+            ranks=config.ranks,
             daily_quota=config.daily_quota,
             total_quota=config.total_quota,
             invalid_quota=config.invalid_quota,
@@ -77,6 +105,9 @@ class CompetitionOut(BaseModel):
             deadline=info.deadline,
             closed_at=info.closed_at,
             closed=info.is_closed(),
+            auto_publish=config.auto_publish,
+            published_at=info.published_at,
+            published=info.is_published(),
             n_public=info.n_public,
             n_private=info.n_private,
             commitment=info.commitment,
@@ -93,16 +124,27 @@ class TeamCreated(BaseModel):
 
 
 class SubmissionCreated(BaseModel):
-    id: int
+    id: int = Field(description="The submission's number among the team's own.")
     public_score: float = Field(description="The score the board's mechanism released.")
+    previous_score: float | None = Field(
+        description="The score released for the team's previous submission (none for its first)."
+    )
+    explanation: str = Field(
+        description="What happened to the team's public score, in words, from its own "
+        "released scores only."
+    )
     status: str
-    remaining_today: int | None = Field(description="Valid submissions left today (UTC).")
+    remaining_today: int | None = Field(
+        description="Valid submissions left today (UTC), within the total quota too."
+    )
 
     @classmethod
-    def of(cls, result: SubmissionResult) -> SubmissionCreated:
+    def of(cls, result: SubmissionResult, explanation: str = "") -> SubmissionCreated:
         return cls(
             id=result.id,
             public_score=result.public_score,
+            previous_score=result.previous_score,
+            explanation=explanation,
             status=result.status,
             remaining_today=result.remaining_today,
         )
@@ -116,7 +158,11 @@ class SubmissionOut(BaseModel):
     message: str
     public_score: float
     selected: bool
-    private_score: float | None = Field(description="Only after the close.")
+    final: bool = Field(
+        description="Counts for the final ranking: selected, or (without a selection) among "
+        "the team's best released submissions."
+    )
+    private_score: float | None = Field(description="Only once the private board is published.")
 
     @classmethod
     def of(cls, view: SubmissionView) -> SubmissionOut:
@@ -126,6 +172,7 @@ class SubmissionOut(BaseModel):
             message=view.message,
             public_score=view.public_score,
             selected=view.selected,
+            final=view.final,
             private_score=view.private_score,
         )
 
@@ -167,9 +214,126 @@ class CommitmentOut(BaseModel):
     slug: str
     commitment: str
     closed: bool
+    published: bool
     key: str | None = Field(
-        description="The random-stream key, revealed after the close for `ladderboard verify`."
+        description="The random-stream key, revealed with the private board for "
+        "`ladderboard verify`."
     )
+
+
+class CompetitionPatch(BaseModel):
+    """What the organiser may change while a competition runs; what is left
+    out stays as it is."""
+
+    title: str | None = None
+    description: str | None = Field(None, description="The overview, Markdown.")
+    rules: str | None = Field(None, description="Markdown.")
+    deadline: datetime | None = Field(
+        None, description="A later deadline, with a time zone; null for none. Open only."
+    )
+
+
+class FileOut(BaseModel):
+    name: str
+    size: int = Field(description="Bytes.")
+    sha256: str
+    created_at: datetime
+    generated: bool = Field(description="The sample submission, made from the solution's ids.")
+    url: str
+
+    @classmethod
+    def of(cls, slug: str, info: FileInfo) -> FileOut:
+        return cls(
+            name=info.name,
+            size=info.size,
+            sha256=info.sha256,
+            created_at=info.created_at,
+            generated=info.generated,
+            url=f"/api/competitions/{slug}/files/{info.name}",
+        )
+
+
+class TeamOut(BaseModel):
+    id: int
+    name: str
+    created_at: datetime
+    disabled: bool
+
+    @classmethod
+    def of(cls, team: TeamInfo) -> TeamOut:
+        return cls(id=team.id, name=team.name, created_at=team.created_at, disabled=team.disabled)
+
+
+class TeamPatch(BaseModel):
+    disabled: bool = Field(
+        description="Disable the team (no sign-in, submission or place on "
+        "the boards), or enable it again."
+    )
+
+
+class TeamSummaryOut(BaseModel):
+    """A team on the organiser's desk."""
+
+    name: str
+    created_at: datetime
+    disabled: bool
+    submissions: int
+    last_submission: datetime | None
+    used_today: int
+    invalid: int
+    flags: int = Field(description="Duplicate flags naming the team, on either side.")
+
+    @classmethod
+    def of(cls, team: TeamSummary) -> TeamSummaryOut:
+        return cls(**team.__dict__)
+
+
+class FlagOut(BaseModel):
+    """Submission ``number`` of ``team`` repeats ``earlier_team``'s ``earlier_number``."""
+
+    team: str
+    number: int
+    earlier_team: str
+    earlier_number: int
+
+    @classmethod
+    def of(cls, flag: DuplicateFlag) -> FlagOut:
+        return cls(**flag.__dict__)
+
+
+class QuotaOut(BaseModel):
+    used_today: int
+    daily_quota: int | None
+    remaining_today: int | None
+    used_total: int
+    total_quota: int | None
+    invalid: int
+    invalid_quota: int | None
+    resets_at: datetime = Field(description="When the daily quota resets (UTC midnight).")
+
+    @classmethod
+    def of(cls, quota: QuotaView) -> QuotaOut:
+        return cls(remaining_today=quota.remaining_today, **quota.__dict__)
+
+
+class RejectionOut(BaseModel):
+    created_at: datetime
+    code: str
+    message: str
+    size: int
+
+    @classmethod
+    def of(cls, rejection: RejectionView) -> RejectionOut:
+        return cls(**rejection.__dict__)
+
+
+class TeamStatusOut(BaseModel):
+    """The calling team's standing: its rank, its quota and its refused files."""
+
+    name: str
+    rank: int | None = Field(description="On the public board; none before a submission.")
+    quota: QuotaOut
+    rejections: list[RejectionOut]
 
 
 class HealthOut(BaseModel):
