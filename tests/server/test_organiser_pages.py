@@ -49,7 +49,7 @@ def _status(html: str) -> str:
 
 def _team_rows(html: str) -> list[str]:
     """The team names of the desk's teams table, in the order shown."""
-    table = html.split('aria-label="Teams"', 1)[1].split("</table>", 1)[0]
+    table = html.split('aria-label="Teams table"', 1)[1].split("</table>", 1)[0]
     return [
         unescape(n)
         for n in re.findall(r'<th scope="row" class="name" title="[^"]*">([^<]*)<', table)
@@ -160,7 +160,7 @@ def test_desk_lists_duplicate_flags_with_both_teams_and_numbers(client, solution
     submit(client, beta, predictions(solution, 2))  # beta's 1 repeats alpha's 2
     _sign_in(client)
     page = client.get("/organiser/c/demo").text
-    flags = page.split('aria-label="Duplicate flags"', 1)[1].split("</table>", 1)[0]
+    flags = page.split('aria-label="Duplicate flags table"', 1)[1].split("</table>", 1)[0]
     cells = [unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", flags)]
     assert cells == ["beta", "1", "alpha", "2"]
 
@@ -371,7 +371,7 @@ def test_desk_uploads_replaces_and_removes_data_files(client, solution):
         ([("train.csv", b"new")], "already a file here"),
         ([("my data.csv", b"x")], "A file name is"),
         ([("ok.csv", b"x"), ("sample_submission.csv", b"x")], "is generated from the solution"),
-        ([("a.csv", b"x"), ("a.csv", b"y")], "Two of the files are named a.csv"),
+        ([("a.csv", b"x"), ("a.csv", b"y")], "Two data files are named 'a.csv'"),
     ):
         refused = upload(*files)
         assert refused.status_code in (409, 422), refused.status_code
@@ -412,7 +412,8 @@ def test_desk_closes_after_a_confirmation_then_previews_and_publishes(client, so
     closed = client.post("/organiser/c/demo/close", data={"csrf": csrf})
     assert closed.status_code == 200 and "is closed" in _status(closed.text)
     assert "Private board (only you see it)" in closed.text
-    assert 'aria-label="Private board: the final scores on the private holdout"' in closed.text
+    preview = closed.text.split('aria-label="Private board table"', 1)[1].split("</table>", 1)[0]
+    assert '<th scope="row" class="name" title="alpha">alpha</th>' in preview
     assert 'href="/organiser/c/demo/publish"' in closed.text
     info = competitions.competition("demo")
     assert info.is_closed() and not info.is_published()
@@ -679,7 +680,7 @@ def test_create_refuses_a_bad_file_and_stores_nothing(client, solution):
         ((), None, "Choose the solution file"),
         ((), b"id,target\n1,0\n2,1\n", "The solution has no Usage column"),
         ([("my data.csv", b"x")], solution.to_csv(), "A file name is"),
-        ([("a.csv", b"x"), ("a.csv", b"y")], solution.to_csv(), "Two of the files are named a.csv"),
+        ([("a.csv", b"x"), ("a.csv", b"y")], solution.to_csv(), "Two data files are named 'a.csv'"),
     ):
         page = _post_create(client, csrf, fields, solution_csv, files)
         assert page.status_code in (400, 422), page.status_code

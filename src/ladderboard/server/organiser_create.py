@@ -41,7 +41,7 @@ from ladderboard.rules.text import check_json, check_slug
 from ladderboard.server import api
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_advice import ADVICE, ADVISOR_METRIC, BUDGET
-from ladderboard.server.organiser_desk import desk, read_data_files
+from ladderboard.server.organiser_desk import desk
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
     deadline_in_utc,
@@ -349,7 +349,7 @@ def _create(
             raise invalid(f"at most {MAX_DATA_FILES} data files at once")
         data = api.read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
         solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
-        data_files = read_data_files(data_uploads, settings)
+        data_files = api.read_data_files(data_uploads, settings)
         display = display_name(MECHANISMS[config.mechanism])
         try:
             info = competitions.create(

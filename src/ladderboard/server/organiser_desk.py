@@ -20,18 +20,16 @@ import csv
 import io
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
-from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamSummary
-from ladderboard.rules.text import check_file_name
 from ladderboard.server import api
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, hash_token
 from ladderboard.server.organiser_forms import (
@@ -151,7 +149,7 @@ def desk(
     start = (view.page - 1) * PAGE_SIZE
     private = None
     if info.is_closed():
-        private = {"rows": competitions.leaderboard(info.slug, "private", organiser=True)}
+        private = competitions.leaderboard(info.slug, "private", organiser=True)
     extra.setdefault("zone", DEFAULT_ZONE)
     return organiser_page(
         request,
@@ -435,7 +433,7 @@ def upload_files(
         chosen = [f for f in files if f.filename]
         if not chosen:
             raise invalid("choose one or more data files to upload")
-        uploads = read_data_files(chosen, settings)
+        uploads = api.read_data_files(chosen, settings)
         if not replace:
             taken = {f.name for f in competitions.files(slug)} & {name for name, _ in uploads}
             if taken:
@@ -449,25 +447,6 @@ def upload_files(
         return _refused(request, competitions, settings, slug, exc)
     names = ", ".join(name for name, _ in uploads)
     return desk(request, competitions, settings, info, done=f"Uploaded {names}.")
-
-
-def read_data_files(
-    uploads: Sequence[StarletteUpload], settings: Settings
-) -> list[tuple[str, bytes]]:
-    """Each upload's name (checked) and bytes, refused before any is stored."""
-    seen: set[str] = set()
-    read = []
-    for upload in uploads:
-        name = (upload.filename or "").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-        try:
-            check_file_name(name)
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
-        if name in seen:
-            raise invalid(f"two of the files are named {name}")
-        seen.add(name)
-        read.append((name, api.read_upload(upload.file, settings.max_upload_bytes, "data file")))
-    return read
 
 
 @router.post("/organiser/c/{slug}/files/remove", response_class=HTMLResponse)

@@ -104,9 +104,14 @@
       return;
     }
     preselect(row, n);
-    count.textContent =
-      `${n} public rows. For about ${row.n} rows scored by ${metric}, the advisor recommends ` +
-      `${row.label}: preselected below. Check it with: ${row.command.replace(/--n \d+/, `--n ${n}`)}`;
+    const command = document.createElement("code");
+    command.textContent = row.command.replace(/--n \d+/, `--n ${n}`);
+    count.replaceChildren(
+      `${n} public rows. The advisor's table, at its nearest size (${row.n} rows scored by ` +
+        `${metric}), recommends ${row.label}: preselected below. For your own size, run `,
+      command,
+      "."
+    );
   });
 
   mechanism.addEventListener("change", showMechanism);
