@@ -4,7 +4,8 @@ against a live uvicorn server on 127.0.0.1 over a fresh SQLite file.
 One organiser creates a competition on the organiser page, adds a team and
 reads its token once; the team submits a file on the submit page and sees
 its released score and the board, then a clear error for a bad file; the
-private board appears only after the organiser closes the competition. Every
+private board appears only after the organiser closes the competition and
+publishes it. Every
 request the browser makes stays on the server (no CDN), ``/docs`` included.
 """
 
@@ -41,9 +42,10 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     page.goto("/organiser")
     page.get_by_label("Organiser token").fill(ADMIN)
     page.get_by_role("button", name="Sign in").click()
+    page.get_by_role("link", name="Create a competition").click()
     page.get_by_label("Slug").fill("iris")
     page.get_by_label("Title").fill("Flower challenge")
-    page.get_by_label("Description").fill(
+    page.get_by_label("Overview (Markdown)").fill(
         "Predict the class of each flower; lower error is better."
     )
     page.get_by_label("Solution file").set_input_files(csv_file("solution.csv", solution.to_csv()))
@@ -100,10 +102,15 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     expect(page.get_by_role("link", name="Skip to the content")).to_be_focused()
     page.screenshot(path=str(tmp_path / "competition-open.png"), full_page=True)
 
-    # The organiser closes the competition: the private board appears beside the public one.
-    page.goto("/organiser")
-    page.get_by_role("button", name="Close Flower challenge").click()
+    # The organiser closes the competition, then publishes the private board:
+    # it appears beside the public one.
+    page.goto("/organiser/c/iris")
+    page.get_by_role("link", name="Close the competition…").click()
+    page.get_by_role("button", name="Confirm").click()
     expect(page.get_by_role("status")).to_contain_text("is closed")
+    page.get_by_role("link", name="Publish the private board and the key…").click()
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.get_by_role("status")).to_contain_text("are public")
     page.goto("/c/iris")
     private = page.get_by_role("table", name="Final scores on the private holdout")
     expect(private.get_by_role("row", name="Gradient Gang")).to_be_visible()
