@@ -175,9 +175,9 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
             assert response.status_code == 201, response.text
     page.get_by_role("link", name="Back to the desk").click()
     teams = page.get_by_role("region", name="Teams table")
-    long_cell = teams.get_by_role("rowheader", name=LONG_NAME)
-    assert long_cell.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
-    assert long_cell.evaluate("e => e.scrollWidth > e.clientWidth")  # cut, with an ellipsis
+    long_name = teams.get_by_role("link", name=LONG_NAME)
+    assert long_name.evaluate("e => getComputedStyle(e).textOverflow") == "ellipsis"
+    assert long_name.evaluate("e => e.scrollWidth > e.clientWidth")  # cut, with an ellipsis
     flags = page.get_by_role("region", name="Duplicate flags table")
     expect(flags.get_by_role("row", name=LONG_NAME)).to_contain_text("Gradient Gang")
     teams.get_by_role("link", name="Submissions").click()
@@ -188,6 +188,14 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     expect(teams.get_by_role("button", name="Enable team Forest Friends")).to_be_visible()
     expect(teams.locator("th[aria-sort=descending]")).to_have_text("Submissions▼")  # same view
     walk.check("desk-teams")
+    long_name = teams.get_by_role("link", name=LONG_NAME)
+    long_name.click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text(LONG_NAME)
+    expect(page.get_by_role("region", name="Duplicate flags of the team table")).to_contain_text(
+        "Gradient Gang"
+    )
+    walk.check("team")
+    page.goto("/organiser/c/iris")
     walk.rings("main a", "main button", "main th a")
 
     # Closing asks first; Cancel leaves it open.

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import json
-import logging
 import re
 from typing import Any
 
@@ -61,7 +60,6 @@ from ladderboard.server.settings import Settings
 
 __all__ = ["MechanismFields", "field_name", "mechanism_fields", "mechanism_params", "router"]
 
-logger = logging.getLogger(__name__)
 router = APIRouter(include_in_schema=False)
 
 DEFAULT_MECHANISM = "parameter-free-ladder"

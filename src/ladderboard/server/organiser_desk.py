@@ -2,12 +2,11 @@
 
 What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
 the teams with their activity (sortable by each column, 50 a page), the
-duplicate flags, teams added one at a time or imported from a CSV (their
-tokens shown once, never stored in clear), teams disabled and enabled, the
-title, overview and rules edited, data files uploaded, replaced and removed,
-the deadline moved, and the competition closed, its private board previewed,
-then published with the audit key. Closing and publishing each take a
-confirmation page first: neither can be undone.
+duplicate flags, the title, overview and rules, the deadline and the data
+files, each with the form that edits it, and the private board once the
+competition is closed. Teams are added, imported, disabled and looked at in
+:mod:`.organiser_teams`; closing and publishing, each behind a confirmation
+page, are :mod:`.organiser_closing`.
 
 Every form posts with the session's CSRF value (:func:`check_form`); a
 refusal leaves the competition as it was and says why in one sentence.
@@ -15,11 +14,6 @@ refusal leaves the competition as it was and says why in one sentence.
 
 from __future__ import annotations
 
-import base64
-import csv
-import io
-import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -31,13 +25,12 @@ from fastapi.responses import HTMLResponse
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamSummary
 from ladderboard.server import api
-from ladderboard.server.deps import CompetitionsDep, SettingsDep, hash_token
+from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
     deadline_in_utc,
     invalid,
     local_fields,
-    team_names,
     time_zones,
 )
 from ladderboard.server.organiser_session import (
@@ -49,9 +42,8 @@ from ladderboard.server.organiser_session import (
 from ladderboard.server.rendering import REFUSALS, find, not_found, refusal
 from ladderboard.server.settings import Settings
 
-__all__ = ["PAGE_SIZE", "SORTS", "router"]
+__all__ = ["PAGE_SIZE", "SORTS", "View", "desk", "find_signed_in", "refused", "router"]
 
-logger = logging.getLogger(__name__)
 router = APIRouter(include_in_schema=False)
 
 PAGE_SIZE = 50
@@ -174,7 +166,7 @@ def desk(
     )
 
 
-def _find_signed_in(request: Request, competitions: Competitions, settings: Settings, slug: str):
+def find_signed_in(request: Request, competitions: Competitions, settings: Settings, slug: str):
     """The competition of the page, or the response to give instead (sign in, not found)."""
     if not signed_in(request, competitions, settings):
         return None, sign_in_page(request, 401, next_path=request.url.path)
@@ -184,7 +176,7 @@ def _find_signed_in(request: Request, competitions: Competitions, settings: Sett
     return info, None
 
 
-def _refused(
+def refused(
     request: Request,
     competitions: Competitions,
     settings: Settings,
@@ -214,141 +206,10 @@ def desk_page(
     dir: str = "",
     page: str = "1",
 ) -> HTMLResponse:
-    info, other = _find_signed_in(request, competitions, settings, slug)
+    info, other = find_signed_in(request, competitions, settings, slug)
     if info is None:
         return other
     return desk(request, competitions, settings, info, view=View.of(sort, dir, page))
-
-
-# --------------------------------------------------------------------- teams
-@router.post("/organiser/c/{slug}/teams", response_class=HTMLResponse)
-def add_team(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    name: Annotated[str, Form()] = "",
-) -> HTMLResponse:
-    """One team; its token is on this response only (the store keeps its SHA-256)."""
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.competition(slug)
-        token = secrets.token_urlsafe(32)
-        try:
-            team = competitions.add_team(slug, name.strip(), token_hash=hash_token(token))
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
-    except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc, team_name=name)
-    created = api.TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
-    return desk(request, competitions, settings, info, 201, new_team=created)
-
-
-def tokens_csv(rows: list[tuple[str, str]]) -> str:
-    """The ``name,token`` CSV of an import as a ``data:`` URL: the tokens
-    exist in clear only in this one response, never on the server."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["name", "token"])
-    for name, token in rows:
-        writer.writerow([api._cell(name), token])
-    encoded = base64.b64encode(out.getvalue().encode("utf-8")).decode("ascii")
-    return "data:text/csv;charset=utf-8;base64," + encoded
-
-
-@router.post("/organiser/c/{slug}/teams/import", response_class=HTMLResponse)
-def import_teams(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    teams: Annotated[UploadFile | None, File()] = None,
-) -> HTMLResponse:
-    """Teams from a CSV of names, all of them or none; their tokens once, as a CSV to download."""
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.competition(slug)
-        if teams is None or not teams.filename:
-            raise invalid("choose a CSV file of team names")
-        data = api.read_upload(teams.file, settings.max_upload_bytes, "file of team names")
-        existing = [team.name for team in competitions.teams(slug)]
-        listed = team_names(data, existing)
-        tokens = [secrets.token_urlsafe(32) for _ in listed.names]
-        try:
-            added = competitions.add_teams(slug, listed.names, [hash_token(t) for t in tokens])
-        except ValueError as exc:
-            raise invalid(str(exc)) from None
-    except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc)
-    rows = [(team.name, token) for team, token in zip(added, tokens, strict=True)]
-    return organiser_page(
-        request,
-        settings,
-        "organiser_tokens.html",
-        201,
-        competition=info,
-        names=[name for name, _ in rows],
-        download=tokens_csv(rows),
-        filename=f"{info.slug}-team-tokens.csv",
-    )
-
-
-def _set_disabled(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    slug: str,
-    csrf: str,
-    name: str,
-    disabled: bool,
-    view: View,
-) -> HTMLResponse:
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.competition(slug)
-        team = competitions.set_team_disabled(slug, name, disabled)
-    except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc, view)
-    done = (
-        "disabled: it cannot sign in or submit, and is off both boards"
-        if disabled
-        else ("enabled again: its submissions are back on the boards")
-    )
-    return desk(request, competitions, settings, info, view=view, done=f"Team {team.name} {done}.")
-
-
-@router.post("/organiser/c/{slug}/teams/disable", response_class=HTMLResponse)
-def disable_team(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    name: Annotated[str, Form()] = "",
-    sort: Annotated[str, Form()] = "",
-    dir: Annotated[str, Form()] = "",
-    page: Annotated[str, Form()] = "1",
-) -> HTMLResponse:
-    view = View.of(sort, dir, page)
-    return _set_disabled(request, competitions, settings, slug, csrf, name, True, view)
-
-
-@router.post("/organiser/c/{slug}/teams/enable", response_class=HTMLResponse)
-def enable_team(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    name: Annotated[str, Form()] = "",
-    sort: Annotated[str, Form()] = "",
-    dir: Annotated[str, Form()] = "",
-    page: Annotated[str, Form()] = "1",
-) -> HTMLResponse:
-    view = View.of(sort, dir, page)
-    return _set_disabled(request, competitions, settings, slug, csrf, name, False, view)
 
 
 # ------------------------------------------------------------ what teams read
@@ -374,7 +235,7 @@ def edit_details(
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc, details=values)
+        return refused(request, competitions, settings, slug, exc, details=values)
     return desk(
         request, competitions, settings, info, done="The title, overview and rules are saved."
     )
@@ -403,7 +264,7 @@ def change_deadline(
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
-        return _refused(
+        return refused(
             request, competitions, settings, slug, exc, deadline_value=deadline, zone=zone
         )
     done = (
@@ -444,7 +305,7 @@ def upload_files(
         for name, data in uploads:
             competitions.add_file(slug, name, data, replace=bool(replace))
     except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc)
+        return refused(request, competitions, settings, slug, exc)
     names = ", ".join(name for name, _ in uploads)
     return desk(request, competitions, settings, info, done=f"Uploaded {names}.")
 
@@ -463,101 +324,5 @@ def remove_file(
         info = competitions.competition(slug)
         competitions.remove_file(slug, name)
     except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc)
+        return refused(request, competitions, settings, slug, exc)
     return desk(request, competitions, settings, info, done=f"Removed {name}.")
-
-
-# ------------------------------------------------------- closing, publishing
-_CONFIRM = {
-    "close": (
-        "Close {title}?",
-        "Teams can no longer submit. Teams that selected no final submission get "
-        "their best released ones. The private board stays hidden until you publish it.",
-        "Close the competition",
-    ),
-    "publish": (
-        "Publish the private board of {title}?",
-        "Everyone will see the private board and the audit key, which lets anyone re-run "
-        "the board. This cannot be undone.",
-        "Publish the private board and the key",
-    ),
-}
-
-
-def _confirmation(
-    request: Request, competitions: Competitions, settings: Settings, slug: str, action: str
-) -> HTMLResponse:
-    info, other = _find_signed_in(request, competitions, settings, slug)
-    if info is None:
-        return other
-    question, consequence, button = _CONFIRM[action]
-    return organiser_page(
-        request,
-        settings,
-        "organiser_confirm.html",
-        competition=info,
-        action=action,
-        question=question.format(title=info.title),
-        consequence=consequence,
-        button=button,
-    )
-
-
-@router.get("/organiser/c/{slug}/close", response_class=HTMLResponse)
-def confirm_close(
-    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
-) -> HTMLResponse:
-    return _confirmation(request, competitions, settings, slug, "close")
-
-
-@router.post("/organiser/c/{slug}/close", response_class=HTMLResponse)
-def close(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-) -> HTMLResponse:
-    """Close now (the confirmation page's button); idempotent."""
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.close(slug)
-    except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc)
-    return desk(
-        request,
-        competitions,
-        settings,
-        info,
-        done=f"{info.title} is closed. Look over the private board below, then publish it.",
-    )
-
-
-@router.get("/organiser/c/{slug}/publish", response_class=HTMLResponse)
-def confirm_publish(
-    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
-) -> HTMLResponse:
-    return _confirmation(request, competitions, settings, slug, "publish")
-
-
-@router.post("/organiser/c/{slug}/publish", response_class=HTMLResponse)
-def publish(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-) -> HTMLResponse:
-    """Publish the private board and reveal the key, after the close."""
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.publish(slug)
-    except REFUSALS as exc:
-        return _refused(request, competitions, settings, slug, exc)
-    return desk(
-        request,
-        competitions,
-        settings,
-        info,
-        done=f"The private board of {info.title} and its audit key are public.",
-    )

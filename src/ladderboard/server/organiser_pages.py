@@ -1,6 +1,8 @@
 """The organiser's pages: sign in with the organiser token, the list of
 competitions, the form that creates one (:mod:`.organiser_create`) and each
-competition's desk (:mod:`.organiser_desk`).
+competition's desk (:mod:`.organiser_desk`, with its teams in
+:mod:`.organiser_teams` and its close and publication in
+:mod:`.organiser_closing`).
 
 Every page needs the organiser's session and every form its CSRF value and
 this server's origin (:mod:`.organiser_session`).
@@ -14,7 +16,12 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from ladderboard.server import organiser_create, organiser_desk
+from ladderboard.server import (
+    organiser_closing,
+    organiser_create,
+    organiser_desk,
+    organiser_teams,
+)
 from ladderboard.server.deps import (
     CompetitionsDep,
     SettingsDep,
@@ -99,5 +106,5 @@ def organiser_logout(
     return response
 
 
-router.include_router(organiser_create.router)
-router.include_router(organiser_desk.router)
+for part in (organiser_create, organiser_desk, organiser_teams, organiser_closing):
+    router.include_router(part.router)
