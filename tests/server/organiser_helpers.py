@@ -17,9 +17,17 @@ def sign_in(client) -> str:
     return re.search(r'name="csrf" value="([0-9a-f]+)"', page.text).group(1)
 
 
+# What a refusal never says: Python's own words for a call gone wrong.
+TECHNICAL = ("__init__", "Traceback", "keyword", "argument")
+
+
 def alert(html: str) -> str:
+    """The page's refusal, checked to be one plain sentence."""
     found = re.search(r'role="alert"><strong>Refused:</strong> (.*?)</div>', html, re.S)
-    return unescape(found.group(1)) if found else ""
+    text = unescape(found.group(1)) if found else ""
+    assert not any(word in text for word in TECHNICAL), text
+    assert "\n" not in text and (not text or text.endswith(".")), text
+    return text
 
 
 def status(html: str) -> str:

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from html import unescape
 
 import pytest
-from organiser_helpers import alert, sign_in, state, status
+from organiser_helpers import TECHNICAL, alert, sign_in, state, status
 from server_helpers import create
 
 from ladderboard.engine import Competitions
@@ -120,7 +120,6 @@ def test_create_keeps_a_parameter_left_empty_to_the_mechanisms_default(client, s
     assert params == {"noise": "gaussian", "snap": False}
 
 
-TECHNICAL = ("__init__", "Traceback", "keyword", "argument")
 FUTURE = f"{datetime.now(UTC).year + 2}-06-01T12:00"
 BAD_CREATIONS = {
     "eta-missing": ({"mechanism": "ladder"}, "The Ladder needs its step eta: give a number"),

@@ -231,8 +231,9 @@ def test_desk_imports_teams_and_gives_their_tokens_once(client, solution, conten
         (b"name\nAda\n" + b"x" * 101 + b"\n", "Line 3: the name is 101 characters long"),
         (b"name\n\n", "The file names no team"),
         (b"Ada\n\xff\xfe\n", "Line 2: the file must be UTF-8 text"),
+        (b'Ada\n"Bo"b\n', "Line 2: not a readable CSV line"),
     ],
-    ids=["columns", "repeat", "taken", "control", "long", "empty", "encoding"],
+    ids=["columns", "repeat", "taken", "control", "long", "empty", "encoding", "quotes"],
 )
 def test_desk_import_refuses_a_bad_line_by_number_and_adds_none(client, solution, content, message):
     create(client, solution)
@@ -403,6 +404,8 @@ def test_desk_closes_after_a_confirmation_then_previews_and_publishes(client, so
     assert ">Confirm<" in confirm.text and 'href="/organiser/c/demo">Cancel</a>' in confirm.text
     assert not competitions.competition("demo").is_closed()  # looking at it closes nothing
 
+    not_yet = client.get("/organiser/c/demo/publish")
+    assert not_yet.status_code == 409 and "close it before publishing" in alert(not_yet.text)
     before = state(client)
     early = client.post("/organiser/c/demo/publish", data={"csrf": csrf})
     assert early.status_code == 409 and "close it before publishing" in alert(early.text)
@@ -419,6 +422,8 @@ def test_desk_closes_after_a_confirmation_then_previews_and_publishes(client, so
     with pytest.raises(CompetitionClosed):  # nobody else sees it yet
         competitions.leaderboard("demo", "private")
 
+    again = client.get("/organiser/c/demo/close")
+    assert "is closed already" in status(again.text) and ">Confirm<" not in again.text
     confirm = client.get("/organiser/c/demo/publish").text
     assert "Publish the private board of Flower challenge?" in confirm
     published = client.post("/organiser/c/demo/publish", data={"csrf": csrf})
@@ -426,6 +431,7 @@ def test_desk_closes_after_a_confirmation_then_previews_and_publishes(client, so
     assert competitions.competition("demo").is_published()
     assert competitions.leaderboard("demo", "private")[0].team == "alpha"
     assert 'href="/organiser/c/demo/publish"' not in published.text
+    assert "published already" in status(client.get("/organiser/c/demo/publish").text)
 
 
 def test_desk_after_the_deadline_previews_and_publishes(client, solution, monkeypatch):

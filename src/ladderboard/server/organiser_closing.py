@@ -43,6 +43,14 @@ def _confirmation(
     info, other = find_signed_in(request, competitions, settings, slug)
     if info is None:
         return other
+    if action == "close" and info.is_closed():
+        return desk(request, competitions, settings, info, done=f"{info.title} is closed already.")
+    if action == "publish" and info.is_published():
+        done = f"The private board of {info.title} is published already."
+        return desk(request, competitions, settings, info, done=done)
+    if action == "publish" and not info.is_closed():
+        error = f"{info.title} is open: close it before publishing its private board."
+        return desk(request, competitions, settings, info, 409, error=error)
     question, consequence, button = _CONFIRM[action]
     return organiser_page(
         request,

@@ -292,7 +292,8 @@ def create_form(
         defaults=_DEFAULTS,
         zones=time_zones(),
         advice=advice,
-        advice_json=json.dumps({"rows": advice, "metrics": ADVISOR_METRIC}),
+        # In a <script type="application/json">: no "<" may close it early.
+        advice_json=json.dumps({"rows": advice, "metrics": ADVISOR_METRIC}).replace("<", "\\u003c"),
         budget=BUDGET,
         **extra,
     )
@@ -316,13 +317,19 @@ async def create_competition(
         form = await request.form(max_files=MAX_DATA_FILES + 1, max_fields=400)
     except HTTPException as exc:
         text = f"The form could not be read: {exc.detail}"
-        if not signed_in(request, competitions, settings):
-            return sign_in_page(request, 400, error=text, next_path="/organiser/new")
-        return create_form(request, settings, 400, error=text)
+        return await run_in_threadpool(_unreadable, request, competitions, settings, text)
     try:
         return await run_in_threadpool(_create, request, competitions, settings, form)
     finally:
         await form.close()
+
+
+def _unreadable(
+    request: Request, competitions: Competitions, settings: Settings, text: str
+) -> HTMLResponse:
+    if not signed_in(request, competitions, settings):
+        return sign_in_page(request, 400, error=text, next_path="/organiser/new")
+    return create_form(request, settings, 400, error=text)
 
 
 def _create(

@@ -158,10 +158,11 @@ def team_names(data: bytes, taken: Sequence[str] = ()) -> TeamList:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise invalid(f"Line {line}: the file must be UTF-8 text") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        rows = list(csv.reader(io.StringIO(text, newline=""), strict=True))
+        rows = list(reader)
     except csv.Error as exc:
-        raise invalid(f"the file is not a readable CSV: {exc}") from None
+        raise invalid(f"Line {reader.line_num}: not a readable CSV line ({exc})") from None
     keys = {name_key(name): 0 for name in taken}
     names: list[str] = []
     lines: list[int] = []
