@@ -40,7 +40,7 @@ def test_pages_render_and_the_forms_act(client, solution):
             "score": "zero_one",
             "title": "Demo challenge",
             "mechanism": "ladder",
-            "mechanism_params": '{"eta": 0.01}',
+            "param-ladder-eta": "0.01",
         },
         files={"solution": ("solution.csv", solution.to_csv(), "text/csv")},
     )

@@ -238,7 +238,7 @@ def test_participant_browser_team_signs_in_once_submits_and_selects(
     page.get_by_role("button", name="Submit").click()
     result = page.get_by_role("status")
     expect(result).to_contain_text("is scored")
-    expect(result).to_contain_text("Your first released public score is")
+    expect(result).to_contain_text("Your first public score")
     released = page.locator(".released").inner_text()
     assert re.fullmatch(r"\d\.\d{5}", released), released
     fits(page)

@@ -1,0 +1,394 @@
+"""The form that creates a competition (``/organiser/new``).
+
+One field per parameter of each mechanism, read from the mechanism itself
+(:func:`ladderboard.mechanisms.parameters_of`: its signature and the
+"Parameters" section of its docstring), so that a newly registered mechanism
+is offered with its parameters the moment it exists. Fields are named
+``param-<mechanism>-<parameter>``, and only the chosen mechanism's are read,
+so that the values typed for one never reach another. Without a script every
+mechanism's fields show, each under its name; ``desk.js`` shows the chosen
+one's, limits the scores to those it takes, and preselects what the
+advisor's table (:mod:`.organiser_advice`) recommends for the solution file's
+public rows, which it counts in the browser.
+
+A refusal shows the form again with every value as sent (a browser cannot
+keep a chosen file: the page says to choose it again) and one sentence that
+names the field by its label, never the words of a Python exception.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import json
+import re
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+
+from ladderboard.engine import Competitions
+from ladderboard.files.solution import Solution
+from ladderboard.losses import LOSSES, METRICS
+from ladderboard.mechanisms import MECHANISMS, Mechanism, parameters_of
+from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
+from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
+from ladderboard.rules.text import check_json, check_slug
+from ladderboard.server import api
+from ladderboard.server.deps import CompetitionsDep, SettingsDep
+from ladderboard.server.organiser_advice import ADVICE, ADVISOR_METRIC, BUDGET
+from ladderboard.server.organiser_desk import desk
+from ladderboard.server.organiser_forms import (
+    DEFAULT_ZONE,
+    deadline_in_utc,
+    invalid,
+    plain,
+    time_zones,
+    whole_number,
+)
+from ladderboard.server.organiser_session import (
+    check_form,
+    organiser_page,
+    sign_in_page,
+    signed_in,
+)
+from ladderboard.server.rendering import REFUSALS, refusal
+from ladderboard.server.settings import Settings
+
+__all__ = ["MechanismFields", "field_name", "mechanism_fields", "mechanism_params", "router"]
+
+router = APIRouter(include_in_schema=False)
+
+DEFAULT_MECHANISM = "parameter-free-ladder"
+MAX_DATA_FILES = 20
+_DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CompetitionConfig)}
+_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
+
+
+def field_name(mechanism: str, parameter: str) -> str:
+    return f"param-{mechanism}-{parameter}"
+
+
+def display_name(klass: type[Mechanism]) -> str:
+    """A mechanism's class name in words, the papers' ``Boot`` kept to its word:
+    ``ShakyLadder`` → ``Shaky Ladder``, ``BayesBootLadder`` → ``BayesBoot Ladder``."""
+    return re.sub(r"(?<=[a-z])(?=[A-Z])(?!Boot)", " ", klass.__name__)
+
+
+def _summary(klass: type[Mechanism]) -> str:
+    """The first paragraph of the mechanism's docstring, reST markup removed."""
+    first = inspect.cleandoc(klass.__doc__ or "").split("\n\n", 1)[0]
+    return _ROLE.sub(r"\1", " ".join(first.split())).replace("``", "")
+
+
+def _text(value: Any) -> str:
+    """A default as the form shows it (nothing for none or a required one)."""
+    if value is None or value is REQUIRED:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class ParameterField:
+    info: ParameterInfo
+    field: str
+    value: str
+
+    @property
+    def default_sentence(self) -> str:
+        if self.info.required:
+            return "Required."
+        if self.info.default is None:
+            return "Leave it empty for the mechanism's own choice."
+        return f"Default: {_text(self.info.default)}."
+
+
+@dataclasses.dataclass(frozen=True)
+class MechanismFields:
+    """A mechanism as the form offers it: what it scores and its parameters."""
+
+    name: str
+    display: str
+    summary: str
+    input_kind: str
+    params: tuple[ParameterField, ...]
+
+
+def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
+    """Every registered mechanism with its parameter fields, filled with
+    ``values`` (what was sent) or else the defaults."""
+    offered = []
+    for name, klass in sorted(MECHANISMS.items()):
+        params = []
+        for info in parameters_of(name):
+            field = field_name(name, info.name)
+            params.append(ParameterField(info, field, values.get(field, _text(info.default))))
+        offered.append(
+            MechanismFields(
+                name, display_name(klass), _summary(klass), klass.input_kind, tuple(params)
+            )
+        )
+    return offered
+
+
+def _parameter_refusal(klass: type[Mechanism], info: ParameterInfo, text: str, why: str) -> str:
+    """``why`` (the parameter's own check) as a sentence about the mechanism:
+    "the Ladder needs its step eta: give a number"."""
+    name = display_name(klass)
+    if info.required and not text.strip():
+        clause = info.help.split(":", 1)[0].split(",", 1)[0]
+        noun = clause[4:].lower() + " " if clause.startswith("The ") and len(clause) < 30 else ""
+        give = why.split(": ", 1)[1] if ": " in why else ""
+        return f"the {name} needs its {noun}{info.name}" + (f": {give}" if give else "")
+    return f"the {name}'s {why}"
+
+
+def mechanism_params(mechanism: str, values: dict[str, str]) -> dict[str, Any]:
+    """The chosen mechanism's parameters from its fields, typed; an empty
+    field leaves the mechanism's default."""
+    klass = MECHANISMS[mechanism]
+    params: dict[str, Any] = {}
+    for info in parameters_of(mechanism):
+        text = values.get(field_name(mechanism, info.name), "")
+        if not text.strip() and not info.required:
+            continue
+        try:
+            params[info.name] = info.coerce(text)
+        except (TypeError, ValueError) as exc:
+            raise invalid(_parameter_refusal(klass, info, text, str(exc))) from None
+    return params
+
+
+def _score_params(text: str, score: str) -> dict[str, Any]:
+    text = text.strip()
+    if not text:
+        return {}
+    if score in METRICS and score not in LOSSES:
+        raise invalid(f"loss parameters apply to a loss; leave them empty for the metric {score}")
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        raise invalid('loss parameters must be written like {"clip": 1e-15}, or left empty')
+    try:
+        return check_json("loss parameters", parsed)
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+
+
+def read_config(values: dict[str, str]) -> CompetitionConfig:
+    """The configuration the form's fields describe, or a refusal naming a field."""
+    mechanism = values.get("mechanism", "")
+    if mechanism not in MECHANISMS:
+        raise invalid("choose a mechanism from the list")
+    score = values.get("score", "")
+    if score not in LOSSES and score not in METRICS:
+        raise invalid("choose a loss or a metric from the list")
+    display = display_name(MECHANISMS[mechanism])
+    try:  # the score the mechanism takes, before its parameters
+        CompetitionConfig(score=score, mechanism=mechanism)
+    except ValueError as exc:
+        message = str(exc).replace(f"mechanism {mechanism!r}", f"the {display}")
+        raise invalid(plain(message, f"the {display} cannot score {score}")) from None
+    params = mechanism_params(mechanism, values)
+    board = values.get("board", "per-team")
+    if board not in BOARD_MODES:
+        raise invalid("choose a per-team or a per-rank board")
+    deadline = deadline_in_utc(values.get("deadline", ""), values.get("zone", DEFAULT_ZONE))
+    auto_publish = bool(values.get("auto_publish"))
+    if auto_publish and deadline is None:
+        raise invalid(
+            "publishing the private board at the deadline needs a deadline: set one, "
+            "or untick 'Publish automatically'"
+        )
+    number = whole_number
+    options: dict[str, Any] = {
+        "ranks": number("Ranks", values.get("ranks", ""), default=_DEFAULTS["ranks"]),
+        "daily_quota": number(
+            "Submissions a day",
+            values.get("daily_quota", ""),
+            default=_DEFAULTS["daily_quota"],
+            allow_none=True,
+        ),
+        "total_quota": number(
+            "Submissions in all",
+            values.get("total_quota", ""),
+            default=_DEFAULTS["total_quota"],
+            allow_none=True,
+        ),
+        "invalid_quota": number(
+            "Invalid files in all",
+            values.get("invalid_quota", ""),
+            default=_DEFAULTS["invalid_quota"],
+            allow_none=True,
+        ),
+        "n_selections": number(
+            "Final submissions a team selects",
+            values.get("n_selections", ""),
+            default=_DEFAULTS["n_selections"],
+        ),
+    }
+    score_params = _score_params(values.get("score_params", ""), score)
+    try:
+        return CompetitionConfig(
+            score=score,
+            mechanism=mechanism,
+            mechanism_params=params,
+            score_params=score_params,
+            board=board,
+            deadline=deadline,
+            auto_publish=auto_publish,
+            **options,
+        )
+    except TypeError as exc:
+        if score_params:
+            keys = ", ".join(sorted(score_params))
+            raise invalid(f"the loss {score} does not take the parameters {keys}") from None
+        raise invalid(plain(str(exc), f"the {display} cannot be set up so")) from None
+    except ValueError as exc:
+        message = str(exc).replace(f"mechanism {mechanism!r}", f"the {display}")
+        raise invalid(plain(message, f"the {display} cannot be set up so")) from None
+
+
+def _values(form: FormData) -> dict[str, str]:
+    """The form's text fields (the last of a repeated name)."""
+    return {key: value for key, value in form.items() if isinstance(value, str)}
+
+
+def _uploads(form: FormData, key: str) -> list[UploadFile]:
+    return [f for f in form.getlist(key) if isinstance(f, UploadFile) and f.filename]
+
+
+def create_form(
+    request: Request,
+    settings: Settings,
+    status: int = 200,
+    values: dict[str, str] | None = None,
+    **extra: Any,
+) -> HTMLResponse:
+    values = values or {}
+    advice = [
+        {**dataclasses.asdict(row), "command": row.command()}
+        for row in ADVICE
+        if row.mechanism in MECHANISMS
+    ]
+    return organiser_page(
+        request,
+        settings,
+        "organiser_create.html",
+        status,
+        values=values,
+        mechanisms=mechanism_fields(values),
+        chosen_mechanism=values.get("mechanism", DEFAULT_MECHANISM),
+        chosen_score=values.get("score", "zero_one"),
+        losses=sorted(LOSSES),
+        metrics=sorted(METRICS),
+        defaults=_DEFAULTS,
+        zones=time_zones(),
+        advice=advice,
+        # In a <script type="application/json">: no "<" may close it early.
+        advice_json=json.dumps({"rows": advice, "metrics": ADVISOR_METRIC}).replace("<", "\\u003c"),
+        budget=BUDGET,
+        **extra,
+    )
+
+
+@router.get("/organiser/new", response_class=HTMLResponse)
+def new_competition(
+    request: Request, competitions: CompetitionsDep, settings: SettingsDep
+) -> HTMLResponse:
+    if not signed_in(request, competitions, settings):
+        return sign_in_page(request, 401, next_path="/organiser/new")
+    return create_form(request, settings)
+
+
+@router.post("/organiser/competitions", response_class=HTMLResponse)
+async def create_competition(
+    request: Request, competitions: CompetitionsDep, settings: SettingsDep
+) -> HTMLResponse:
+    """Create the competition and attach its data files; a refusal stores nothing."""
+    try:
+        form = await request.form(max_files=MAX_DATA_FILES + 1, max_fields=400)
+    except HTTPException as exc:
+        text = f"The form could not be read: {exc.detail}"
+        return await run_in_threadpool(_unreadable, request, competitions, settings, text)
+    try:
+        return await run_in_threadpool(_create, request, competitions, settings, form)
+    finally:
+        await form.close()
+
+
+def _unreadable(
+    request: Request, competitions: Competitions, settings: Settings, text: str
+) -> HTMLResponse:
+    if not signed_in(request, competitions, settings):
+        return sign_in_page(request, 400, error=text, next_path="/organiser/new")
+    return create_form(request, settings, 400, error=text)
+
+
+def _create(
+    request: Request, competitions: Competitions, settings: Settings, form: FormData
+) -> HTMLResponse:
+    values = _values(form)
+    solution_upload = _uploads(form, "solution")
+    data_uploads = _uploads(form, "files")
+    try:
+        check_form(request, competitions, settings, values.get("csrf", ""))
+        slug = values.get("slug", "").strip()
+        try:
+            check_slug(slug)
+        except ValueError:
+            raise invalid(
+                "the slug (the competition's address) is 1 to 64 letters, digits, '-' or '_'"
+            ) from None
+        config = read_config(values)
+        if not solution_upload:
+            raise invalid("choose the solution file")
+        if len(data_uploads) > MAX_DATA_FILES:
+            raise invalid(f"at most {MAX_DATA_FILES} data files at once")
+        data = api.read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
+        solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
+        data_files = api.read_data_files(data_uploads, settings)
+        display = display_name(MECHANISMS[config.mechanism])
+        try:
+            info = competitions.create(
+                slug,
+                solution,
+                config,
+                title=values.get("title", "").strip() or None,
+                description=values.get("description", ""),
+                rules=values.get("rules", ""),
+            )
+        except (TypeError, ValueError) as exc:
+            message = str(exc).replace(f"mechanism {config.mechanism!r}: ", f"the {display}'s ")
+            raise invalid(plain(message, f"the {display} cannot be set up so")) from None
+        for name, content in data_files:
+            competitions.add_file(slug, name, content)
+    except REFUSALS as exc:
+        status, text = refusal(exc)
+        if not signed_in(request, competitions, settings):
+            return sign_in_page(request, status, error=text, next_path="/organiser/new")
+        return create_form(
+            request,
+            settings,
+            status,
+            values,
+            error=text,
+            choose_again=bool(solution_upload),
+            choose_files_again=bool(data_uploads),
+        )
+    return desk(
+        request,
+        competitions,
+        settings,
+        info,
+        201,
+        created=info,
+        created_files=[name for name, _ in data_files],
+    )

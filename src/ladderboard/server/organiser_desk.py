@@ -1,0 +1,328 @@
+"""The organiser's desk, one page per competition (``/organiser/c/{slug}``).
+
+What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
+the teams with their activity (sortable by each column, 50 a page), the
+duplicate flags, the title, overview and rules, the deadline and the data
+files, each with the form that edits it, and the private board once the
+competition is closed. Teams are added, imported, disabled and looked at in
+:mod:`.organiser_teams`; closing and publishing, each behind a confirmation
+page, are :mod:`.organiser_closing`.
+
+Every form posts with the session's CSRF value (:func:`check_form`); a
+refusal leaves the competition as it was and says why in one sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi.responses import HTMLResponse
+
+from ladderboard.engine import Competitions
+from ladderboard.engine.views import CompetitionInfo, TeamSummary
+from ladderboard.server import api
+from ladderboard.server.deps import CompetitionsDep, SettingsDep
+from ladderboard.server.organiser_forms import (
+    DEFAULT_ZONE,
+    deadline_in_utc,
+    invalid,
+    local_fields,
+    time_zones,
+)
+from ladderboard.server.organiser_session import (
+    check_form,
+    organiser_page,
+    sign_in_page,
+    signed_in,
+)
+from ladderboard.server.rendering import REFUSALS, find, not_found, refusal
+from ladderboard.server.settings import Settings
+
+__all__ = ["PAGE_SIZE", "SORTS", "View", "desk", "find_signed_in", "refused", "router"]
+
+router = APIRouter(include_in_schema=False)
+
+PAGE_SIZE = 50
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column of the teams table: its heading, the key it sorts by, and
+    the direction a first click sorts it in."""
+
+    heading: str
+    key: Callable[[TeamSummary], Any]
+    first: str = "desc"
+    numeric: bool = True
+
+
+SORTS: dict[str, Column] = {
+    "team": Column("Team", lambda t: (t.name.casefold(), t.name), "asc", numeric=False),
+    "submissions": Column("Submissions", lambda t: t.submissions),
+    "last": Column(
+        "Last submission",
+        lambda t: (t.last_submission is not None, t.last_submission),
+        numeric=False,
+    ),
+    "today": Column("Used today", lambda t: t.used_today),
+    "invalid": Column("Invalid files", lambda t: t.invalid),
+    "flags": Column("Duplicate flags", lambda t: t.flags),
+    "state": Column("State", lambda t: t.disabled, numeric=False),
+}
+DEFAULT_SORT = ("team", "asc")
+
+
+@dataclass(frozen=True)
+class View:
+    """Which slice of the teams table is shown."""
+
+    sort: str = DEFAULT_SORT[0]
+    dir: str = DEFAULT_SORT[1]
+    page: int = 1
+
+    @classmethod
+    def of(cls, sort: str, dir: str, page: str) -> View:
+        """The view the query asks for; what it gets wrong falls back to the default."""
+        if sort not in SORTS:
+            sort, dir = DEFAULT_SORT
+        if dir not in ("asc", "desc"):
+            dir = SORTS[sort].first
+        number = int(page) if page.isdigit() and len(page) < 7 else 1
+        return cls(sort, dir, max(1, number))
+
+    def query(self, **changes: Any) -> str:
+        values = {"sort": self.sort, "dir": self.dir, "page": self.page, **changes}
+        return "?" + urlencode(values)
+
+    def link(self, column: str) -> str:
+        """The link of a column's heading: the other direction when the table
+        is sorted by it, else its first direction; back to page 1."""
+        if column == self.sort:
+            return self.query(dir="asc" if self.dir == "desc" else "desc", page=1)
+        return self.query(sort=column, dir=SORTS[column].first, page=1)
+
+    def aria_sort(self, column: str) -> str | None:
+        if column != self.sort:
+            return None
+        return "ascending" if self.dir == "asc" else "descending"
+
+
+def sorted_teams(teams: list[TeamSummary], view: View) -> list[TeamSummary]:
+    """The teams in the view's order; ties in the order of their names."""
+    by_name = sorted(teams, key=SORTS["team"].key)
+    return sorted(by_name, key=SORTS[view.sort].key, reverse=view.dir == "desc")
+
+
+def _status(info: CompetitionInfo) -> str:
+    if info.is_published():
+        return "published"
+    return "closed" if info.is_closed() else "open"
+
+
+def desk(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    info: CompetitionInfo,
+    status: int = 200,
+    view: View | None = None,
+    **extra: Any,
+) -> HTMLResponse:
+    """The desk of ``info`` as it is now, with ``extra`` (a message, a form's values)."""
+    info = competitions.competition(info.slug)
+    view = view or View()
+    teams = sorted_teams(competitions.team_summaries(info.slug), view)
+    pages = max(1, -(-len(teams) // PAGE_SIZE))
+    view = View(view.sort, view.dir, min(view.page, pages))
+    start = (view.page - 1) * PAGE_SIZE
+    private = None
+    if info.is_closed():
+        private = competitions.leaderboard(info.slug, "private", organiser=True)
+    extra.setdefault("zone", DEFAULT_ZONE)
+    return organiser_page(
+        request,
+        settings,
+        "organiser_desk.html",
+        status,
+        competition=info,
+        state=_status(info),
+        teams=teams[start : start + PAGE_SIZE],
+        team_count=len(teams),
+        first_row=start + 1,
+        pages=pages,
+        view=view,
+        columns=SORTS,
+        flags=competitions.flags(info.slug),
+        files=competitions.files(info.slug),
+        private=private,
+        precision=info.config.precision,
+        zones=time_zones(),
+        deadline_local=local_fields(info.deadline),
+        **extra,
+    )
+
+
+def find_signed_in(request: Request, competitions: Competitions, settings: Settings, slug: str):
+    """The competition of the page, or the response to give instead (sign in, not found)."""
+    if not signed_in(request, competitions, settings):
+        return None, sign_in_page(request, 401, next_path=request.url.path)
+    info = find(competitions, slug)
+    if info is None:
+        return None, not_found(request, slug)
+    return info, None
+
+
+def refused(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    exc: Exception,
+    view: View | None = None,
+    **extra: Any,
+) -> HTMLResponse:
+    """The refusal of a desk form: the sign-in page without a session, else the desk."""
+    status, text = refusal(exc)
+    if not signed_in(request, competitions, settings):
+        return sign_in_page(request, status, error=text, next_path=f"/organiser/c/{slug}")
+    info = find(competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    return desk(request, competitions, settings, info, status, view, error=text, **extra)
+
+
+# ---------------------------------------------------------------------- desk
+@router.get("/organiser/c/{slug}", response_class=HTMLResponse)
+def desk_page(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    sort: str = "",
+    dir: str = "",
+    page: str = "1",
+) -> HTMLResponse:
+    info, other = find_signed_in(request, competitions, settings, slug)
+    if info is None:
+        return other
+    return desk(request, competitions, settings, info, view=View.of(sort, dir, page))
+
+
+# ------------------------------------------------------------ what teams read
+@router.post("/organiser/c/{slug}/details", response_class=HTMLResponse)
+def edit_details(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    title: Annotated[str, Form()] = "",
+    description: Annotated[str, Form()] = "",
+    rules: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """The title, the overview and the rules (Markdown), at any time."""
+    values = {"title": title, "description": description, "rules": rules}
+    try:
+        check_form(request, competitions, settings, csrf)
+        try:
+            info = competitions.update(
+                slug, title=title.strip(), description=description, rules=rules
+            )
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+    except REFUSALS as exc:
+        return refused(request, competitions, settings, slug, exc, details=values)
+    return desk(
+        request, competitions, settings, info, done="The title, overview and rules are saved."
+    )
+
+
+@router.post("/organiser/c/{slug}/deadline", response_class=HTMLResponse)
+def change_deadline(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    deadline: Annotated[str, Form()] = "",
+    zone: Annotated[str, Form()] = DEFAULT_ZONE,
+    no_deadline: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """A new deadline in the future (in ``zone``, stored in UTC), or none,
+    while the competition is open."""
+    try:
+        check_form(request, competitions, settings, csrf)
+        when = None if no_deadline else deadline_in_utc(deadline, zone)
+        if when is None and not no_deadline:
+            raise invalid("choose the new deadline's date and time, or tick 'No deadline'")
+        try:
+            info = competitions.update(slug, deadline=when)
+        except ValueError as exc:
+            raise invalid(str(exc)) from None
+    except REFUSALS as exc:
+        return refused(
+            request, competitions, settings, slug, exc, deadline_value=deadline, zone=zone
+        )
+    done = (
+        "The competition has no deadline now: close it here."
+        if when is None
+        else (f"The deadline is now {when:%Y-%m-%d %H:%M} UTC.")
+    )
+    return desk(request, competitions, settings, info, done=done)
+
+
+# ------------------------------------------------------------------ data files
+@router.post("/organiser/c/{slug}/files", response_class=HTMLResponse)
+def upload_files(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    files: Annotated[list[UploadFile], File()] = [],  # noqa: B006 (FastAPI copies it)
+    replace: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """Data files for the participants; a name already used is refused unless
+    ``replace`` is ticked. The names are checked before any file is stored."""
+    try:
+        check_form(request, competitions, settings, csrf)
+        info = competitions.competition(slug)
+        chosen = [f for f in files if f.filename]
+        if not chosen:
+            raise invalid("choose one or more data files to upload")
+        uploads = api.read_data_files(chosen, settings)
+        if not replace:
+            taken = {f.name for f in competitions.files(slug)} & {name for name, _ in uploads}
+            if taken:
+                raise invalid(
+                    f"{', '.join(sorted(taken))} is already a file here: tick "
+                    "'Replace files of the same name' to replace it"
+                )
+        for name, data in uploads:
+            competitions.add_file(slug, name, data, replace=bool(replace))
+    except REFUSALS as exc:
+        return refused(request, competitions, settings, slug, exc)
+    names = ", ".join(name for name, _ in uploads)
+    return desk(request, competitions, settings, info, done=f"Uploaded {names}.")
+
+
+@router.post("/organiser/c/{slug}/files/remove", response_class=HTMLResponse)
+def remove_file(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    name: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    try:
+        check_form(request, competitions, settings, csrf)
+        info = competitions.competition(slug)
+        competitions.remove_file(slug, name)
+    except REFUSALS as exc:
+        return refused(request, competitions, settings, slug, exc)
+    return desk(request, competitions, settings, info, done=f"Removed {name}.")
