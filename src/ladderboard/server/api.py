@@ -46,6 +46,7 @@ from ladderboard.server.deps import (
     no_store,
 )
 from ladderboard.server.errors import ApiError
+from ladderboard.server.organiser_forms import team_names
 from ladderboard.server.schemas import (
     BoardRowOut,
     CommitmentOut,
@@ -379,30 +380,6 @@ def list_teams(
     return [TeamSummaryOut.of(t) for t in competitions.team_summaries(competition.slug)]
 
 
-def team_names_csv(data: bytes) -> list[str]:
-    """Team names from a CSV: a column ``name``, or the first column of a
-    file without that header. Blank lines are skipped."""
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise invalid("the team list must be a UTF-8 CSV file") from None
-    rows = [row for row in csv.reader(io.StringIO(text)) if any(cell.strip() for cell in row)]
-    if not rows:
-        raise invalid("the team list is empty")
-    header = [cell.strip().lower() for cell in rows[0]]
-    column = header.index("name") if "name" in header else None
-    if column is None:
-        return [row[0] for row in rows]
-    names = []
-    for line, row in enumerate(rows[1:], 2):
-        if column >= len(row):
-            raise invalid(f"line {line} of the team list has no name")
-        names.append(row[column])
-    if not names:
-        raise invalid("the team list has a header but no team")
-    return names
-
-
 @router.post(
     "/competitions/{slug}/teams/import",
     responses=errors(401, 403, 404, 409, 413, 422, 429),
@@ -420,7 +397,9 @@ def import_teams(
     competition: Competition,
     file: Annotated[UploadFile, File(description="The CSV of team names.")],
 ) -> list[TeamCreated]:
-    names = team_names_csv(read_upload(file.file, settings.max_upload_bytes, "team list"))
+    data = read_upload(file.file, settings.max_upload_bytes, "team list")
+    taken = [team.name for team in competitions.teams(competition.slug)]
+    names = list(team_names(data, taken).names)  # the organiser's page reads the same CSV
     return create_teams(competitions, competition.slug, names, response)
 
 

@@ -140,7 +140,8 @@ class TeamList:
 
 def team_names(data: bytes, taken: Sequence[str] = ()) -> TeamList:
     """The team names of a CSV file: one column, headed ``name`` or without
-    a header; blank lines are skipped. Refused, with the line's number, for a
+    a header, or the column ``name`` of a file with a header; blank lines are
+    skipped. Refused, with the line's number, for a
     line of several columns, a name that is empty, too long or not plain
     text, a name repeated (under case and Unicode folding) or already
     ``taken``.
@@ -166,8 +167,18 @@ def team_names(data: bytes, taken: Sequence[str] = ()) -> TeamList:
     keys = {name_key(name): 0 for name in taken}
     names: list[str] = []
     lines: list[int] = []
+    # A header with a column "name" among others (an export with e-mails, say)
+    # picks that column; otherwise the file has the one column.
+    header = [cell.strip().lower() for cell in rows[0]] if rows else []
+    column = header.index("name") if "name" in header and len(header) > 1 else None
     for number, row in enumerate(rows, 1):
         cells = [cell.strip() for cell in row]
+        if column is not None:
+            if number == 1 or not any(cells):
+                continue
+            if column >= len(cells):
+                raise invalid(f"Line {number} has no column 'name'")
+            cells = [cells[column]]
         while cells and not cells[-1] and len(cells) > 1:
             cells.pop()
         if not cells or cells == [""]:
@@ -176,7 +187,8 @@ def team_names(data: bytes, taken: Sequence[str] = ()) -> TeamList:
             continue
         if len(cells) > 1:
             raise invalid(
-                f"Line {number} has {len(cells)} columns; the file has one column, the team's name"
+                f"Line {number} has {len(cells)} columns; a file without a header 'name' has "
+                "one column, the team's name"
             )
         name = cells[0]
         try:
