@@ -119,8 +119,8 @@ def close_competition(page: Page, site: Site) -> None:
 def enter_token(token: Callable[[Site], str]) -> Callable[[Page, Site], None]:
     def act(page: Page, site: Site) -> None:
         page.get_by_label("Team token").fill(token(site))
-        page.get_by_role("button", name="Show my submissions").click()
-        expect(page.get_by_role("heading", name="Submissions")).to_be_visible()
+        page.get_by_role("button", name="Sign in").click()  # once: a session cookie after
+        expect(page.get_by_role("heading", name="Submissions", exact=True)).to_be_visible()
 
     return act
 
@@ -128,7 +128,6 @@ def enter_token(token: Callable[[Site], str]) -> Callable[[Page, Site], None]:
 def save_selection(page: Page, site: Site) -> None:
     enter_token(lambda site: site.token)(page, site)
     page.get_by_label("Select submission 1", exact=True).check()
-    page.get_by_label("Team token (again, to confirm)").fill(site.token)
     page.get_by_role("button", name="Save my final selection").click()
     expect(page.get_by_role("status")).to_contain_text("saved")
 
