@@ -60,6 +60,7 @@ class Request:
     method: str = "GET"
     form: dict[str, str] = field(default_factory=dict)
     organiser: bool = False
+    team: bool = False  # signed in as the first team (its session cookie)
     status: int = 200
 
 
@@ -69,12 +70,26 @@ BASELINES = (
 )
 PAGES = (
     Request("competitions", "/"),
-    Request("board", f"/c/{SLUG}"),
+    Request("overview", f"/c/{SLUG}"),
+    Request("data", f"/c/{SLUG}/data"),
+    Request("rules", f"/c/{SLUG}/rules"),
+    Request("leaderboard", f"/c/{SLUG}/leaderboard"),
+    Request("leaderboard, page 3", f"/c/{SLUG}/leaderboard?page=3"),
+    Request("leaderboard, find a team", f"/c/{SLUG}/leaderboard?team=Team+250"),
+    Request("how it works", "/how"),
     Request("submit", f"/c/{SLUG}/submit"),
-    Request("team sign-in", f"/c/{SLUG}/team"),
-    Request("team (token posted)", f"/c/{SLUG}/team", "POST", {"token": TEAM_TOKEN}),
+    Request("submit, signed in", f"/c/{SLUG}/submit", team=True),
+    Request("my team, sign-in form", f"/c/{SLUG}/team"),
+    Request("my team, signed in", f"/c/{SLUG}/team", team=True),
     Request("organiser, signed out", "/organiser"),
     Request("organiser, signed in", "/organiser", organiser=True),
+    Request("organiser's desk", f"/organiser/c/{SLUG}", organiser=True),
+    Request(
+        "desk, sorted by submissions",
+        f"/organiser/c/{SLUG}?sort=submissions&dir=desc&page=2",
+        organiser=True,
+    ),
+    Request("desk, one team", f"/organiser/c/{SLUG}/team?name=Team+000", organiser=True),
     Request("not found", "/c/no-such-competition", status=404),
 )
 
@@ -113,15 +128,19 @@ def fill(url: str, teams: int, submissions: int) -> float:
 
 
 @contextmanager
-def clients(url: str) -> Iterator[tuple[TestClient, TestClient]]:
-    """An anonymous client and one signed in as the organiser, over one app."""
+def clients(url: str) -> Iterator[tuple[TestClient, TestClient, TestClient]]:
+    """An anonymous client, one signed in as the organiser and one as the
+    first team, over one app."""
     settings = Settings(admin_token=ADMIN, database_url=url, rate_limit_per_minute=0)
     app = create_app(settings)
-    with TestClient(app) as anonymous, TestClient(app) as organiser:
+    with TestClient(app) as anonymous, TestClient(app) as organiser, TestClient(app) as team:
         organiser.headers["Origin"] = "http://testserver"  # as a browser's form post
         signed = organiser.post("/organiser/login", data={"token": ADMIN})
         assert signed.status_code == 200 and "Sign out" in signed.text, signed.status_code
-        yield anonymous, organiser
+        team.headers["Origin"] = "http://testserver"
+        signed = team.post(f"/c/{SLUG}/team", data={"token": TEAM_TOKEN})
+        assert signed.status_code == 200 and "Sign out" in signed.text, signed.status_code
+        yield anonymous, organiser, team
 
 
 def bench(url: str, label: str, teams: int, submissions: int, rounds: int) -> None:
@@ -132,10 +151,10 @@ def bench(url: str, label: str, teams: int, submissions: int, rounds: int) -> No
     )
     requests = (*BASELINES, *PAGES)
     times: dict[str, list[float]] = {request.name: [] for request in requests}
-    with clients(url) as (anonymous, organiser):
+    with clients(url) as (anonymous, organiser, team):
 
         def send(request: Request) -> float:
-            client = organiser if request.organiser else anonymous
+            client = organiser if request.organiser else team if request.team else anonymous
             start = time.perf_counter()
             response = client.request(request.method, request.path, data=request.form or None)
             elapsed = time.perf_counter() - start
