@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 from datetime import timedelta
 
+import numpy as np
 import pytest
 
-from engine_helpers import START, create, csv_for, noisy, snapshot
+from engine_helpers import START, create, csv_for, make_solution, noisy, snapshot
 from ladderboard.engine.errors import (
     CompetitionClosed,
     Conflict,
@@ -18,7 +19,9 @@ from ladderboard.engine.errors import (
     QuotaExceeded,
     TeamDisabled,
 )
+from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
+from ladderboard.rules.config import CompetitionConfig
 
 
 # -------------------------------------------------------------- data files
@@ -284,3 +287,36 @@ def test_running_team_sessions_expire_close_and_end_with_a_disabled_team(store, 
     fresh = store.team_sessions.open(team.id, timedelta(hours=1))
     store.team_sessions.close(fresh)
     assert store.team_sessions.team_of(fresh) is None
+
+
+def test_running_the_sample_submission_does_not_give_the_split_away(store):
+    # A solution file that lists its public rows first, as one joined from two parts is.
+    ids = np.random.default_rng(3).permutation(200)
+    usage = ["Public"] * 100 + ["Private"] * 100
+    text = "id,target,Usage\n" + "".join(
+        f"{i},{i % 2},{u}\n" for i, u in zip(ids, usage, strict=True)
+    )
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+    store.create("comp", Solution.from_csv(text.encode()), config)
+    rows = store.sample_submission("comp").decode().splitlines()
+    assert rows[0] == "id,target"
+    assert [int(r.split(",")[0]) for r in rows[1:]] == sorted(int(i) for i in ids)
+
+
+def test_running_data_files_are_stored_all_or_none(store):
+    create(store)
+    with pytest.raises(ValueError, match="file name"):
+        store.add_files("comp", [("good.csv", b"1"), ("../bad.csv", b"2")])
+    with pytest.raises(ValueError, match="two data files"):
+        store.add_files("comp", [("a.csv", b"1"), ("a.csv", b"2")])
+    store.add_file("comp", "taken.csv", b"0")
+    with pytest.raises(Conflict):
+        store.add_files("comp", [("new.csv", b"1"), ("taken.csv", b"2")])
+    assert [f.name for f in store.files("comp")] == ["sample_submission.csv", "taken.csv"]
+    solution = make_solution()
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+    with pytest.raises(ValueError):
+        store.create("other", solution, config, files=[("ok.csv", b"1"), (".x", b"2")])
+    assert [c.slug for c in store.competitions()] == ["comp"]
+    store.create("other", solution, config, files=[("ok.csv", b"1")])
+    assert store.file("other", "ok.csv")[1] == b"1"

@@ -22,6 +22,8 @@ from sqlalchemy.orm import Session
 
 from ladderboard.engine import CompetitionClosed, views
 from ladderboard.server.deps import hash_token
+from ladderboard.server.errors import ApiError
+from ladderboard.server.organiser_forms import deadline_in_utc
 from ladderboard.store import TeamRow
 
 
@@ -481,3 +483,12 @@ def test_desk_forms_need_the_session_the_origin_and_the_csrf_value(client, solut
     )
     assert other.status_code == 403
     assert state(client) == before
+
+
+@pytest.mark.parametrize(
+    ("local", "zone"), [("9999-12-31T23:59", "America/Adak"), ("0001-01-01T00:00", "Asia/Tokyo")]
+)
+def test_organiser_a_deadline_past_the_calendars_ends_is_a_sentence(local, zone):
+    with pytest.raises(ApiError) as refused:
+        deadline_in_utc(local, zone)
+    assert refused.value.status == 422 and "out of range" in refused.value.message

@@ -10,6 +10,7 @@ the web edge turns them into HTTP responses.
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
@@ -208,10 +209,12 @@ class Competitions:
         title: str | None = None,
         description: str = "",
         rules: str = "",
+        files: Sequence[tuple[str, bytes]] = (),
         random_state: Any = None,
     ) -> CompetitionInfo:
         """Create a competition; its commitment is in the returned info.
-        ``description`` (the overview) and ``rules`` are Markdown.
+        ``description`` (the overview) and ``rules`` are Markdown; ``files``
+        are data files for the participants, stored with it or not at all.
 
         Raises :class:`ValueError` for a bad slug, title or text, a deadline
         already past, a solution the score cannot use or bad mechanism
@@ -223,6 +226,7 @@ class Competitions:
         check_text("description", description, max_chars=DESCRIPTION_CHARS, multiline=True)
         check_text("rules", rules, max_chars=DESCRIPTION_CHARS, multiline=True)
         self._check_deadline(config.deadline)
+        checked_files = _checked_files(files, self._clock())
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
@@ -258,6 +262,7 @@ class Competitions:
         try:
             with self._transaction() as session:
                 queries.add_competition(session, row, shared)
+                _store_files(session, row, checked_files, replace=False)
         except IntegrityError as exc:
             raise Conflict(f"a competition {slug!r} already exists") from exc
         return lookup.info(row)
@@ -416,31 +421,39 @@ class Competitions:
 
     def sample_submission(self, slug: str) -> bytes:
         """Every id of the holdout with every target column at 0: a valid
-        submission to start from, which says nothing of the labels."""
-        return self.solution(slug).sample_submission_csv()
+        submission to start from, which says nothing of the labels. Its rows
+        are sorted by id (numerically when every id is a number), not in the
+        solution file's order, which may group the public rows apart from the
+        private ones and so give the split away."""
+        header, *rows = self.solution(slug).sample_submission_csv().decode().splitlines()
+        ids = [row.rsplit(",", self._columns_after_id(header))[0] for row in rows]
+        numeric = all(i.isdigit() for i in ids)
+        order = sorted(range(len(rows)), key=lambda k: int(ids[k]) if numeric else ids[k])
+        return ("\n".join([header, *(rows[k] for k in order)]) + "\n").encode()
+
+    @staticmethod
+    def _columns_after_id(header: str) -> int:
+        return len(next(csv.reader([header]))) - 1
 
     def add_file(self, slug: str, name: str, data: bytes, *, replace: bool = False) -> FileInfo:
         """Attach a data file for the participants (or, with ``replace``,
         replace the file of that name); :class:`Conflict` if the name is taken."""
-        check_file_name(name)
-        if not isinstance(data, bytes | bytearray | memoryview):
-            raise TypeError(f"a data file is bytes, got {type(data).__name__}")
-        data = bytes(data)
-        info = FileInfo(name, len(data), hashlib.sha256(data).hexdigest(), self._clock())
+        return self.add_files(slug, [(name, data)], replace=replace)[0]
+
+    def add_files(
+        self, slug: str, files: Sequence[tuple[str, bytes]], *, replace: bool = False
+    ) -> list[FileInfo]:
+        """Attach data files, all of them or (at the first refusal) none."""
+        checked = _checked_files(files, self._clock())
         try:
             with self._transaction() as session:
                 competition = lookup.competition(session, slug)
-                row = queries.competition_file(session, competition.id, name)
-                if row is not None and not replace:
-                    raise Conflict(f"competition {slug!r} already has a file {name!r}")
-                if row is None:
-                    row = CompetitionFileRow(competition_id=competition.id, name=name)
-                    session.add(row)
-                row.size, row.sha256, row.created_at = info.size, info.sha256, info.created_at
-                row.data = pack(data)
+                _store_files(session, competition, checked, replace)
         except IntegrityError as exc:
-            raise Conflict(f"competition {slug!r} already has a file {name!r}") from exc
-        return info
+            raise Conflict(
+                f"competition {slug!r} already has a file of one of these names"
+            ) from exc
+        return [info for info, _ in checked]
 
     def remove_file(self, slug: str, name: str) -> None:
         """Remove a data file (:class:`NotFound` if there is none)."""
@@ -847,3 +860,37 @@ def _file_name_ok(name: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _checked_files(
+    files: Sequence[tuple[str, bytes]], now: datetime
+) -> list[tuple[FileInfo, bytes]]:
+    """Data files with their names checked (and no name twice), as stored."""
+    checked, names = [], set()
+    for name, data in files:
+        check_file_name(name)
+        if name in names:
+            raise ValueError(f"two data files are named {name!r}")
+        names.add(name)
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise TypeError(f"a data file is bytes, got {type(data).__name__}")
+        data = bytes(data)
+        checked.append((FileInfo(name, len(data), hashlib.sha256(data).hexdigest(), now), data))
+    return checked
+
+
+def _store_files(
+    session: Session,
+    competition: CompetitionRow,
+    files: list[tuple[FileInfo, bytes]],
+    replace: bool,
+) -> None:
+    for info, data in files:
+        row = queries.competition_file(session, competition.id, info.name)
+        if row is not None and not replace:
+            raise Conflict(f"competition {competition.slug!r} already has a file {info.name!r}")
+        if row is None:
+            row = CompetitionFileRow(competition_id=competition.id, name=info.name)
+            session.add(row)
+        row.size, row.sha256, row.created_at = info.size, info.sha256, info.created_at
+        row.data = pack(data)

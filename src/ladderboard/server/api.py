@@ -212,11 +212,10 @@ def create_competition(
             title=title or None,
             description=description,
             rules=rules,
+            files=attached,
         )
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
-    for name, content in attached:
-        competitions.add_file(slug, name, content)
     return CompetitionOut.of(info)
 
 
@@ -547,6 +546,8 @@ def put_file(
 def delete_file(
     name: str, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> Response:
+    if len(name) > FILE_NAME_CHARS:
+        raise ApiError(404, "not_found", f"competition {competition.slug!r} has no such file")
     competitions.remove_file(competition.slug, name)
     return Response(status_code=204)
 

@@ -364,12 +364,11 @@ def _create(
                 title=values.get("title", "").strip() or None,
                 description=values.get("description", ""),
                 rules=values.get("rules", ""),
+                files=data_files,
             )
         except (TypeError, ValueError) as exc:
             message = str(exc).replace(f"mechanism {config.mechanism!r}: ", f"the {display}'s ")
             raise invalid(plain(message, f"the {display} cannot be set up so")) from None
-        for name, content in data_files:
-            competitions.add_file(slug, name, content)
     except REFUSALS as exc:
         status, text = refusal(exc)
         if not signed_in(request, competitions, settings):

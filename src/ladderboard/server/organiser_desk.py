@@ -302,8 +302,7 @@ def upload_files(
                     f"{', '.join(sorted(taken))} is already a file here: tick "
                     "'Replace files of the same name' to replace it"
                 )
-        for name, data in uploads:
-            competitions.add_file(slug, name, data, replace=bool(replace))
+        competitions.add_files(slug, uploads, replace=bool(replace))  # all or none
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
     names = ", ".join(name for name, _ in uploads)

@@ -73,8 +73,15 @@ def deadline_in_utc(local: str, zone: str, *, label: str = "the deadline") -> da
             f"{label} must be a date and a time like 2030-12-31T23:59, got {local[:40]!r}"
         ) from None
     aware = wall.replace(tzinfo=tz)
-    utc = aware.astimezone(UTC)
-    if utc.astimezone(tz).replace(tzinfo=None) != wall:
+    try:
+        utc = aware.astimezone(UTC)
+        back = utc.astimezone(tz).replace(tzinfo=None)
+    except (OverflowError, ValueError):  # past the calendar's ends once in UTC
+        raise invalid(
+            f"{label} {wall:%Y-%m-%d %H:%M} is out of range: choose a date between the years "
+            "2 and 9998"
+        ) from None
+    if back != wall:
         raise invalid(
             f"{wall:%Y-%m-%d %H:%M} does not exist in {zone}: the clocks skip it; "
             "choose another time"
