@@ -6,6 +6,7 @@ changes nothing."""
 from __future__ import annotations
 
 import hashlib
+import math
 from datetime import timedelta
 
 import numpy as np
@@ -267,7 +268,7 @@ def test_running_decimals_follow_the_mechanisms_resolution(store):
     _, kaggle = create(store, slug="kaggle", mechanism="full-disclosure")
     assert store.decimals(ladder) == 2
     assert store.decimals(kaggle) == 5
-    grid = 2 ** -round(-__import__("math").log2(0.5 / 200**0.5))  # near the noise scale
+    grid = 2 ** -round(-math.log2(0.5 / 200**0.5))  # near the noise scale
     assert 1 <= store.decimals(shaky) < 5 and grid > 10 ** -store.decimals(shaky) / 2
 
 

@@ -10,7 +10,6 @@ the web edge turns them into HTTP responses.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
@@ -390,25 +389,17 @@ class Competitions:
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             rows = queries.competition_files(session, competition.id)
-            created_at = aware(competition.created_at)
-        sample = self.sample_submission(slug)
         return [
-            FileInfo(
-                SAMPLE_SUBMISSION,
-                len(sample),
-                hashlib.sha256(sample).hexdigest(),
-                created_at,
-                generated=True,
-            ),
+            self._sample(slug, aware(competition.created_at))[0],
             *(FileInfo(r.name, r.size, r.sha256, aware(r.created_at)) for r in rows),
         ]
 
     def file(self, slug: str, name: str) -> tuple[FileInfo, bytes]:
         """One downloadable file and its bytes (:class:`NotFound` if none)."""
-        if name == SAMPLE_SUBMISSION:
-            return self.files(slug)[0], self.sample_submission(slug)
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
+            if name == SAMPLE_SUBMISSION:
+                return self._sample(slug, aware(competition.created_at))
             row = (
                 queries.competition_file(session, competition.id, name)
                 if _file_name_ok(name)
@@ -419,21 +410,25 @@ class Competitions:
             info = FileInfo(row.name, row.size, row.sha256, aware(row.created_at))
             return info, unpack(row.data)
 
+    def _sample(self, slug: str, created_at: datetime) -> tuple[FileInfo, bytes]:
+        data = self.sample_submission(slug)
+        info = FileInfo(
+            SAMPLE_SUBMISSION, len(data), hashlib.sha256(data).hexdigest(), created_at, True
+        )
+        return info, data
+
     def sample_submission(self, slug: str) -> bytes:
         """Every id of the holdout with every target column at 0: a valid
         submission to start from, which says nothing of the labels. Its rows
         are sorted by id (numerically when every id is a number), not in the
         solution file's order, which may group the public rows apart from the
         private ones and so give the split away."""
-        header, *rows = self.solution(slug).sample_submission_csv().decode().splitlines()
-        ids = [row.rsplit(",", self._columns_after_id(header))[0] for row in rows]
+        solution = self.solution(slug)
+        header, *rows = solution.sample_submission_csv().decode().splitlines()
+        ids = solution.ids.tolist()  # in the rows' order
         numeric = all(i.isdigit() for i in ids)
         order = sorted(range(len(rows)), key=lambda k: int(ids[k]) if numeric else ids[k])
         return ("\n".join([header, *(rows[k] for k in order)]) + "\n").encode()
-
-    @staticmethod
-    def _columns_after_id(header: str) -> int:
-        return len(next(csv.reader([header]))) - 1
 
     def add_file(self, slug: str, name: str, data: bytes, *, replace: bool = False) -> FileInfo:
         """Attach a data file for the participants (or, with ``replace``,

@@ -80,18 +80,10 @@ def close(
     csrf: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     """Close now (the confirmation page's button); idempotent."""
-    try:
-        check_form(request, competitions, settings, csrf)
-        info = competitions.close(slug)
-    except REFUSALS as exc:
-        return refused(request, competitions, settings, slug, exc)
-    return desk(
-        request,
-        competitions,
-        settings,
-        info,
-        done=f"{info.title} is closed. Look over the private board below, then publish it.",
-    )
+    return _act(
+        request, competitions, settings, slug, csrf, competitions.close,
+        "{title} is closed. Look over the private board below, then publish it.",
+    )  # fmt: skip
 
 
 @router.get("/organiser/c/{slug}/publish", response_class=HTMLResponse)
@@ -110,15 +102,18 @@ def publish(
     csrf: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     """Publish the private board and reveal the key, after the close."""
+    return _act(
+        request, competitions, settings, slug, csrf, competitions.publish,
+        "The private board of {title} and its audit key are public.",
+    )  # fmt: skip
+
+
+def _act(request, competitions, settings, slug: str, csrf: str, action, done: str):
+    """A confirmed close or publication: the form checked, ``action(slug)``
+    done, and the desk shown with ``done`` (``{title}`` filled in)."""
     try:
         check_form(request, competitions, settings, csrf)
-        info = competitions.publish(slug)
+        info = action(slug)
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
-    return desk(
-        request,
-        competitions,
-        settings,
-        info,
-        done=f"The private board of {info.title} and its audit key are public.",
-    )
+    return desk(request, competitions, settings, info, done=done.format(title=info.title))
