@@ -77,6 +77,9 @@ def audit(page: Page) -> list[Violation]:
     refuses inline scripts, and switching it off (``bypass_csp``) would audit
     a page that renders otherwise than for a visitor.
     """
+    # A form's click may have started a navigation: audit the document it
+    # arrives at once loaded, never one torn down mid-run.
+    page.wait_for_load_state("load")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.evaluate(_axe_source() + "\n;undefined")
     options = {"runOnly": {"type": "tag", "values": list(TAGS)}, "resultTypes": ["violations"]}

@@ -368,12 +368,15 @@ def test_participant_browser_pages_pass_axe(page: Page, width: int):
     page.goto("/c/iris/team")
     page.get_by_label("Team token").fill(token_of("team-000"))
     page.get_by_role("button", name="Sign in").click()
+    # Audit the page the form leads to, not the one it is leaving.
+    expect(page.get_by_role("heading", name="Team team-000")).to_be_visible()
     check("the team's page")
     page.goto("/c/iris/leaderboard")
     check("the board with the team marked")
     page.goto("/c/iris/submit")
     page.get_by_label("Predictions file").set_input_files(csv_file("oops.csv", b"name,guess\n"))
     page.get_by_role("button", name="Submit").click()
+    expect(page.get_by_role("alert")).to_be_visible()
     check("a refused submission")
     page.goto("/c/iris")
     for selector in (".tabs a", ".skip", "header.site a"):
