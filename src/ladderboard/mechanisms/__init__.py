@@ -10,16 +10,22 @@
 ``LadderBoot``             bootstrap releases (Chaibub Neto et al. 2016, Alg. 4)
 ``BayesBootLadder``        Bayesian-bootstrap test, any metric (Alg. 5)
 ``BayesBootLadderBoot``    the same with bootstrap releases (Alg. 6)
+``Thresholdout``           the reusable holdout (Dwork et al. 2015, Science)
 =========================  ====================================================
 
 Loss-based mechanisms take per-sample loss vectors; the metric-based ones
 (``MetricFullDisclosure`` and the two Bayesian-bootstrap ladders) hold the
 labels and take predictions. Every registered mechanism is in
 :data:`MECHANISMS` and can be built by name with :func:`make_mechanism`;
-:func:`parameters_of` lists what an organiser may set on it.
+:func:`parameters_of` lists what an organiser may set on it. Thresholdout also
+takes the submitter's training-set estimate with each submission, which a
+leaderboard submission does not carry: it serves a guarded validation set
+(:mod:`ladderboard.holdout`), and competitions run the others,
+:data:`COMPETITION_MECHANISMS`.
 """
 
 from ladderboard.mechanisms.base import (
+    COMPETITION_MECHANISMS,
     MECHANISMS,
     Mechanism,
     MetricMechanism,
@@ -42,12 +48,15 @@ from ladderboard.mechanisms.parameters import (
     parameters_of,
 )
 from ladderboard.mechanisms.shaky import ShakyLadder
+from ladderboard.mechanisms.thresholdout import BudgetExhaustedError, Thresholdout
 
 __all__ = [
+    "COMPETITION_MECHANISMS",
     "MECHANISMS",
     "REQUIRED",
     "BayesBootLadder",
     "BayesBootLadderBoot",
+    "BudgetExhaustedError",
     "FullDisclosure",
     "Ladder",
     "LadderBoot",
@@ -59,6 +68,7 @@ __all__ = [
     "Release",
     "ShakyLadder",
     "SignificanceLadder",
+    "Thresholdout",
     "coerce_params",
     "make_mechanism",
     "parameters_of",

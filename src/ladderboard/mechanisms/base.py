@@ -35,6 +35,7 @@ from ladderboard.metrics import Metric, get_metric
 from ladderboard.random import KeyedStream, RandomState
 
 __all__ = [
+    "COMPETITION_MECHANISMS",
     "MECHANISMS",
     "STATE_FORMAT",
     "Mechanism",
@@ -46,6 +47,9 @@ __all__ = [
 STATE_FORMAT = 1
 MECHANISMS: dict[str, type[Mechanism]] = {}
 """Every concrete mechanism, by its registry name (filled on class creation)."""
+COMPETITION_MECHANISMS: dict[str, type[Mechanism]] = {}
+"""The registered mechanisms a competition can run: those that need nothing
+but the submission (not :attr:`Mechanism.takes_training_estimate`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +85,8 @@ def round_to(x: float, step: float) -> float:
     (0.9, 0.88, 0.876)
     >>> round_to(0.12345678, 1e-5), round_to(1 / 3, 1 / 4000)
     (0.12346, 0.33325)
+    >>> round_to(np.float64(0.505), 0.01), round_to(0.505, 0.01)
+    (0.51, 0.51)
     """
     if not math.isfinite(x):
         return float(x)
@@ -88,7 +94,11 @@ def round_to(x: float, step: float) -> float:
         raise ValueError(f"step must be positive and finite, got {step!r}")
     digits = -math.log10(step)
     if abs(digits - round(digits)) < 1e-9 and digits > 0:
-        return float(round(x, round(digits)))
+        # Python's round of a float decides on its exact binary value (0.505
+        # is 0.50500000000000000444, so it goes up to 0.51); numpy's, which a
+        # numpy scalar would call, scales by 10**d first and may round the
+        # other way. The same number must release the same score.
+        return float(round(float(x), round(digits)))
     inverse = 1.0 / step
     if abs(inverse - round(inverse)) < 1e-9 * inverse:
         m = round(inverse)
@@ -221,6 +231,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     release_is_current_best: ClassVar[bool] = True
     """Whether each release states the current best, so that a board shows a
     team's latest release; otherwise (full disclosure) it shows the best one."""
+    takes_training_estimate: ClassVar[bool] = False
+    """Whether each submission comes with the submitter's own training-set
+    estimate of its loss (Thresholdout): a leaderboard submission carries only
+    predictions, so such a mechanism is left out of competitions."""
 
     _t: int
     _best_index: int | None
@@ -234,6 +248,8 @@ class Mechanism(ABC, metaclass=_Constructed):
             if cls.name in MECHANISMS:
                 raise TypeError(f"mechanism name {cls.name!r} is already registered")
             MECHANISMS[cls.name] = cls
+            if not cls.takes_training_estimate:
+                COMPETITION_MECHANISMS[cls.name] = cls
 
     def __init__(self, *, n: int | None = None, random_state: RandomState = None):
         if n is not None:
@@ -266,12 +282,22 @@ class Mechanism(ABC, metaclass=_Constructed):
         ``ValueError`` and leaves the mechanism exactly as it was.
         """
         vector, total = self._validate(x)
+        return self._advance(vector, total, self._step)
+
+    def _advance(
+        self,
+        vector: np.ndarray,
+        total: float,
+        step: Callable[[np.ndarray, float, int], tuple[float, bool]],
+    ) -> Release:
+        """Score a validated submission with ``step`` (:meth:`_step`, or a
+        variant taking more than the submission) and count it."""
         if self.n is None:
             n = int(vector.shape[0])
             self._settle_param("n", n)
             self._n_known(n)
         index = self._t + 1
-        score, improved = self._step(vector, total, index)
+        score, improved = step(vector, total, index)
         self._t = index
         if improved:
             self._best_index = index

@@ -1,11 +1,12 @@
 """Which mechanisms a replay runs, with which parameters, checked before any work.
 
-``--mechanism NAME`` names a mechanism of the registry
-(:data:`ladderboard.mechanisms.MECHANISMS`), or ``all`` for every one with its
-defaults. ``--param KEY=VALUE`` goes to every chosen mechanism whose
+``--mechanism NAME`` names a mechanism a competition can run
+(:data:`ladderboard.mechanisms.COMPETITION_MECHANISMS`), or ``all`` for every
+one with its defaults. ``--param KEY=VALUE`` goes to every chosen mechanism whose
 constructor takes ``KEY``; a key that none takes, or one the replay supplies
 itself (``n``, ``y_true``, ``metric``, ``random_state``), is an error. Values
-are read as an int, a float, ``true``/``false``, ``none``, else as text.
+are read by :func:`ladderboard.terminal.parse_value`, as every command reads
+them: JSON, ``true``/``false``, ``none``, else as text.
 
 Defaults the registry cannot give: the fixed-step :class:`~ladderboard.mechanisms.Ladder`
 has no default ``eta``; the replay uses ``1/√n`` (``n`` the public rows, the
@@ -19,11 +20,13 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from ladderboard.terminal import parse_params, parse_value
 
 if TYPE_CHECKING:
     from ladderboard.mechanisms import Mechanism
@@ -32,43 +35,6 @@ __all__ = ["MechanismChoice", "choose_mechanisms", "parse_params", "parse_value"
 
 SUPPLIED = ("n", "y_true", "metric", "random_state")
 """Parameters the replay supplies; ``--param`` may not set them."""
-
-
-def parse_value(text: str) -> Any:
-    """A ``--param`` value: int, float, bool, None, else the text itself.
-
-    >>> [parse_value(v) for v in ("3", "1e-5", "True", "none", "gaussian")]
-    [3, 1e-05, True, None, 'gaussian']
-    """
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    lowered = text.strip().lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    return text
-
-
-def parse_params(pairs: Iterable[str]) -> dict[str, Any]:
-    """``["eta=0.01", "b=50"]`` as ``{"eta": 0.01, "b": 50}``; a bad pair is a ``ValueError``.
-
-    >>> parse_params(["eta=0.01", "b=50"])
-    {'eta': 0.01, 'b': 50}
-    """
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip()
-        if not sep or not key.isidentifier():
-            raise ValueError(f"param must be KEY=VALUE, got {pair!r}")
-        if key in params:
-            raise ValueError(f"param {key!r} is given twice")
-        params[key] = parse_value(value.strip())
-    return params
 
 
 def _keywords(klass: type[Mechanism]) -> set[str]:
@@ -176,18 +142,23 @@ def choose_mechanisms(names: Sequence[str], params: dict[str, Any]) -> list[Mech
     Traceback (most recent call last):
     ValueError: param 'b' is taken by none of the mechanisms chosen (ladder)
     """
-    from ladderboard.mechanisms import MECHANISMS
+    from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS
 
     if not names:
         raise ValueError("mechanism: name at least one mechanism (or 'all')")
     chosen: list[str] = []
     for name in names:
         if name == "all":
-            chosen.extend(MECHANISMS)
-        elif name in MECHANISMS:
+            chosen.extend(COMPETITION_MECHANISMS)
+        elif name in COMPETITION_MECHANISMS:
             chosen.append(name)
+        elif name in MECHANISMS:
+            raise ValueError(
+                f"mechanism: {name!r} needs a training-set estimate with each submission, "
+                "which a competition's submissions do not carry"
+            )
         else:
-            known = ", ".join(sorted(MECHANISMS))
+            known = ", ".join(sorted(COMPETITION_MECHANISMS))
             raise ValueError(f"mechanism: unknown {name!r}; known: all, {known}")
     chosen = list(dict.fromkeys(chosen))
     for key in params:

@@ -11,7 +11,7 @@ from typing import Any
 from ladderboard._validation import check_int
 from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
-from ladderboard.mechanisms import MECHANISMS
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS
 from ladderboard.rules.text import check_json
 
 __all__ = ["BOARD_MODES", "CompetitionConfig", "Scoring"]
@@ -131,6 +131,13 @@ class CompetitionConfig:
         if self.mechanism not in MECHANISMS:
             known = ", ".join(sorted(MECHANISMS))
             raise ValueError(f"unknown mechanism {self.mechanism!r}; known: {known}")
+        if self.mechanism not in COMPETITION_MECHANISMS:
+            raise ValueError(
+                f"mechanism {self.mechanism!r} answers each submission with the submitter's "
+                "training-set estimate of its loss, which a leaderboard submission does not "
+                "carry: it guards a validation set (ladderboard.holdout.GuardedHoldout), not a "
+                f"competition (competitions: {', '.join(sorted(COMPETITION_MECHANISMS))})"
+            )
         if self.board not in BOARD_MODES:
             raise ValueError(f"board must be one of {BOARD_MODES}, got {self.board!r}")
         for name in ("daily_quota", "total_quota", "invalid_quota"):

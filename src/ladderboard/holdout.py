@@ -1,0 +1,409 @@
+"""A validation set that answers model-selection queries through a leaderboard
+mechanism, so that choosing among many models does not overfit it.
+
+Scoring every candidate model on the same validation set and keeping the best
+reuses that set adaptively: after enough queries the best score says more
+about the set than about the models (Blum & Hardt 2015; Dwork et al. 2015,
+Science). :class:`GuardedHoldout` keeps the labels and answers each query with
+what a mechanism of :mod:`ladderboard.mechanisms` releases, and nothing else.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ladderboard.analysis import ladder_max_submissions
+from ladderboard.direction import Direction
+from ladderboard.encoding import decode_array, encode_array, encode_float
+from ladderboard.losses import LOSSES, METRICS, Loss, get_loss
+from ladderboard.mechanisms import (
+    MECHANISMS,
+    Ladder,
+    Mechanism,
+    MetricMechanism,
+    Thresholdout,
+    make_mechanism,
+)
+from ladderboard.random import KeyedStream, RandomState
+
+__all__ = ["DEFAULT_MECHANISM", "GuardedHoldout", "HoldoutAnswer"]
+
+STATE_FORMAT = 1
+DEFAULT_MECHANISM = "parameter-free-ladder"
+"""The mechanism a :class:`GuardedHoldout` uses unless told otherwise."""
+
+
+@dataclass(frozen=True, slots=True)
+class HoldoutAnswer:
+    """One query and what was released for it.
+
+    Attributes
+    ----------
+    index : int
+        The query's 1-based position.
+    score : float
+        The released score, in the units of the loss or metric.
+    train_score : float or None
+        The training estimate given with the query, if any.
+    digest : str
+        SHA-256 of the predictions scored (which model was asked, without
+        keeping the predictions).
+    label : str or None
+        The caller's name for the model.
+    """
+
+    index: int
+    score: float
+    train_score: float | None
+    digest: str
+    label: str | None
+
+
+class GuardedHoldout:
+    """A validation set guarded by a leaderboard mechanism.
+
+    ``score(predictions)`` returns the mechanism's release for the
+    predictions' loss (or metric) on the held labels: for the default
+    parameter-free Ladder (Blum & Hardt 2015, Fig. 2), the best score so far,
+    which changes only when a model beats it by more than the holdout's own
+    noise. Only released scores leave the object; the labels and the exact
+    scores stay inside.
+
+    Parameters
+    ----------
+    y_true : array-like
+        The validation labels (1-D).
+    score : str
+        A loss of :data:`ladderboard.losses.LOSSES` (for a loss-based
+        mechanism) or a metric of :data:`ladderboard.losses.METRICS` (for a
+        metric mechanism).
+    mechanism : str or Mechanism
+        A registered mechanism's name, or a fresh instance of one. The default,
+        the parameter-free Ladder, needs no parameter: its step is a paired
+        test at the holdout's own sampling noise, so a selection loop among
+        near-equal models sees no change to exploit. The fixed-step Ladder
+        comes with a count of answers its bound covers (:meth:`answers_left`);
+        Thresholdout (Dwork et al. 2015) answers with the training estimate
+        when the holdout agrees, and needs one with each query and a budget.
+    mechanism_params : mapping, optional
+        Parameters of a mechanism given by name (``{"budget": 20}``).
+    random_state : int, key or None
+        For a stochastic mechanism given by name: ``None`` draws a secret key.
+
+    Scores are in the units of the loss: when the mechanism needs losses in
+    ``[0, 1]`` (the Shaky Ladder, Thresholdout) and the loss is bounded more
+    widely, it sees the loss rescaled into ``[0, 1]``, and its releases (and
+    the training estimates it is given) are mapped between the two.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 1000)
+    >>> guard = GuardedHoldout(y, score="zero_one")
+    >>> def model(error_rate):       # labels flipped at a given rate
+    ...     return np.where(rng.random(1000) < error_rate, 1 - y, y)
+    >>> [guard.score(model(p)) for p in (0.30, 0.29, 0.20, 0.31)]
+    [0.304, 0.304, 0.2, 0.2]
+    >>> guard.best.index, len(guard.history)
+    (3, 4)
+    """
+
+    def __init__(
+        self,
+        y_true: Any,
+        *,
+        score: str = "zero_one",
+        mechanism: str | Mechanism = DEFAULT_MECHANISM,
+        mechanism_params: Mapping[str, Any] | None = None,
+        random_state: RandomState = None,
+    ):
+        if not isinstance(score, str):
+            raise TypeError(f"score must be a loss or metric name, got {type(score).__name__}")
+        self._labels = _checked_labels(y_true)
+        self._score_name = score
+        self._mechanism = self._build(mechanism, mechanism_params, random_state)
+        self._loss, self._rescale = self._choose_loss()
+        self._history: list[HoldoutAnswer] = []
+
+    # ------------------------------------------------------------------ build
+    def _build(
+        self,
+        mechanism: str | Mechanism,
+        params: Mapping[str, Any] | None,
+        random_state: RandomState,
+    ) -> Mechanism:
+        n = self._labels.shape[0]
+        if isinstance(mechanism, Mechanism):
+            if params:
+                raise ValueError("mechanism_params apply to a mechanism given by name")
+            if mechanism.n_submissions:
+                raise ValueError(
+                    f"mechanism has scored {mechanism.n_submissions} submissions: give a fresh one"
+                )
+            if isinstance(mechanism, MetricMechanism):
+                if not np.array_equal(mechanism.y_true, self._labels):
+                    raise ValueError("the mechanism holds labels that differ from y_true")
+                if mechanism.metric.name != self._score_name:
+                    raise ValueError(
+                        f"the mechanism scores {mechanism.metric.name!r}, not {self._score_name!r}"
+                    )
+            elif mechanism.n is not None and mechanism.n != n:
+                raise ValueError(f"the mechanism is for n={mechanism.n} points, y_true has {n}")
+            return mechanism
+        if not isinstance(mechanism, str):
+            raise TypeError(
+                f"mechanism must be a name or a Mechanism, got {type(mechanism).__name__}"
+            )
+        built = dict(params or {})
+        built["random_state"] = random_state
+        klass = MECHANISMS.get(mechanism)
+        if klass is not None and klass.input_kind == "predictions":
+            built.update(metric=self._score_name, y_true=self._labels)
+        else:
+            built["n"] = n
+        return make_mechanism(mechanism, **built)
+
+    def _choose_loss(self) -> tuple[Loss | None, tuple[float, float] | None]:
+        name, mechanism = self._score_name, self._mechanism
+        if mechanism.input_kind == "predictions":
+            if name not in METRICS:
+                raise ValueError(
+                    f"{type(mechanism).__name__} scores predictions with a metric; "
+                    f"score {name!r} is not one (metrics: {', '.join(sorted(METRICS))})"
+                )
+            return None, None
+        if name not in LOSSES:
+            raise ValueError(
+                f"{type(mechanism).__name__} scores per-sample losses; score {name!r} is not "
+                f"a loss (losses: {', '.join(sorted(LOSSES))})"
+            )
+        loss = get_loss(name)
+        lo, hi = loss.bounds
+        low, high = mechanism.loss_bounds
+        if lo >= low and hi <= high:
+            return loss, None
+        if not math.isfinite(hi):
+            raise ValueError(
+                f"{type(mechanism).__name__} needs losses in [{low:g}, {high:g}]; the loss "
+                f"{name!r} is unbounded: choose a bounded loss"
+            )
+        return loss.rescaled(), (lo, hi)
+
+    # ----------------------------------------------------------------- public
+    @property
+    def mechanism(self) -> Mechanism:
+        """The guarding mechanism (its releases are what :meth:`score` returns)."""
+        return self._mechanism
+
+    @property
+    def direction(self) -> Direction:
+        """Which way the scores improve."""
+        return LOSSES[self._score_name].direction if self._loss else self._mechanism.direction
+
+    @property
+    def n(self) -> int:
+        """The number of validation points."""
+        return int(self._labels.shape[0])
+
+    @property
+    def history(self) -> tuple[HoldoutAnswer, ...]:
+        """Every query answered, in order."""
+        return tuple(self._history)
+
+    @property
+    def best(self) -> HoldoutAnswer | None:
+        """The answered query with the best released score (the first among
+        equals); ``None`` before any."""
+        best: HoldoutAnswer | None = None
+        for answer in self._history:
+            if best is None or self.direction.better(answer.score, best.score):
+                best = answer
+        return best
+
+    def score(
+        self, predictions: Any, *, train_score: float | None = None, label: str | None = None
+    ) -> float:
+        """The released score of ``predictions`` on the validation labels.
+
+        ``train_score`` is the same loss measured on the training set, for a
+        mechanism that takes it (Thresholdout); ``label`` names the model in
+        :attr:`history`. Invalid input raises ``ValueError`` (or ``TypeError``)
+        and changes nothing; a spent Thresholdout raises
+        :class:`~ladderboard.mechanisms.BudgetExhaustedError`.
+        """
+        if label is not None and not isinstance(label, str):
+            raise TypeError(f"label must be a str, got {type(label).__name__}")
+        takes_train = self._mechanism.takes_training_estimate
+        if train_score is not None and not takes_train:
+            raise ValueError(
+                f"train_score is for a mechanism that takes a training estimate; "
+                f"{type(self._mechanism).__name__} does not"
+            )
+        vector = np.asarray(predictions)
+        if self._loss is None:
+            release = self._mechanism.submit(vector)
+        else:
+            losses = self._loss(self._labels, vector)
+            if takes_train:
+                assert isinstance(self._mechanism, Thresholdout)
+                release = self._mechanism.submit(losses, train_value=self._to_unit(train_score))
+            else:
+                release = self._mechanism.submit(losses)
+        released = self._from_unit(release.score)
+        digest = hashlib.sha256(np.ascontiguousarray(vector).tobytes()).hexdigest()
+        self._history.append(
+            HoldoutAnswer(
+                index=release.index,
+                score=released,
+                train_score=None if train_score is None else float(train_score),
+                digest=digest,
+                label=label,
+            )
+        )
+        return released
+
+    def score_estimator(
+        self,
+        estimator: Any,
+        X: Any,
+        *,
+        method: str | None = None,
+        X_train: Any = None,
+        y_train: Any = None,
+        label: str | None = None,
+    ) -> float:
+        """:meth:`score` of a fitted model's predictions on the validation ``X``.
+
+        Any object with ``predict`` (or ``predict_proba``) will do. ``method``
+        names the one to call; by default ``predict_proba`` when the score
+        needs probabilities (its second column for a binary score), else
+        ``predict``. ``X_train`` and ``y_train`` give Thresholdout its
+        training estimate: the same loss of the same model on them.
+        """
+        if (X_train is None) != (y_train is None):
+            raise ValueError("give X_train and y_train together, or neither")
+        train_score = None
+        if X_train is not None:
+            if self._loss is None or not self._mechanism.takes_training_estimate:
+                raise ValueError(
+                    f"X_train and y_train give a training estimate, which "
+                    f"{type(self._mechanism).__name__} does not take"
+                )
+            train_losses = LOSSES[self._score_name](
+                y_train, self._predict(estimator, X_train, method)
+            )
+            train_score = float(np.mean(train_losses))
+        predictions = self._predict(estimator, X, method)
+        return self.score(predictions, train_score=train_score, label=label)
+
+    def answers_left(self, *, eps: float = 0.05, beta: float = 0.05) -> int | None:
+        """How many more queries the mechanism's guarantee covers.
+
+        Thresholdout: its budget left (answers from the holdout; answers with
+        the training estimate cost nothing). The fixed-step Ladder: the
+        submissions for which Blum & Hardt 2015, Thm 3.1 keeps the released
+        best within ``eps`` plus the step of the true best with probability
+        ``1 − beta`` (:func:`~ladderboard.analysis.ladder_max_submissions`),
+        less those made. ``None`` for a mechanism without such a count (the
+        parameter-free Ladder among them: the theorem is for a fixed step).
+        """
+        mechanism = self._mechanism
+        if isinstance(mechanism, Thresholdout):
+            return mechanism.budget_left
+        if isinstance(mechanism, Ladder):
+            covered = ladder_max_submissions(self.n, eps, mechanism.eta, beta)
+            return max(0, covered - mechanism.n_submissions)
+        return None
+
+    # ----------------------------------------------------------------- state
+    def get_state(self, *, secrets: bool = False) -> dict[str, Any]:
+        """A JSON-serialisable snapshot: the mechanism's state and the history.
+
+        The labels (and a stochastic mechanism's key) are left out unless
+        ``secrets=True``; :meth:`from_state` takes them back.
+        """
+        return {
+            "format": STATE_FORMAT,
+            "score": self._score_name,
+            "labels": encode_array(np.asarray(self._labels)) if secrets else None,
+            "mechanism": self._mechanism.get_state(secrets=secrets),
+            "history": [
+                {**asdict(answer), "score": encode_float(answer.score)} for answer in self._history
+            ],
+        }
+
+    @classmethod
+    def from_state(
+        cls,
+        state: Mapping[str, Any],
+        *,
+        y_true: Any = None,
+        key: str | KeyedStream | None = None,
+    ) -> GuardedHoldout:
+        """Rebuild a guarded holdout from :meth:`get_state`; it continues bit
+        for bit. A state saved without secrets needs ``y_true`` (and ``key``
+        for a stochastic mechanism); a secret that differs from the saved one
+        is an error."""
+        if not isinstance(state, Mapping) or state.get("format") != STATE_FORMAT:
+            raise ValueError("state must be a dict produced by GuardedHoldout.get_state()")
+        saved = state["labels"]
+        if saved is None and y_true is None:
+            raise ValueError("the state holds no labels (saved without secrets): pass y_true=")
+        labels = _checked_labels(decode_array(saved) if saved is not None else y_true)
+        if (
+            saved is not None
+            and y_true is not None
+            and not np.array_equal(labels, np.asarray(y_true, dtype=np.float64))
+        ):
+            raise ValueError("the labels given differ from the labels saved in the state")
+        mechanism = Mechanism.from_state(state["mechanism"], key=key, y_true=labels)
+        guard = cls.__new__(cls)
+        guard._labels, guard._score_name, guard._mechanism = labels, state["score"], mechanism
+        guard._loss, guard._rescale = guard._choose_loss()
+        guard._history = [
+            HoldoutAnswer(**{**answer, "score": float(answer["score"])})
+            for answer in state["history"]
+        ]
+        return guard
+
+    # --------------------------------------------------------------- helpers
+    def _to_unit(self, train_score: float | None) -> float | None:
+        if train_score is None or self._rescale is None:
+            return train_score
+        lo, hi = self._rescale
+        return (float(train_score) - lo) / (hi - lo)
+
+    def _from_unit(self, released: float) -> float:
+        if self._rescale is None:
+            return released
+        lo, hi = self._rescale
+        return lo + released * (hi - lo)
+
+    def _predict(self, estimator: Any, X: Any, method: str | None) -> np.ndarray:
+        needs_probabilities = (
+            LOSSES.get(self._score_name) or METRICS[self._score_name]
+        ).requires_probabilities
+        name = method or ("predict_proba" if needs_probabilities else "predict")
+        predict = getattr(estimator, name, None)
+        if not callable(predict):
+            raise TypeError(f"estimator has no {name}() method: {type(estimator).__name__}")
+        out = np.asarray(predict(X))
+        binary = not self._score_name.startswith("multiclass")
+        if name == "predict_proba" and binary and out.ndim == 2 and out.shape[1] == 2:
+            out = out[:, 1]
+        return out
+
+
+def _checked_labels(y_true: Any) -> np.ndarray:
+    """``y_true`` as a read-only float64 copy: 1-D, finite, at least 2 labels."""
+    labels = np.array(y_true, dtype=np.float64)
+    if labels.ndim != 1 or labels.shape[0] < 2:
+        raise ValueError(f"y_true must be a 1-D vector of at least 2 labels, got {labels.shape}")
+    if not np.isfinite(labels).all():
+        raise ValueError("y_true must be finite")
+    labels.setflags(write=False)
+    return labels

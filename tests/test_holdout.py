@@ -1,0 +1,232 @@
+"""A guarded validation set releases what its mechanism releases, keeps the
+history, saves and restores bit for bit, and refuses bad input untouched."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pytest
+
+from ladderboard.analysis import ladder_max_submissions
+from ladderboard.holdout import GuardedHoldout
+from ladderboard.losses import get_loss
+from ladderboard.mechanisms import (
+    BayesBootLadder,
+    BudgetExhaustedError,
+    Ladder,
+    ParameterFreeLadder,
+    ShakyLadder,
+    Thresholdout,
+)
+
+N = 400
+RNG = np.random.default_rng(0)
+Y = RNG.integers(0, 2, N).astype(float)
+
+
+def flipped(rate: float, seed: int) -> np.ndarray:
+    """Predicted labels wrong on about ``rate`` of the points."""
+    rng = np.random.default_rng(seed)
+    return np.where(rng.random(N) < rate, 1 - Y, Y)
+
+
+def probabilities(quality: float, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return np.clip(Y * quality + (1 - Y) * (1 - quality) + 0.3 * rng.standard_normal(N), 0, 1)
+
+
+QUERIES = [flipped(r, s) for s, r in enumerate((0.4, 0.35, 0.36, 0.3, 0.2, 0.22, 0.18, 0.3))]
+
+
+def test_holdout_releases_what_the_mechanism_releases():
+    guard = GuardedHoldout(Y, score="zero_one")
+    twin = ParameterFreeLadder(n=N)
+    loss = get_loss("zero_one")
+    for x in QUERIES:
+        assert guard.score(x) == twin.submit(loss(Y, x)).score
+    assert isinstance(guard.mechanism, ParameterFreeLadder)
+    assert guard.mechanism.get_state() == twin.get_state()
+
+
+def test_holdout_with_a_metric_mechanism_releases_its_releases():
+    guard = GuardedHoldout(Y, score="auc", mechanism="bayes-boot-ladder", random_state=4)
+    twin = BayesBootLadder(metric="auc", y_true=Y, random_state=4)
+    for seed, quality in enumerate((0.6, 0.7, 0.72, 0.8)):
+        p = probabilities(quality, seed)
+        assert guard.score(p) == twin.submit(p).score
+    assert guard.direction.greater_is_better
+
+
+def test_holdout_keeps_the_history_of_queries_and_releases():
+    guard = GuardedHoldout(Y, mechanism=Ladder(eta=0.01))
+    released = [guard.score(x, label=f"m{i}") for i, x in enumerate(QUERIES[:4])]
+    history = guard.history
+    assert [a.index for a in history] == [1, 2, 3, 4]
+    assert [a.score for a in history] == released
+    assert [a.label for a in history] == ["m0", "m1", "m2", "m3"]
+    assert all(a.train_score is None and len(a.digest) == 64 for a in history)
+    assert history[0].digest != history[1].digest
+    best = guard.best
+    assert best is not None and best.score == min(released)
+    assert best.index == released.index(min(released)) + 1
+
+
+def test_holdout_thresholdout_takes_the_training_estimate():
+    mechanism = Thresholdout(budget=3, threshold=0.05, noise_scale=1e-9, random_state=0)
+    guard = GuardedHoldout(Y, mechanism=mechanism)
+    x = QUERIES[3]
+    holdout = float(get_loss("zero_one")(Y, x).mean())
+    assert guard.score(x, train_score=holdout - 0.01) == holdout - 0.01  # agrees: training's
+    assert guard.score(x, train_score=0.0) == pytest.approx(holdout, abs=1e-6)  # overfit
+    assert guard.answers_left() == 2
+    assert guard.history[1].train_score == 0.0
+    guard.score(x)
+    guard.score(x)
+    with pytest.raises(BudgetExhaustedError):
+        guard.score(x, train_score=0.0)
+    assert guard.answers_left() == 0 and len(guard.history) == 4
+
+
+def test_holdout_answers_left_follows_the_papers_bounds():
+    ladder = GuardedHoldout(Y, mechanism=Ladder(eta=0.1))
+    big = GuardedHoldout(np.tile(Y, 250), mechanism=Ladder(eta=0.1))
+    covered = ladder_max_submissions(N * 250, 0.05, 0.1, 0.05)
+    assert big.answers_left() == covered > 0
+    big.score(np.tile(QUERIES[0], 250))
+    assert big.answers_left() == covered - 1
+    assert ladder.answers_left() == 0  # Thm 3.1 is vacuous at n = 400
+    assert GuardedHoldout(Y).answers_left() is None  # no count for the parameter-free Ladder
+    thresholdout = GuardedHoldout(Y, mechanism="thresholdout", mechanism_params={"budget": 7})
+    assert thresholdout.answers_left() == 7
+
+
+class Fitted:
+    """A model as scikit-learn shapes one: predict and predict_proba."""
+
+    def __init__(self, p: np.ndarray):
+        self.p = p
+
+    def predict(self, X):
+        return (self.p[X] >= 0.5).astype(float)
+
+    def predict_proba(self, X):
+        return np.column_stack([1 - self.p[X], self.p[X]])
+
+
+def test_holdout_scores_an_estimator_by_duck_typing():
+    p = probabilities(0.8, 1)
+    index = np.arange(N)
+    labels = GuardedHoldout(Y, score="zero_one")
+    assert (
+        labels.score_estimator(Fitted(p), index)
+        == ParameterFreeLadder(n=N).submit(get_loss("zero_one")(Y, (p >= 0.5).astype(float))).score
+    )
+    brier = GuardedHoldout(Y, score="brier")
+    assert (
+        brier.score_estimator(Fitted(p), index)
+        == ParameterFreeLadder(n=N).submit(get_loss("brier")(Y, p)).score
+    )
+    with pytest.raises(TypeError, match="no decision_function"):
+        brier.score_estimator(Fitted(p), index, method="decision_function")
+
+
+def test_holdout_estimator_training_estimate_for_thresholdout():
+    p = probabilities(0.8, 2)
+    model = Fitted(p)
+    mechanism = Thresholdout(budget=2, threshold=1.0, noise_scale=1e-9, random_state=0)
+    guard = GuardedHoldout(Y, mechanism=mechanism)
+    train_rows = np.arange(100)
+    expected = float(get_loss("zero_one")(Y[:100], model.predict(train_rows)).mean())
+    score = guard.score_estimator(model, np.arange(N), X_train=train_rows, y_train=Y[:100])
+    assert score == expected  # within the wide threshold: the training estimate
+    with pytest.raises(ValueError, match="together"):
+        guard.score_estimator(model, np.arange(N), X_train=train_rows)
+    with pytest.raises(ValueError, match="does not take"):
+        GuardedHoldout(Y).score_estimator(model, np.arange(N), X_train=train_rows, y_train=Y[:100])
+
+
+def test_holdout_rescales_a_wider_bounded_loss_for_a_unit_mechanism():
+    guard = GuardedHoldout(Y, score="log_loss", mechanism=ShakyLadder(snap=False, random_state=1))
+    twin = ShakyLadder(snap=False, random_state=1)
+    loss = get_loss("log_loss")
+    lo, hi = loss.bounds
+    p = probabilities(0.8, 3)
+    assert guard.score(p) == pytest.approx(
+        lo + twin.submit(loss.rescaled()(Y, p)).score * (hi - lo)
+    )
+    with pytest.raises(ValueError, match="unbounded"):
+        GuardedHoldout(Y, score="squared", mechanism="shaky-ladder")
+
+
+@pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "shaky-ladder", "thresholdout"])
+@pytest.mark.parametrize("cut", [0, 3])
+def test_holdout_state_round_trip_continues_identically(mechanism, cut):
+    params = {"budget": 20} if mechanism == "thresholdout" else {}
+
+    def fresh():
+        return GuardedHoldout(Y, mechanism=mechanism, mechanism_params=params, random_state=8)
+
+    def ask(guard, xs):
+        train = {"train_score": 0.2} if mechanism == "thresholdout" else {}
+        return [guard.score(x, **train) for x in xs]
+
+    whole = fresh()
+    expected = ask(whole, QUERIES)
+    first = fresh()
+    ask(first, QUERIES[:cut])
+    secret_key = first.mechanism.get_state(secrets=True)["key"]
+    state = json.loads(json.dumps(first.get_state(), allow_nan=False))
+    assert state["labels"] is None and "0.0, 1.0" not in json.dumps(state)
+    restored = GuardedHoldout.from_state(state, y_true=Y, key=secret_key)
+    assert restored.history == first.history
+    assert ask(restored, QUERIES[cut:]) == expected[cut:]
+    assert restored.history == whole.history
+    with_secrets = GuardedHoldout.from_state(json.loads(json.dumps(first.get_state(secrets=True))))
+    assert ask(with_secrets, QUERIES[cut:]) == expected[cut:]
+
+
+def test_holdout_restore_needs_and_checks_its_secrets():
+    guard = GuardedHoldout(Y)
+    guard.score(QUERIES[0])
+    with pytest.raises(ValueError, match="pass y_true="):
+        GuardedHoldout.from_state(guard.get_state())
+    with pytest.raises(ValueError, match="labels given differ"):
+        GuardedHoldout.from_state(guard.get_state(secrets=True), y_true=1 - Y)
+    shaky = GuardedHoldout(Y, score="zero_one", mechanism="shaky-ladder")
+    with pytest.raises(ValueError, match="key="):
+        GuardedHoldout.from_state(shaky.get_state(), y_true=Y)
+
+
+@pytest.mark.parametrize(
+    ("bad", "kwargs", "match"),
+    [
+        (QUERIES[0][:-1], {}, "length|shape|same"),
+        (np.stack([QUERIES[0], QUERIES[0]]), {}, "1-D|shape|dimension"),
+        (np.where(np.arange(N) == 3, np.nan, QUERIES[0]), {}, "finite|NaN"),
+        (QUERIES[0], {"train_score": 0.2}, "train_score"),
+    ],
+)
+def test_holdout_bad_input_raises_and_changes_nothing(bad, kwargs, match):
+    guard = GuardedHoldout(Y)
+    guard.score(QUERIES[0])
+    before = copy.deepcopy(guard.get_state(secrets=True))
+    with pytest.raises(ValueError, match=match):
+        guard.score(bad, **kwargs)
+    assert guard.get_state(secrets=True) == before and len(guard.history) == 1
+
+
+def test_holdout_refuses_a_bad_setup():
+    with pytest.raises(ValueError, match="1-D"):
+        GuardedHoldout(Y.reshape(2, -1))
+    with pytest.raises(ValueError, match="not a loss"):
+        GuardedHoldout(Y, score="auc")
+    with pytest.raises(ValueError, match=r"unknown metric .zero_one."):
+        GuardedHoldout(Y, score="zero_one", mechanism="bayes-boot-ladder")
+    used = Ladder(eta=0.1)
+    used.submit(get_loss("zero_one")(Y, QUERIES[0]))
+    with pytest.raises(ValueError, match="give a fresh one"):
+        GuardedHoldout(Y, mechanism=used)
+    with pytest.raises(ValueError, match="n=10"):
+        GuardedHoldout(Y, mechanism=Ladder(eta=0.1, n=10))
