@@ -15,7 +15,7 @@ request through the app) and the JSON API's public board of the same
 competition (the board page without its HTML).
 
     python benchmarks/bench_pages.py [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
-        [--teams 300] [--submissions 10000] [--requests 20]
+        [--teams 300] [--submission-count 10000] [--requests 20]
 
 SQLite in a temporary directory always; PostgreSQL too with ``--pg`` (a new
 database, dropped afterwards).
@@ -185,10 +185,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pg", help="A PostgreSQL URL whose server may create databases.")
     parser.add_argument("--teams", type=int, default=300)
-    parser.add_argument("--submissions", type=int, default=10_000)
+    parser.add_argument("--submission-count", type=int, default=10_000)
     parser.add_argument("--requests", type=int, default=20, help="per page")
     args = parser.parse_args()
-    run = {"teams": args.teams, "submissions": args.submissions, "rounds": args.requests}
+    run = {"teams": args.teams, "submissions": args.submission_count, "rounds": args.requests}
     with tempfile.TemporaryDirectory() as tmp:
         bench(f"sqlite:///{Path(tmp) / 'pages.db'}", "SQLite", **run)
     if args.pg:

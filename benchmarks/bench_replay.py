@@ -10,7 +10,7 @@ Timed (wall clock, on whatever else the machine is running):
 
 - the floor: ``pyarrow.csv.read_csv`` of every file, nothing else;
 - the replay under the loss-based mechanisms (every registered mechanism but
-  the metric-based ones), with 1 and 2 jobs: discovery, tolerant
+  the metric-based ones), with 1 and 2 threads: discovery, tolerant
   reading and alignment, log loss per row, every mechanism with per-team
   boards, and the analyses (perturbations, Kendall, half-splits, t-tests);
 - the replay under ``all`` mechanisms, once, with the seconds of each stage;
@@ -97,23 +97,28 @@ def main() -> None:
         floor_s = median_seconds(lambda: floor(root / "submissions"), repeat=3)
         print(f"floor (pyarrow.csv.read_csv of every file): {floor_s:.2f} s\n")
         loss_based = [n for n, k in MECHANISMS.items() if k.input_kind == "losses"]
-        print(f"{'mechanisms':>24} {'jobs':>4} {'replay':>9} {'ratio':>6}")
-        for jobs in (1, 2):
+        print(f"{'mechanisms':>24} {'threads':>7} {'replay':>9} {'ratio':>6}")
+        for threads in (1, 2):
 
-            def run(jobs=jobs):
+            def run(threads=threads):
                 return replay_competition(
-                    root / "solution.csv", root / "submissions", mechanisms=loss_based, jobs=jobs
+                    root / "solution.csv",
+                    root / "submissions",
+                    mechanisms=loss_based,
+                    threads=threads,
                 )
 
             seconds = median_seconds(run, repeat=3)
             label = f"loss-based ({len(loss_based)})"
-            print(f"{label:>24} {jobs:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
+            print(f"{label:>24} {threads:>7} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
         result = run(2)
-        print("  stages (2 jobs): " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items()))
+        print(
+            "  stages (2 threads): " + ", ".join(f"{k} {v:.2f}s" for k, v in result.seconds.items())
+        )
 
         start = time.perf_counter()
         result = replay_competition(
-            root / "solution.csv", root / "submissions", mechanisms=["all"], jobs=2
+            root / "solution.csv", root / "submissions", mechanisms=["all"], threads=2
         )
         seconds = time.perf_counter() - start
         print(f"{f'all ({len(MECHANISMS)})':>24} {2:>4} {seconds:>8.2f}s {seconds / floor_s:>6.2f}")
@@ -129,7 +134,7 @@ def main() -> None:
             root / "solution.csv",
             root / "submissions",
             mechanisms=["shaky-ladder"],
-            jobs=2,
+            threads=2,
             clip=0.01,
         )
         print(f"Shaky Ladder's Kendall tau with --clip 0.01: {clipped.kendall[0]['tau']:.3f}")

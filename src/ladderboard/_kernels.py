@@ -37,7 +37,7 @@ __all__ = [
 KAGGLE_CLIP = (1e-15, 1 - 1e-15)
 """Kaggle's clip of predicted probabilities for its log loss."""
 
-_ROWS = 4  # rows per block in mann_whitney: keeps (rows, n) temporaries in cache
+_BLOCK_BYTES = 2**19  # weights per step in mann_whitney: its (rows, n) temporaries stay in cache
 
 
 def zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -140,9 +140,11 @@ def mann_whitney(y: np.ndarray, p: np.ndarray) -> Callable[[np.ndarray], np.ndar
         sum_{i pos, j neg} w_i w_j ([p_i > p_j] + [p_i = p_j] / 2) / (W_pos W_neg)
 
     After one ``O(n log n)`` sort by ``(p, y)``, which puts negatives first
-    among tied scores, a row costs ``O(n)``: the cumulative negative weight at
-    a positive counts its tied negatives fully, so half of ``sum_g P_g N_g``
-    over the tie groups ``g`` holding both classes is subtracted. A row giving
+    among tied scores, a row costs one gather of its weights into that order
+    and one cumulative sum: the cumulative negative weight at a positive
+    counts its tied negatives fully, so half of ``sum_g P_g N_g`` over the tie
+    groups ``g`` holding both classes is subtracted, ``N_g`` read off the same
+    cumulative sum and ``P_g`` summed over the group's positives. A row giving
     one class zero weight yields ``nan``.
 
     >>> f = mann_whitney(np.array([0.0, 0.0, 1.0, 1.0]), np.array([0.1, 0.5, 0.5, 0.9]))
@@ -153,30 +155,39 @@ def mann_whitney(y: np.ndarray, p: np.ndarray) -> Callable[[np.ndarray], np.ndar
     order = np.lexsort((y, p))
     ps, positive = p[order], y[order]
     negative = 1.0 - positive
-    new_group = np.r_[True, ps[1:] != ps[:-1]]
-    starts = np.flatnonzero(new_group)
-    size = np.diff(np.r_[starts, n])
+    starts = np.flatnonzero(np.r_[True, ps[1:] != ps[:-1]])
+    ends = np.r_[starts[1:], n]
     n_pos = np.add.reduceat(positive, starts).astype(np.intp)
-    mixed = (n_pos > 0) & (n_pos < size)
-    # Positions in the tie groups holding both classes, compacted; each such
-    # group is one block of negatives followed by one block of positives.
-    tied = np.flatnonzero(mixed[np.cumsum(new_group) - 1])
-    offsets = np.cumsum(size[mixed]) - size[mixed]
-    segments = np.column_stack([offsets, offsets + size[mixed] - n_pos[mixed]]).ravel()
+    mixed = (n_pos > 0) & (n_pos < ends - starts)
+    # A tie group holding both classes is [start, first positive) of
+    # negatives, then [first positive, end) of positives.
+    first_pos, end = (ends - n_pos)[mixed], ends[mixed]
+    before = starts[mixed] - 1  # the position before the group; -1 for none
+    has_before = before >= 0
+    before = np.maximum(before, 0)
+    # reduceat over [first_pos, end), [end, next first_pos), ...: the even
+    # segments are the groups' positives; an end at n closes the last itself.
+    segments = np.column_stack([first_pos, end]).ravel()
+    if segments.size and segments[-1] == n:
+        segments = segments[:-1]
+    step = max(1, _BLOCK_BYTES // (8 * max(n, 1)))
 
     def values(W: np.ndarray) -> np.ndarray:
         W = weight_rows(W, n)
         out = np.empty(W.shape[0])
-        for r in range(0, W.shape[0], _ROWS):
-            ws = np.take(W[r : r + _ROWS], order, axis=1)
-            below = np.cumsum(ws * negative, axis=1)
-            num = (ws * below) @ positive
-            if tied.size:
-                t = np.add.reduceat(ws[:, tied], segments, axis=1)
-                num -= 0.5 * np.einsum("ij,ij->i", t[:, 0::2], t[:, 1::2])
-            den = (ws @ positive) * below[:, -1]
+        for r in range(0, W.shape[0], step):
+            ws = np.take(W[r : r + step], order, axis=1)
+            below = ws * negative
+            np.cumsum(below, axis=1, out=below)  # negative weight up to each position
+            ws *= positive
+            num = np.einsum("ij,ij->i", ws, below)
+            if first_pos.size:
+                p_g = np.add.reduceat(ws, segments, axis=1)[:, 0::2]
+                n_g = below[:, first_pos - 1] - below[:, before] * has_before
+                num -= 0.5 * np.einsum("ij,ij->i", p_g, n_g)
+            den = ws.sum(axis=1) * below[:, -1]
             with np.errstate(divide="ignore", invalid="ignore"):
-                out[r : r + _ROWS] = np.where(den > 0, num / den, np.nan)
+                out[r : r + step] = np.where(den > 0, num / den, np.nan)
         return out
 
     return values

@@ -292,6 +292,9 @@ def bayesian_bootstrap_test(
     ``success`` maps a ``(c, n)`` block of weights to ``c`` booleans. Blocks are
     drawn only until the answer is settled: once ``needed`` successes have
     been seen, or once the replicates not yet drawn could no longer reach it.
+    Each chunk has its own random stream, so the blocks left undrawn change
+    none of the drawn ones, and the work does not grow with the number of
+    chunks: at most one block per thread is drawn past the settling one.
     The answer is the one all ``B`` replicates give, whatever the threads and
     whatever order the blocks finish in; only the work differs. A ladder's
     test is a threshold on the share of successes, and a clearly worse
@@ -317,8 +320,12 @@ def bayesian_bootstrap_test(
     settled = threading.Event()
 
     def run(blocks: Callable[[], Iterator[np.ndarray]]) -> None:
-        for w in blocks():
-            if settled.is_set():
+        chunk = blocks()
+        # Asked before each block is drawn, not after: a chunk started once
+        # the answer is settled draws nothing.
+        while not settled.is_set():
+            w = next(chunk, None)
+            if w is None:
                 return
             hits = np.asarray(success(w), dtype=bool)
             if hits.shape != (w.shape[0],):

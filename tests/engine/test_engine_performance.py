@@ -177,6 +177,9 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
         "other team": submitting.OTHER_TEAM,
         "counts": submitting.COUNTS,
         "invalid": submitting.INVALID,
+        "team releases": submitting.TEAM_RELEASES,
+        "update standing": submitting.UPDATE_STANDING,
+        "bump board version": submitting.BUMP_BOARD_VERSION,
     }
     with store.engine.connect() as connection:
         for name, query in queries.items():

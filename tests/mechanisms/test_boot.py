@@ -11,12 +11,16 @@ import pytest
 from scipy import stats
 
 import reference
+from ladderboard import bootstrap
 from ladderboard.bootstrap import (
     bootstrap_count_matrix,
     bootstrap_mean_of_means,
+    chunk_rows,
     empirical_support,
+    limit_threads,
 )
 from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot, LadderBoot
+from ladderboard.mechanisms.boot import successes_needed
 from ladderboard.metrics import get_metric
 
 # ------------------------------------------------------------------- LadderBoot
@@ -105,6 +109,48 @@ def test_bayes_boot_decisions_are_the_posterior_odds_of_all_replicates(metric):
         else:
             board.submit(p)
         shadow.set_state(board.get_state(secrets=True))
+
+
+class _CountingGenerator:
+    """A generator that counts the rows of weights drawn from it."""
+
+    def __init__(self, generator: np.random.Generator, drawn: list[int]):
+        self._generator, self._drawn = generator, drawn
+
+    def standard_exponential(self, *, out: np.ndarray) -> np.ndarray:
+        self._drawn.append(out.shape[0])
+        return self._generator.standard_exponential(out=out)
+
+
+def _weight_rows_drawn(n: int, threads: int) -> tuple[int, bool]:
+    """Rows of weights a BayesBootLadder (B = 1000) draws to reject a clearly
+    worse submission at holdout size ``n``, and whether it was rejected."""
+    rng = np.random.default_rng(31)
+    y = rng.normal(size=n)
+    board = BayesBootLadder(metric="mse", y_true=y, B=1000, random_state=32)
+    board.submit(y + rng.normal(scale=0.5, size=n))
+    drawn: list[int] = []
+    keyed = board._generator
+    board._generator = lambda index, sub=0: _CountingGenerator(keyed(index, sub), drawn)  # type: ignore[method-assign]
+    with limit_threads(threads):
+        improved = board.submit(y + rng.normal(scale=2.0, size=n)).improved
+    return sum(drawn), improved
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_bayes_boot_early_stop_draws_do_not_grow_with_n(threads):
+    """A clearly worse submission is settled after B - needed + 1 = 150 failing
+    replicates whatever n: the chunks not needed draw nothing (each chunk has
+    its own keyed stream, so that changes none of the drawn weights)."""
+    settle = 1000 - successes_needed(1000, 5.67) + 1
+    drawn = {}
+    for n in (10**3, 10**5):
+        drawn[n], improved = _weight_rows_drawn(n, threads)
+        assert not improved
+        block = chunk_rows(n, 1000, bootstrap.BLOCK_BYTES)
+        # The settling block, and at most one more block per other thread.
+        assert settle <= drawn[n] <= settle - 1 + threads * block
+    assert drawn[10**5] <= drawn[10**3]
 
 
 @pytest.mark.parametrize("metric", ["log_loss", "mse", "accuracy"])

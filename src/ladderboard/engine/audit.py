@@ -5,15 +5,17 @@ mechanism.
 split and (revealed) key, then runs every stored submission file again, in
 each board's order, through a fresh mechanism keyed as the live one was, and
 compares every released score bit for bit, every decision, every private
-score, and each board's final state. :func:`rescore` scores the same files
-under another configuration without touching the store.
+score and each board's final state; and it checks the public board read from
+the stored team standings against the board of the submissions.
+:func:`rescore` scores the same files under another configuration without
+touching the store.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -72,12 +74,19 @@ def _scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes):
 
 
 @on_one_blas_thread
-def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> VerifyReport:
+def verify(
+    store: Competitions,
+    slug: str,
+    *,
+    key_hex: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> VerifyReport:
     """Run every stored file of ``slug`` again and raise
     :class:`VerificationError` on any difference from what was stored.
 
     ``key_hex`` is the revealed key; without it the stored key is used (the
-    organiser's own check).
+    organiser's own check). ``progress(done, total)``, when given, is called
+    after each file run again.
     """
     with Session(store.reader) as session:
         row = queries.competition_by_slug(session, slug)
@@ -105,7 +114,7 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
     problems: list[str] = []
     rerun: dict[str, Any] = {}
     mechanisms: dict[str, Any] = {}
-    for sub, file in rows:
+    for done, (sub, file) in enumerate(rows, 1):
         scored = _scores_of_file(solution, config, unpack(file))
         if sub.scope == BOARD_SCOPE:
             score, improved, rerun[BOARD_SCOPE] = instances.submit_per_rank(
@@ -136,9 +145,13 @@ def verify(store: Competitions, slug: str, *, key_hex: str | None = None) -> Ver
             problems.append(
                 f"submission {sub.id}: improved stored {sub.improved}, recomputed {improved}"
             )
+        if progress is not None:
+            progress(done, len(rows))
     for scope, state in rerun.items():
         if states.get(scope) != json.loads(json.dumps(state)):  # as the JSON column holds it
             problems.append(f"{scope}: the stored mechanism state differs from the re-run")
+    if store.leaderboard(slug, organiser=True) != store.leaderboard_from_submissions(slug):
+        problems.append("the public board of the stored standings differs from its submissions'")
     if problems:
         shown = "\n".join(problems[:20])
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""

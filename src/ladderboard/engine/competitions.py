@@ -52,6 +52,8 @@ from ladderboard.rules.boards import (
     final_selection,
     private_board,
     public_board,
+    public_order,
+    rank_entries,
     rank_standings,
     ranked,
 )
@@ -82,6 +84,8 @@ from ladderboard.store import (
     open_engine,
     queries,
     read_only,
+    require_schema,
+    statements,
 )
 from ladderboard.store.blobs import pack, unpack
 
@@ -99,13 +103,16 @@ __all__ = [
 ]
 
 
-def migrate_store(url: str | None = None) -> str:
+def migrate_store(url: str | None = None, *, create: bool = True) -> str:
     """Create the schema of the store at ``url`` (default:
     ``LADDERBOARD_DATABASE_URL`` or a SQLite file), or bring it up to date;
-    return the URL used."""
+    return the URL used. With ``create=False`` the store must exist already
+    (:class:`StoreUnavailable` otherwise, and nothing is created)."""
     url = database_url(url)
-    engine = open_engine(url, create=True)
+    engine = open_engine(url, create=create)
     try:
+        if not create:
+            require_schema(engine, outdated_ok=True)
         migrate(engine)
     finally:
         engine.dispose()
@@ -125,6 +132,24 @@ def _records(
         if name not in left_out
     ]
     return records, {row[0]: row[6] for row in rows}
+
+
+def _numbered(
+    standings: Sequence[Standing[datetime | None, int | None]], numbers: dict[int, int]
+) -> list[BoardRow]:
+    """Standings as board rows, each naming its submission by the team's own
+    number (``numbers`` by submission id; a per-rank board names none)."""
+    return [
+        BoardRow(
+            rank,
+            s.team,
+            s.score,
+            s.entries,
+            s.last_submission,
+            None if s.submission_id is None else numbers[s.submission_id],
+        )
+        for rank, s in enumerate(standings, 1)
+    ]
 
 
 def _team_info(row: TeamRow) -> TeamInfo:
@@ -175,12 +200,18 @@ class Competitions:
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
         """Connect to ``url`` (default: ``LADDERBOARD_DATABASE_URL`` or a SQLite
         file) and bring its schema up to date; with ``create_schema=False`` the
-        store must exist already. Raises :class:`StoreUnavailable` (one
+        store must exist already, at this version's schema. Raises :class:`StoreUnavailable` (one
         sentence) for a URL that is not a database URL, a missing store or a
         database that does not answer."""
         engine = open_engine(url, create=create_schema)
-        if create_schema:
-            migrate(engine)
+        try:
+            if create_schema:
+                migrate(engine)
+            else:
+                require_schema(engine)
+        except StoreUnavailable:
+            engine.dispose()
+            raise
         return cls(engine, **kwargs)
 
     def ping(self) -> None:
@@ -568,6 +599,7 @@ class Competitions:
             elif not disabled:
                 team.disabled_at = None
             info = _team_info(team)
+            statements.bump_board_version(session.connection(), team.competition_id)
         self.caches.targets.pop((slug, name), None)
         return info
 
@@ -716,6 +748,7 @@ class Competitions:
                 raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
             for row in rows:
                 row.selected = row.number in chosen
+            statements.bump_board_version(session.connection(), competition.id)
 
     def invalid_count(self, slug: str, team: str) -> int:
         with Session(self.reader) as session:
@@ -736,6 +769,8 @@ class Competitions:
                 now = aware(competition.deadline)
             competition.closed_at = now
             self._finalise(session, competition, config)
+            session.flush()
+            statements.bump_board_version(session.connection(), competition.id)
             return lookup.info(competition)
 
     def publish(self, slug: str) -> CompetitionInfo:
@@ -758,6 +793,8 @@ class Competitions:
                     session, competition, CompetitionConfig.from_json(competition.config)
                 )
             competition.key_revealed_at = now
+            session.flush()
+            statements.bump_board_version(session.connection(), competition.id)
             return lookup.info(competition)
 
     @staticmethod
@@ -783,51 +820,126 @@ class Competitions:
     def leaderboard(
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> list[BoardRow]:
+        """:meth:`board` as a list of its own."""
+        return list(self.board(slug, board, organiser=organiser))
+
+    def board(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> tuple[BoardRow, ...]:
         """The public board as released, or the private board (once the
         organiser publishes it; to the organiser at any time). Disabled teams
-        are left off both."""
+        are left off both.
+
+        The public board is read from the teams' stored standings (one row a
+        team, sorted here); either board is then kept in this process under
+        the competition's board version, and handed out again while the store
+        says the version is the same (one query, the competition's row, which
+        every call reads anyway). The tuple returned is the one kept: the same
+        object while the board stays the same, so that what a caller derives
+        from it (a serialised response) may be kept by its identity."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             info = lookup.info(competition)
-            if board == "private" and not info.is_published(self._clock()) and not organiser:
-                raise CompetitionClosed(
-                    "the private board is shown once the organiser publishes it after the close"
-                )
+            self._refuse_private(board, info, organiser)
+            key = (competition.id, competition.commitment, board)
+            version = competition.board_version
+            found = self.caches.boards.get(key, version)
+            if found is None:
+                if board == "private":
+                    found = tuple(self._private_board(session, competition, info))
+                else:
+                    found = tuple(self._public_board(session, competition, info))
+                self.caches.boards.put(key, version, found)
+        return found
+
+    def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
+        """The board rebuilt from every stored submission by the rules, as
+        :meth:`leaderboard` once built each one: what the stored standings
+        must agree with (the audit checks it). The organiser's view."""
+        if board not in ("public", "private"):
+            raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+        with Session(self.reader) as session:
+            competition = lookup.competition(session, slug)
+            info = lookup.info(competition)
+            if board == "private":
+                return self._private_board(session, competition, info)
             config = info.config
-            direction = config.scoring().direction
             disabled = frozenset(queries.disabled_team_names(session, competition.id))
             records, numbers = _records(session, competition.id, disabled)
             standings: Sequence[Standing[datetime | None, int | None]]
-            if board == "private":
-                # Before the close is written (the organiser's preview, or a
-                # deadline passed that nobody has closed yet: a read never
-                # writes), the selections are made as the close would make them.
-                if competition.closed_at is None:
-                    picked = final_selection(records, config.n_selections, direction=direction)
-                    records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
-                standings = private_board(records, direction=direction)
-            elif config.board == "per-rank":
-                state = queries.state_of(session, competition.id, BOARD_SCOPE) or {"entries": []}
-                names = queries.team_names(session, competition.id)
-                entries = [e for e in state["entries"] if names[e["team"]] not in disabled]
-                standings = rank_standings(entries, names, records)
+            if config.board == "per-rank":
+                standings = rank_standings(
+                    self._rank_entries(session, competition.id, disabled),
+                    queries.team_names(session, competition.id),
+                    records,
+                )
             else:
                 standings = public_board(
                     records,
-                    direction=direction,
+                    direction=config.scoring().direction,
                     release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
                 )
-        # The board names a submission by the team's own number (a per-rank
-        # board names none).
-        return [
-            dataclasses.replace(
-                row,
-                submission_id=None if row.submission_id is None else numbers[row.submission_id],
+        return _numbered(standings, numbers)
+
+    def _refuse_private(self, board: str, info: CompetitionInfo, organiser: bool) -> None:
+        if board == "private" and not info.is_published(self._clock()) and not organiser:
+            raise CompetitionClosed(
+                "the private board is shown once the organiser publishes it after the close"
             )
-            for row in ranked(standings)
+
+    @staticmethod
+    def _rank_entries(
+        session: Session, competition_id: int, disabled: frozenset[str]
+    ) -> list[dict[str, Any]]:
+        """The ranked entries of a per-rank board, but those of disabled teams."""
+        state = queries.state_of(session, competition_id, BOARD_SCOPE) or {"entries": []}
+        names = queries.team_names(session, competition_id)
+        return [e for e in state["entries"] if names[e["team"]] not in disabled]
+
+    def _public_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo
+    ) -> list[BoardRow]:
+        """The public board from the stored standings: one row a team, and a
+        sort (the ranked entries of a per-rank board, with each team's count
+        and latest submission from its standing)."""
+        config = info.config
+        rows = queries.standings(session, competition.id)
+        if config.board == "per-rank":
+            disabled = frozenset(queries.disabled_team_names(session, competition.id))
+            activity = {name: (entries, aware(last)) for name, _, entries, last, *_ in rows}
+            return ranked(
+                rank_entries(
+                    self._rank_entries(session, competition.id, disabled),
+                    queries.team_names(session, competition.id),
+                    activity,
+                )
+            )
+        standings = [
+            (Standing(name, score, entries, aware(last), ident), reached_at)
+            for name, score, entries, last, ident, _, reached_at in rows
         ]
+        numbers = {row[4]: row[5] for row in rows}
+        ordered = public_order(standings, direction=config.scoring().direction)
+        return _numbered(ordered, numbers)
+
+    def _private_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo
+    ) -> list[BoardRow]:
+        """The private board, from every submission: it is asked for after
+        the close, when it no longer changes and stays in the board cache."""
+        config = info.config
+        direction = config.scoring().direction
+        disabled = frozenset(queries.disabled_team_names(session, competition.id))
+        records, numbers = _records(session, competition.id, disabled)
+        # Before the close is written (the organiser's preview, or a
+        # deadline passed that nobody has closed yet: a read never
+        # writes), the selections are made as the close would make them.
+        if competition.closed_at is None:
+            picked = final_selection(records, config.n_selections, direction=direction)
+            records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
+        return _numbered(private_board(records, direction=direction), numbers)
 
     def flags(self, slug: str) -> list[DuplicateFlag]:
         """Identical predictions from different teams, for the organiser: each

@@ -30,6 +30,7 @@ from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.models import CompetitionRow
 
 __all__ = [
+    "BoardCache",
     "CachedMechanism",
     "Caches",
     "ClearedWhenFull",
@@ -225,15 +226,59 @@ class MechanismCache:
             self._items.clear()
 
 
+class BoardCache:
+    """The boards this process built last, at most ``size``, each under the
+    competition's ``board_version`` it was read at.
+
+    A board is asked for with the version just read from the store
+    (``CompetitionRow.board_version``, which every change to the board
+    increments in the transaction that makes it): the board kept is handed
+    out only if it was read at that very version, and so is the board as the
+    store holds it, whichever process or host changed it last. A board read
+    at version ``v`` is read after ``v`` was: it holds every change up to
+    ``v``, and perhaps a later one, which the next version then replaces.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[Hashable, tuple[int, tuple[Any, ...]]] = OrderedDict()
+
+    def get(self, key: Hashable, version: int) -> tuple[Any, ...] | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None or found[0] != version:
+                return None
+            self._items.move_to_end(key)
+            return found[1]
+
+    def put(self, key: Hashable, version: int, board: tuple[Any, ...]) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            kept = self._items.get(key)
+            if kept is not None and kept[0] > version:
+                return  # another thread kept a later board meanwhile
+            self._items[key] = (version, board)
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
 class Caches:
     """Everything the engine keeps in process, in one place: parsed solutions
     and configurations, the mechanisms last advanced here, the large arrays
-    known to be stored, and the targets of submissions (a competition's and
-    a team's rows, which never change)."""
+    known to be stored, the targets of submissions (a competition's and a
+    team's rows, which never change) and the boards last built."""
 
-    def __init__(self, mechanisms: int = 64, targets: int = 65536) -> None:
+    def __init__(self, mechanisms: int = 64, targets: int = 65536, boards: int = 64) -> None:
         self.solutions = SolutionCache()
         self.configs = ConfigCache()
         self.mechanisms = MechanismCache(mechanisms)
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)
+        self.boards = BoardCache(boards)

@@ -49,6 +49,8 @@ from ladderboard.files.submission import (
     parse_submission,
     submission_sha256,
 )
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.boards import Record, by_team, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
@@ -142,6 +144,31 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
         )
     if config.total_quota is not None and total >= config.total_quota:
         raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
+
+
+def _stand(connection: Connection, target: Target) -> None:
+    """Write the team's standing on the public board from its submissions,
+    the one just stored included, by the rule the whole board is built by."""
+    rows = statements.team_releases(connection, target.team_id)
+    records = [Record(ident, "", created, score, score) for ident, created, score, _ in rows]
+    (ordered,) = by_team(records).values()
+    standing, reached_at = team_standing(
+        ordered,
+        direction=target.scoring.direction,
+        release_is_current_best=MECHANISMS[target.config.mechanism].release_is_current_best,
+    )
+    numbers = {ident: number for ident, _, _, number in rows}
+    statements.store_standing(
+        connection,
+        target.competition_id,
+        target.team_id,
+        score=standing.score,
+        entries=standing.entries,
+        last_submission_at=standing.last_submission,
+        submission_id=standing.submission_id,
+        submission_number=numbers[standing.submission_id],
+        submission_at=reached_at,
+    )
 
 
 def _result(
@@ -272,6 +299,8 @@ class Submitter:
                 private_score=scored.private,
                 selected=False,
             )
+            _stand(connection, target)
+            statements.bump_board_version(connection, target.competition_id)
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 

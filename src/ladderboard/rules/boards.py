@@ -6,7 +6,7 @@ by the live engine, the audit's rescoring and the replays of
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
@@ -22,9 +22,12 @@ __all__ = [
     "final_selection",
     "private_board",
     "public_board",
+    "public_order",
+    "rank_entries",
     "rank_standings",
     "ranked",
     "same_score",
+    "team_standing",
 ]
 
 When = TypeVar("When", datetime, int)
@@ -91,6 +94,45 @@ def by_team(records: Iterable[Record[When]]) -> dict[str, list[Record[When]]]:
     return teams
 
 
+def team_standing(
+    rows: Sequence[Record[When]], *, direction: Direction, release_is_current_best: bool
+) -> tuple[Standing[When, int], When]:
+    """One team's place on the public board from its records, oldest first
+    (as :func:`by_team` gives them): its standing and the time of the
+    submission that gives its score, which orders it against other teams
+    (:func:`public_order`).
+
+    A team's score is its latest release when each release states the current
+    best (the ladders), and its best release otherwise (full disclosure); the
+    submission that gives it is the first to have reached that score.
+    """
+    key = _key(direction)
+    if release_is_current_best:
+        latest = rows[-1].public_score
+        reached = next(r for r in rows if same_score(r.public_score, latest))
+    else:
+        reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
+    standing = Standing(
+        rows[0].team, reached.public_score, len(rows), rows[-1].created_at, reached.id
+    )
+    return standing, reached.created_at
+
+
+def public_order(
+    standings: Iterable[tuple[Standing[Any, int], Any]], *, direction: Direction
+) -> list[Standing[Any, int]]:
+    """Team standings with the time each one's score was reached, as
+    :func:`team_standing` gives them, best first: by score (NaN last), then the
+    team that reached it first (then the lower submission id)."""
+    key = _key(direction)
+    return [
+        standing
+        for standing, _ in sorted(
+            standings, key=lambda item: key(item[0].score, item[1], item[0].submission_id)
+        )
+    ]
+
+
 def public_board(
     records: Iterable[Record[When]], *, direction: Direction, release_is_current_best: bool
 ) -> list[Standing[When, int]]:
@@ -109,22 +151,15 @@ def public_board(
     ...     records, direction=LOWER_IS_BETTER, release_is_current_best=True)]
     [('c', 0.2, 1), ('a', 0.3, 2), ('b', 0.3, 1)]
     """
-    key = _key(direction)
-    standings = []
-    for team, rows in by_team(records).items():
-        if release_is_current_best:
-            latest = rows[-1].public_score
-            reached = next(r for r in rows if same_score(r.public_score, latest))
-        else:
-            reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
-        score = reached.public_score
-        standings.append(
-            (
-                key(score, reached.created_at, reached.id),
-                Standing(team, score, len(rows), rows[-1].created_at, reached.id),
+    return public_order(
+        (
+            team_standing(
+                rows, direction=direction, release_is_current_best=release_is_current_best
             )
-        )
-    return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
+            for rows in by_team(records).values()
+        ),
+        direction=direction,
+    )
 
 
 def auto_select(
@@ -184,12 +219,20 @@ def rank_standings(
     """The public standings of a per-rank board: its ranked entries, best
     first (``names`` maps team ids to names; ``records`` give each team's
     count and time of submissions)."""
-    teams = by_team(records)
+    activity = {team: (len(rows), rows[-1].created_at) for team, rows in by_team(records).items()}
+    return rank_entries(entries, names, activity)
+
+
+def rank_entries(
+    entries: list[dict[str, Any]],
+    names: dict[int, str],
+    activity: Mapping[str, tuple[int, datetime]],
+) -> list[Standing[datetime | None, None]]:
+    """:func:`rank_standings` from each team's count of submissions and the
+    time of its latest (``activity``, by team name; a team absent has none)."""
     standings = []
     for entry in entries:
         name = names[entry["team"]]
-        rows = teams.get(name, [])
-        standings.append(
-            Standing(name, entry["score"], len(rows), rows[-1].created_at if rows else None, None)
-        )
+        count, last = activity.get(name, (0, None))
+        standings.append(Standing(name, entry["score"], count, last, None))
     return standings

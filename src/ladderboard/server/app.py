@@ -24,6 +24,7 @@ from fastapi import FastAPI
 from ladderboard import __version__
 from ladderboard.engine import Competitions
 from ladderboard.server.api import health, router
+from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit
 from ladderboard.server.pages import install_pages
@@ -68,6 +69,7 @@ def create_app(
     )
     app.state.settings = settings
     app.state.competitions = competitions
+    app.state.board_json = BoardJson()
     install_error_handlers(app)
 
     app.add_middleware(

@@ -24,7 +24,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo
-from ladderboard.mechanisms import MECHANISMS
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key
 from ladderboard.server import organiser_pages, team_pages
@@ -93,8 +93,8 @@ def index(request: Request, competitions: CompetitionsDep) -> HTMLResponse:
 
 @router.get("/how", response_class=HTMLResponse)
 def how(request: Request) -> HTMLResponse:
-    """How this leaderboard works: one section per mechanism."""
-    return render(request, "how.html", mechanisms=sorted(MECHANISMS.items()))
+    """How this leaderboard works: one section per mechanism a competition can run."""
+    return render(request, "how.html", mechanisms=sorted(COMPETITION_MECHANISMS.items()))
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)

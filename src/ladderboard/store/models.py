@@ -45,6 +45,7 @@ __all__ = [
     "SubmissionRow",
     "TeamRow",
     "TeamSessionRow",
+    "TeamStandingRow",
     "table_of",
 ]
 
@@ -87,6 +88,11 @@ class CompetitionRow(Base):
     key_revealed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
     n_public: Mapped[int] = mapped_column(Integer)
     n_private: Mapped[int] = mapped_column(Integer)
+    # Counts the changes to the competition's boards (a submission, a team
+    # disabled or enabled, a selection, the close), each in the transaction
+    # that makes it: a board built at one count is the board while it lasts,
+    # in any process.
+    board_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class TeamRow(Base):
@@ -165,6 +171,31 @@ class SubmissionRow(Base):
     public_raw: Mapped[float] = mapped_column(Float)  # organiser-side, unrounded
     private_score: Mapped[float] = mapped_column(Float)  # hidden until the close
     selected: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class TeamStandingRow(Base):
+    """A team's place on the public board of a per-team competition, kept by
+    each of the team's submissions in its own transaction (under the lock of
+    the team's board), so that the board reads one row a team instead of
+    every submission. ``submission_id`` and ``submission_at`` say which
+    submission gives ``score`` and when it was made (what orders teams with
+    equal scores); ``submission_number`` is the team's own number of it;
+    ``entries`` and ``last_submission_at`` count the team's submissions and
+    date its latest (per-rank boards show these too)."""
+
+    __tablename__ = "team_standings"
+    __table_args__ = (Index("ix_team_standings_competition", "competition_id"),)
+
+    team_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
+    )
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    score: Mapped[float] = mapped_column(Float)
+    entries: Mapped[int] = mapped_column(Integer)
+    last_submission_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    submission_id: Mapped[int] = mapped_column(ID)
+    submission_number: Mapped[int] = mapped_column(Integer)
+    submission_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
 
 
 class SubmissionFileRow(Base):

@@ -25,6 +25,7 @@ from ladderboard.store.models import (
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
+    TeamStandingRow,
 )
 
 __all__ = [
@@ -44,6 +45,7 @@ __all__ = [
     "rejection_count",
     "rejections",
     "solution_file",
+    "standings",
     "state_of",
     "submissions_with_team",
     "team_by_name",
@@ -177,6 +179,27 @@ def submissions_with_team(session: Session, competition_id: int) -> list[Any]:
         .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
         .where(SubmissionRow.competition_id == competition_id)
         .order_by(SubmissionRow.id)
+    )
+    return list(rows.all())
+
+
+def standings(session: Session, competition_id: int) -> list[Any]:
+    """The stored standing of each enabled team of the competition that has
+    submitted, in no order: ``(team name, score, entries,
+    last_submission_at, submission_id, submission_number, submission_at)``
+    tuples, one a team (from the standings' index, and each team by its key)."""
+    rows = session.execute(
+        select(
+            TeamRow.name,
+            TeamStandingRow.score,
+            TeamStandingRow.entries,
+            TeamStandingRow.last_submission_at,
+            TeamStandingRow.submission_id,
+            TeamStandingRow.submission_number,
+            TeamStandingRow.submission_at,
+        )
+        .join(TeamRow, TeamRow.id == TeamStandingRow.team_id)
+        .where(TeamStandingRow.competition_id == competition_id, TeamRow.disabled_at.is_(None))
     )
     return list(rows.all())
 

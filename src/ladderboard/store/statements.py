@@ -23,31 +23,39 @@ from ladderboard.store.models import (
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
+    TeamStandingRow,
     table_of,
 )
 
 __all__ = [
     "ADMISSION",
+    "BUMP_BOARD_VERSION",
     "COUNTS",
     "INSERT_FILE",
+    "INSERT_STANDING",
     "INSERT_SUBMISSION",
     "INVALID",
     "LOCK_STATE",
     "OTHER_TEAM",
     "TARGET",
     "TEAM_COUNTS",
+    "TEAM_RELEASES",
+    "UPDATE_STANDING",
     "UPDATE_STATE",
     "admission",
+    "bump_board_version",
     "count_params",
     "counts",
     "invalid_files",
     "lock_state",
     "released_before",
     "store_rejection",
+    "store_standing",
     "store_submission",
     "submission_with_key",
     "target",
     "team_counts",
+    "team_releases",
 ]
 
 _STATES = table_of(MechanismStateRow)
@@ -55,6 +63,8 @@ _SUBMISSIONS = table_of(SubmissionRow)
 _FILES = table_of(SubmissionFileRow)
 _DUPLICATE_FLAGS = table_of(DuplicateFlagRow)
 _REJECTIONS = table_of(RejectionRow)
+_STANDINGS = table_of(TeamStandingRow)
+_COMPETITIONS = table_of(CompetitionRow)
 TARGET = (
     select(
         CompetitionRow.id,
@@ -154,6 +164,37 @@ UPDATE_STATE = (
 )
 INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
 INSERT_FILE = insert(_FILES)
+# What a team's standing is built from: its released scores, from its index.
+TEAM_RELEASES = select(
+    _SUBMISSIONS.c.id,
+    _SUBMISSIONS.c.created_at,
+    _SUBMISSIONS.c.public_score,
+    _SUBMISSIONS.c.number,
+).where(_SUBMISSIONS.c.team_id == bindparam("team"))
+_STANDING_VALUES = {
+    name: bindparam(name, type_=_STANDINGS.c[name].type)
+    for name in (
+        "score",
+        "entries",
+        "last_submission_at",
+        "submission_id",
+        "submission_number",
+        "submission_at",
+    )
+}
+UPDATE_STANDING = (
+    update(_STANDINGS).where(_STANDINGS.c.team_id == bindparam("team")).values(**_STANDING_VALUES)
+)
+INSERT_STANDING = insert(_STANDINGS).values(
+    team_id=bindparam("team"), competition_id=bindparam("competition"), **_STANDING_VALUES
+)
+# Last in a transaction that changes a board: the competition's row stays
+# locked only until the commit.
+BUMP_BOARD_VERSION = (
+    update(_COMPETITIONS)
+    .where(_COMPETITIONS.c.id == bindparam("competition"))
+    .values(board_version=_COMPETITIONS.c.board_version + 1)
+)
 
 
 def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
@@ -281,3 +322,24 @@ def store_submission(
 def store_rejection(connection: Any, **values: Any) -> None:
     """Record a refused file against its team's invalid-file cap."""
     connection.execute(insert(_REJECTIONS).values(**values))
+
+
+def team_releases(connection: Any, team_id: int) -> list[Any]:
+    """``(id, created_at, public_score, number)`` of each of the team's submissions."""
+    return list(connection.execute(TEAM_RELEASES, {"team": team_id}).all())
+
+
+def store_standing(connection: Any, competition_id: int, team_id: int, **values: Any) -> None:
+    """Write the team's standing (``values``: the columns of
+    :class:`~ladderboard.store.models.TeamStandingRow` but its keys). The
+    caller holds the lock of the team's board, so no other transaction
+    writes this row meanwhile."""
+    params = {"team": team_id, "competition": competition_id, **values}
+    if connection.execute(UPDATE_STANDING, params).rowcount == 0:
+        connection.execute(INSERT_STANDING, params)
+
+
+def bump_board_version(connection: Any, competition_id: int) -> None:
+    """Count one change to the competition's boards (see
+    ``CompetitionRow.board_version``)."""
+    connection.execute(BUMP_BOARD_VERSION, {"competition": competition_id})

@@ -1,0 +1,45 @@
+"""The JSON of the boards' rows, serialised once per board the engine keeps.
+
+A board of 10,000 teams takes longer to turn into JSON than to read:
+:meth:`~ladderboard.server.api` asks the engine for the board's kept tuple
+(:meth:`ladderboard.engine.Competitions.board`), which is the same object
+while the board does not change, and serialises its rows once per tuple.
+Holding the tuple keeps its identity from being reused by another.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from pydantic import TypeAdapter
+
+from ladderboard.rules.boards import BoardRow
+from ladderboard.server.schemas import BoardRowOut
+
+__all__ = ["BoardJson"]
+
+_ROWS = TypeAdapter(list[BoardRowOut])
+
+
+class BoardJson:
+    """The rows of the last ``size`` boards as JSON, by the board's identity."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[int, tuple[tuple[BoardRow, ...], bytes]] = OrderedDict()
+
+    def rows(self, board: tuple[BoardRow, ...]) -> bytes:
+        """``board``'s rows as the JSON list of :class:`BoardRowOut`."""
+        with self._lock:
+            found = self._items.get(id(board))
+            if found is not None and found[0] is board:
+                self._items.move_to_end(id(board))
+                return found[1]
+        data = _ROWS.dump_json([BoardRowOut.of(row) for row in board])
+        with self._lock:
+            self._items[id(board)] = (board, data)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return data
