@@ -33,7 +33,11 @@ def _hex(value) -> str:
 
 
 def _mechanism_params(name: str) -> dict:
-    return {"ladder": {"eta": 0.02}, "shaky-ladder": {"max_updates": 20}}.get(name, {})
+    return {
+        "ladder": {"eta": 0.02},
+        "shaky-ladder": {"max_updates": 20},
+        "thresholdout": {"budget": 20},
+    }.get(name, {})
 
 
 def _score(klass) -> str:
@@ -91,13 +95,13 @@ def store_histories(url: str) -> dict[str, dict]:
     each submission's release and the final public and private boards."""
     from ladderboard.engine import Competitions
     from ladderboard.files.solution import Solution
-    from ladderboard.mechanisms import MECHANISMS
+    from ladderboard.mechanisms import COMPETITION_MECHANISMS
     from ladderboard.rules.config import CompetitionConfig
 
     store = Competitions.open(url)
     out = {}
     try:
-        for name, klass in sorted(MECHANISMS.items()):
+        for name, klass in sorted(COMPETITION_MECHANISMS.items()):
             for board in ("per-team", "per-rank"):
                 slug = f"{name}-{board}"
                 rng = np.random.default_rng(3)

@@ -110,3 +110,35 @@ def shaky_ladder(loss_vectors, noise):
             xi = xi_pp
         out.append(R)
     return out
+
+
+def mann_whitney_by_blocks(y, p, W):
+    """The weighted Mann-Whitney statistic of each row of ``W`` in its block
+    form: per block of 4 rows sorted by ``(p, y)``, the cumulative negative
+    weight times the weights, less half the tie groups' products ``P_g N_g``,
+    each summed over the group's own weights."""
+    n = y.size
+    order = np.lexsort((y, p))
+    ps, positive = p[order], y[order]
+    negative = 1.0 - positive
+    new_group = np.r_[True, ps[1:] != ps[:-1]]
+    starts = np.flatnonzero(new_group)
+    size = np.diff(np.r_[starts, n])
+    n_pos = np.add.reduceat(positive, starts).astype(np.intp)
+    mixed = (n_pos > 0) & (n_pos < size)
+    tied = np.flatnonzero(mixed[np.cumsum(new_group) - 1])
+    offsets = np.cumsum(size[mixed]) - size[mixed]
+    segments = np.column_stack([offsets, offsets + size[mixed] - n_pos[mixed]]).ravel()
+    W = np.asarray(W, dtype=np.float64)
+    out = np.empty(W.shape[0])
+    for r in range(0, W.shape[0], 4):
+        ws = np.take(W[r : r + 4], order, axis=1)
+        below = np.cumsum(ws * negative, axis=1)
+        num = (ws * below) @ positive
+        if tied.size:
+            t = np.add.reduceat(ws[:, tied], segments, axis=1)
+            num -= 0.5 * np.einsum("ij,ij->i", t[:, 0::2], t[:, 1::2])
+        den = (ws @ positive) * below[:, -1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out[r : r + 4] = np.where(den > 0, num / den, np.nan)
+    return out

@@ -6,6 +6,7 @@ so that experiments can draw them beside measured errors:
 
 ===========================  ==================================================
 ``ladder_error_bound``       tail bound of the Ladder (Blum & Hardt, Thm 3.1)
+``ladder_max_submissions``   how many submissions keep that bound below ``β``
 ``ladder_step``              the step ``η`` that balances it
 ``ladder_lower_bound``       ``√(log k / n)``, any mechanism (Thm 3.3)
 ``kaggle_attack_error``      ``√(k / n)``, full disclosure under attack (Cor. 5.2)
@@ -29,6 +30,7 @@ __all__ = [
     "kaggle_attack_error",
     "ladder_error_bound",
     "ladder_lower_bound",
+    "ladder_max_submissions",
     "ladder_step",
     "lberr",
     "shaky_error_bound",
@@ -105,6 +107,38 @@ def ladder_error_bound(n: int, t: int, eps: float, eta: float) -> float:
     eta = check_real("eta", eta, low=0)
     exponent = -2.0 * eps * eps * n + (1.0 / eta + 2.0) * math.log(4.0 * t / eta) + 1.0
     return math.exp(min(0.0, exponent))
+
+
+def ladder_max_submissions(n: int, eps: float, eta: float, beta: float) -> int:
+    """The most submissions ``t`` for which :func:`ladder_error_bound` is at most ``beta``.
+
+    Solving Blum & Hardt 2015, Thm 3.1 for ``t``: the bound is at most ``β``
+    while ``t ≤ (η/4) exp((2 ε² n − 1 + log β) / (1/η + 2))``. Up to that many
+    submissions, the Ladder with step ``eta`` on ``n`` holdout points releases
+    the best true risk so far within ``eps + eta`` with probability at least
+    ``1 − beta``; 0 when not even one submission is covered. Capped at
+    ``2**63 − 1``.
+
+    >>> ladder_max_submissions(10**5, 0.03, 0.1, 0.05)
+    58579
+    >>> ladder_error_bound(10**5, 58579, 0.03, 0.1) <= 0.05 < ladder_error_bound(
+    ...     10**5, 58580, 0.03, 0.1)
+    True
+    >>> ladder_max_submissions(4000, 0.05, 0.1, 0.05)   # the bound is vacuous there
+    0
+    """
+    n = check_int("n", n, 1)
+    eps = check_real("eps", eps, low=0, low_open=False)
+    eta = check_real("eta", eta, low=0)
+    beta = check_real("beta", beta, low=0, high=1)
+    log_t = math.log(eta / 4.0) + (2.0 * eps * eps * n - 1.0 + math.log(beta)) / (1.0 / eta + 2.0)
+    if log_t >= math.log(2.0**63 - 1):
+        return 2**63 - 1
+    t = math.floor(math.exp(log_t))
+    # Round-off at the edge: step down until the bound itself agrees.
+    while t >= 1 and ladder_error_bound(n, t, eps, eta) > beta:
+        t -= 1
+    return max(0, t)
 
 
 def ladder_step(n: int, k: int) -> float:

@@ -2,8 +2,10 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from ladderboard.advisor.advice import (
     advise,
@@ -27,9 +29,9 @@ def frame():
 
 
 def _table(rows):
-    return pd.DataFrame(rows, columns=["setting", "gain", "tau", "share_released"]).set_index(
-        "setting"
-    )
+    return pd.DataFrame(
+        rows, columns=["setting", "excess_gain", "tau", "share_released"]
+    ).set_index("setting")
 
 
 def test_the_rule_on_a_hand_made_table():
@@ -58,24 +60,71 @@ def test_the_rule_on_a_hand_made_table():
 
 
 def test_the_table_is_tidy_and_complete(frame):
-    labels = [s.label for s in default_grid(scoring_rule("accuracy"), families=FAMILIES)]
+    labels = [s.label for s in default_grid(scoring_rule("zero_one"), families=FAMILIES)]
     assert list(dict.fromkeys(frame.setting)) == labels
-    assert set(frame.measure) == {"gap", "tau", "share_released", "median_delay", "n_improvements"}
+    assert set(frame.measure) == {
+        "gap",
+        "baseline_gap",
+        "excess",
+        "lberr",
+        "tau",
+        "share_released",
+        "median_delay",
+        "n_improvements",
+    }
     counts = frame.groupby(["setting", "measure"]).size()
     assert (counts.xs("tau", level="measure") == 2).all()
-    assert (frame[frame.measure != "gap"].attack == "").all()
-    assert set(frame.n) == {120} and set(frame.k) == {16} and set(frame.metric) == {"accuracy"}
+    utility = ~frame.measure.isin(["gap", "baseline_gap", "excess", "lberr"])
+    assert (frame[utility].attack == "").all() and (frame[~utility].attack != "").all()
+    assert set(frame.n) == {120} and set(frame.k) == {16} and set(frame.score) == {"zero_one"}
 
 
-def test_summary_names_the_strongest_attack(frame):
+def test_summary_names_the_binding_attack_and_its_interval(frame):
+    """The binding attack has the largest mean excess; its SE and 95 %
+    interval are those of the per-repetition excesses, computed directly."""
     summary = summarise(frame)
     assert shaky_default_label() in summary.index
+    excess = frame[frame.measure == "excess"]
     for label, row in summary.iterrows():
-        gaps = {c[5:]: row[c] for c in summary.columns if c.startswith("gap: ")}
-        finite = {a: g for a, g in gaps.items() if not math.isnan(g)}
-        assert row.strongest_attack == max(finite, key=finite.get), label
-        assert row.gain == max(finite.values())
+        means = {c[8:]: row[c] for c in summary.columns if c.startswith("excess: ")}
+        finite = {a: g for a, g in means.items() if not math.isnan(g)}
+        assert row.binding_attack == max(finite, key=finite.get), label
+        values = excess[(excess.setting == label) & (excess.attack == row.binding_attack)]
+        values = values.value.to_numpy()
+        se = values.std(ddof=1) / np.sqrt(values.size)
+        half = stats.t.ppf(0.975, values.size - 1) * se
+        assert row.excess_gain == pytest.approx(values.mean())
+        assert row.excess_se == pytest.approx(se)
+        assert (row.excess_low, row.excess_high) == pytest.approx(
+            (values.mean() - half, values.mean() + half)
+        )
+        assert row.gain == pytest.approx(row[f"gap: {row.binding_attack}"])
+        gaps = frame[(frame.measure == "gap") & (frame.setting == label)]
+        assert row.gain == pytest.approx(gaps[gaps.attack == row.binding_attack].value.mean())
+        lberrs = frame[(frame.measure == "lberr") & (frame.setting == label)]
+        assert row.lberr == pytest.approx(lberrs.groupby("attack").value.mean().max())
+        assert row.reps == 2
         assert -1 <= row.tau <= 1 and 0 <= row.share_released <= 1
+
+
+def test_the_rule_uses_the_excess_gain_not_the_gain():
+    table = _table([["Kaggle 1e-5", 0.10, 0.90, 0.80], ["noisy", 0.0, 0.90, 0.80]])
+    table["gain"] = [0.10, 0.30]  # a noisy board's raw gap counts its noise
+    assert recommend(table) == "noisy"
+
+
+def test_target_se_adds_repetitions_or_says_it_was_not_reached():
+    small = {"n": 100, "k": 12, "families": ["parameter-free-ladder"]}
+    reached = advise(reps=2, seed=0, target_se=1.0, **small)
+    assert reached.target_reached and reached.reps == 2
+    capped = advise(reps=2, seed=0, target_se=1e-9, max_reps=3, **small)
+    assert capped.reps == 3 and capped.target_reached is False
+    assert sorted(capped.frame.rep.unique()) == [0, 1, 2]
+    assert capped.command.endswith("--reps 3 --seed 0 --family parameter-free-ladder")
+    # repetition r is the same in any run: the first two are those of the run of two
+    first = capped.frame[capped.frame.rep < 2].reset_index(drop=True)
+    pd.testing.assert_frame_equal(first, reached.frame)
+    assert advise(reps=2, seed=0, **small).target_reached is None
 
 
 def test_same_seed_same_table_other_seed_other_table(frame):
@@ -89,12 +138,21 @@ def test_same_seed_same_table_other_seed_other_table(frame):
 
 
 def test_advise_recommends_an_eligible_setting_and_gives_the_command():
-    advice = advise(n=100, k=12, reps=1, seed=0, families=["parameter-free-ladder"])
+    seen = []
+    advice = advise(
+        n=100,
+        k=12,
+        reps=2,
+        seed=0,
+        families=["parameter-free-ladder"],
+        progress=lambda *a: seen.append(a),
+    )
+    assert seen == [(0, 2), (1, 2), (2, 2)]
     assert set(advice.summary.index) == {"Kaggle 1e-5", "Kaggle 1/√n", "PF Ladder"}
     assert advice.recommended in advice.eligible
     assert advice.recommended_shaky is None
     assert advice.command == advise_command(
-        n=100, k=12, metric="accuracy", reps=1, seed=0, families=["parameter-free-ladder"]
+        n=100, k=12, score="zero_one", reps=2, seed=0, families=["parameter-free-ladder"]
     )
     assert advice.command.endswith("--family parameter-free-ladder")
 
@@ -102,14 +160,15 @@ def test_advise_recommends_an_eligible_setting_and_gives_the_command():
 @pytest.mark.parametrize(
     ("args", "error", "match"),
     [
-        ((9, 10, "accuracy"), ValueError, "n must be"),
-        ((100, 0, "accuracy"), ValueError, "submissions must be"),
-        ((100, 10, "auc"), ValueError, "metric must be one of"),
-        ((100.0, 10, "accuracy"), TypeError, "n must be an integer"),
+        ((9, 10, "zero_one"), ValueError, "n must be"),
+        ((100, 0, "zero_one"), ValueError, "budget must be"),
+        ((100, 10, "auc"), ValueError, "score must be one of"),
+        ((100, 10, "accuracy"), ValueError, "score must be one of zero_one, log_loss, squared"),
+        ((100.0, 10, "zero_one"), TypeError, "n must be an integer"),
     ],
 )
 def test_bad_options_fail_before_any_work(args, error, match):
     with pytest.raises(error, match=match):
         check_options(*args)
     with pytest.raises(error, match=match):
-        advise(n=args[0], k=args[1], metric=args[2])
+        advise(n=args[0], k=args[1], score=args[2])

@@ -17,7 +17,7 @@ from ladderboard.advisor.honest import (
     simulate_teams,
 )
 
-RULE = scoring_rule("accuracy")
+RULE = scoring_rule("zero_one")
 KAGGLE = default_grid(RULE, families=["full-disclosure"])[0]
 MODEL = HonestTeams(teams=8, submissions=16)
 SEEDS = (0, 1, 2)
@@ -57,9 +57,9 @@ def test_a_very_noisy_shaky_ladder_hides_improvements(utilities):
     assert tau["noisy"] < tau["kaggle"] - 0.2
 
 
-@pytest.mark.parametrize("metric", ["accuracy", "log_loss", "mse"])
-def test_simulated_losses_have_their_expected_values(metric):
-    rule = scoring_rule(metric)
+@pytest.mark.parametrize("score", ["zero_one", "log_loss", "squared"])
+def test_simulated_losses_have_their_expected_values(score):
+    rule = scoring_rule(score)
     model = HonestTeams(teams=3, submissions=4)
     data = simulate_teams(rule, n=500, n_private=20000, model=model, random_state=3)
     assert data.predictions.shape == (3, 4, 500)
@@ -68,7 +68,7 @@ def test_simulated_losses_have_their_expected_values(metric):
 
 def test_expected_loss_by_hand():
     assert expected_loss(RULE, [0.0])[0] == 0.5
-    assert math.isclose(expected_loss(scoring_rule("mse"), [0.5])[0], math.exp(-1))
+    assert math.isclose(expected_loss(scoring_rule("squared"), [0.5])[0], math.exp(-1))
     log = expected_loss(scoring_rule("log_loss"), [0.0, 1.0])
     assert log[0] > log[1] > 0  # more skill, lower loss
 

@@ -108,6 +108,52 @@ def test_figure_two_start_and_a_budget_cap():
     assert capped.n_submissions == 20 and capped.exhausted
 
 
+def test_a_budget_of_a_quarter_of_n_submissions_exhausts_the_ladder():
+    """On the Ladder with η = 1/√n the easy set buys about (m/n)/η answers
+    (Hardt 2017, Sec. 4). Scans that started above ``c`` rather than above the
+    observed threshold ``c - η`` paid about 100 submissions an answer and got a
+    fifth of them from this budget, too few to beat blind guessing."""
+    n = 2000
+    budget = n // 4
+    answered, agreement = [], []
+    for seed in range(3):
+        y = _hidden(seed, n)
+        easy = np.arange(n // 2)
+        result = shifted_majority_attack(
+            HoldoutOracle(y, Ladder(eta=1 / np.sqrt(n), n=n)),
+            easy_index=easy,
+            easy_labels=y[easy],
+            k=budget,
+            random_state=seed,
+            max_submissions=budget,
+        )
+        answered.append(result.n_answered)
+        agreement.append(_agreement(result, y))
+    # (m/n)/η = 0.5 · √2000 ≈ 22 answers
+    assert min(answered) >= 18
+    assert np.mean(agreement) > 0.54  # chance is 0.5
+
+
+def test_without_the_learned_margin_each_answer_costs_the_whole_step():
+    n = 2000
+    y = _hidden(5, n)
+    easy = np.arange(n // 2)
+    runs = [
+        shifted_majority_attack(
+            HoldoutOracle(y, Ladder(eta=1 / np.sqrt(n), n=n)),
+            easy_index=easy,
+            easy_labels=y[easy],
+            k=400,
+            random_state=5,
+            learn_margin=learn,
+        )
+        for learn in (True, False)
+    ]
+    learned, naive = (r.n_submissions / r.n_answered for r in runs)
+    # a scan of about 3σ (67 labels) against 3σ + η (130 labels), in steps of 6
+    assert learned < 0.6 * naive
+
+
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [
@@ -117,6 +163,7 @@ def test_figure_two_start_and_a_budget_cap():
         ({"easy_labels": [0]}, ValueError, "one label per easy position"),
         ({"shift": 0}, ValueError, "shift must"),
         ({"head_start": -1.0}, ValueError, "head_start must"),
+        ({"learn_margin": 1}, TypeError, "learn_margin must"),
         ({"k": "3"}, TypeError, "k must"),
     ],
 )

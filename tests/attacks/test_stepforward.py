@@ -1,6 +1,8 @@
 """The step-forward Freedman attack (Chaibub Neto et al. 2016, Alg. 7, Fig.
 3, 5e-h), on the paper's simulated design with permuted responses."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
@@ -117,13 +119,52 @@ def test_step_forward_overfits_full_disclosure():
 def test_last_jump_and_change_points_on_fixed_sequences():
     assert last_jump([1.0, 0.9, 0.9, 0.7, 0.7]) == 3
     assert last_jump([0.5, 0.6, 0.6], greater_is_better=True, previous=0.5) == 1
-    assert last_jump([1.0, 1.0]) == 0  # the board's first submission is a jump
+    assert last_jump([1.0, 1.0]) == 0  # the board's first release is a jump
+    assert last_jump([1.0, 0.9]) == 1
     pytest.importorskip("ruptures")
     noise = np.random.default_rng(0).normal(0, 0.002, 30)
     steps = np.r_[np.full(10, 1.0), np.full(12, 0.9), np.full(8, 0.85)] + noise
     assert changepoint_jump(steps, None, 2) == 22
     assert changepoint_jump(steps[5:], 1.0, 2) == 17
     assert changepoint_jump(steps, None, 0) is None
+
+
+def first_feature_only(n=40, p=6, seed=0):
+    """Responses that the first feature predicts almost exactly, the others not
+    at all: the board accepts the first univariate model (its first submission)
+    and none of the rest."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(3 * n, p))
+    y = X[:, 0] + rng.normal(0, 0.05, 3 * n)
+    train, public = slice(0, n), slice(n, 2 * n)
+    return SimpleNamespace(
+        X_train=X[train], y_train=y[train], X_public=X[public], y_public=y[public]
+    )
+
+
+FIRST_ONLY_BOARDS = {
+    "Ladder": lambda: SignificanceLadder(alpha=0.01),
+    "LadderBoot b=1000": lambda: LadderBoot(alpha=0.01, b=1000, random_state=0),
+    "LadderBoot b=10": lambda: LadderBoot(alpha=0.01, b=10, random_state=0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIRST_ONLY_BOARDS))
+def test_the_boards_first_acceptance_is_a_jump_on_every_board(name):
+    """The board accepts its first submission and nothing else in iteration 1:
+    on the Ladder (last jump) and on LadderBoot (change points told the true
+    number of jumps) alike, that first release is the iteration's last jump,
+    so the first feature is selected and the attack goes on."""
+    pytest.importorskip("ruptures")
+    data = first_feature_only()
+    spy = Recording(FIRST_ONLY_BOARDS[name]())
+    result = step_forward_attack(
+        board(data, spy), data.X_train, data.y_train, data.X_public, n_iterations=3
+    )
+    p = data.X_train.shape[1]
+    assert [r.improved for r in spy.releases[:p]] == [True] + [False] * (p - 1)
+    assert result.selected[:1].tolist() == [0] and result.located[:1].tolist() == [0]
+    assert result.n_submissions > p + 1  # it went on to iteration 2
 
 
 def test_told_jumps_need_the_organisers_count():

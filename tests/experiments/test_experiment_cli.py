@@ -1,5 +1,6 @@
 """``ladderboard experiment list`` and ``ladderboard experiment run``, in-process."""
 
+import json
 import subprocess
 import sys
 
@@ -13,12 +14,23 @@ from ladderboard.experiments import EXPERIMENTS
 runner = CliRunner()
 
 
-def test_list_prints_one_line_per_experiment():
-    result = runner.invoke(app, ["experiment", "list"])
+def test_list_prints_one_whole_line_per_experiment_when_piped():
+    result = runner.invoke(app, ["experiment", "list"])  # not a terminal: TSV
     assert result.exit_code == 0, result.output
-    lines = result.output.strip().splitlines()
-    assert [line.split()[0] for line in lines] == list(EXPERIMENTS)
-    assert "Fig. 3" in lines[0]
+    header, *lines = result.output.strip().splitlines()
+    assert header.split("\t") == ["id", "aliases", "reps", "reproduces"]
+    rows = [line.split("\t") for line in lines]
+    assert [row[0] for row in rows] == list(EXPERIMENTS)
+    assert [row[3] for row in rows] == [e.description for e in EXPERIMENTS.values()]
+    assert "Fig. 3" in rows[0][3] and "…" not in result.output
+
+
+def test_list_as_json():
+    result = runner.invoke(app, ["experiment", "list", "--json"])
+    assert result.exit_code == 0, result.output
+    listed = json.loads(result.output)
+    assert [e["id"] for e in listed] == list(EXPERIMENTS)
+    assert listed[0]["aliases"] == list(EXPERIMENTS[listed[0]["id"]].aliases)
 
 
 @pytest.mark.parametrize("name", [pytest.param("e1", marks=pytest.mark.slow), "shaky-majority"])

@@ -38,20 +38,26 @@ def test_writes_the_table_the_chart_and_the_report(result):
         "measure",
         "attack",
         "value",
-        "metric",
+        "score",
         "n",
         "k",
     ]
     report = files[".md"].read_text()
     assert report.startswith("# The protection-utility frontier")
     assert "Recommended" in report and "--quick" in report
-    for setting in default_grid(scoring_rule("accuracy")):
+    assert "| binding attack | excess gain | 95 % interval | gain | lberr |" in report
+    assert "## Every attack's mean excess gain" in report
+    assert set(table.measure) >= {"gap", "baseline_gap", "excess", "lberr"}
+    for setting in default_grid(scoring_rule("zero_one")):
         assert f"| {setting.label} |" in report
 
 
 def test_every_setting_has_protection_and_utility(result, summary):
-    assert len(summary) == len(default_grid(scoring_rule("accuracy")))
+    assert len(summary) == len(default_grid(scoring_rule("zero_one")))
     assert summary.gain.notna().all() and summary.tau.notna().all()
+    assert summary.excess_gain.notna().all() and summary.binding_attack.ne("").all()
+    assert (summary.excess_low <= summary.excess_gain).all()
+    assert (summary.excess_gain <= summary.excess_high).all()
     assert sorted(result.frame.rep.unique()) == [0, 1]
 
 

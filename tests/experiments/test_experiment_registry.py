@@ -8,7 +8,21 @@ from ladderboard.experiments import EXPERIMENTS, get_experiment, run_experiment
 
 
 def test_every_experiment_is_registered_under_its_names():
-    assert list(EXPERIMENTS) == ["e1", "e3", "e4", "e5", "e6", "e7", "e8", "e9", "e10", "frontier"]
+    assert list(EXPERIMENTS) == [
+        "e1",
+        "e3",
+        "e4",
+        "e5",
+        "e6",
+        "e7",
+        "e8",
+        "e9",
+        "e10",
+        "e11",
+        "e12",
+        "e13",
+        "frontier",
+    ]
     for experiment in EXPERIMENTS.values():
         for name in experiment.names:
             assert get_experiment(name.upper()) is experiment
@@ -25,8 +39,12 @@ def test_unknown_names_are_refused():
 @pytest.mark.parametrize("name", [pytest.param("e1", marks=pytest.mark.slow), "e3"])
 def test_results_do_not_depend_on_the_number_of_jobs(name):
     one = run_experiment(name, quick=True, reps=3, seed=5, jobs=1).frame
-    two = run_experiment(name, quick=True, reps=3, seed=5, jobs=2, progress=True).frame
+    seen = []
+    two = run_experiment(
+        name, quick=True, reps=3, seed=5, jobs=2, progress=lambda *a: seen.append(a)
+    ).frame
     pd.testing.assert_frame_equal(one, two)
+    assert seen[0][0] == 0 and seen[-1][0] == seen[-1][1] == len(seen) - 1
     other = run_experiment(name, quick=True, reps=3, seed=6, jobs=1).frame
     assert not one.equals(other)
 

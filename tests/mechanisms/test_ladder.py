@@ -137,6 +137,15 @@ class TestSignificanceLadder:
             SignificanceLadder(alpha=alpha)
 
 
+def test_round_to_does_not_depend_on_the_float_type():
+    """A numpy scalar and a Python float of the same value round alike (numpy's
+    own rounding scales by 10**d and takes 0.505 down to 0.50)."""
+    values = np.random.default_rng(0).integers(0, 4001, size=2000) / 4000
+    for value in [0.505, 0.125, 0.000005, *values]:
+        for step in (0.1, 0.01, 1e-5):
+            assert round_to(np.float64(value), step) == round_to(float(value), step), (value, step)
+
+
 def test_round_to_matches_paper_examples():
     # Neto et al. 2016, text after Alg. 1: [0.8763]_{0.1, 0.01, 0.001}.
     assert [round_to(0.8763, s) for s in (0.1, 0.01, 0.001)] == [0.9, 0.88, 0.876]
@@ -231,6 +240,23 @@ def test_paired_test_matches_direct_std_including_near_identical_vectors(n, gap,
         x, float(x.sum()), best, float(best.sum()), float(best @ best), reference_total, c
     )
     assert got == (margin > threshold)
+
+
+@pytest.mark.parametrize("board", [ParameterFreeLadder, lambda: SignificanceLadder(alpha=0.3)])
+def test_paired_test_ladder_keeps_the_accepted_vectors_own_sum_of_squares(board):
+    """An accepted vector's x·x is taken from its test, not computed again:
+    the same number a fresh dot product, or a restored state, gives."""
+    rng = np.random.default_rng(41)
+    ladder, accepted = board(), 0
+    for step in range(40):
+        x = rng.random(5000) * (1 - step / 60)  # real losses, drifting down
+        if ladder.submit(x).improved:
+            accepted += 1
+            assert ladder._best_sum_sq == float(np.dot(x, x))
+            restored = type(ladder).from_state(ladder.get_state())
+            assert restored._best_sum_sq == ladder._best_sum_sq
+            assert restored._best_total == ladder._best_total
+    assert accepted > 5
 
 
 @pytest.mark.parametrize("name", ["auc", "ccc", "mse", "log_loss"])

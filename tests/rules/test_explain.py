@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from ladderboard.direction import GREATER_IS_BETTER, LOWER_IS_BETTER
 from ladderboard.mechanisms import (
+    COMPETITION_MECHANISMS,
     MECHANISMS,
     Ladder,
     Mechanism,
@@ -23,7 +24,7 @@ from ladderboard.mechanisms import (
 from ladderboard.rules.explain import describe, display_decimals, explain
 from ladderboard.rules.rank_board import RankBoard
 
-ALL = sorted(MECHANISMS)
+ALL = sorted(COMPETITION_MECHANISMS)
 CASES = [(None, 0.3), (0.3, 0.25), (0.3, 0.3), (0.3, 0.32)]
 RANK_CASES = [
     (None, 0.3, 3, None),
@@ -221,6 +222,15 @@ def test_explain_refuses_what_it_cannot_explain():
         explain("ladder", 0.2, None, rank=1, **kw)
     with pytest.raises(ValueError, match="decimals"):
         explain("ladder", 0.2, None, direction=LOWER_IS_BETTER, decimals=-1)
+
+
+def test_explain_refuses_a_mechanism_no_competition_runs():
+    kw = {"direction": LOWER_IS_BETTER, "decimals": 2}
+    assert "thresholdout" in MECHANISMS
+    with pytest.raises(ValueError, match="'thresholdout' runs in no competition"):
+        explain("thresholdout", 0.2, None, **kw)
+    with pytest.raises(ValueError, match="runs in no competition"):
+        describe("thresholdout")
 
 
 def _explain_run(mechanism: Mechanism, xs) -> list[str]:

@@ -1,5 +1,5 @@
-"""The "How this leaderboard works" page: one section for every registered
-mechanism (a new mechanism without its section fails here), each saying what
+"""The "How this leaderboard works" page: one section for every mechanism a
+competition can run (a new one without its section fails here), each saying what
 is released, when a score changes, what a per-rank board shows and how the
 final ranking is made, and citing its paper."""
 
@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 import ladderboard
-from ladderboard.mechanisms import MECHANISMS
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 
 jinja2 = pytest.importorskip("jinja2")
 
@@ -31,14 +31,14 @@ def _how_render() -> str:
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
     )
     env.globals["url_for"] = lambda name, path: SimpleNamespace(path=f"/{name}/{path}")
-    return env.get_template("how.html").render(mechanisms=sorted(MECHANISMS.items()))
+    return env.get_template("how.html").render(mechanisms=sorted(COMPETITION_MECHANISMS.items()))
 
 
 def _how_sections(html: str) -> dict[str, str]:
     return dict(re.findall(r'<section id="([\w-]+)"[^>]*>(.*?)</section>', html, flags=re.S))
 
 
-@pytest.mark.parametrize("name", sorted(MECHANISMS))
+@pytest.mark.parametrize("name", sorted(COMPETITION_MECHANISMS))
 def test_how_page_has_a_section_for_each_mechanism(name):
     html = _how_render()
     sections = _how_sections(html)
@@ -52,7 +52,7 @@ def test_how_page_has_a_section_for_each_mechanism(name):
 
 def test_how_page_has_no_section_for_what_is_not_registered():
     names = set(_how_sections(_how_render())) - {"final-ranking"}
-    assert names == set(MECHANISMS)
+    assert names == set(COMPETITION_MECHANISMS)
 
 
 def test_how_page_is_well_formed():

@@ -12,10 +12,12 @@ from html import unescape
 import pytest
 from organiser_helpers import TECHNICAL, alert, sign_in, state, status
 from server_helpers import create
+from typer.testing import CliRunner
 
+from ladderboard.cli import app
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
-from ladderboard.mechanisms import MECHANISMS, parameters_of
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, parameters_of
 from ladderboard.mechanisms.parameters import REQUIRED
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.organiser_advice import ADVICE, advice_for
@@ -48,7 +50,7 @@ def test_create_form_offers_every_mechanism_parameter_with_default_and_help(clie
     page = client.get("/organiser/new")
     assert page.status_code == 200
     html = unescape(page.text)
-    for name, klass in MECHANISMS.items():
+    for name, klass in COMPETITION_MECHANISMS.items():
         assert f'<option value="{name}" data-kind="{klass.input_kind}"' in html
         assert f'id="params-{name}" data-mechanism="{name}"' in html
         for info in parameters_of(name):
@@ -157,6 +159,7 @@ BAD_CREATIONS = {
         "The BayesBoot Ladder scores predictions with a metric",
     ),
     "unknown-mechanism": ({"mechanism": "oracle"}, "Choose a mechanism from the list"),
+    "no-competition-mechanism": ({"mechanism": "thresholdout"}, "Choose a mechanism from the list"),
     "unknown-score": ({"score": "vibes"}, "Choose a loss or a metric from the list"),
     "loss-params-json": (
         {"score": "log_loss", "score_params": "{clip: 1}"},
@@ -205,11 +208,11 @@ def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
         assert f'value="{value}"' in html or f">{value}</textarea>" in html, name
     assert "Choose the solution file again" in html
     mechanism = sent["mechanism"]
-    if mechanism in MECHANISMS:
-        assert (
-            f'<option value="{mechanism}" data-kind="{MECHANISMS[mechanism].input_kind}" selected>'
-            in html
-        )
+    if mechanism in COMPETITION_MECHANISMS:
+        kind = COMPETITION_MECHANISMS[mechanism].input_kind
+        assert f'<option value="{mechanism}" data-kind="{kind}" selected>' in html
+    assert set(MECHANISMS) - set(COMPETITION_MECHANISMS) == {"thresholdout"}
+    assert '<option value="thresholdout"' not in html
     if sent.get("auto_publish"):
         assert 'value="1" checked' in html
 
@@ -260,3 +263,30 @@ def test_create_advice_rows_set_up_competitions_the_engine_accepts(tmp_path):
             assert advice_for(row.score, row.n) == row
     finally:
         competitions.dispose()
+
+
+def test_every_advice_row_shows_an_advise_command_that_runs(monkeypatch):
+    """The form's "measure it yourself" line is a command the CLI accepts,
+    for the very settings the row was measured with."""
+    import shlex
+
+    import ladderboard.advisor.advice as advice_module
+    from ladderboard.server.organiser_advice import ADVICE, BUDGET
+
+    class Measured(Exception):
+        pass
+
+    calls = []
+
+    def record(**kwargs):
+        calls.append(kwargs)
+        raise Measured
+
+    monkeypatch.setattr(advice_module, "advise", record)
+    for row in ADVICE:
+        words = shlex.split(row.command())
+        assert words[:2] == ["ladderboard", "advise"]
+        result = CliRunner().invoke(app, words[1:])
+        assert isinstance(result.exception, Measured), (row.command(), result.output)
+        assert calls[-1]["n"] == row.n and calls[-1]["k"] == BUDGET
+        assert calls[-1]["score"] == row.metric

@@ -11,13 +11,15 @@ The rule (:func:`recommend`): among the settings whose honest-team utility is
 within a tolerance of full disclosure's (Kendall's tau at most
 ``tau_tolerance`` = 0.05 lower than ``Kaggle 1e-5``'s, and at least
 ``share_fraction`` = half of the true improvements it releases at once also
-released), choose the one whose strongest attacker gains least; ties go to
-the higher tau.
+released), choose the one whose binding attack has the smallest excess gain
+(the largest over the attacks of the gap beyond that of as many non-adaptive
+submissions on the same board); ties go to the higher tau.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -41,27 +43,38 @@ __all__ = [
     "eligible",
     "evaluate_grid",
     "grid_repetition",
+    "largest_se",
     "recommend",
+    "reps_for",
     "summarise",
 ]
 
 UTILITY_MEASURES = ("tau", "share_released", "median_delay", "n_improvements")
+ATTACK_MEASURES = ("gap", "baseline_gap", "excess", "lberr")
+"""Per attack and repetition: its gap, its non-adaptive baseline's, the
+excess (their difference) and the lberr of its sequence."""
+INTERVAL = 0.95
+"""The confidence of the interval on the binding excess gain."""
+MAX_REPS = 200
+"""The most repetitions a ``target_se`` run adds up to."""
 TAU_TOLERANCE = 0.05
 SHARE_FRACTION = 0.5
 
 
-def check_options(n: Any, k: Any, metric: Any, reps: Any = 1, seed: Any = 0, jobs: Any = 1):
+def check_options(n: Any, k: Any, score: Any, reps: Any = 1, seed: Any = 0, jobs: Any = 1):
     """Validate the advisor's options before any work; return them normalised.
+
+    ``k`` is the budget: the submissions each participant (and attacker) makes.
 
     >>> check_options(1000, 100, "log_loss")[2].name
     'log_loss'
-    >>> check_options(5, 100, "accuracy")
+    >>> check_options(5, 100, "zero_one")
     Traceback (most recent call last):
     ValueError: n must be an integer >= 10, got 5
     """
     n = check_int("n", n, 10)
-    k = check_int("submissions", k, 1)
-    rule = scoring_rule(metric)
+    k = check_int("budget", k, 1)
+    rule = scoring_rule(score)
     reps = check_int("reps", reps, 1)
     seed = check_int("seed", seed, 0)
     jobs = check_int("jobs", jobs, 1)
@@ -71,13 +84,14 @@ def check_options(n: Any, k: Any, metric: Any, reps: Any = 1, seed: Any = 0, job
 def grid_repetition(
     *,
     rep: int,
-    metric: str,
+    score: str,
     n: int,
     k: int,
     n_private: int,
     labels: tuple[str, ...] | None,
     families: tuple[str, ...] | None,
     model: HonestTeams,
+    wide: bool = False,
     random_state: int,
 ) -> Any:
     """One repetition: every setting against the attacks and the honest teams.
@@ -85,18 +99,19 @@ def grid_repetition(
     The settings are ``default_grid`` (kept to ``families``, then to
     ``labels`` when given). The hidden data of the attacks and of the honest
     teams are drawn once per repetition and shared by every setting. Returns a
-    tidy DataFrame: ``rep``, ``setting``, ``family``, ``measure`` (``gap`` or
-    a utility measure), ``attack`` (the attack, for gaps), ``value``, and the
-    run's ``metric``, ``n`` and ``k``.
+    tidy DataFrame: ``rep``, ``setting``, ``family``, ``measure`` (one of
+    :data:`ATTACK_MEASURES`, see :class:`~ladderboard.advisor.protection.AttackMeasure`,
+    or a utility measure), ``attack`` (the attack, for the attack measures),
+    ``value``, and the run's ``score``, ``n`` and ``k`` (the budget).
     """
     import pandas as pd
 
     from ladderboard.advisor.honest import honest_utility, simulate_teams
-    from ladderboard.advisor.protection import attack_gaps, make_attack_data
+    from ladderboard.advisor.protection import attack_measures, make_attack_data
     from ladderboard.random import KeyedStream
 
-    rule = scoring_rule(metric)
-    grid = default_grid(rule, families=families)
+    rule = scoring_rule(score)
+    grid = default_grid(rule, families=families, wide_k=k if wide else None)
     if labels is not None:
         grid = [s for s in grid if s.label in labels]
     stream = KeyedStream.from_random_state(random_state)
@@ -108,25 +123,28 @@ def grid_repetition(
     )
     rows = []
     for setting in grid:
-        gaps = attack_gaps(
+        measures = attack_measures(
             setting, rule, attack_data, k=k, random_state=stream.derive(f"gaps:{setting.label}")
         )
-        for attack, gap in gaps.items():
-            rows.append((rep, setting.label, setting.family, "gap", attack, gap))
+        for attack, m in measures.items():
+            for measure in ATTACK_MEASURES:
+                rows.append(
+                    (rep, setting.label, setting.family, measure, attack, getattr(m, measure))
+                )
         utility = honest_utility(
             setting, rule, teams, model=model, random_state=stream.derive(f"teams:{setting.label}")
         )
         for measure in UTILITY_MEASURES:
             rows.append((rep, setting.label, setting.family, measure, "", utility[measure]))
     frame = pd.DataFrame(rows, columns=["rep", "setting", "family", "measure", "attack", "value"])
-    return frame.assign(metric=rule.name, n=n, k=k)
+    return frame.assign(score=rule.name, n=n, k=k)
 
 
 def grid_tasks(
     *,
     reps: int,
     seed: int,
-    metric: str,
+    score: str,
     n: int,
     k: int,
     n_private: int | None = None,
@@ -134,8 +152,11 @@ def grid_tasks(
     families: tuple[str, ...] | None = None,
     model: HonestTeams | None = None,
     name: str = "advisor",
+    first_rep: int = 0,
+    wide: bool = False,
 ) -> list[Task]:
-    """One :class:`Task` per repetition, each with its own seed."""
+    """One :class:`Task` per repetition (``first_rep``, ``first_rep + 1``, …),
+    each with its own seed: repetition ``r`` is the same in every run."""
     from ladderboard.advisor.honest import HonestTeams
 
     n_private = 2 * n if n_private is None else n_private
@@ -145,17 +166,18 @@ def grid_tasks(
             grid_repetition,
             {
                 "rep": r,
-                "metric": metric,
+                "score": score,
                 "n": n,
                 "k": k,
                 "n_private": n_private,
                 "labels": labels,
                 "families": families,
                 "model": model,
-                "random_state": task_seed(seed, name, metric, n, k, r),
+                "wide": wide,
+                "random_state": task_seed(seed, name, score, n, k, r),
             },
         )
-        for r in range(reps)
+        for r in range(first_rep, first_rep + reps)
     ]
 
 
@@ -163,7 +185,7 @@ def evaluate_grid(
     *,
     n: int,
     k: int,
-    metric: str = "accuracy",
+    score: str = "zero_one",
     reps: int = 3,
     seed: int = 0,
     jobs: int = 1,
@@ -171,13 +193,18 @@ def evaluate_grid(
     families: Any = None,
     labels: Any = None,
     model: HonestTeams | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    first_rep: int = 0,
+    wide: bool = False,
 ) -> Any:
-    """The tidy table of :func:`grid_repetition` over ``reps`` repetitions,
-    run on ``jobs`` worker processes (the result does not depend on ``jobs``).
+    """The tidy table of :func:`grid_repetition` over ``reps`` repetitions
+    (numbered from ``first_rep``),
+    run on ``jobs`` worker processes (the result does not depend on ``jobs``);
+    ``progress(done, total)``, when given, is called as each repetition ends.
     """
     from ladderboard.tasks.runner import run_tasks
 
-    n, k, rule, reps, seed, jobs = check_options(n, k, metric, reps, seed, jobs)
+    n, k, rule, reps, seed, jobs = check_options(n, k, score, reps, seed, jobs)
     if n_private is not None:
         n_private = check_int("n_private", n_private, 1)
     import pandas as pd
@@ -185,49 +212,92 @@ def evaluate_grid(
     tasks = grid_tasks(
         reps=reps,
         seed=seed,
-        metric=rule.name,
+        score=rule.name,
         n=n,
         k=k,
         n_private=n_private,
         families=None if families is None else tuple(families),
         labels=None if labels is None else tuple(labels),
         model=model,
+        first_rep=first_rep,
+        wide=wide,
     )
-    return pd.concat(run_tasks(tasks, jobs=jobs), ignore_index=True)
+    return pd.concat(run_tasks(tasks, jobs=jobs, progress=progress), ignore_index=True)
 
 
-def summarise(frame: Any) -> Any:
-    """One row per setting (in the grid's order): ``family``, the strongest
-    attack and its mean gap ``gain`` (and its sd over repetitions), the mean of
-    each utility measure, and each attack's mean gap (``gap: <attack>``).
+def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
+    """One row per setting (in the grid's order).
 
-    The strongest attack is the one with the largest mean gap.
+    The *binding* attack is the one with the largest mean excess gain (its gap
+    minus its non-adaptive baseline's,
+    :func:`~ladderboard.advisor.protection.attack_measures`). Columns:
+    ``family``; ``binding_attack``; ``excess_gain`` (its mean over
+    repetitions), ``excess_se`` (the standard error of that mean: the sample
+    standard deviation over ``√reps``; ``nan`` from one repetition) and the
+    two-sided ``confidence`` interval ``excess_low``, ``excess_high`` (mean ±
+    Student's t quantile with ``reps − 1`` degrees of freedom × SE); ``gain``
+    and ``baseline_gap``, the binding attack's mean gap and its baseline's;
+    ``lberr``, the largest mean leaderboard error of an attack's sequence
+    (Blum & Hardt 2015, Def. 2.1); ``reps``; the mean of each utility
+    measure; and each attack's mean gap and excess (``gap: <attack>``,
+    ``excess: <attack>``).
     """
     import numpy as np
     import pandas as pd
+    from scipy import stats
 
     order = list(dict.fromkeys(frame.setting))
-    gaps = frame[frame.measure == "gap"]
-    by_attack = gaps.groupby(["setting", "attack"]).value.agg(["mean", "std"])
+    attacks = frame[frame.measure.isin(ATTACK_MEASURES)]
+    means = attacks.pivot_table(
+        index=["setting", "attack"], columns="measure", values="value", aggfunc="mean"
+    )
+    excess = attacks[attacks.measure == "excess"]
     rows = []
     for label in order:
         here = frame[frame.setting == label]
         row: dict[str, Any] = {"setting": label, "family": here.family.iloc[0]}
-        attacks = by_attack.loc[label] if label in by_attack.index.get_level_values(0) else None
-        if attacks is not None and attacks["mean"].notna().any():
-            strongest = attacks["mean"].idxmax()
-            row["strongest_attack"] = strongest
-            row["gain"] = float(attacks.loc[strongest, "mean"])
-            sd = attacks.loc[strongest, "std"]
-            row["gain_sd"] = float(sd) if np.isfinite(sd) else 0.0
-        else:
-            row.update(strongest_attack="", gain=math.nan, gain_sd=math.nan)
+        mine = means.loc[label] if label in means.index.get_level_values(0) else None
+        row.update(
+            binding_attack="",
+            excess_gain=math.nan,
+            excess_se=math.nan,
+            excess_low=math.nan,
+            excess_high=math.nan,
+            gain=math.nan,
+            baseline_gap=math.nan,
+            lberr=math.nan,
+        )
+        if mine is not None and mine["excess"].notna().any():
+            binding = str(mine["excess"].idxmax())
+            values = excess[(excess.setting == label) & (excess.attack == binding)].value
+            values = values.to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            mean = float(values.mean())
+            se = float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.nan
+            half = (
+                float(stats.t.ppf(0.5 + confidence / 2, values.size - 1)) * se
+                if values.size > 1
+                else math.nan
+            )
+            row.update(
+                binding_attack=binding,
+                excess_gain=mean,
+                excess_se=se,
+                excess_low=mean - half,
+                excess_high=mean + half,
+                gain=float(mine.loc[binding, "gap"]),
+                baseline_gap=float(mine.loc[binding, "baseline_gap"]),
+                lberr=float(mine["lberr"].max()),
+            )
+        row["reps"] = int(here.rep.nunique())
         for measure in UTILITY_MEASURES:
             values = here[here.measure == measure].value
             row[measure] = float(values.mean()) if len(values) else math.nan
-        if attacks is not None:
-            for attack, stats in attacks.iterrows():
-                row[f"gap: {attack}"] = float(stats["mean"])
+        if mine is not None:
+            for attack, stats_row in mine.iterrows():
+                row[f"gap: {attack}"] = float(stats_row["gap"])
+            for attack, stats_row in mine.iterrows():
+                row[f"excess: {attack}"] = float(stats_row["excess"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("setting")
 
@@ -245,7 +315,7 @@ def eligible(
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({"setting": ["Kaggle 1e-5", "A", "B", "C"],
-    ...     "gain": [0.07, 0.01, 0.0, 0.0], "tau": [0.90, 0.88, 0.70, 0.90],
+    ...     "excess_gain": [0.07, 0.01, 0.0, 0.0], "tau": [0.90, 0.88, 0.70, 0.90],
     ...     "share_released": [0.8, 0.45, 0.8, 0.3]}).set_index("setting")
     >>> eligible(table)
     ['Kaggle 1e-5', 'A']
@@ -263,7 +333,7 @@ def eligible(
     ok = (
         (summary.tau >= ref.tau - tau_tolerance)
         & (summary.share_released.fillna(0.0) >= share_fraction * share_ref)
-        & summary.gain.notna()
+        & summary.excess_gain.notna()
     )
     return [str(label) for label in summary.index[ok.to_numpy()]]
 
@@ -277,14 +347,15 @@ def recommend(
     among: Any = None,
 ) -> str:
     """The advisor's rule: among the settings (of ``among``, a list of labels,
-    when given) that are :func:`eligible`, the one with the smallest ``gain``
-    (the strongest attacker's); ties go to the higher ``tau``. When none is
+    when given) that are :func:`eligible`, the one with the smallest
+    ``excess_gain`` (the binding attack's: its gain beyond as many blind
+    submissions on the same board); ties go to the higher ``tau``. When none is
     eligible, the one with the highest ``tau`` (see :func:`eligible` to tell).
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({
     ...     "setting": ["Kaggle 1e-5", "A", "B", "C"],
-    ...     "gain": [0.07, 0.01, 0.002, 0.03],
+    ...     "excess_gain": [0.07, 0.01, 0.002, 0.03],
     ...     "tau": [0.90, 0.88, 0.70, 0.90],
     ...     "share_released": [0.9, 0.85, 0.9, 0.9]}).set_index("setting")
     >>> recommend(table), recommend(table, tau_tolerance=0.3), recommend(table, among=["B", "C"])
@@ -302,24 +373,23 @@ def recommend(
     good = pool.loc[[s for s in pool.index if s in ok]]
     if good.empty:
         return str(pool.tau.idxmax())
-    ranked = good.assign(_neg_tau=-good.tau).sort_values(["gain", "_neg_tau"], kind="stable")
+    ranked = good.assign(_neg_tau=-good.tau).sort_values(["excess_gain", "_neg_tau"], kind="stable")
     return str(ranked.index[0])
 
 
 def advise_command(
-    *, n: int, k: int, metric: str, reps: int, seed: int, families: Any = None
+    *, n: int, k: int, score: str, reps: int, seed: int, families: Any = None, wide: bool = False
 ) -> str:
     """The command line that reproduces an advice.
 
-    >>> advise_command(n=4000, k=100, metric="accuracy", reps=3, seed=0)
-    'ladderboard advise --n 4000 --submissions 100 --metric accuracy --reps 3 --seed 0'
+    >>> advise_command(n=4000, k=100, score="zero_one", reps=3, seed=0)
+    'ladderboard advise --n 4000 --budget 100 --score zero_one --reps 3 --seed 0'
     """
-    command = (
-        f"ladderboard advise --n {n} --submissions {k} --metric {metric.replace('_', '-')} "
-        f"--reps {reps} --seed {seed}"
-    )
+    command = f"ladderboard advise --n {n} --budget {k} --score {score} --reps {reps} --seed {seed}"
     for family in families or ():
         command += f" --family {family}"
+    if wide:
+        command += " --wide"
     return command
 
 
@@ -334,7 +404,8 @@ class _Tolerances(TypedDict):
 class Advice:
     """The advisor's answer: the summary table, the recommendation (overall and
     among the Shaky Ladder settings), the settings within the utility
-    tolerance, and the command that reproduces it."""
+    tolerance, the repetitions run, whether the target standard error was
+    reached (``None`` without a target), and the command that reproduces it."""
 
     rule: ScoringRule
     n: int
@@ -345,31 +416,101 @@ class Advice:
     recommended_shaky: str | None
     eligible: tuple[str, ...]
     command: str
+    reps: int = 0
+    target_se: float | None = None
+    target_reached: bool | None = None
+
+
+def largest_se(summary: Any) -> float:
+    """The largest standard error of a binding excess gain (``inf`` when one
+    is unknown, as from a single repetition).
+
+    >>> import pandas as pd
+    >>> largest_se(pd.DataFrame({"excess_se": [0.002, 0.004]}))
+    0.004
+    """
+    values = summary.excess_se.to_numpy(dtype=float)
+    return math.inf if (values != values).any() else float(values.max())
+
+
+def reps_for(reps: int, se: float, target: float, max_reps: int) -> int:
+    """The repetitions to run next for a standard error of ``se`` after
+    ``reps`` to fall to ``target`` (it falls as ``1/√reps``), at most ``max_reps``.
+
+    >>> reps_for(3, 0.006, 0.003, 200), reps_for(3, float("inf"), 0.003, 200)
+    (12, 6)
+    >>> reps_for(100, 0.01, 0.003, 200)
+    200
+    """
+    wanted = 2 * reps if math.isinf(se) else math.ceil(reps * (se / target) ** 2)
+    return min(max(wanted, reps + 1), max_reps)
 
 
 def advise(
     *,
     n: int,
     k: int,
-    metric: str = "accuracy",
+    score: str = "zero_one",
     reps: int = 3,
     seed: int = 0,
     jobs: int = 1,
     families: Any = None,
     tau_tolerance: float = TAU_TOLERANCE,
     share_fraction: float = SHARE_FRACTION,
+    target_se: float | None = None,
+    max_reps: int = MAX_REPS,
+    progress: Callable[[int, int], None] | None = None,
+    wide: bool = False,
 ) -> Advice:
-    """Run the grid at holdout size ``n`` and budget ``k`` and recommend a setting.
+    """Run the grid at holdout size ``n`` and budget ``k`` (submissions per
+    participant) under ``score`` (a registered loss: ``zero_one``,
+    ``log_loss``, ``squared``) and recommend a setting.
 
     Full disclosure at ``1e-5`` (the utility reference) is always evaluated.
+    With ``target_se``, repetitions are added after the first ``reps`` until
+    every setting's binding excess gain has a standard error of at most
+    ``target_se``, or ``max_reps`` repetitions have run (then
+    ``Advice.target_reached`` is false); repetition ``r`` is the same in any
+    run, so the command printed (with the repetitions run) reproduces the
+    advice. ``jobs`` worker processes share the repetitions;
+    ``progress(done, total)``, when given, is called as each repetition ends.
+    ``wide`` compares the wide Shaky grid (:func:`~ladderboard.advisor.grid.
+    wide_shaky_multiples`, 35 Shaky settings up to the analysis's
+    step-to-noise ratio at ``k``) instead of the default eight.
     """
-    n, k, rule, reps, seed, jobs = check_options(n, k, metric, reps, seed, jobs)
+    import pandas as pd
+
+    n, k, rule, reps, seed, jobs = check_options(n, k, score, reps, seed, jobs)
+    if target_se is not None:
+        target_se = check_real("target_se", target_se, low=0)
+        max_reps = check_int("max_reps", max_reps, reps)
     families = None if families is None else tuple(dict.fromkeys(families))
     run_families = None if families is None else tuple(sorted({"full-disclosure", *families}))
-    frame = evaluate_grid(
-        n=n, k=k, metric=rule.name, reps=reps, seed=seed, jobs=jobs, families=run_families
-    )
+
+    def run(first: int, count: int) -> Any:
+        return evaluate_grid(
+            n=n,
+            k=k,
+            score=rule.name,
+            reps=count,
+            seed=seed,
+            jobs=jobs,
+            families=run_families,
+            progress=progress,
+            first_rep=first,
+            wide=wide,
+        )
+
+    frame = run(0, reps)
     summary = summarise(frame)
+    reached = None
+    if target_se is not None:
+        while largest_se(summary) > target_se and reps < max_reps:
+            more = reps_for(reps, largest_se(summary), target_se, max_reps)
+            frame = pd.concat([frame, run(reps, more - reps)], ignore_index=True)
+            reps = more
+            summary = summarise(frame)
+        reached = largest_se(summary) <= target_se
     kwargs: _Tolerances = {"tau_tolerance": tau_tolerance, "share_fraction": share_fraction}
     shaky = [s for s in summary.index if summary.loc[s, "family"] == "shaky-ladder"]
     return Advice(
@@ -381,5 +522,10 @@ def advise(
         recommended=recommend(summary, **kwargs),
         recommended_shaky=recommend(summary, among=shaky, **kwargs) if shaky else None,
         eligible=tuple(eligible(summary, **kwargs)),
-        command=advise_command(n=n, k=k, metric=rule.name, reps=reps, seed=seed, families=families),
+        command=advise_command(
+            n=n, k=k, score=rule.name, reps=reps, seed=seed, families=families, wide=wide
+        ),
+        reps=reps,
+        target_se=target_se,
+        target_reached=reached,
     )

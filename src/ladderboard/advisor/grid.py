@@ -1,13 +1,14 @@
-"""The mechanisms and settings an organiser can choose from, and the scoring
-rules (metrics) the advisor knows how to attack and simulate.
+"""The mechanisms and settings an organiser can choose from, and the scores
+the advisor knows how to attack and simulate.
 
 A :class:`Setting` is one mechanism with its parameters, labelled briefly
 (``"Shaky σ=1 λ=2"``: noise ``1/√n``, step ``2/√n``). :func:`default_grid`
 lists the settings the advisor compares at a holdout size ``n``;
-:class:`ScoringRule` says how submissions are scored under a metric (the
-per-sample loss a loss-based board sees, the metric a Bayesian-bootstrap board
-computes) and how a released number is turned back into a loss, so that every
-board's numbers are compared in the same units.
+:class:`ScoringRule` says how submissions are scored under a score, named as
+:mod:`ladderboard.losses` registers the per-row loss (the loss a loss-based
+board sees, and the metric a Bayesian-bootstrap board computes from it), and
+how a released number is turned back into a loss, so that every board's
+numbers are compared in the same units.
 """
 
 from __future__ import annotations
@@ -25,13 +26,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FAMILIES",
-    "METRIC_NAMES",
+    "SCORE_NAMES",
     "ScoringRule",
     "Setting",
     "default_grid",
     "scoring_rule",
     "shaky_default_label",
     "shaky_setting",
+    "theory_ratio",
+    "wide_shaky_multiples",
 ]
 
 FAMILIES = (
@@ -61,6 +64,41 @@ SHAKY_MULTIPLES = (
 )
 """``(noise, step)`` of the Shaky settings, in units of ``1/√n``."""
 
+WIDE_NOISES = (0.25, 0.5, 1.0, 2.0, 3.0)
+"""Noise multiples of ``1/√n`` in the wide Shaky grid (:func:`wide_shaky_multiples`)."""
+
+THEORY_BETA = 0.05
+"""The failure probability ``β`` at which :func:`theory_ratio` is read."""
+
+
+def theory_ratio(k: int, beta: float = THEORY_BETA) -> float:
+    """The step-to-noise ratio ``λ/σ = 4 log(4k/β)`` of the Shaky Ladder's
+    analysis (Hardt 2017, eq. 2; Thm. 2.4 holds with it). It depends on ``k``
+    only: at ``k = 1000`` it is about 45, where the practical settings use 1-2.
+
+    >>> round(theory_ratio(1000), 1), round(theory_ratio(10_000), 1)
+    (45.2, 54.4)
+    """
+    if k < 1 or not 0 < beta < 1:
+        raise ValueError(f"need k >= 1 and beta in (0, 1), got k={k!r}, beta={beta!r}")
+    return 4.0 * math.log(4.0 * k / beta)
+
+
+def wide_shaky_multiples(k: int) -> tuple[tuple[float, float], ...]:
+    """``(noise, step)`` multiples of ``1/√n`` for a budget of ``k``: every
+    noise of :data:`WIDE_NOISES` with step-to-noise ratios 1, 2, 4, … below
+    :func:`theory_ratio` and that ratio itself (rounded to one decimal), so
+    that the grid reaches the analysis's setting (Hardt 2017, eq. 2).
+
+    >>> multiples = wide_shaky_multiples(1000)
+    >>> len(multiples), multiples[:3], multiples[-1]
+    (35, ((0.25, 0.25), (0.25, 0.5), (0.25, 1.0)), (3.0, 135.6))
+    """
+    top = round(theory_ratio(k), 1)
+    ratios = [2.0**i for i in range(int(math.log2(top)) + 1) if 2.0**i < top] + [top]
+    return tuple((s, round(s * r, 4)) for s in WIDE_NOISES for r in ratios)
+
+
 BAYES_B = 100
 """Bayesian-bootstrap replicates per test in the grid (the paper's default is 1000;
 100 keeps the advisor's runs short; the test it feeds decides clear cases alike)."""
@@ -68,17 +106,18 @@ BAYES_B = 100
 
 @dataclass(frozen=True, slots=True)
 class ScoringRule:
-    """How submissions are scored under one metric.
+    """How submissions are scored under one score.
 
     Attributes
     ----------
     name : str
-        ``"accuracy"`` (the 0/1 loss), ``"log_loss"`` or ``"mse"``.
+        The registered loss: ``"zero_one"``, ``"log_loss"`` or ``"squared"``.
     loss : Loss or None
         The per-sample loss a loss-based board sees (``None``: 0/1 loss on
         0/1 labels, as :class:`~ladderboard.attacks.HoldoutOracle` reads it).
     metric : str
-        The metric of the Bayesian-bootstrap boards.
+        The registered metric of the Bayesian-bootstrap boards (``accuracy``,
+        ``log_loss``, ``mse``: the loss's mean, or one minus it).
     bounds : tuple of float
         The loss's range; bounded losses are rescaled into ``[0, 1]`` for the
         Shaky Ladder, which is not offered for an unbounded one.
@@ -104,38 +143,37 @@ class ScoringRule:
 def _rule(name: str) -> ScoringRule:
     from ladderboard.losses import LADDER_CLIP, get_loss
 
-    if name == "accuracy":
-        return ScoringRule("accuracy", None, "accuracy", (0.0, 1.0))
+    if name == "zero_one":
+        return ScoringRule("zero_one", None, "accuracy", (0.0, 1.0))
     if name == "log_loss":
         loss = get_loss("log_loss", clip=LADDER_CLIP)
         return ScoringRule("log_loss", loss, "log_loss", loss.bounds)
-    return ScoringRule("mse", get_loss("squared"), "mse", (0.0, math.inf))
+    return ScoringRule("squared", get_loss("squared"), "mse", (0.0, math.inf))
 
 
-_ALIASES = {"error": "accuracy", "zero_one": "accuracy", "0/1": "accuracy", "logloss": "log_loss"}
-METRIC_NAMES = ("accuracy", "log_loss", "mse")
-"""The metrics the advisor accepts, named as in :mod:`ladderboard.losses` (and
-a few aliases: ``log-loss``, ``logloss``, ``error``, ``zero_one``, ``0/1``)."""
+SCORE_NAMES = ("zero_one", "log_loss", "squared")
+"""The scores the advisor can attack and simulate: per-row losses, named as
+:data:`ladderboard.losses.LOSSES` registers them (``ladderboard scores``)."""
 
 
-def scoring_rule(metric: str) -> ScoringRule:
-    """The :class:`ScoringRule` of ``metric`` (``accuracy``, ``log_loss``, ``mse``).
+def scoring_rule(score: str) -> ScoringRule:
+    """The :class:`ScoringRule` of the registered loss ``score``
+    (one of :data:`SCORE_NAMES`); other spellings are refused, so that a
+    score has one name everywhere.
 
-    >>> scoring_rule("log_loss").bounds == scoring_rule("log-loss").bounds
-    True
     >>> scoring_rule("log_loss").bounds
     (0.0, 4.60517)
-    >>> scoring_rule("f1")
+    >>> scoring_rule("zero_one").metric
+    'accuracy'
+    >>> scoring_rule("accuracy")
     Traceback (most recent call last):
-    ValueError: metric must be one of accuracy, log_loss, mse, got 'f1'
+    ValueError: score must be one of zero_one, log_loss, squared, got 'accuracy'
     """
-    if not isinstance(metric, str):
-        raise TypeError(f"metric must be a string, got {type(metric).__name__}")
-    key = metric.strip().lower().replace("-", "_")
-    key = _ALIASES.get(key, key)
-    if key not in METRIC_NAMES:
-        raise ValueError(f"metric must be one of {', '.join(METRIC_NAMES)}, got {metric!r}")
-    return _rule(key)
+    if not isinstance(score, str):
+        raise TypeError(f"score must be a string, got {type(score).__name__}")
+    if score not in SCORE_NAMES:
+        raise ValueError(f"score must be one of {', '.join(SCORE_NAMES)}, got {score!r}")
+    return _rule(score)
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,7 +214,7 @@ class Setting:
         import numpy as np
 
         value = np.asarray(released, dtype=np.float64)
-        if self.family == "bayes-boot" and rule.name == "accuracy":
+        if self.family == "bayes-boot" and rule.name == "zero_one":
             value = 1.0 - value
         elif self.unit_losses and rule.bounds != (0.0, 1.0):
             lo, hi = rule.bounds
@@ -238,7 +276,9 @@ def _ladder_boot(b: int) -> Callable[..., Mechanism]:
     return _loss_board(lambda n, rs: LadderBoot(b=b, n=n, random_state=rs))
 
 
-def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
+def default_grid(
+    rule: ScoringRule, *, families: Any = None, wide_k: int | None = None
+) -> list[Setting]:
     """The settings the advisor compares under ``rule``.
 
     Full disclosure at ``1e-5`` and ``1/√n``; the Ladder with ``η`` of 1, 2
@@ -248,11 +288,14 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     ``[0, 1]``); LadderBoot with b = 10, 100, 1000; the Bayesian-bootstrap
     ladder and its bootstrap-release variant (B = :data:`BAYES_B`,
     ``PO_thr = 5.67``). ``families`` keeps only some of :data:`FAMILIES`.
+    ``wide_k`` replaces the Shaky settings by the wide grid for a budget of
+    ``wide_k`` (:func:`wide_shaky_multiples`: noise 0.25-3 × ``1/√n``, step
+    up to the analysis's ratio to the noise).
 
-    >>> [s.label for s in default_grid(scoring_rule("mse"), families=["shaky-ladder"])]
+    >>> [s.label for s in default_grid(scoring_rule("squared"), families=["shaky-ladder"])]
     []
-    >>> len(default_grid(scoring_rule("accuracy"))), shaky_default_label() in {
-    ...     s.label for s in default_grid(scoring_rule("accuracy"))}
+    >>> len(default_grid(scoring_rule("zero_one"))), shaky_default_label() in {
+    ...     s.label for s in default_grid(scoring_rule("zero_one"))}
     (22, True)
     """
     from ladderboard.mechanisms import FullDisclosure, ParameterFreeLadder
@@ -287,7 +330,7 @@ def default_grid(rule: ScoringRule, *, families: Any = None) -> list[Setting]:
     if rule.bounded:
         grid += [
             Setting(f"Shaky σ={s:g} λ={t:g}", "shaky-ladder", _shaky(s, t), unit_losses=True)
-            for s, t in SHAKY_MULTIPLES
+            for s, t in (SHAKY_MULTIPLES if wide_k is None else wide_shaky_multiples(wide_k))
         ]
     grid += [
         Setting(

@@ -6,12 +6,12 @@ regression). Submission ``t`` of team ``j`` gets point ``i`` right to a degree
 set by ``a_{j,t} + z_{j,t,i}``, with ``z`` standard normal and correlated: a
 point's difficulty is partly shared by all teams and partly the team's own,
 and two submissions of one team share ``correlation`` of their variance (as
-successive versions of one model do). Under each metric:
+successive versions of one model do). Under each score:
 
-* ``accuracy``: point ``i`` is right iff ``a + z > 0``; expected 0/1 loss ``Φ(-a)``;
+* ``zero_one``: point ``i`` is right iff ``a + z > 0``; expected 0/1 loss ``Φ(-a)``;
 * ``log_loss``: the probability of the true class is ``σ(κ(a + z))``, clipped to
   ``[0.01, 0.99]``; expected loss by Gauss-Hermite quadrature;
-* ``mse``: the prediction is ``y + e^{-a} z``; expected loss ``e^{-2a}``.
+* ``squared``: the prediction is ``y + e^{-a} z``; expected loss ``e^{-2a}``.
 
 The *expected* loss of each submission is therefore known exactly: a *true
 improvement* is a submission whose expected loss is below the team's best so
@@ -109,18 +109,18 @@ def expected_loss(rule: ScoringRule, skill: Any) -> np.ndarray:
     """The expected per-sample loss at skill ``a`` under the model.
 
     >>> from ladderboard.advisor.grid import scoring_rule
-    >>> expected_loss(scoring_rule("accuracy"), [0.0, 1.0]).round(4)
+    >>> expected_loss(scoring_rule("zero_one"), [0.0, 1.0]).round(4)
     array([0.5   , 0.1587])
-    >>> expected_loss(scoring_rule("mse"), [0.0]).tolist()
+    >>> expected_loss(scoring_rule("squared"), [0.0]).tolist()
     [1.0]
     """
     import numpy as np
     from scipy import stats
 
     a = np.asarray(skill, dtype=np.float64)
-    if rule.name == "accuracy":
+    if rule.name == "zero_one":
         return stats.norm.cdf(-a)
-    if rule.name == "mse":
+    if rule.name == "squared":
         return np.exp(-2.0 * a)
     nodes, weights = _standard_normal_quadrature()
     p = np.clip(_sigmoid(_KAPPA * (a[..., None] + nodes)), *_CLIP)
@@ -160,9 +160,9 @@ def _outcome(rule: ScoringRule, y: np.ndarray, skill: np.ndarray, z: np.ndarray)
     import numpy as np
 
     margin = skill[:, None] + z
-    if rule.name == "accuracy":
+    if rule.name == "zero_one":
         return np.where(margin > 0, y, 1 - y).astype(np.int8)
-    if rule.name == "mse":
+    if rule.name == "squared":
         return (y + np.exp(-skill)[:, None] * z).astype(np.float64)
     p_true = np.clip(_sigmoid(_KAPPA * margin), *_CLIP)
     return np.where(y == 1, p_true, 1.0 - p_true)
@@ -171,7 +171,7 @@ def _outcome(rule: ScoringRule, y: np.ndarray, skill: np.ndarray, z: np.ndarray)
 def _labels(rule: ScoringRule, rng: np.random.Generator, size: int) -> np.ndarray:
     import numpy as np
 
-    if rule.name == "mse":
+    if rule.name == "squared":
         return rng.standard_normal(size)
     return rng.integers(0, 2, size=size, dtype=np.int8)
 
@@ -199,7 +199,7 @@ def simulate_teams(
     and noise from ``generator(1, j)``.
 
     >>> from ladderboard.advisor.grid import scoring_rule
-    >>> data = simulate_teams(scoring_rule("accuracy"), n=2000, n_private=4000,
+    >>> data = simulate_teams(scoring_rule("zero_one"), n=2000, n_private=4000,
     ...                       model=HonestTeams(teams=5, submissions=10), random_state=0)
     >>> data.predictions.shape, bool(abs(data.private - data.expected).max() < 0.05)
     ((5, 10, 2000), True)
@@ -216,7 +216,7 @@ def simulate_teams(
     y = _labels(rule, common, size)
     difficulty = common.standard_normal(size)
     teams, subs = model.teams, model.submissions
-    dtype = np.int8 if rule.name == "accuracy" else np.float64
+    dtype = np.int8 if rule.name == "zero_one" else np.float64
     predictions = np.empty((teams, subs, n), dtype=dtype)
     expected = np.empty((teams, subs))
     private = np.empty((teams, subs))

@@ -40,7 +40,7 @@ from ladderboard.attacks.majority import majority_vote
 from ladderboard.attacks.oracle import _binary_vector
 from ladderboard.random import RandomState
 
-__all__ = ["ShiftedMajorityResult", "shifted_majority_attack"]
+__all__ = ["ShiftedMajorityResult", "default_shift", "shifted_majority_attack"]
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -82,6 +82,23 @@ class ShiftedMajorityResult:
     hard_index: np.ndarray
 
 
+def default_shift(h: int) -> int:
+    """The scan step, in easy labels, for a hard set of ``h`` labels:
+    ``max(1, round(√h / 8))``, a sixteenth of the standard deviation ``√h/2``
+    of a random query's hard-set loss (in labels).
+
+    Fig. 2 of Hardt (2017) lowers the offset by ``α/2``, the accuracy it
+    wants of an answer. Only the sign of ``1 - 2 ē_t`` enters the vote, and
+    a step far below the spread of ``h ē_t`` buys precision the vote cannot
+    use while multiplying the submissions each answer costs; at a sixteenth of
+    it, about one answer in twenty is within a step of the tie.
+
+    >>> default_shift(2000), default_shift(50)
+    (6, 1)
+    """
+    return max(1, round(math.sqrt(h) / 8))
+
+
 def _easy_set(oracle: Any, easy_index: Any, easy_labels: Any) -> tuple[int, np.ndarray, np.ndarray]:
     if getattr(oracle, "public_index", None) is not None:
         raise ValueError(
@@ -115,8 +132,9 @@ def shifted_majority_attack(
     easy_labels: Any,
     k: int,
     random_state: RandomState,
-    shift: int = 1,
+    shift: int | None = None,
     head_start: float | None = 3.0,
+    learn_margin: bool = True,
     max_submissions: int | None = None,
 ) -> ShiftedMajorityResult:
     """Keep a ladder answering random queries by offsetting them with an easy
@@ -131,11 +149,17 @@ def shifted_majority_attack(
        ``w = m`` for the attack's very first submission (every ladder accepts
        its first, which sets ``c``; the attack assumes a board on which it has
        not submitted before); afterwards
-       ``w = min(m, ⌈n c - h/2 + head_start · √h/2⌉)``, which puts the risk
-       ``(h ē_t + w)/n`` of a typical random query ``head_start`` standard
-       deviations above ``c``, so that the scan starts above the ladder's
-       threshold. ``head_start=None`` starts at ``w = min(m, ⌈n c⌉)``, Fig.
-       2's ``i = 0`` (offset ``c``, hard part on top).
+       ``w = min(m, ⌈n (c - μ) - h/2 + head_start · √h/2⌉)``, which puts the
+       risk ``(h ē_t + w)/n`` of a typical random query ``head_start``
+       standard deviations above ``c - μ``, where ``μ`` is the median of the
+       drops ``c - r`` the board has released so far (floored at 0; 0 before
+       the second answer or with ``learn_margin=False``): the board's margin
+       as the attacker has observed it (``η`` on the Ladder, about
+       ``0.7/√n`` on the parameter-free Ladder). Starting above ``c`` instead
+       would cost every answer the whole margin in extra submissions, and a
+       budget of ``k`` submissions would buy a tenth of the answers.
+       ``head_start=None`` starts at ``w = min(m, ⌈n c⌉)``, Fig. 2's
+       ``i = 0`` (offset ``c``, hard part on top).
     3. While the release equals ``c`` (rejected: a ladder repeats its best),
        lower ``w`` by ``shift`` (Fig. 2's ``i ← i + 1``) and resubmit. A
        release ``r ≠ c`` answers the query: ``ē_t = (n r - w)/h``, Fig. 2's
@@ -170,8 +194,9 @@ def shifted_majority_attack(
     random_state : int, key or KeyedStream
         The ``k × h`` int8 queries are drawn at once from
         ``KeyedStream.from_random_state(random_state).generator(0)``.
-    shift : int
-        Easy labels un-flipped per scan step.
+    shift : int, optional
+        Easy labels un-flipped per scan step; :func:`default_shift` of the
+        hard set's size if not given.
     head_start : float or None
         Where a scan starts, in standard deviations of a random query's
         hard-set loss (``√h/2``); ``None`` is Fig. 2's start.
@@ -181,7 +206,7 @@ def shifted_majority_attack(
     Examples
     --------
     2000 labels, half of them easy, against the parameter-free Ladder (Blum &
-    Hardt 2015, Fig. 2): the ladder answers 42 shifted queries (about 70
+    Hardt 2015, Fig. 2): the ladder answers 40 shifted queries (about 13
     submissions each) before the easy set is used up, and their majority
     agrees with the hidden hard labels well beyond chance.
 
@@ -192,15 +217,18 @@ def shifted_majority_attack(
     >>> easy = np.arange(1000)
     >>> result = shifted_majority_attack(HoldoutOracle(y, ParameterFreeLadder()),
     ...     easy_index=easy, easy_labels=y[easy], k=100, random_state=0)
-    >>> result.n_answered, result.exhausted
-    (42, True)
+    >>> result.n_answered, result.exhausted, result.n_submissions
+    (40, True, 512)
     >>> hard = result.hard_index
     >>> float(np.mean(result.prediction[hard] == y[hard]))   # 1/2 for a coin flip
-    0.556
+    0.568
     """
     check_oracle(oracle)
     k = check_int("k", k, 1)
-    shift = check_int("shift", shift, 1)
+    if shift is not None:
+        shift = check_int("shift", shift, 1)
+    if not isinstance(learn_margin, bool):
+        raise TypeError(f"learn_margin must be a bool, got {type(learn_margin).__name__}")
     if head_start is not None:
         head_start = check_real("head_start", head_start, low=0, low_open=False)
     if max_submissions is not None:
@@ -208,6 +236,8 @@ def shifted_majority_attack(
     n, easy, labels = _easy_set(oracle, easy_index, easy_labels)
     hard = np.setdiff1d(np.arange(n), easy)
     m, h = easy.size, hard.size
+    if shift is None:
+        shift = default_shift(h)
 
     rng = generator(random_state)
     queries = rng.integers(0, 2, size=(k, h), dtype=np.int8)
@@ -226,6 +256,7 @@ def shifted_majority_attack(
     answered: list[int] = []
     answers: list[float] = []
     offsets: list[int] = []
+    margins: list[float] = []
     n_submissions = 0
     exhausted = False
     for t in range(k):
@@ -234,7 +265,8 @@ def shifted_majority_attack(
         elif head_start is None:
             w = min(m, math.ceil(n * c))
         else:
-            w = min(m, math.ceil(n * c - h / 2 + head_start * math.sqrt(h) / 2))
+            margin = max(0.0, float(np.median(margins))) if learn_margin and margins else 0.0
+            w = min(m, math.ceil(n * (c - margin) - h / 2 + head_start * math.sqrt(h) / 2))
         if w < 0:
             exhausted = True
             break
@@ -248,6 +280,8 @@ def shifted_majority_attack(
                 answered.append(t)
                 answers.append(1.0 - 2.0 * (n * r - w) / h)
                 offsets.append(w)
+                if c is not None:
+                    margins.append(c - r)
                 c = r
                 break
             if w == 0:

@@ -10,6 +10,20 @@ LadderBoot's bootstrap releases hide the jumps in noise; Neto et al. located
 them by binary segmentation (R's ``changepoint``), told the true number of
 jumps. Here that is ``ruptures.Binseg`` with an L2 cost, an optional
 dependency (``pip install ruptures``, or the ``experiments`` extra).
+
+The board's first acceptance is a jump on every board, at the board's very
+first release. The paper's ladders (Algs. 3 and 4) start from ``R_0 = ∞``,
+so their test (line 9) passes for the first submission and its score is
+released: the board's first move, whatever it shows. If nothing in the
+first iteration beats it, the level the board still shows at the end is
+that submission's, and "the feature responsible for the last 'jump' in
+performance as reflected in the leaderboard" (Sec. "Step-forward Freedman's
+attack", Fig. 1b) is the first one submitted. Bootstrap noise (Alg. 4) hides
+where later jumps happen, not that one: it is at the first release on every
+board, so it needs no change-point search (Sec. "LadderBoot", Fig. 5e-h);
+binary segmentation looks only for the jumps after it. So an iteration 1
+whose only acceptance is the board's first selects the first feature on the
+Ladder and on LadderBoot alike, and the attack goes on on both.
 """
 
 from __future__ import annotations
@@ -85,8 +99,9 @@ def last_jump(
 ) -> int | None:
     """Index of the last release that beat the release just before it, or
     ``None``. ``previous`` is the release before ``released[0]``; without it
-    (the board's very first submission, which every ladder accepts) a first
-    release counts as a jump.
+    (the board's very first submission, which every ladder accepts from
+    ``R_0 = ∞``) a first release counts as a jump, as it does for
+    :func:`step_forward_attack` on every board (see the module's docstring).
 
     On a ladder, whose releases never get worse, this is the last new best.
 
@@ -178,14 +193,20 @@ def step_forward_attack(
       releases, with ``n_jumps`` change points, for noisy releases
       (LadderBoot). ``n_jumps="told"`` tells it the true number of this
       iteration's jumps, as Neto et al. did, read from the oracle's
-      organiser-side :attr:`HoldoutOracle.n_improvements` (an acceptance of
-      the board's very first submission is no change point and is not
-      counted); an int is the attacker's own guess.
+      organiser-side :attr:`HoldoutOracle.n_improvements`; an int is the
+      attacker's own guess of the change points per iteration.
     * ``"best"``: the iteration's best-scored submission: on full disclosure
       every release is a score, and the last jump of the running best is the
       best one. This is classic forward stepwise selection on the holdout.
     * ``"auto"``: ``"best"`` on :class:`~ladderboard.mechanisms.FullDisclosure`,
       ``"changepoint"`` on a stochastic board, ``"last-jump"`` otherwise.
+
+    On every board the first release of the first iteration (the board's very
+    first submission, which a ladder accepts from ``R_0 = ∞``) is a jump at
+    that release (the module's docstring says why): ``"last-jump"`` locates
+    it when nothing later beats it, and ``"changepoint"`` searches only the
+    releases after it (``"told"`` counts only the acceptances after it) and
+    locates it when that search locates nothing.
 
     An iteration in which no jump is located ends the attack. The attack
     makes no random draws.
@@ -252,8 +273,8 @@ def step_forward_attack(
     for _ in range(n_iterations):
         predictions = candidate_predictions(X_train, y_train, X_test, selected, remaining)
         # With n_jumps="told", count the board's acceptances from the first
-        # submission that has a release before it: the board's very first
-        # submission is accepted with nothing before it, and is no change point.
+        # submission that has a release before it; the board's very first
+        # acceptance is a jump too, but at a known place (see the docstring).
         counting = told and rule == "changepoint"
         first_counted = 0 if previous is not None else 1
         before: int | None = None
@@ -270,6 +291,8 @@ def step_forward_attack(
             told_jumps = 0 if before is None else counter.n_improvements - before
             jumps = told_jumps if told else guessed_jumps
             index = changepoint_jump(released, previous, jumps)
+            if index is None and previous is None:
+                index = 0  # no change after it: the first release is the last jump
         located_at = len(releases)
         releases.extend(released.tolist())
         previous = float(released[-1])

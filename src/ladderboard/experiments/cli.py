@@ -12,6 +12,16 @@ from typing import Annotated
 
 import typer
 
+from ladderboard.terminal import (
+    CsvOption,
+    JobsOption,
+    JsonOption,
+    output_format,
+    print_csv,
+    print_json,
+    print_table,
+)
+
 __all__ = ["experiment_app"]
 
 experiment_app = typer.Typer(
@@ -28,13 +38,37 @@ class Backend(enum.StrEnum):
 
 
 @experiment_app.command("list")
-def list_experiments() -> None:
-    """One line per experiment: its id, aliases and what it reproduces."""
+def list_experiments(as_json: JsonOption = False, as_csv: CsvOption = False) -> None:
+    """Every experiment: its id, aliases, repetitions and what it reproduces.
+
+    A table at a terminal, whole as tab-separated values when piped.
+    """
+    from rich.table import Table
+
     from ladderboard.experiments import EXPERIMENTS
 
-    for experiment in EXPERIMENTS.values():
-        aliases = ", ".join(experiment.aliases)
-        typer.echo(f"{experiment.id:<4} [{aliases}] {experiment.description}")
+    how = output_format(as_json, as_csv)
+    if how == "json":
+        print_json(
+            [
+                {
+                    "id": e.id,
+                    "aliases": list(e.aliases),
+                    "reps": e.reps,
+                    "quick_reps": e.quick_reps,
+                    "description": e.description,
+                }
+                for e in EXPERIMENTS.values()
+            ]
+        )
+        return
+    table = Table("id", "aliases", "reps", "reproduces")
+    for e in EXPERIMENTS.values():
+        table.add_row(e.id, ", ".join(e.aliases), str(e.reps), e.description)
+    if how == "csv":
+        print_csv(table)
+    else:
+        print_table(table)
 
 
 @experiment_app.command("run")
@@ -50,7 +84,7 @@ def run(
     out: Annotated[
         Path, typer.Option("--out", help="Where ID.csv, ID.png, ID.svg and ID.md go.")
     ] = Path("results"),
-    jobs: Annotated[int, typer.Option("--jobs", min=1, help="Parallel workers.")] = 1,
+    jobs: JobsOption = 1,
     backend: Annotated[
         Backend,
         typer.Option(
@@ -62,21 +96,23 @@ def run(
 ) -> None:
     """Run one experiment and write its table, figure (PNG, SVG) and report."""
     from ladderboard.experiments import get_experiment, run_experiment
+    from ladderboard.terminal import progress
 
     try:
         experiment = get_experiment(name)
     except ValueError as exc:
         raise typer.BadParameter(str(exc), param_hint="ID") from None
-    result = run_experiment(
-        experiment,
-        reps=reps,
-        quick=quick,
-        seed=seed,
-        jobs=jobs,
-        backend=backend.value,
-        out=out,
-        progress=not quick,
-    )
+    with progress(f"{experiment.id}: tasks") as advance:
+        result = run_experiment(
+            experiment,
+            reps=reps,
+            quick=quick,
+            seed=seed,
+            jobs=jobs,
+            backend=backend.value,
+            out=out,
+            progress=advance,
+        )
     typer.echo(result.experiment.report(result.frame, result.info))
     for path in result.paths:
         typer.echo(f"wrote {path}")

@@ -5,19 +5,39 @@
 scores the public board and the rest are fresh data. The attacker submits
 ``k`` uniformly random label vectors and then the majority of those it keeps
 (:func:`~ladderboard.attacks.boosting_attack`): against
-:class:`~ladderboard.mechanisms.FullDisclosure` (rounding ``1e-5`` and
-``1/√n``) the guesses released at most 1/2, against
-:class:`~ladderboard.mechanisms.ParameterFreeLadder` those whose release
-lowered the best so far. The table holds, for each ``k`` on a grid and each
-board, the released score of the final submission, its exact public loss and
-its loss on the fresh labels.
+:class:`~ladderboard.mechanisms.FullDisclosure` the guesses released at most
+1/2, against :class:`~ladderboard.mechanisms.ParameterFreeLadder` those whose
+release lowered the best so far. The table holds, for each ``k`` on a grid and
+each board, the released score of the final submission, its exact public loss
+and its loss on the fresh labels.
+
+The Kaggle boards. The paper's text names two roundings, ``1e-5`` and
+``1/√n ≈ 0.0158``. The authors' code (``examples/attacks.jl`` in the
+``mrtzh/Ladder.jl`` repository) rounds by decimal digits instead,
+``round(loss, 5)``, and its two result files
+(``csvs/kaggleboosting-4000-400-5-highacc.csv`` and ``-lowacc.csv``) are the
+two panels of Fig. 3; the low-accuracy curve matches two decimals (a 0.01
+grid), not the nearest multiple of ``1/√n``. So E1 runs three Kaggle boards:
+``1e-5`` (five decimals, the authors' high-accuracy run: on ``n = 4000`` every
+loss is a multiple of ``1/4000`` and five decimals change nothing), ``0.01``
+(two decimals, their low-accuracy run) and the literal ``1/√n`` of the text.
+The keep rule "released ≤ 1/2" keeps a guess with a loss up to ``0.5`` at five
+decimals, below ``0.505`` at two decimals, and below about ``0.498`` at
+``1/√n`` (the multiple below 1/2 is 31/√n ≈ 0.4902): the rows differ because
+the boards let different guesses into the majority.
+
+What the authors' files store is the exact public loss of the final (boosted)
+vector, ``empirical_loss(y, ku, loss01)`` averaged over 5 repetitions, one
+independent attack for each ``k`` in ``10:10:400``; they hold ``n = 4000``
+labels only, all of them public. :data:`AUTHORS_CSV` copies their numbers, and
+the report compares them with the column ``public_loss``.
 
 Vectorised over ``k``: one repetition draws the ``k_max`` guesses at once, as
 ``boosting_attack(random_state=seed)`` does (the attack with ``k`` guesses
 uses the first ``k`` rows), scores them all with one comparison against the
 public labels, and runs the Ladder's paired test on all candidates at once
 between two acceptances (a matrix-vector product with the best loss vector).
-The decisions are the mechanisms' own (``round_to`` for the Kaggle board, the
+The decisions are the mechanisms' own (``round_to`` for the Kaggle boards, the
 integer form of ``paired_test_passes`` for the Ladder); the tests check that
 each row equals ``boosting_attack`` through a :class:`HoldoutOracle`.
 """
@@ -45,6 +65,8 @@ from ladderboard.tasks.reports import (
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
+    "AUTHORS_CSV",
+    "AUTHORS_K",
     "BOARDS",
     "E1",
     "EXPERIMENT",
@@ -60,9 +82,10 @@ N_PUBLIC = 4000
 FULL_K = (10, 25, *range(50, 2001, 50))
 QUICK_K = (50, 100, 200, 400)
 KAGGLE_FINE = "FullDisclosure(1e-5)"
+KAGGLE_2DP = "FullDisclosure(0.01)"
 KAGGLE_COARSE = "FullDisclosure(1/sqrt(n))"
 LADDER = "ParameterFreeLadder"
-BOARDS = (KAGGLE_FINE, KAGGLE_COARSE, LADDER)
+BOARDS = (KAGGLE_FINE, KAGGLE_2DP, KAGGLE_COARSE, LADDER)
 _CHANCE = 0.5
 
 PAPER_AT_400 = {
@@ -72,7 +95,70 @@ PAPER_AT_400 = {
     "ladder_coarse_panel": 0.488,
     "fresh": 0.50,
 }
-"""The authors' own numbers at ``k = 400`` (their Julia code for Fig. 3)."""
+"""Fig. 3 at ``k = 400`` to three decimals: the right panel ("rounding
+0.00001"), the left panel ("rounding 1/√n"), the Ladder in each panel, and
+the independent test set."""
+
+HIGHACC = "kaggleboosting-4000-400-5-highacc.csv"
+LOWACC = "kaggleboosting-4000-400-5-lowacc.csv"
+AUTHORS_K = tuple(range(10, 401, 10))
+"""The authors' grid of ``k`` (``10:10:400`` in ``plotboostingattack``)."""
+AUTHORS_REPS = 5
+# fmt: off
+AUTHORS_CSV: dict[str, dict[str, tuple[float, ...]]] = {
+    HIGHACC: {
+        "Kaggle": (
+            0.49495, 0.48195, 0.4791, 0.47795, 0.4766, 0.474, 0.47285, 0.47165,
+            0.4638, 0.46695, 0.46275, 0.45935, 0.4618, 0.4578, 0.45525, 0.45995,
+            0.4545, 0.4506, 0.4492, 0.45225, 0.4477, 0.4477, 0.44535, 0.4432,
+            0.44855, 0.44515, 0.44485, 0.44215, 0.4393, 0.4408, 0.43815, 0.43715,
+            0.43395, 0.43205, 0.4321, 0.4327, 0.43, 0.4285, 0.43695, 0.42745,
+        ),
+        "Ladder": (
+            0.4942, 0.4934, 0.49065, 0.4892, 0.48955, 0.49075, 0.48875, 0.4842,
+            0.48895, 0.49035, 0.48765, 0.48465, 0.4816, 0.4883, 0.4857, 0.4908,
+            0.48815, 0.488, 0.48295, 0.4864, 0.48325, 0.48595, 0.4893, 0.4869,
+            0.49345, 0.48195, 0.4874, 0.4851, 0.48945, 0.48965, 0.4814, 0.47965,
+            0.4821, 0.4885, 0.48495, 0.4877, 0.48405, 0.48525, 0.48615, 0.48425,
+        ),
+    },
+    LOWACC: {
+        "Kaggle": (
+            0.49025, 0.494, 0.48955, 0.4851, 0.4821, 0.4818, 0.48165, 0.47835,
+            0.48, 0.4753, 0.47705, 0.4759, 0.47345, 0.47795, 0.4705, 0.4677,
+            0.46785, 0.4695, 0.4657, 0.46675, 0.4657, 0.4652, 0.4686, 0.46265,
+            0.46165, 0.46735, 0.4608, 0.4619, 0.4565, 0.4535, 0.4581, 0.4573,
+            0.4534, 0.45645, 0.456, 0.4587, 0.45145, 0.4515, 0.4535, 0.45065,
+        ),
+        "Ladder": (
+            0.48965, 0.4937, 0.48745, 0.49205, 0.4898, 0.4878, 0.48795, 0.49255,
+            0.4912, 0.4893, 0.48875, 0.4872, 0.487, 0.4893, 0.4934, 0.48705,
+            0.48515, 0.49005, 0.4876, 0.4782, 0.48625, 0.4862, 0.49105, 0.4843,
+            0.4853, 0.4896, 0.4818, 0.48825, 0.48465, 0.48715, 0.49085, 0.4853,
+            0.4837, 0.48765, 0.4854, 0.4849, 0.4843, 0.48925, 0.485, 0.4878,
+        ),
+    },
+}
+# fmt: on
+"""The authors' results for Fig. 3, from the ``csvs/`` folder of the
+``mrtzh/Ladder.jl`` repository (to five decimals, which is exact: each is a
+mean of 5 losses in multiples of 1/4000), one value per ``k`` of
+:data:`AUTHORS_K`: the exact public loss of the final vector, averaged over
+:data:`AUTHORS_REPS` repetitions. ``highacc`` is the right panel of Fig. 3,
+``lowacc`` the left."""
+
+_AUTHORS_ROWS = (
+    (KAGGLE_FINE, "Kaggle, 5 decimals (the authors' high-accuracy run)", HIGHACC, "Kaggle"),
+    (KAGGLE_2DP, "Kaggle, 2 decimals (the authors' low-accuracy run)", LOWACC, "Kaggle"),
+    (KAGGLE_COARSE, "Kaggle, nearest multiple of 1/√n (the paper's text)", LOWACC, "Kaggle"),
+    (LADDER, "Ladder (high-accuracy run)", HIGHACC, "Ladder"),
+    (LADDER, "Ladder (low-accuracy run)", LOWACC, "Ladder"),
+)
+"""Each board beside the authors' curve it is compared with."""
+
+_MIN_REPS_FOR_FIT = 20
+"""Repetitions below which the report gives no χ²: the standard errors come
+from the repetitions' own spread, which a handful of them estimates badly."""
 
 
 def _ladder_releases(losses: np.ndarray, totals: np.ndarray) -> tuple[np.ndarray, list[int]]:
@@ -165,13 +251,12 @@ def e1_repetition(
     losses = (guesses[:, public] != y).astype(np.float32)  # sums below 2**24 are exact
     totals = losses.sum(axis=1, dtype=np.float64).astype(np.int64)
     risks = totals / n_public
-    coarse = 1.0 / math.sqrt(n_public)
+    steps = {KAGGLE_FINE: 1e-5, KAGGLE_2DP: 0.01, KAGGLE_COARSE: 1.0 / math.sqrt(n_public)}
     ladder_released, accepted = _ladder_releases(losses, totals)
     released = {
-        KAGGLE_FINE: np.array([round_to(r, 1e-5) for r in risks]),
-        KAGGLE_COARSE: np.array([round_to(r, coarse) for r in risks]),
-        LADDER: ladder_released,
+        board: np.array([round_to(r, step) for r in risks]) for board, step in steps.items()
     }
+    released[LADDER] = ladder_released
 
     rows = []
     for board in BOARDS:
@@ -187,10 +272,8 @@ def e1_repetition(
             final = (2 * votes > n_kept).astype(np.int8) if n_kept else fallback
             f = (final[public] != y).astype(np.float32)
             f_total = int(f.sum(dtype=np.float64))
-            if board == KAGGLE_FINE:
-                score = round_to(f_total / n_public, 1e-5)
-            elif board == KAGGLE_COARSE:
-                score = round_to(f_total / n_public, coarse)
+            if board in steps:
+                score = round_to(f_total / n_public, steps[board])
             else:
                 best = accepted[bisect.bisect_left(accepted, k) - 1]
                 score = _ladder_final(f, f_total, losses[best], int(totals[best]))
@@ -229,12 +312,9 @@ def e1_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
 
 
 # --------------------------------------------------------------------- outputs
-_COLOURS = {KAGGLE_FINE: "tab:red", KAGGLE_COARSE: "tab:red", LADDER: "tab:blue"}
-
-
-def _band(ax: Any, frame: Any, column: str, label: str, colour: str) -> None:
+def _band(ax: Any, frame: Any, column: str, label: str, colour: str, style: str = "-") -> None:
     stats = frame.groupby("k")[column].agg(["mean", "std"]).fillna(0.0)
-    ax.plot(stats.index, stats["mean"], color=colour, label=label)
+    ax.plot(stats.index, stats["mean"], style, color=colour, label=label)
     ax.fill_between(
         stats.index,
         stats["mean"] - stats["std"],
@@ -246,27 +326,43 @@ def _band(ax: Any, frame: Any, column: str, label: str, colour: str) -> None:
 
 
 def e1_plot(frame: Any, stem: Path) -> list[Path]:
-    """Fig. 3: left, Kaggle rounding to ``1/√n``; right, to ``1e-5``."""
+    """Fig. 3, as the authors drew it: the final vector's exact public loss.
+
+    Left, the low-accuracy panel (two decimals, and the literal ``1/√n``
+    dashed); right, the high-accuracy one (five decimals). Crosses are the
+    authors' CSV (means of 5 repetitions).
+    """
     figure, axes = new_figure(2)
-    panels = ((KAGGLE_COARSE, "rounding 1/√n"), (KAGGLE_FINE, "rounding 1e-5"))
-    for ax, (kaggle, title) in zip(axes, panels, strict=True):
-        _band(ax, frame[frame.board == kaggle], "fresh_loss", "fresh data", "tab:green")
-        _band(ax, frame[frame.board == LADDER], "released", "Ladder (released)", "tab:blue")
-        _band(ax, frame[frame.board == kaggle], "released", "Kaggle (released)", "tab:red")
+    panels = (
+        (LOWACC, (KAGGLE_2DP, KAGGLE_COARSE), "low accuracy"),
+        (HIGHACC, (KAGGLE_FINE,), "high accuracy (1e-5)"),
+    )
+    for ax, (csv, kaggles, title) in zip(axes, panels, strict=True):
+        _band(ax, frame[frame.board == kaggles[0]], "fresh_loss", "fresh data", "tab:green")
+        _band(ax, frame[frame.board == LADDER], "public_loss", "Ladder", "tab:blue")
+        for kaggle, style in zip(kaggles, ("-", "--"), strict=False):
+            label = f"Kaggle {kaggle.removeprefix('FullDisclosure')}"
+            _band(ax, frame[frame.board == kaggle], "public_loss", label, "tab:red", style)
+        for curve, colour in (("Kaggle", "tab:red"), ("Ladder", "tab:blue")):
+            ax.plot(AUTHORS_K, AUTHORS_CSV[csv][curve], "x", color=colour, markersize=4)
         ax.set_title(f"Boosting attack, Kaggle {title}")
         ax.set_xlabel("k (random guesses)")
-        ax.set_ylabel("0/1 loss of the final submission")
+        ax.set_ylabel("public 0/1 loss of the final vector")
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower left")
+        ax.legend(loc="lower left", fontsize="small")
     figure.suptitle(
-        f"E1 (Blum & Hardt 2015, Fig. 3): n = {N_PUBLIC} public labels, "
-        f"mean ± sd over {frame.rep.nunique()} repetitions"
+        f"E1 (Blum & Hardt 2015, Fig. 3): n = {N_PUBLIC} public labels, mean ± sd over "
+        f"{frame.rep.nunique()} repetitions; x: the authors' CSV (Ladder.jl)"
     )
     return save_figure(figure, stem)
 
 
 def _cell(values: Any) -> str:
     return f"{values.mean():.3f} ± {values.std(ddof=1) if len(values) > 1 else 0.0:.3f}"
+
+
+def _sd(values: Any) -> float:
+    return float(values.std(ddof=1)) if len(values) > 1 else 0.0
 
 
 def _rates(frame: Any, k: int) -> list[object]:
@@ -282,43 +378,117 @@ def _rates(frame: Any, k: int) -> list[object]:
     ]
 
 
+def authors_comparison(frame: Any) -> list[dict[str, Any]]:
+    """Each board's mean public loss beside the authors' CSV, at every shared ``k``.
+
+    One record per ``(row, k)``: ``board``, ``label``, ``csv`` (the authors'
+    file), ``k``, ``authors``, ``ours`` (mean of ``public_loss``), ``se`` (its
+    standard error over the repetitions), ``authors_se`` (the same spread over
+    the authors' 5 repetitions, ``sd/√5``) and ``z``, the difference over the
+    standard error of the difference.
+    """
+    records = []
+    for board, label, csv, curve in _AUTHORS_ROWS:
+        losses = frame[frame.board == board].groupby("k").public_loss
+        for k, values in losses:
+            if int(k) not in AUTHORS_K:
+                continue
+            authors = AUTHORS_CSV[csv][curve][AUTHORS_K.index(int(k))]
+            sd = _sd(values)
+            se = sd / math.sqrt(len(values))
+            authors_se = sd / math.sqrt(AUTHORS_REPS)
+            ours = float(values.mean())
+            spread = math.hypot(se, authors_se)
+            records.append(
+                {
+                    "board": board,
+                    "label": label,
+                    "csv": csv,
+                    "k": int(k),
+                    "authors": authors,
+                    "ours": ours,
+                    "se": se,
+                    "authors_se": authors_se,
+                    "z": (ours - authors) / spread if spread else math.nan,
+                }
+            )
+    return records
+
+
 def e1_report(frame: Any, info: RunInfo) -> str:
-    """Measured numbers at ``k = 400`` (or the nearest k run) beside the paper's."""
+    """The measured public losses beside the authors' CSV and the paper's figure."""
     k = int(min(frame.k.unique(), key=lambda v: (abs(v - 400), v)))
     at = frame[frame.k == k]
+    reps = frame.rep.nunique()
 
-    def released(board: str) -> Any:
-        return at[at.board == board].released
+    def public(board: str) -> Any:
+        return at[at.board == board].public_loss
 
-    rows: list[list[object]] = [
+    def mean_se(values: Any) -> str:
+        return f"{values.mean():.4f} ± {_sd(values) / math.sqrt(len(values)):.4f}"
+
+    paper_rows: list[list[object]] = [
         [
-            "Kaggle, rounding 1e-5: released",
+            'Kaggle, 5 decimals (right panel, "rounding 0.00001")',
             PAPER_AT_400["kaggle_fine"],
-            _cell(released(KAGGLE_FINE)),
+            AUTHORS_CSV[HIGHACC]["Kaggle"][-1],
+            mean_se(public(KAGGLE_FINE)),
         ],
         [
-            "Kaggle, rounding 1/√n: released",
+            "Kaggle, 2 decimals (left panel, as the authors ran it)",
             PAPER_AT_400["kaggle_coarse"],
-            _cell(released(KAGGLE_COARSE)),
+            AUTHORS_CSV[LOWACC]["Kaggle"][-1],
+            mean_se(public(KAGGLE_2DP)),
         ],
         [
-            "Ladder: released (1e-5 panel)",
+            "Kaggle, nearest multiple of 1/√n (left panel, as its caption reads)",
+            PAPER_AT_400["kaggle_coarse"],
+            AUTHORS_CSV[LOWACC]["Kaggle"][-1],
+            mean_se(public(KAGGLE_COARSE)),
+        ],
+        [
+            "Ladder (right panel)",
             PAPER_AT_400["ladder_fine_panel"],
-            _cell(released(LADDER)),
+            AUTHORS_CSV[HIGHACC]["Ladder"][-1],
+            mean_se(public(LADDER)),
         ],
         [
-            "Ladder: released (1/√n panel)",
+            "Ladder (left panel)",
             PAPER_AT_400["ladder_coarse_panel"],
-            _cell(released(LADDER)),
+            AUTHORS_CSV[LOWACC]["Ladder"][-1],
+            mean_se(public(LADDER)),
         ],
-        ["fresh-data loss (every board)", f"≈ {PAPER_AT_400['fresh']:.2f}", _cell(at.fresh_loss)],
+        [
+            "fresh-data loss (every board)",
+            f"≈ {PAPER_AT_400['fresh']:.2f}",
+            "",
+            mean_se(at.fresh_loss),
+        ],
     ]
+    records = authors_comparison(frame)
+    shown = [r for r in records if r["k"] in (100, 200, 400)] or records
+    comparison = [
+        [
+            r["label"],
+            r["k"],
+            f"{r['authors']:.5f}",
+            f"{r['ours']:.4f} ± {r['se']:.4f}",
+            f"{r['ours'] - r['authors']:+.4f}",
+            f"{r['authors_se']:.4f}",
+        ]
+        for r in shown
+    ]
+    fits = []
+    for board, label, csv, _curve in _AUTHORS_ROWS:
+        zs = [r["z"] for r in records if r["board"] == board and r["csv"] == csv]
+        fits.append([label, len(zs), f"{sum(z * z for z in zs):.1f}"])
     k_max = int(frame.k.max())
     last = frame[frame.k == k_max]
     tail = [
         [
             board,
             _cell(last[last.board == board].released),
+            _cell(last[last.board == board].public_loss),
             _cell(last[last.board == board].fresh_loss),
         ]
         for board in BOARDS
@@ -326,30 +496,82 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     command = f"ladderboard experiment run e1 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    notes = (
-        "The paper's two Ladder numbers come from the runs of its two panels; here both "
-        "panels share the same guesses, so the Ladder has one measured value. The 1/√n "
-        "board releases the nearest multiple of 1/√n (the Kaggle mechanism, Fig. 7); "
-        "a release ≤ 1/2 then means a risk below about 0.498, so the coarse rounding "
-        "hides almost nothing from the keep rule, and the attack does as well as at "
-        "1e-5. The paper's 0.451 suggests a grid through 1/2: on multiples of 1/64 the "
-        "guesses released at exactly 1/2 are kept too and dilute the majority (0.466 at "
-        "k = 400 over 10 repetitions in a side check)."
+    setup = (
+        "What the authors ran (`examples/attacks.jl` in the `mrtzh/Ladder.jl` repository): "
+        "n = 4000 labels, all of them public; for each k in 10, 20, …, 400 an independent "
+        "attack with k uniformly random guesses; the Kaggle board releases "
+        "`round(loss, 5)` (five decimals) and the attack keeps the guesses released at "
+        "most 1/2; the parameter-free Ladder releases its best loss and the attack keeps "
+        "the guesses that lowered it; the final vector is the kept guesses' majority "
+        "(ties to 1). Their CSV (`csvs/kaggleboosting-4000-400-5-highacc.csv`, "
+        "`-lowacc.csv`) stores the final vector's exact loss on those labels, averaged "
+        'over 5 repetitions, not a released score; their "Test" curve is the loss of '
+        "one random vector against other random labels. The low-accuracy file was made by "
+        "the same code with fewer digits: its Kaggle curve matches two decimals (a 0.01 "
+        "grid) and not the nearest multiple of 1/√n that the paper's caption names."
+    )
+    why = (
+        "Why the Kaggle rows differ: they release the same losses on different grids, so "
+        'the keep rule "released ≤ 1/2" lets in different guesses. Five decimals change '
+        "nothing on n = 4000 (every loss is a multiple of 1/4000): the guesses with loss "
+        "≤ 0.5 are kept. Two decimals release 0.50 for every loss below 0.505, so guesses "
+        "slightly worse than chance join the majority and dilute it: the attack gains "
+        "less. The nearest multiple of 1/√n ≈ 0.0158 releases 31/√n ≈ 0.490 or "
+        "32/√n ≈ 0.506, so only losses below about 0.498 are kept, and the attack does "
+        "slightly better than at five decimals."
+    )
+    caveats = (
+        "Here the public labels are a hidden random 4000 of 12000 (the paper's text), which "
+        "does not change the public loss; one repetition nests the attacks at every k "
+        "(the first k of k_max guesses), which leaves each k's distribution as the "
+        "authors' but correlates neighbouring k. The authors' majority breaks ties to 1 and "
+        "ours to 0, and their Ladder keeps a drop from a first release above 1/2 while "
+        "ours keeps only releases below 1/2: neither changes the expected loss of a random "
+        "attack on random labels by more than the noise. At two decimals a loss of "
+        "exactly 0.505 (the double just above it) is released as 0.51 and not kept, as "
+        "`round(100x)/100` with halves away from zero (Julia 0.3, current when the code "
+        "was written) also does; a Julia that rounds halves to even would keep it, "
+        "which raises the two-decimal loss at k = 400 by 0.0016 ± 0.0002 (a side check "
+        "over 300 repetitions), inside the authors' own noise. The "
+        "Ladder's low-accuracy value at k = 200 (0.4782) stands below its neighbours in "
+        "the authors' own file (0.4876 at k = 190, 0.48625 at k = 210). The "
+        "paper's numbers are Fig. 3 read at k = 400, the last row of each CSV to three "
+        "decimals; the CSV's own noise is the column \"authors' SE\" (our sd over √5)."
     )
     sections = [
         "# E1: the boosting attack (Blum & Hardt 2015, Fig. 3)",
-        f"N = {N_LABELS} labels, n = {N_PUBLIC} public, k up to {k_max}. "
-        "Mean ± sd over repetitions of the final submission's 0/1 loss.",
-        f"## At k = {k} (the authors' anchor is k = 400)",
-        markdown_table(["quantity", "paper", "measured"], rows),
-        notes,
+        f"N = {N_LABELS} labels, n = {N_PUBLIC} public, k up to {k_max}, {reps} "
+        "repetitions. Each number is the 0/1 loss of the attack's final vector on the "
+        "public labels (its exact loss, what the authors' CSV stores), mean ± standard "
+        "error over the repetitions.",
+        setup,
+        f"## At k = {k} (the paper's anchor is k = 400)",
+        markdown_table(["row", "paper (Fig. 3)", "authors' CSV", "measured"], paper_rows),
+        why,
+        "## Against the authors' CSV",
+        markdown_table(
+            ["row", "k", "authors' CSV", "measured", "difference", "authors' SE"],
+            comparison,
+        ),
     ]
-    if k_max != k:
+    if reps >= _MIN_REPS_FOR_FIT:
         sections += [
-            f"## At k = {k_max}",
-            markdown_table(["board", "released", "fresh-data loss"], tail),
+            "χ² of the differences over every k shared with the authors' grid "
+            "(difference² / (SE² + authors' SE²), summed):",
+            markdown_table(["row", "k values", "χ²"], fits),
         ]
+    else:
+        sections.append(
+            f"With fewer than {_MIN_REPS_FOR_FIT} repetitions the standard errors are too "
+            "rough for a χ² against the authors' CSV; "
+            "`ladderboard experiment run e1 --quick --reps 400` gives one."
+        )
     sections += [
+        caveats,
+        f"## Released scores at k = {k_max}",
+        markdown_table(["board", "released", "public loss", "fresh-data loss"], tail),
+        "Mean ± sd. The two-decimal board releases its grid's value; the Ladder "
+        "releases its best accepted loss, not the final vector's.",
         "## Bias against the papers' rates (without their constants)",
         markdown_table(
             [
@@ -370,8 +592,8 @@ EXPERIMENT = E1 = Experiment(
     id="e1",
     aliases=("ladder-boosting", "boosting"),
     description=(
-        "Ladder Fig. 3: boosting attack on Kaggle (1e-5, 1/√n) vs the parameter-free "
-        "Ladder vs fresh data, N=12000, n=4000, over k"
+        "Ladder Fig. 3: boosting attack on Kaggle (5 and 2 decimals as the authors ran "
+        "it, 1/√n) vs the parameter-free Ladder vs fresh data, N=12000, n=4000, over k"
     ),
     reps=5,
     quick_reps=5,

@@ -1,5 +1,5 @@
 """The protection-utility frontier: what each mechanism and setting concedes to
-the strongest attacker against what it costs honest teams.
+the binding attack (beyond blind submissions) against what it costs honest teams.
 
 For every setting of :func:`ladderboard.advisor.grid.default_grid` (full
 disclosure, the Ladder, the parameter-free and significance ladders, the
@@ -10,15 +10,19 @@ submissions and the 0/1 loss (the set-up of Blum & Hardt 2015, Sec. 5.1):
 * *protection*: each applicable attack of the suite (boosting, generalised
   boosting, majority, shifted majority, and the averaging attack on
   bootstrap boards) plays the board; its gap is the true loss of its final
-  submission minus the released loss. The strongest attacker's gain is the
-  largest mean gap.
+  submission minus the released loss, and its excess gain that gap minus the
+  gap of as many non-adaptive submissions on the same board
+  (:func:`ladderboard.advisor.protection.attack_measures`). The binding
+  attack is the one with the largest mean excess gain, reported with its
+  95 % interval over repetitions, beside its raw gain and the leaderboard
+  error (lberr, Blum & Hardt 2015, Def. 2.1) of the attacks' sequences.
 * *utility*: 20 honest teams of 40 submissions each
   (:mod:`ladderboard.advisor.honest`): Kendall's tau between the released and
   the private board, the share of true improvements released at once, and the
   median number of submissions until an improvement shows.
 
 Each repetition is one task, drawing the hidden data once for all settings.
-The chart puts protection (the gain) against utility (tau, and the share
+The chart puts protection (the binding excess gain) against utility (tau, and the share
 released), a labelled point per setting; the report holds the table behind it
 and the advisor's recommendation (:func:`ladderboard.advisor.recommend`).
 """
@@ -49,7 +53,7 @@ class _Size(TypedDict):
 
 FULL: _Size = {"n": 4000, "k": 400, "model": HonestTeams(teams=20, submissions=40)}
 QUICK: _Size = {"n": 200, "k": 30, "model": HonestTeams(teams=8, submissions=15)}
-METRIC = "accuracy"
+SCORE = "zero_one"
 
 _COLOURS = {
     "full-disclosure": "tab:red",
@@ -72,7 +76,7 @@ def frontier_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
     return grid_tasks(
         reps=reps,
         seed=seed,
-        metric=METRIC,
+        score=SCORE,
         n=size["n"],
         k=size["k"],
         model=size["model"],
@@ -81,8 +85,9 @@ def frontier_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
 
 
 def frontier_plot(frame: Any, stem: Path) -> list[Path]:
-    """Protection (the strongest attacker's gain) against tau and the share of
-    true improvements released, a labelled point per setting."""
+    """Protection (the binding attack's excess gain, with its 95 % interval)
+    against tau and the share of true improvements released, a labelled
+    point per setting."""
     summary = summarise(frame)
     figure, axes = new_figure(2, width=6.4, height=5.2)
     panels = (
@@ -95,9 +100,12 @@ def frontier_plot(frame: Any, stem: Path) -> list[Path]:
             if rows.empty:
                 continue
             ax.errorbar(
-                rows.gain,
+                rows.excess_gain,
                 rows[column],
-                xerr=rows.gain_sd,
+                xerr=[
+                    (rows.excess_gain - rows.excess_low).fillna(0.0),
+                    (rows.excess_high - rows.excess_gain).fillna(0.0),
+                ],
                 fmt="o",
                 color=colour,
                 markersize=5,
@@ -105,22 +113,22 @@ def frontier_plot(frame: Any, stem: Path) -> list[Path]:
                 label=family,
             )
         for label, row in summary.iterrows():
-            if math.isfinite(row.gain) and math.isfinite(row[column]):
+            if math.isfinite(row.excess_gain) and math.isfinite(row[column]):
                 ax.annotate(
                     label,
-                    (row.gain, row[column]),
+                    (row.excess_gain, row[column]),
                     fontsize=6,
                     xytext=(3, 2),
                     textcoords="offset points",
                 )
         ax.axvline(0.0, color="grey", linewidth=0.8)
-        ax.set_xlabel("strongest attacker's gain (true − released 0/1 loss)")
+        ax.set_xlabel("binding excess gain (true − released 0/1 loss, less blind submissions')")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[0].legend(loc="lower left", fontsize=7)
     figure.suptitle(
-        f"Protection vs utility: mean over {frame.rep.nunique()} repetitions "
-        "(left and up is better)"
+        f"Protection vs utility: mean and 95 % interval over {frame.rep.nunique()} "
+        "repetitions (left and up is better)"
     )
     return save_figure(figure, stem)
 
@@ -143,8 +151,11 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
     rows = [
         [
             label,
-            row.strongest_attack,
-            f"{_fmt(row.gain, '+.4f')} ± {_fmt(row.gain_sd, '.4f')}",
+            row.binding_attack,
+            _fmt(row.excess_gain, "+.4f"),
+            f"[{_fmt(row.excess_low, '+.4f')}, {_fmt(row.excess_high, '+.4f')}]",
+            _fmt(row.gain, "+.4f"),
+            _fmt(row.lberr, ".4f"),
             _fmt(row.tau, ".3f"),
             _fmt(row.share_released, ".2f"),
             _fmt(row.median_delay, ".1f"),
@@ -156,6 +167,11 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         [label, *(_fmt(row[c], "+.4f") for c in attack_columns)]
         for label, row in summary.iterrows()
     ]
+    excess_columns = [c for c in summary.columns if c.startswith("excess: ")]
+    excess_rows = [
+        [label, *(_fmt(row[c], "+.4f") for c in excess_columns)]
+        for label, row in summary.iterrows()
+    ]
     command = f"ladderboard experiment run frontier --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
@@ -165,19 +181,34 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         f"n = {size['n']} public labels (and {2 * size['n']} private), k = {size['k']} "
         f"submissions per attack, 0/1 loss; {model.teams} honest teams of "
         f"{model.submissions} submissions each. Gain: the true minus the released loss of "
-        "the strongest attacker's final submission (mean ± sd over repetitions). Tau: "
+        "an attack's final submission. Excess gain: the gain less that of as many "
+        "submissions chosen without reading a score on the same board (the best-released "
+        "one kept); the binding attack has the largest mean, shown with its 95 % interval "
+        "over repetitions (Student's t), and gain is its raw gain. lberr: the largest mean "
+        "leaderboard error of an attack's whole sequence (Blum & Hardt 2015, Def. 2.1). Tau: "
         "Kendall's tau between the released and the private board. Share: true "
         "improvements (expected loss down by more than 1 % of the team's best) that the "
         "board accepts at once. Delay: median submissions until the board accepts one.",
         markdown_table(
-            ["setting", "strongest attack", "gain", "tau", "share released", "delay"], rows
+            [
+                "setting",
+                "binding attack",
+                "excess gain",
+                "95 % interval",
+                "gain",
+                "lberr",
+                "tau",
+                "share released",
+                "delay",
+            ],
+            rows,
         ),
-        f"Recommended (the smallest gain among the settings whose tau is within 0.05 and "
-        f"share released at least half of Kaggle 1e-5's): **{best}**."
+        "Recommended (the smallest binding excess gain among the settings whose tau is "
+        f"within 0.05 and share released at least half of Kaggle 1e-5's): **{best}**."
         + (
             f" Among the Shaky Ladder settings: **{best_shaky}** ("
             + (
-                "the smallest gain within the tolerance"
+                "the smallest excess gain within the tolerance"
                 if best_shaky in eligible(summary)
                 else "none is within the tolerance; the highest tau"
             )
@@ -188,11 +219,14 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         "Under the Shaky Ladder each release carries its own noise, and a board stops "
         "moving after a lucky low release (the next update must beat it by the step and the "
         "comparison noise), so a run of submissions that learn nothing still tends to end on "
-        "a release below its true loss: the gap counts that leaderboard error too. The same "
+        "a release below its true loss: the raw gain counts that leaderboard error too, and "
+        "the excess gain takes it out. The same "
         "noise orders honest teams partly at random (lower tau). Snapping releases to the "
         "power-of-two grid changes neither much.",
         "## Every attack's mean gap",
         markdown_table(["setting", *(c[5:] for c in attack_columns)], gap_rows),
+        "## Every attack's mean excess gain",
+        markdown_table(["setting", *(c[8:] for c in excess_columns)], excess_rows),
         run_line(info, command),
     ]
     return "\n\n".join(sections) + "\n"
@@ -202,8 +236,8 @@ EXPERIMENT = FRONTIER = Experiment(
     id="frontier",
     aliases=("protection-utility", "advisor-frontier"),
     description=(
-        "Protection vs utility for every mechanism and setting: the strongest attacker's "
-        "gain against honest teams' tau and share of improvements released, n=4000, k=400"
+        "Protection vs utility for every mechanism and setting: the binding attack's "
+        "excess gain against honest teams' tau and share of improvements released, n=4000, k=400"
     ),
     reps=5,
     quick_reps=2,

@@ -10,11 +10,14 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ladderboard._validation import check_int
 from ladderboard.experiments.registry import Experiment, RunInfo, get_experiment
 from ladderboard.tasks.runner import Backend, run_tasks
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["RunResult", "run_experiment", "write_outputs"]
 
@@ -38,13 +41,15 @@ def run_experiment(
     jobs: int = 1,
     backend: Backend = "loky",
     out: str | Path | None = None,
-    progress: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> RunResult:
     """Run ``experiment`` and, with ``out``, write ``ID.csv``, ``ID.png``,
     ``ID.svg`` and ``ID.md`` into that directory.
 
     ``reps`` defaults to the paper's count (``experiment.reps``), or
-    ``experiment.quick_reps`` with ``quick``.
+    ``experiment.quick_reps`` with ``quick``. ``jobs`` worker processes run
+    the tasks; ``progress(done, total)``, when given, is called as each
+    task finishes.
 
     Shaky Ladder Fig. 3 in miniature (two repetitions per cell): noise of
     ``3/√n`` on the answers cuts the majority attack's bias.
@@ -68,7 +73,6 @@ def run_experiment(
         jobs=jobs,
         backend=backend,
         progress=progress,
-        description=f"{experiment.id}: {len(tasks)} tasks",
     )
     frame = pd.concat(frames, ignore_index=True)
     info = RunInfo(

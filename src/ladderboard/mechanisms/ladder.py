@@ -266,7 +266,7 @@ class _PairedTestLadder(Mechanism):
             # The multiple and the best's losses are set together (below), and
             # saved together.
             assert self._best_losses is not None
-            passes = paired_test_passes(
+            passes, x_sq = _paired_test(
                 x,
                 total,
                 self._best_losses,
@@ -277,11 +277,14 @@ class _PairedTestLadder(Mechanism):
             )
             if not passes:
                 return self._multiple / n, False
+        else:
+            x_sq = None
         self._multiple = round(total)
         self._best = total / n
         self._best_losses = _keep(x, self._best_losses)
         self._best_total = total
-        self._best_sum_sq = float(np.dot(x, x))
+        # A passing test has read x·x already: the same product, not a second pass.
+        self._best_sum_sq = float(np.dot(x, x)) if x_sq is None else x_sq
         return self._multiple / n, True
 
 
@@ -340,10 +343,25 @@ def paired_test_passes(
     >>> paired_test_passes(np.array([0.0, 0.0, 1.0]), 1.0, best, 3.0, 3.0, 3.0, 1.0)
     True
     """
+    return _paired_test(x, total, best, best_total, best_sum_sq, reference_total, c)[0]
+
+
+def _paired_test(
+    x: np.ndarray,
+    total: float,
+    best: np.ndarray,
+    best_total: float,
+    best_sum_sq: float,
+    reference_total: float,
+    c: float,
+) -> tuple[bool, float | None]:
+    """:func:`paired_test_passes`, and ``x·x`` when the test computed it
+    (``None`` when it was decided without O(n) work): the sum of squares an
+    accepted ``x`` keeps as the next best's."""
     n = x.shape[0]
     margin = reference_total - total
     if c >= 0 and not margin > 0:
-        return False
+        return False, None
     x_sq = float(np.dot(x, x))
     sum_sq = x_sq - 2.0 * float(np.dot(x, best)) + best_sum_sq
     if not sum_sq > _CANCELLATION * (x_sq + best_sum_sq):
@@ -351,9 +369,9 @@ def paired_test_passes(
     sum_d = total - best_total
     if c == 1.0 and margin.is_integer() and sum_d.is_integer() and sum_sq.is_integer():
         a, s1, s2 = int(margin), int(sum_d), int(sum_sq)
-        return a * a * (n - 1) > n * s2 - s1 * s1
+        return a * a * (n - 1) > n * s2 - s1 * s1, x_sq
     q = max(0.0, n * sum_sq - sum_d * sum_d)
-    return margin > c * math.sqrt(q / (n - 1))
+    return margin > c * math.sqrt(q / (n - 1)), x_sq
 
 
 def _sum_sq_difference(x: np.ndarray, best: np.ndarray) -> float:

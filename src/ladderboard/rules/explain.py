@@ -32,7 +32,7 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.direction import Direction
-from ladderboard.mechanisms import MECHANISMS, REQUIRED, parameters_of
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, REQUIRED, parameters_of
 from ladderboard.mechanisms.boot import successes_needed
 from ladderboard.rules.config import BOARD_MODES
 
@@ -331,6 +331,11 @@ def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
     if mechanism not in MECHANISMS:
         known = ", ".join(sorted(MECHANISMS))
         raise ValueError(f"unknown mechanism {mechanism!r}; known: {known}")
+    if mechanism not in COMPETITION_MECHANISMS:
+        raise ValueError(
+            f"mechanism {mechanism!r} runs in no competition (it takes a training-set "
+            "estimate with each submission): there is no board to explain"
+        )
     if mechanism not in _WORDINGS:
         raise ValueError(f"mechanism {mechanism!r} has no explanation in ladderboard.rules.explain")
     filled: dict[str, Any] = {info.name: info.default for info in parameters_of(mechanism)}

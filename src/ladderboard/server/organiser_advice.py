@@ -8,7 +8,7 @@ advisor (``tests/test_layers.py``). So the create form carries its answers
 for a few holdout sizes and a budget of 100 submissions a team, one row per
 run of::
 
-    ladderboard advise --n N --submissions 100 --metric METRIC --reps 3 --seed 0
+    ladderboard advise --n N --budget 100 --score SCORE --reps 3 --seed 0
 
 The form shows the table, and its script counts the public rows of the
 solution file the organiser chooses and preselects the row of the nearest
@@ -29,18 +29,20 @@ __all__ = ["ADVICE", "ADVISOR_METRIC", "BUDGET", "Advice", "advice_for"]
 BUDGET = 100
 """The submissions a team may make in the runs behind :data:`ADVICE`."""
 
-ADVISOR_METRIC = {"zero_one": "accuracy", "accuracy": "accuracy", "log_loss": "log_loss"}
-ADVISOR_METRIC |= {"squared": "mse", "mse": "mse"}
-"""The advisor's metric for each score of the form it measured."""
+ADVISOR_METRIC = {"zero_one": "zero_one", "accuracy": "zero_one", "log_loss": "log_loss"}
+ADVISOR_METRIC |= {"squared": "squared", "mse": "squared"}
+"""The loss ``ladderboard advise --score`` measured for each score of the
+form: a competition scored by the accuracy metric is attacked through the
+0/1 loss, one scored by the MSE through the squared loss."""
 
 
 @dataclass(frozen=True)
 class Advice:
     """The advisor's recommendation for a holdout of ``n`` public labels
-    scored by ``metric``: ``label`` as ``ladderboard advise`` prints it, and
-    the form's values that set it up (the mechanism, the score it is
-    measured on, and parameters; those in ``per_root_n`` are multiples of
-    ``1/√n``)."""
+    attacked through the loss ``metric`` (``advise --score``): ``label`` as
+    ``ladderboard advise`` prints it, and the form's values that set it up
+    (the mechanism, the score it is measured on, and parameters; those in
+    ``per_root_n`` are multiples of ``1/√n``)."""
 
     metric: str
     n: int
@@ -58,27 +60,27 @@ class Advice:
 
     def command(self) -> str:
         return (
-            f"ladderboard advise --n {self.n} --submissions {BUDGET} "
-            f"--metric {self.metric} --reps 3 --seed 0"
+            f"ladderboard advise --n {self.n} --budget {BUDGET} "
+            f"--score {self.metric} --reps 3 --seed 0"
         )
 
 
 ADVICE: tuple[Advice, ...] = (
-    Advice("accuracy", 500, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
+    Advice("zero_one", 500, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
     Advice(
-        "accuracy",
+        "zero_one",
         1000,
         "BayesBootBoot b=100",
         "bayes-boot-ladder-boot",
         "accuracy",
         {"B": 100, "b": 100},
     ),
-    Advice("accuracy", 2000, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
+    Advice("zero_one", 2000, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
     Advice(
-        "accuracy", 5000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
+        "zero_one", 5000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
     ),
     Advice(
-        "accuracy", 10000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
+        "zero_one", 10000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
     ),
     Advice("log_loss", 500, "LadderBoot b=10", "ladder-boot", "log_loss", {"b": 10}),
     Advice(
@@ -93,11 +95,11 @@ ADVICE: tuple[Advice, ...] = (
     Advice(
         "log_loss", 10000, "Sig-Ladder α=0.01", "significance-ladder", "log_loss", {"alpha": 0.01}
     ),
-    Advice("mse", 500, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("mse", 1000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("mse", 2000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("mse", 5000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("mse", 10000, "LadderBoot b=100", "ladder-boot", "squared", {"b": 100}),
+    Advice("squared", 500, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
+    Advice("squared", 1000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
+    Advice("squared", 2000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
+    Advice("squared", 5000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
+    Advice("squared", 10000, "LadderBoot b=100", "ladder-boot", "squared", {"b": 100}),
 )
 """``ladderboard advise`` at n = 500, 1000, 2000, 5000 and 10000 for each of
 its metrics (budget :data:`BUDGET`, 3 repetitions, seed 0)."""

@@ -33,7 +33,7 @@ from starlette.exceptions import HTTPException
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
-from ladderboard.mechanisms import MECHANISMS, Mechanism, parameters_of
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, parameters_of
 from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
 from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
@@ -123,7 +123,7 @@ def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
     """Every registered mechanism with its parameter fields, filled with
     ``values`` (what was sent) or else the defaults."""
     offered = []
-    for name, klass in sorted(MECHANISMS.items()):
+    for name, klass in sorted(COMPETITION_MECHANISMS.items()):
         params = []
         for info in parameters_of(name):
             field = field_name(name, info.name)
@@ -151,7 +151,7 @@ def _parameter_refusal(klass: type[Mechanism], info: ParameterInfo, text: str, w
 def mechanism_params(mechanism: str, values: dict[str, str]) -> dict[str, Any]:
     """The chosen mechanism's parameters from its fields, typed; an empty
     field leaves the mechanism's default."""
-    klass = MECHANISMS[mechanism]
+    klass = COMPETITION_MECHANISMS[mechanism]
     params: dict[str, Any] = {}
     for info in parameters_of(mechanism):
         text = values.get(field_name(mechanism, info.name), "")
@@ -185,12 +185,12 @@ def _score_params(text: str, score: str) -> dict[str, Any]:
 def read_config(values: dict[str, str]) -> CompetitionConfig:
     """The configuration the form's fields describe, or a refusal naming a field."""
     mechanism = values.get("mechanism", "")
-    if mechanism not in MECHANISMS:
+    if mechanism not in COMPETITION_MECHANISMS:
         raise invalid("choose a mechanism from the list")
     score = values.get("score", "")
     if score not in LOSSES and score not in METRICS:
         raise invalid("choose a loss or a metric from the list")
-    display = display_name(MECHANISMS[mechanism])
+    display = display_name(COMPETITION_MECHANISMS[mechanism])
     try:  # the score the mechanism takes, before its parameters
         CompetitionConfig(score=score, mechanism=mechanism)
     except ValueError as exc:
@@ -276,7 +276,7 @@ def create_form(
     advice = [
         {**dataclasses.asdict(row), "command": row.command()}
         for row in ADVICE
-        if row.mechanism in MECHANISMS
+        if row.mechanism in COMPETITION_MECHANISMS
     ]
     return organiser_page(
         request,
@@ -355,7 +355,7 @@ def _create(
         data = api.read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
         solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
         data_files = api.read_data_files(data_uploads, settings)
-        display = display_name(MECHANISMS[config.mechanism])
+        display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
             info = competitions.create(
                 slug,
