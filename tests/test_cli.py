@@ -14,7 +14,7 @@ from ladderboard.demo import ATTACKER, HONEST_TEAMS
 
 runner = CliRunner()
 NUMBER = re.compile(r"\d+\.\d+")
-SMALL = ["demo", "--k", "40", "--teams", "2"]
+SMALL = ["demo", "--budget", "150", "--teams", "2"]  # enough for the attacker to climb
 
 
 def row(output: str, team: str) -> list[float]:
@@ -54,9 +54,10 @@ def test_demo_prints_both_boards_of_every_team(demo_output):
 def test_demo_the_kaggle_board_rewards_the_attacker_and_the_ladder_does_not(demo_output):
     kaggle_public, kaggle_private, ladder_public, ladder_private = row(demo_output, ATTACKER)
     assert kaggle_public < ladder_public
-    assert kaggle_public < kaggle_private - 0.05
-    assert abs(kaggle_private - 0.5) < 0.12 and abs(ladder_private - 0.5) < 0.12
-    assert "climbed from 0.5 to" in demo_output
+    assert kaggle_public < kaggle_private
+    assert ladder_private < kaggle_private
+    assert "climbed from its model's" in demo_output
+    assert "stayed at its model's" in demo_output
 
 
 @pytest.mark.slow  # with every test of the module-wide demo run
@@ -75,7 +76,7 @@ def test_demo_is_reproducible_and_seeded(demo_output):
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--teams", "9"], "n_teams must be at most"), (["--k", "0"], "--k")],
+    [(["--teams", "9"], "n_teams must be at most"), (["--budget", "0"], "--budget")],
 )
 def test_demo_rejects_bad_options(args, message):
     result = runner.invoke(app, ["demo", *args], env={"COLUMNS": "200"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 
@@ -15,7 +16,8 @@ from ladderboard.cli import app
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.store import SubmissionRow
+from ladderboard.store import SubmissionRow, make_engine, migrate
+from ladderboard.store.database import downgrade, schema_revisions
 
 
 def test_verify_command(tmp_path):
@@ -83,3 +85,48 @@ def test_a_database_that_does_not_answer_is_named_in_one_line():
     (line,) = done.stderr.strip().splitlines()
     assert line.startswith("error: the database at postgresql+psycopg://postgres@127.0.0.1:1/test")
     assert "does not answer" in line
+
+
+def test_a_database_without_a_ladderboard_store_is_named_in_one_line_and_left_alone(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    foreign = tmp_path / "foreign.db"
+    with sqlite3.connect(foreign) as connection:
+        connection.execute("create table notes (body text)")
+    for path in (empty, foreign):
+        before = path.read_bytes()
+        done = _run("verify", "c", "--db", f"sqlite:///{path}")
+        assert done.returncode == 3, done.stderr
+        assert done.stderr.strip().splitlines() == [
+            f"error: no ladderboard store at sqlite:///{path} (ladderboard init creates one)"
+        ]
+        assert path.read_bytes() == before
+
+
+def test_a_store_of_another_schema_revision_is_named_in_one_line(tmp_path):
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url)
+    migrate(engine)
+    _, head = schema_revisions(engine)
+    downgrade(engine, "-1")
+    old, _ = schema_revisions(engine)
+    engine.dispose()
+    done = _run("verify", "c", "--db", url)
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert f"has schema revision {old}" in line and f"reads {head}" in line
+    assert "ladderboard init brings a store up to date" in line
+
+
+def test_a_store_newer_than_this_ladderboard_says_to_upgrade(tmp_path):
+    path = tmp_path / "new.db"
+    engine = make_engine(f"sqlite:///{path}")
+    migrate(engine)
+    with engine.begin() as connection:
+        connection.exec_driver_sql("update alembic_version set version_num = 'from_the_future'")
+    engine.dispose()
+    done = _run("verify", "c", "--db", f"sqlite:///{path}")
+    assert done.returncode == 3, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "revision from_the_future, newer than this version" in line
+    assert "upgrade ladderboard" in line

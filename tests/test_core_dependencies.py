@@ -13,7 +13,7 @@ import textwrap
 
 from test_layers import CORE, MODULES, PACKAGE, package_of
 
-BLOCKED = ("pyarrow", "pandas", "sqlalchemy", "sklearn", "matplotlib")
+BLOCKED = ("pyarrow", "pandas", "sqlalchemy", "sklearn", "matplotlib", "optuna")
 
 
 def core_modules() -> list[str]:

@@ -56,7 +56,7 @@ def visit(tmp_path_factory):
     monkeypatch.setattr(LocalServer, "wait", newcomer_visits)
     try:
         result = runner.invoke(
-            app, ["demo", "--k", "40", "--teams", "2", "--serve"], env={"COLUMNS": "160"}
+            app, ["demo", "--budget", "40", "--teams", "2", "--serve"], env={"COLUMNS": "160"}
         )
     finally:
         monkeypatch.undo()

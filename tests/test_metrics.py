@@ -16,7 +16,9 @@ from hypothesis.extra import numpy as hnp
 from scipy import stats
 from sklearn import metrics as skm
 
+from ladderboard import _kernels as kernels
 from ladderboard.losses import METRICS, get_metric
+from reference import mann_whitney_by_blocks
 
 KIND = {
     "mse": "real",
@@ -314,6 +316,26 @@ def test_weights_on_tied_targets_are_degenerate_not_rounding_noise(name):
         value = get_metric(name).score(y, p, sample_weight=w)
         # ccc: var_y = cov = 0 and var_p = 0, so 2 cov / (y - p)^2 = 0 exactly
         assert value == 0.0 if name == "ccc" else math.isnan(value)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_auc_kernel_matches_the_block_form_within_summation_order(seed):
+    """The AUC kernel (one cumulative sum per row, tie groups read off it)
+    against the straightforward block form (tests/reference.py), on random labels,
+    weights and scores with and without ties, rows with one class weightless
+    included: equal to 1e-12, the two differing only in summation order."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 400))
+    y = (rng.random(n) < rng.uniform(0.05, 0.95)).astype(float)
+    levels = int(rng.integers(1, 12))
+    p = np.floor(rng.random(n) * levels) / levels if seed % 2 else rng.random(n)
+    W = rng.standard_exponential((int(rng.integers(1, 10)), n))
+    W[0, y == 1] = 0.0  # no positive weight: nan in both
+    got = kernels.mann_whitney(y, p)(W)
+    want = mann_whitney_by_blocks(y, p, W)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got[0])
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
 def test_auc_needs_both_classes_and_binary_labels():

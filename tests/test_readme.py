@@ -5,6 +5,8 @@ import io
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 SETUP = [
     'pip install -e ".[all]" && ladderboard demo',
@@ -39,10 +41,16 @@ def printed_output(example: str) -> list[str]:
     return lines
 
 
-def test_readme_example_prints_what_it_says():
-    (example,) = code_blocks("python")
+def test_readme_has_its_four_examples():
+    assert len(code_blocks("python")) == 4
+
+
+@pytest.mark.parametrize(
+    ("example", "lines"), list(zip(code_blocks("python"), (5, 3, 2, 1), strict=False))
+)
+def test_readme_example_prints_what_it_says(example, lines):
     expected = printed_output(example)
-    assert len(expected) == 5
+    assert len(expected) == lines
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         exec(compile(example, str(README), "exec"), {})

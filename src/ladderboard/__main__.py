@@ -1,5 +1,5 @@
 """``python -m ladderboard``: the ``ladderboard`` command."""
 
-from ladderboard.cli import app
+from ladderboard.cli import run
 
-app(prog_name="ladderboard")
+run()

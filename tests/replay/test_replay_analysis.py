@@ -137,16 +137,21 @@ def releases(result, name):
     return next(r for r in result.replays if r.name == name).released
 
 
-def test_a_seed_gives_the_same_replay_whatever_the_jobs(competition):
+def test_a_seed_gives_the_same_replay_whatever_the_threads(competition):
     root, _, _, result = competition
+    seen = []
     again = replay_competition(
         root / "solution.csv",
         root / "submissions",
         mechanisms=["ladder-boot"],
         seed=SEED,
-        jobs=2,
+        threads=2,
+        progress=lambda *a: seen.append(a),
     )
     assert np.array_equal(releases(again, "ladder-boot"), releases(result, "ladder-boot"))
+    files = len(again.history.entries) + len(again.history.skipped)
+    assert seen[0] == (0, 2 * files) and seen[-1] == (2 * files, 2 * files)
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)
     other = replay_competition(
         root / "solution.csv", root / "submissions", mechanisms=["ladder-boot"], seed=SEED + 1
     )
@@ -194,10 +199,10 @@ def test_bayes_boot_ladder_boot_takes_bayes_boot_ladders_decisions(competition):
     """BayesBootLadderBoot runs BayesBootLadder's test on BayesBootLadder's
     stream: replayed alone it accepts what BayesBootLadder accepts, and replayed
     after it (taking its decisions instead of drawing them) it releases what it
-    releases alone, bit for bit, whatever the jobs."""
+    releases alone, bit for bit, whatever the threads."""
     root, *_ = competition
 
-    def run(mechanisms, params=("B=60", "b=7"), jobs=1):
+    def run(mechanisms, params=("B=60", "b=7"), threads=1):
         result = replay_competition(
             root / "solution.csv",
             root / "submissions",
@@ -205,11 +210,11 @@ def test_bayes_boot_ladder_boot_takes_bayes_boot_ladders_decisions(competition):
             params=list(params),
             metric="auc",
             seed=SEED,
-            jobs=jobs,
+            threads=threads,
         )
         return {r.name: r for r in result.replays}
 
-    both = run(["bayes-boot-ladder", "bayes-boot-ladder-boot"], jobs=2)
+    both = run(["bayes-boot-ladder", "bayes-boot-ladder-boot"], threads=2)
     alone = run(["bayes-boot-ladder-boot"])["bayes-boot-ladder-boot"]
     m7, m8 = both["bayes-boot-ladder"], both["bayes-boot-ladder-boot"]
     assert np.array_equal(alone.improved, m7.improved)
@@ -277,7 +282,12 @@ def test_the_clip_is_in_the_report_and_its_command(competition, tmp_path):
 
     root, *_ = competition
     out = tmp_path / "clipped"
-    args = ["--solution", str(root / "solution.csv"), "--submissions", str(root / "submissions")]
+    args = [
+        "--solution",
+        str(root / "solution.csv"),
+        "--submissions-dir",
+        str(root / "submissions"),
+    ]
     result = run_cli([*args, "--mechanism", "full-disclosure", "--clip", "0.05", "--out", str(out)])
     assert result.exit_code == 0, result.output
     report = (out / "report.md").read_text()

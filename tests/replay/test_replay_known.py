@@ -36,6 +36,7 @@ import pytest
 from test_replay_support import at, read_csv, run_cli, write_competition
 
 from ladderboard.files import Solution
+from ladderboard.losses import LOSSES
 from ladderboard.replay import replay_competition, write_outputs
 
 PUBLIC = {"A1": "1110", "B1": "1100", "A2": "1100", "C1": "1000"}
@@ -66,7 +67,7 @@ def replay_args(root, out, *extra):
     return [
         "--solution",
         str(root / "solution.csv"),
-        "--submissions",
+        "--submissions-dir",
         str(root / "submissions"),
         *MECHANISMS,
         "--loss",
@@ -203,9 +204,13 @@ def test_file_names_give_the_same_history_as_the_index(replayed, tmp_path):
         (["--param", "precision=-1"], "precision"),
         (["--param", "eta"], "KEY=VALUE"),
         (["--param", "n=5"], "supplied by the replay"),
-        (["--loss", "hinge"], "loss"),
+        (["--loss", "hinge"], "Error: --loss: unknown loss 'hinge'; registered losses: zero_one,"),
+        (["--loss", "accuracy"], "unknown loss 'accuracy'"),
+        (["--mechanism", "bayes-boot-ladder", "--metric", "zero_one"], "registered metrics: mse,"),
+        (["--param", "a=1", "--param", "a=2"], "Error: --param: the parameter 'a' is given twice"),
+        (["--submissions", "x"], "No such option"),
         (["--seed", "-1"], "seed"),
-        (["--jobs", "0"], "jobs"),
+        (["--threads", "0"], "--threads"),
         (["--clip", "0.01"], "takes no clip"),  # the loss here is absolute
     ],
 )
@@ -213,9 +218,16 @@ def test_bad_options_fail_before_any_output(replayed, tmp_path, extra, message):
     root, _ = replayed
     out = tmp_path / "never"
     result = run_cli(replay_args(root, out, *extra))
-    assert result.exit_code != 0
+    assert result.exit_code == 2
     assert message in result.output
     assert not out.exists()
+
+
+def test_a_score_name_error_lists_every_registered_name_in_one_line(replayed, tmp_path):
+    root, _ = replayed
+    result = run_cli(replay_args(root, tmp_path / "never", "--loss", "log-loss"))
+    (line,) = [line for line in result.output.splitlines() if "unknown loss" in line]
+    assert all(name in line for name in LOSSES)
 
 
 def test_a_missing_solution_fails_before_any_output(replayed, tmp_path):

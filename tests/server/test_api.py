@@ -63,6 +63,17 @@ def test_the_full_flow(client, solution):
     assert public["board"] == "public" and public["closed"] is False
     assert sorted(row["team"] for row in public["rows"]) == ["alpha", "beta"]
     assert {row["team"]: row["entries"] for row in public["rows"]} == {"alpha": 2, "beta": 1}
+    # The rows serialised once and put in the envelope: the JSON of the whole schema.
+    from ladderboard.server.schemas import BoardRowOut, LeaderboardOut
+
+    board = client.app.state.competitions.leaderboard("demo")
+    whole = LeaderboardOut(
+        slug="demo", board="public", closed=False, rows=[BoardRowOut.of(r) for r in board]
+    )
+    for _ in range(2):  # serialised, then kept
+        answer = client.get("/api/competitions/demo/leaderboard")
+        assert answer.content == whole.model_dump_json().encode()
+        assert answer.headers["content-type"] == "application/json"
 
     hidden = client.get("/api/competitions/demo/leaderboard?board=private", headers=bearer(alpha))
     assert hidden.status_code == 403
@@ -161,3 +172,19 @@ def test_csv_export_defuses_formulas_in_team_names(client, solution):
     assert submit(client, token, predictions(solution, 1)).status_code == 201
     exported = client.get("/api/competitions/demo/leaderboard.csv").text
     assert exported.splitlines()[1].split(",")[1] == "'=HYPERLINK(0)"
+
+
+def test_whoami_names_the_organiser_or_the_team_of_a_token(client, solution):
+    create(client, solution)
+    alpha = add_team(client, "alpha")
+    assert client.get("/api/whoami", headers=organiser()).json() == {
+        "role": "organiser",
+        "teams": [],
+    }
+    assert client.get("/api/whoami", headers=bearer(alpha)).json() == {
+        "role": "team",
+        "teams": [{"competition": "demo", "team": "alpha"}],
+    }
+    for headers in ({}, bearer("not-a-token-of-this-server")):
+        refused = client.get("/api/whoami", headers=headers)
+        assert refused.status_code == 401 and refused.json()["error"] == "unauthorized"

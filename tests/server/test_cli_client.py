@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 
 import pytest
 from server_helpers import LABELS
@@ -16,6 +17,19 @@ from ladderboard.server.local import LocalServer
 
 runner = CliRunner()
 SOLUTION = Solution.from_labels(LABELS, public_fraction=0.5, random_state=0)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_stored_credentials(tmp_path_factory):
+    """A configuration folder of the tests' own: the user's stored tokens stay out."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+        yield
+
+
+def rows(output: str) -> list[dict[str, str]]:
+    """A table printed to a pipe: tab-separated values under a header line."""
+    return list(csv.DictReader(io.StringIO(output), delimiter="\t"))
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +62,7 @@ def competition(server, tmp_path_factory):
     created = invoke(
         [
             "competition", "create", "cli-demo", "--solution", str(solution),
-            "--metric", "zero_one", "--mechanism", "ladder",
+            "--score", "zero_one", "--mechanism", "ladder",
             "--param", "eta=0.01", "--daily-quota", "none",
         ],
         server, server.admin_token,
@@ -72,20 +86,60 @@ def competition(server, tmp_path_factory):
 
 def test_create_and_submit(competition):
     first, second = competition["submits"]
-    assert "submission" in first and "0.2" in first and "no limit" in first
-    assert "0.1" in second
+    (row,) = rows("\n".join(first.splitlines()[:2]))  # the table, then the explanation
+    assert row["submission"] == "1" and row["public score"].startswith("0.2")
+    assert row["left today"] == "no limit"
+    assert rows(second)[0]["submission"] == "2" and rows(second)[0]["public score"][:3] == "0.1"
 
 
 def test_submissions_lists_the_team_s_own(server, competition):
     result = invoke(["submissions", "cli-demo"], server, competition["token"])
     assert result.exit_code == 0, result.output
-    assert "flip 4" in result.output and "flip 10" in result.output
+    assert [(r["id"], r["message"]) for r in rows(result.output)] == [
+        ("1", "flip 4"), ("2", "flip 10"),
+    ]  # fmt: skip
+
+
+def test_piped_tables_are_whole_tab_separated_values(server, competition):
+    result = invoke(["submissions", "cli-demo"], server, competition["token"], COLUMNS="20")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].split("\t") == ["id", "when", "message", "public", "private", "selected"]
+    assert all(line.count("\t") == 5 for line in lines) and len(lines) == 3
+    assert "│" not in result.output and "flip 10" in result.output  # not cut to 20 columns
+
+
+def test_competitions_lists_them_as_a_table_and_as_json(server, competition):
+    table = invoke(["competitions"], server, "")
+    assert table.exit_code == 0, table.output
+    (row,) = [r for r in rows(table.output) if r["slug"] == "cli-demo"]
+    assert (row["score"], row["mechanism"]) == ("zero_one", "ladder")
+    assert row["state"] in ("open", "closed", "published") and row["deadline"] == "none"
+    as_json = invoke(["competitions", "--json"], server, "")
+    assert as_json.exit_code == 0, as_json.output
+    listed = json.loads(as_json.stdout)
+    with Client(server.url) as client:
+        assert listed == client.competitions()
+    both = invoke(["competitions", "--json", "--csv"], server, "")
+    assert both.exit_code == 2
+
+
+def test_leaderboard_csv_and_json(server, competition):
+    as_csv = invoke(["leaderboard", "cli-demo", "--csv"], server, "")
+    assert as_csv.exit_code == 0, as_csv.output
+    (row,) = csv.DictReader(io.StringIO(as_csv.stdout))
+    assert (row["rank"], row["team"], row["entries"]) == ("1", "alpha", "2")
+    with Client(server.url) as client:
+        board = client.leaderboard("cli-demo")
+    assert float(row["score"]) == pytest.approx(board["rows"][0]["score"], abs=1e-5)
+    as_json = invoke(["leaderboard", "cli-demo", "--json"], server, "")
+    assert json.loads(as_json.stdout) == board
 
 
 def test_leaderboard_private_is_refused_until_published_after_the_close(server, competition):
     public = invoke(["leaderboard", "cli-demo"], server, "")
     assert public.exit_code == 0, public.output
-    assert "alpha" in public.output and "public board (open)" in public.output
+    assert [r["team"] for r in rows(public.output)] == ["alpha"]
 
     refused = invoke(["leaderboard", "cli-demo", "--private"], server, competition["token"])
     assert refused.exit_code == 1
@@ -99,15 +153,19 @@ def test_leaderboard_private_is_refused_until_published_after_the_close(server, 
 
     published = invoke(["publish", "cli-demo"], server, server.admin_token)
     assert published.exit_code == 0 and "published cli-demo" in published.output
-    private = invoke(["leaderboard", "cli-demo", "--private"], server, competition["token"])
+    private = invoke(
+        ["leaderboard", "cli-demo", "--private", "--json"], server, competition["token"]
+    )
     assert private.exit_code == 0, private.output
-    assert "private board (closed)" in private.output
+    shown = json.loads(private.stdout)
+    assert (shown["board"], shown["closed"]) == ("private", True)
+    assert [r["team"] for r in shown["rows"]] == ["alpha"]
 
     target = competition["folder"] / "private.csv"
     saved = invoke(["leaderboard", "cli-demo", "--private", "--download", str(target)], server, "")
     assert saved.exit_code == 0, saved.output
-    rows = list(csv.DictReader(io.StringIO(target.read_text())))
-    assert [r["team"] for r in rows] == ["alpha"]
+    saved_rows = list(csv.DictReader(io.StringIO(target.read_text())))
+    assert [r["team"] for r in saved_rows] == ["alpha"]
 
 
 def test_errors_print_the_server_s_message_and_exit_1(server, competition):
@@ -122,7 +180,7 @@ def test_bad_param_is_refused_before_any_request(server, tmp_path):
     solution = tmp_path / "s.csv"
     solution.write_bytes(SOLUTION.to_csv())
     result = invoke(
-        ["competition", "create", "x", "--solution", str(solution), "--metric", "zero_one",
+        ["competition", "create", "x", "--solution", str(solution), "--score", "zero_one",
          "--mechanism", "ladder", "--param", "eta"],
         server, server.admin_token,
     )  # fmt: skip

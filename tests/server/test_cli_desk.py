@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import json
 import stat
 from datetime import UTC, datetime, timedelta
 
@@ -29,6 +30,14 @@ SOLUTION = Solution.from_labels(LABELS, public_fraction=0.5, random_state=0)
 TRAIN = b"id,x,target\n1,0.5,1\n2,0.25,0\n"
 RULES = "# Rules\n\n1. One account per person.\n2. Select two submissions.\n"
 OVERVIEW = "Predict **the target** of each id.\n"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_stored_credentials(tmp_path_factory):
+    """A configuration folder of the tests' own: the user's stored tokens stay out."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+        yield
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +80,7 @@ def create(server, folder, slug, *extra):
     solution.write_bytes(SOLUTION.to_csv())
     result = run(
         server, server.admin_token,
-        "competition", "create", slug, "--solution", solution, "--metric", "zero_one",
+        "competition", "create", slug, "--solution", solution, "--score", "zero_one",
         "--mechanism", "parameter-free-ladder", "--daily-quota", "none", *extra,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
@@ -124,7 +133,7 @@ def test_desk_create_per_rank_board_with_ranks_and_auto_publish(desk_server, adm
 def test_desk_create_refusals_change_nothing(desk_server, admin, tmp_path):
     solution = tmp_path / "solution.csv"
     solution.write_bytes(SOLUTION.to_csv())
-    base = ["competition", "create", "desk-bad", "--solution", solution, "--metric", "zero_one",
+    base = ["competition", "create", "desk-bad", "--solution", solution, "--score", "zero_one",
             "--mechanism", "parameter-free-ladder"]  # fmt: skip
     bad_name = tmp_path / ".hidden"
     bad_name.write_bytes(b"x")
@@ -292,7 +301,7 @@ def test_desk_team_import_writes_the_tokens_to_a_new_file_of_mode_0600(
     assert [r["name"] for r in rows] == ["alpha", "beta/gamma", "Zoë"]
     assert all(r["token"] not in result.output for r in rows)
     status = run(desk_server, rows[2]["token"], "status", "desk-import")
-    assert status.exit_code == 0 and "team Zoë" in status.output
+    assert status.exit_code == 0 and "team\tZoë" in status.output.splitlines()
 
 
 def test_desk_team_import_refusals_register_nobody(desk_server, admin, tmp_path):
@@ -330,7 +339,9 @@ def test_desk_team_import_without_a_file_shows_the_tokens_once(desk_server, admi
     result = run(
         desk_server, desk_server.admin_token, "team", "import", "desk-import-screen", names
     )
-    assert result.exit_code == 0 and "tokens shown once" in result.output
+    assert result.exit_code == 0 and "shown once" in result.stderr
+    (row,) = csv.DictReader(io.StringIO(result.stdout), delimiter="\t")
+    assert row["team"] == "solo" and len(row["token"]) > 20
     assert [t["name"] for t in admin.teams("desk-import-screen")] == ["solo"]
 
 
@@ -348,9 +359,14 @@ def test_desk_team_list_disable_enable_and_flags(desk_server, admin, tmp_path):
 
     desk_table = run(desk_server, desk_server.admin_token, "team", "list", slug)
     assert desk_table.exit_code == 0, desk_table.output
-    line = next(x for x in desk_table.output.splitlines() if "second" in x)
-    cells = [c.strip() for c in line.strip("│ \n").split("│")]
+    line = next(x for x in desk_table.output.splitlines() if x.startswith("second\t"))
+    cells = line.split("\t")
     assert cells[0] == "second" and cells[1] == "1" and cells[3] == "1" and cells[5] == "1"
+    as_csv = run(desk_server, desk_server.admin_token, "team", "list", slug, "--csv")
+    by_team = {r["team"]: r for r in csv.DictReader(io.StringIO(as_csv.stdout))}
+    assert (by_team["second"]["invalid"], by_team["second"]["flags"]) == ("1", "1")
+    as_json = run(desk_server, desk_server.admin_token, "team", "list", slug, "--json")
+    assert json.loads(as_json.stdout) == admin.teams(slug)
 
     flags = run(desk_server, desk_server.admin_token, "flags", slug)
     assert flags.exit_code == 0 and "second" in flags.output and "first" in flags.output
@@ -522,8 +538,23 @@ def test_desk_a_server_out_of_reach_exits_3_in_one_line(tmp_path):
     assert not (tmp_path / "d").exists()
 
 
-def test_desk_help_states_the_exit_statuses():
-    result = runner.invoke(app, ["--help"], env={"COLUMNS": "200"})
+@pytest.mark.parametrize(
+    "verb",
+    [
+        [],
+        ["login"],
+        ["competitions"],
+        ["submit"],
+        ["leaderboard"],
+        ["download"],
+        ["publish"],
+        ["competition", "create"],
+        ["team", "import"],
+        ["file", "add"],
+    ],
+)
+def test_desk_help_states_the_exit_statuses(verb):
+    result = runner.invoke(app, [*verb, "--help"], env={"COLUMNS": "200"})
     text = " ".join(result.output.split())
     assert "Exit status: 0 done; 1 refused" in text and "3 the server" in text
 

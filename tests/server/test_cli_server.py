@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from ladderboard.cli import app
 from ladderboard.server import run
-from ladderboard.store import make_engine
+from ladderboard.store import make_engine, migrate
+from ladderboard.store.database import downgrade, schema_revisions
 
 runner = CliRunner()
 
@@ -59,6 +60,7 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
     monkeypatch.setattr(run, "run_uvicorn", lambda **k: calls.append(k))
     url = f"sqlite:///{tmp_path / 'lb.db'}"
+    assert runner.invoke(app, ["init", "--db", url]).exit_code == 0
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -107,3 +109,41 @@ def test_several_workers_share_a_tcp_listener_so_tcp_nodelay_is_set(monkeypatch)
         assert listener.getsockname()[0] == "127.0.0.1"
     finally:
         listener.close()
+
+
+def test_serve_refuses_a_store_that_is_not_there_and_creates_none(tmp_path, monkeypatch):
+    """A mistyped path must not start a server over a new empty store."""
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    monkeypatch.setattr(run, "run_uvicorn", lambda **k: (_ for _ in ()).throw(AssertionError))
+    missing = tmp_path / "typo.db"
+    result = runner.invoke(app, ["serve", "--db", f"sqlite:///{missing}"])
+    assert result.exit_code == 3
+    assert result.output.strip() == f"error: no store at {missing} (ladderboard init creates one)"
+    assert not missing.exists()
+
+
+def test_serve_refuses_a_database_without_a_store_and_brings_an_old_one_up_to_date(
+    database_url, monkeypatch
+):
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    calls = []
+    monkeypatch.setattr(run, "run_uvicorn", lambda **k: calls.append(k))
+    engine = make_engine(database_url)
+    try:
+        with engine.begin() as connection:  # a database, but no ladderboard store in it
+            connection.exec_driver_sql("create table notes (body text)")
+        result = runner.invoke(app, ["serve", "--db", database_url])
+        assert result.exit_code == 3 and not calls
+        assert "no ladderboard store at" in result.output
+        assert "competitions" not in {n.lower() for n in inspect(engine).get_table_names()}
+
+        migrate(engine)
+        _, head = schema_revisions(engine)
+        downgrade(engine, "-1")
+        result = runner.invoke(app, ["serve", "--db", database_url])
+        assert result.exit_code == 0, result.output
+        assert len(calls) == 1 and schema_revisions(engine) == (head, head)
+    finally:
+        engine.dispose()

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from server_helpers import ADMIN, add_team, create, predictions, submit
 
 from ladderboard.files.solution import Solution
-from ladderboard.mechanisms import MECHANISMS
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.deps import hash_token
 from ladderboard.server.pages import BOARD_PAGE
@@ -148,7 +148,7 @@ def test_participant_overview_says_higher_is_better_for_a_metric(client):
 def test_participant_how_page_has_a_section_per_mechanism(client):
     page = client.get("/how")
     assert page.status_code == 200
-    for name in MECHANISMS:
+    for name in COMPETITION_MECHANISMS:
         assert f'<section id="{name}"' in page.text, name
 
 

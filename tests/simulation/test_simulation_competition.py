@@ -108,6 +108,7 @@ def test_layout_index_names_and_times(run):
     assert {t["strategy"] for t in teams if t["kind"] == "adversary"} == set(ADVERSARIES[:2])
     readme = (out / "README.md").read_text()
     assert "ladderboard simulate-competition --dataset caravan --teams 10" in readme
+    assert "--submission-count " in readme and "--submissions " not in readme
 
 
 def test_solution_and_sample_submission(run):

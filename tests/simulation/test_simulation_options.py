@@ -79,7 +79,7 @@ def test_cli_writes_a_competition_and_refuses_bad_options(tmp_path):
     runner = CliRunner()
     out = tmp_path / "cli"
     args = ["simulate-competition", "--dataset", "synthetic", "--rows", "300", "--teams", "3"]
-    args += ["--submissions", "9", "--adversaries", "1", "--seed", "2", "--out", str(out)]
+    args += ["--submission-count", "9", "--adversaries", "1", "--seed", "2", "--out", str(out)]
     result = runner.invoke(app(), args)  # with the progress bar
     assert result.exit_code == 0, result.output
     assert "wrote 9 submissions of 3 teams" in result.output
@@ -95,6 +95,10 @@ def test_cli_writes_a_competition_and_refuses_bad_options(tmp_path):
         app(), ["simulate-competition", "--dataset", "iris", "--out", str(tmp_path / "y")]
     )
     assert unknown.exit_code == 2 and "unknown dataset 'iris'" in unknown.output
+    few = runner.invoke(app(), [*args[:-1], str(tmp_path / "z"), "--submission-count", "2"])
+    assert few.exit_code == 2 and "--submission-count: the count must be at least" in few.output
+    old = runner.invoke(app(), [*args[:-1], str(tmp_path / "z"), "--submissions", "9"])
+    assert old.exit_code == 2 and "No such option" in old.output
 
 
 def test_cli_module_imports_only_typer_and_the_standard_library():

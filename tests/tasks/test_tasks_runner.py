@@ -32,7 +32,9 @@ def _seeded_tasks():
 def test_tasks_come_back_in_order():
     tasks = [Task(_power, {"base": a, "exponent": 3}) for a in range(7)]
     assert run_tasks(tasks, jobs=2) == [a**3 for a in range(7)]
-    assert run_tasks(tasks, progress=True) == [a**3 for a in range(7)]
+    seen = []
+    assert run_tasks(tasks, progress=lambda *a: seen.append(a)) == [a**3 for a in range(7)]
+    assert seen == [(done, 7) for done in range(8)]
     with pytest.raises(ValueError, match="backend"):
         run_tasks(tasks, backend="spark")
     with pytest.raises(ValueError, match="jobs"):

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ladderboard.client.tables import (
         board_table,
         competition_table,
+        competitions_table,
         files_table,
         flags_table,
         one_line,
@@ -37,6 +38,7 @@ __all__ = [
     "ServerError",
     "board_table",
     "competition_table",
+    "competitions_table",
     "download_files",
     "files_table",
     "flags_table",

@@ -20,11 +20,14 @@ import hashlib
 import os
 import re
 import secrets
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from ladderboard.client.http import Client
+from ladderboard.terminal import Progress
 
 __all__ = ["DownloadRefused", "Downloaded", "download_files", "plain_file_name"]
 
@@ -105,12 +108,18 @@ def download_files(
     *,
     names: list[str] | None = None,
     force: bool = False,
+    progress: Callable[[int], AbstractContextManager[Progress]] | None = None,
 ) -> list[Downloaded]:
     """Download the files ``names`` of competition ``slug`` (all when
     ``None``) into ``folder``, created if missing; each is checked against
     the listing's SHA-256. A different file already there is replaced only
     with ``force``. Raises :class:`DownloadRefused` (or the client's
-    :class:`~ladderboard.client.ServerError`) with nothing written."""
+    :class:`~ladderboard.client.ServerError`) with nothing written.
+
+    ``progress(total)``, given the listed bytes to fetch, opens what is told
+    ``advance(bytes received, total)`` as they arrive (e.g.
+    :func:`ladderboard.terminal.progress`)."""
+    sizes: dict[str, int] = {}
     wanted = []
     for entry in _chosen(slug, client.files(slug), names):
         name = plain_file_name(entry.get("name"))
@@ -121,6 +130,8 @@ def download_files(
                 by="server",
             )
         wanted.append((name, sha256, folder / name))
+        size = entry.get("size")
+        sizes[name] = size if isinstance(size, int) and size >= 0 else 0
 
     to_fetch = []
     for name, sha256, target in wanted:
@@ -142,21 +153,19 @@ def download_files(
     folder.mkdir(parents=True, exist_ok=True)
     staged: list[Path] = []
     done = False
+    total = sum(sizes[name] for name, _, _ in to_fetch)
+    received = 0
+    bar = progress(total) if progress is not None else nullcontext(None)
     try:
-        for name, sha256, _ in to_fetch:
-            # Created as open() creates files (0666 less the umask), not 0600 as
-            # a temporary file would be: the data files are not secrets.
-            part = folder / f".{name}.{secrets.token_hex(4)}.part"
-            descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-            staged.append(part)
-            with open(descriptor, "wb") as out:
-                received = client.download_file(slug, name, out)
-            if received != sha256:
-                raise DownloadRefused(
-                    f"{slug}'s {name} arrived with SHA-256 {received}, but the listing says "
-                    f"{sha256}: nothing was written",
-                    by="server",
-                )
+        with bar as advance:
+
+            def count(n: int) -> None:
+                nonlocal received
+                received += n
+                if advance is not None:
+                    advance(received, max(total, received))
+
+            _fetch(client, slug, folder, to_fetch, staged, count)
         for path, (_, _, target) in zip(staged, to_fetch, strict=True):
             os.replace(path, target)
         done = True
@@ -178,3 +187,30 @@ def download_files(
         )
         for name, sha256, target in wanted
     ]
+
+
+def _fetch(
+    client: Client,
+    slug: str,
+    folder: Path,
+    to_fetch: list[tuple[str, str, Path]],
+    staged: list[Path],
+    received: Callable[[int], None],
+) -> None:
+    """Each file of ``to_fetch`` into a staged file beside its target
+    (appended to ``staged`` at once, so that a failure can remove it),
+    checked against its SHA-256; ``received(n)`` is told of each chunk."""
+    for name, sha256, _ in to_fetch:
+        # Created as open() creates files (0666 less the umask), not 0600 as
+        # a temporary file would be: the data files are not secrets.
+        part = folder / f".{name}.{secrets.token_hex(4)}.part"
+        descriptor = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        staged.append(part)
+        with open(descriptor, "wb") as out:
+            digest = client.download_file(slug, name, out, received)
+        if digest != sha256:
+            raise DownloadRefused(
+                f"{slug}'s {name} arrived with SHA-256 {digest}, but the listing says "
+                f"{sha256}: nothing was written",
+                by="server",
+            )

@@ -28,6 +28,7 @@ from rich.text import Text
 __all__ = [
     "board_table",
     "competition_table",
+    "competitions_table",
     "files_table",
     "flags_table",
     "one_line",
@@ -92,11 +93,13 @@ def _limit(value: int | None) -> str:
 
 def submission_table(slug: str, result: dict[str, Any]) -> Table:
     table = Table(title=f"{slug}: submission {result['id']}")
+    table.add_column("submission", justify="right")
     table.add_column("public score", justify="right")
     table.add_column("previous", justify="right")
     table.add_column("status")
     table.add_column("left today", justify="right")
     table.add_row(
+        str(result["id"]),
         _score(result["public_score"]),
         _score(result.get("previous_score")),
         result["status"],
@@ -125,10 +128,36 @@ def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
     return table
 
 
+def _state(info: dict[str, Any]) -> str:
+    return "published" if info.get("published") else "closed" if info.get("closed") else "open"
+
+
+def competitions_table(competitions: list[dict[str, Any]]) -> Table:
+    """The server's competitions, one a row."""
+    table = Table(title="competitions")
+    table.add_column("slug", no_wrap=True)
+    table.add_column("title")
+    table.add_column("score")
+    table.add_column("mechanism")
+    table.add_column("state")
+    table.add_column("deadline")
+    for info in competitions:
+        table.add_row(
+            _plain(info["slug"]),
+            _plain(info["title"]),
+            _plain(info["score"]),
+            _plain(info["mechanism"]),
+            _state(info),
+            _when(info.get("deadline")) or "none",
+        )
+    return table
+
+
 def competition_table(info: dict[str, Any]) -> Table:
     table = Table(title=f"competition {info['slug']}", show_header=False)
     table.add_column("field")
     table.add_column("value")
+    table.add_row("slug", _plain(info["slug"]))
     for name in ("title", "score", "mechanism", "board", "daily_quota", "n_public", "n_private"):
         table.add_row(name, _plain(info[name]))
     if info["mechanism_params"]:
@@ -138,8 +167,7 @@ def competition_table(info: dict[str, Any]) -> Table:
     table.add_row("deadline", _when(info.get("deadline")) or "none")
     if info.get("auto_publish"):
         table.add_row("auto_publish", "at the deadline")
-    state = "published" if info.get("published") else "closed" if info.get("closed") else "open"
-    table.add_row("state", state)
+    table.add_row("state", _state(info))
     table.add_row("commitment", info["commitment"])
     return table
 
@@ -217,6 +245,7 @@ def status_table(slug: str, status: dict[str, Any]) -> Table:
     table = Table(title=_plain(f"{slug}: team {status['name']}"), show_header=False)
     table.add_column("field")
     table.add_column("value")
+    table.add_row("team", _plain(status["name"]))
     rank = status["rank"]
     table.add_row("public rank", "none yet" if rank is None else str(rank))
     table.add_row(

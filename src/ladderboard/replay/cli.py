@@ -18,7 +18,7 @@ __all__ = ["register"]
 
 def _command(
     solution: Path,
-    submissions: Path,
+    submissions_dir: Path,
     index: Path | None,
     mechanisms: list[str],
     params: list[str],
@@ -29,7 +29,7 @@ def _command(
     clip: float | None,
 ) -> str:
     words = ["ladderboard", "replay", "--solution", str(solution)]
-    words += ["--submissions", str(submissions)]
+    words += ["--submissions-dir", str(submissions_dir)]
     if index is not None:
         words += ["--index", str(index)]
     for name in mechanisms:
@@ -47,8 +47,9 @@ def replay(
     solution: Annotated[
         Path, typer.Option("--solution", help="The solution file (id, target(s), Usage).")
     ],
-    submissions: Annotated[
-        Path, typer.Option("--submissions", help="The directory of submission files.")
+    submissions_dir: Annotated[
+        Path,
+        typer.Option("--submissions-dir", metavar="DIR", help="The folder of submission files."),
     ],
     mechanism: Annotated[
         list[str],
@@ -63,18 +64,34 @@ def replay(
         typer.Option(
             "--index",
             help="The index (file,team,submitted_at); default: submissions.csv beside the "
-            "directory, else the file names TEAM__YYYYMMDDTHHMMSSZ.csv.",
+            "folder, else the file names TEAM__YYYYMMDDTHHMMSSZ.csv.",
         ),
     ] = None,
     param: Annotated[
         list[str] | None,
-        typer.Option("--param", help="KEY=VALUE for every chosen mechanism that takes KEY."),
+        typer.Option(
+            "--param",
+            metavar="KEY=VALUE",
+            help="A parameter for every chosen mechanism that takes KEY (repeatable).",
+        ),
     ] = None,
     loss: Annotated[
-        str, typer.Option("--loss", help="The per-row loss (a name of ladderboard.losses).")
+        str,
+        typer.Option(
+            "--loss",
+            metavar="NAME",
+            help="The per-row loss the loss-based mechanisms see and the boards rank by: a "
+            "registered loss (`ladderboard scores`, kind loss).",
+        ),
     ] = "log_loss",
     metric: Annotated[
-        str, typer.Option("--metric", help="The metric of the metric-based mechanisms.")
+        str,
+        typer.Option(
+            "--metric",
+            metavar="NAME",
+            help="The metric of the metric-based mechanisms (the Bayesian-bootstrap ladders): "
+            "a registered metric (`ladderboard scores`, kind metric).",
+        ),
     ] = "log_loss",
     clip: Annotated[
         float | None,
@@ -90,34 +107,60 @@ def replay(
     seed: Annotated[
         int, typer.Option("--seed", help="Seed of the half-splits and noisy mechanisms.")
     ] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", help="Threads reading files and teams.")] = 1,
+    threads: Annotated[
+        int,
+        typer.Option(
+            "--threads",
+            min=1,
+            help="Threads reading and scoring the files and replaying the teams (the result "
+            "does not depend on it).",
+        ),
+    ] = 1,
 ) -> None:
     """Replay every submission under each mechanism with per-team boards; write the
     rank perturbations, public vs private scores, half-splits, t-tests and Kendall's
-    tau (Ladder paper §6) as CSV, PNG, SVG and report.md."""
+    tau (Ladder paper §6) as CSV, PNG, SVG and report.md.
+
+    --loss and --metric are two scores because the mechanisms see two kinds:
+    the loss-based ones a per-row loss, the metric-based ones a metric of the
+    whole holdout; both take the registered names only.
+    """
     from ladderboard.replay.report import write_outputs
     from ladderboard.replay.run import replay_competition
+    from ladderboard.terminal import parse_params, progress, usage_error
 
     params = list(param or [])
+    try:
+        parse_params(params)  # the replay reads them again; a bad one is a usage error here
+    except ValueError as exc:
+        usage_error("--param", str(exc))
     if out.exists() and not out.is_dir():
         raise typer.BadParameter(f"{str(out)!r} exists and is not a directory", param_hint="--out")
     try:
-        result = replay_competition(
-            solution,
-            submissions,
-            index=index,
-            mechanisms=mechanism,
-            params=params,
-            loss=loss,
-            metric=metric,
-            seed=seed,
-            jobs=jobs,
-            clip=clip,
-        )
+        with progress("replay") as advance:
+            result = replay_competition(
+                solution,
+                submissions_dir,
+                index=index,
+                mechanisms=mechanism,
+                params=params,
+                loss=loss,
+                metric=metric,
+                seed=seed,
+                threads=threads,
+                clip=clip,
+                progress=advance,
+            )
     except (TypeError, ValueError) as exc:
-        raise typer.BadParameter(str(exc)) from None
+        message = str(exc)
+        for option in ("loss", "metric"):
+            if message.startswith(f"{option}: "):
+                usage_error(f"--{option}", message.removeprefix(f"{option}: "))
+        if message.startswith("submissions_dir "):
+            usage_error("--submissions-dir", message.removeprefix("submissions_dir "))
+        raise typer.BadParameter(message) from None
     command = _command(
-        solution, submissions, index, mechanism, params, loss, metric, out, seed, clip
+        solution, submissions_dir, index, mechanism, params, loss, metric, out, seed, clip
     )
     paths = write_outputs(result, out, command=command)
     history = result.history

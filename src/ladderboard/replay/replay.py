@@ -24,7 +24,7 @@ Losses outside ``[0, 1]`` are rescaled into it by their declared bounds for
 the Shaky Ladder (as :class:`~ladderboard.rules.config.Scoring` does),
 and its releases are mapped back, so that every board is on the loss's scale.
 Stochastic mechanisms draw from ``KeyedStream.from_random_state(seed)``,
-derived per mechanism and team: a replay does not depend on ``jobs``.
+derived per mechanism and team: a replay does not depend on ``threads``.
 BayesBootLadderBoot derives BayesBootLadder's stream, whose test it runs
 (:attr:`~ladderboard.replay.mechanism_choice.MechanismChoice.test_source`): the two
 accept the same submissions and differ only in their releases, and when both
@@ -37,9 +37,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -151,12 +152,16 @@ def score_history(
     *,
     keep_predictions: bool = False,
     probabilities: bool | None = None,
-    jobs: int = 1,
+    threads: int = 1,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ScoredHistory:
-    """Read and score every file once (``jobs`` threads); refused files go to ``skipped``.
+    """Read and score every file once (on ``threads`` threads: the work is
+    reading files and numpy, which release the GIL); refused files go to
+    ``skipped``.
 
     ``probabilities`` (default: the scoring's own need) makes values just
     outside ``[0, 1]`` clipped and values further out refused.
+    ``progress(done, total)``, when given, is called as each file is scored.
     """
     if scoring.kind != "loss":
         raise ValueError(f"scoring must be a loss, got the metric {scoring.name!r}")
@@ -190,11 +195,18 @@ def score_history(
         kept = loaded.predictions if keep_predictions else None
         return losses[public_at], losses[private_at], loaded.repairs, kept
 
-    if jobs > 1:
-        with ThreadPoolExecutor(max_workers=jobs) as pool:
-            results = list(pool.map(one, entries, chunksize=8))
-    else:
-        results = [one(entry) for entry in entries]
+    def each() -> Iterator[Any]:
+        if threads > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                yield from pool.map(one, entries)
+        else:
+            yield from map(one, entries)
+
+    results = []
+    for result in each():
+        results.append(result)
+        if progress is not None:
+            progress(len(results), len(entries))
     kept_entries = [e for e, r in zip(entries, results, strict=True) if not isinstance(r, Skipped)]
     good = [r for r in results if not isinstance(r, Skipped)]
     skipped = [r for r in results if isinstance(r, Skipped)]
@@ -332,7 +344,7 @@ def replay_mechanism(
     loss_bounds: tuple[float, float],
     metric: str | None = None,
     seed: int = 0,
-    jobs: int = 1,
+    threads: int = 1,
     decisions: np.ndarray | None = None,
 ) -> MechanismReplay:
     """Run ``choice`` over the history, one instance per team (module docstring).
@@ -380,7 +392,7 @@ def replay_mechanism(
         )
         # With one team per core, a Bayesian bootstrap's own threads would only
         # oversubscribe the cores; the limit never changes a result.
-        with limit_threads(1) if jobs > 1 else contextlib.nullcontext():
+        with limit_threads(1) if threads > 1 else contextlib.nullcontext():
             for i in rows:
                 release = mechanism.submit(inputs[i])
                 score = release.score
@@ -393,8 +405,8 @@ def replay_mechanism(
     # matrix products would oversubscribe the cores, and
     # alone a ladder's long dot products would leave OpenBLAS spinning.
     with single_blas_thread():
-        if jobs > 1 and len(teams) > 1:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
+        if threads > 1 and len(teams) > 1:
+            with ThreadPoolExecutor(max_workers=threads) as pool:
                 list(pool.map(run_team, teams.items()))
         else:
             for item in teams.items():

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -52,7 +52,7 @@ class _Plan:
     loss: str
     metric: str | None
     seed: int
-    jobs: int
+    threads: int
     splits: int
     loss_bounds: tuple[float, float]
     clip: float | None
@@ -60,23 +60,24 @@ class _Plan:
 
 def _plan(
     solution: Solution | str | Path,
-    submissions: str | Path,
+    submissions_dir: str | Path,
     index: str | Path | None,
     mechanisms: Sequence[str],
     params: dict[str, Any] | Iterable[str] | None,
     loss: str,
     metric: str | None,
     seed: int,
-    jobs: int,
+    threads: int,
     splits: int,
     clip: float | None,
 ) -> _Plan:
     from ladderboard.files import Solution
+    from ladderboard.losses import LOSSES, METRICS
     from ladderboard.replay.mechanism_choice import choose_mechanisms, parse_params
     from ladderboard.replay.replay import loss_scoring, metric_scoring
 
     seed = check_int("seed", seed, 0)
-    jobs = check_int("jobs", jobs, 1)
+    threads = check_int("threads", threads, 1)
     splits = check_int("splits", splits, 2)
     if isinstance(mechanisms, str):
         mechanisms = [mechanisms]
@@ -85,6 +86,8 @@ def _plan(
     elif not isinstance(params, dict):
         params = parse_params(params)
     choices = choose_mechanisms(list(mechanisms), params)
+    if loss not in LOSSES:
+        raise ValueError(f"loss: unknown loss {loss!r}; registered losses: {', '.join(LOSSES)}")
     try:
         scoring = loss_scoring(loss, clip)
     except ValueError as exc:
@@ -93,13 +96,17 @@ def _plan(
     if needs_metric:
         if metric is None:
             raise ValueError("metric: the metric-based mechanisms need one (e.g. log_loss)")
+        if metric not in METRICS:
+            raise ValueError(
+                f"metric: unknown metric {metric!r}; registered metrics: {', '.join(METRICS)}"
+            )
         try:
             metric_scoring(metric)
         except ValueError as exc:
             raise ValueError(f"metric: {exc}") from None
-    directory = Path(submissions)
+    directory = Path(submissions_dir)
     if not directory.is_dir():
-        raise ValueError(f"submissions must be a directory, got {str(directory)!r}")
+        raise ValueError(f"submissions_dir must be a directory, got {str(directory)!r}")
     if index is not None and not Path(index).is_file():
         raise ValueError(f"index must be a file, got {str(index)!r}")
     if not isinstance(solution, Solution):
@@ -126,7 +133,7 @@ def _plan(
         loss,
         metric if needs_metric else None,
         seed,
-        jobs,
+        threads,
         splits,
         (float(bounds[0]), float(bounds[1])),
         clip,
@@ -135,7 +142,7 @@ def _plan(
 
 def replay_competition(
     solution: Solution | str | Path,
-    submissions: str | Path,
+    submissions_dir: str | Path,
     *,
     index: str | Path | None = None,
     mechanisms: Sequence[str] = (REFERENCE, "parameter-free-ladder"),
@@ -143,16 +150,26 @@ def replay_competition(
     loss: str = "log_loss",
     metric: str | None = "log_loss",
     seed: int = 0,
-    jobs: int = 1,
+    threads: int = 1,
     splits: int | None = None,
     clip: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> ReplayResult:
     """Replay every submission under every chosen mechanism, then analyse
     (Blum & Hardt 2015, Sec. 6).
 
     Every option is checked (and every mechanism built once) before any
     submission is read. ``index`` defaults to ``submissions.csv`` beside the
-    ``submissions`` directory when it exists, else the file names are read.
+    ``submissions_dir`` directory when it exists, else the file names are read.
+    ``loss`` is a registered loss (:data:`ladderboard.losses.LOSSES`): the
+    per-row loss the loss-based mechanisms see, and by which the boards rank;
+    ``metric`` a registered metric (:data:`ladderboard.metrics.METRICS`), for
+    the metric-based mechanisms only (the Bayesian-bootstrap ladders, Chaibub
+    Neto et al. 2016). ``threads`` threads read and score the files and
+    replay the teams (the work is file reading and numpy, which release the
+    GIL); the result does not depend on it. ``progress(done, total)``, when
+    given, is called as files are scored and mechanisms replayed (a file is
+    one step, a mechanism as many steps as there are files).
     The reference board is Kaggle's (``full-disclosure``) when replayed, else
     the first mechanism's. ``clip`` clips probabilities in a log loss to
     ``[clip, 1 - clip]`` (default Kaggle's 1e-15); a mechanism for losses in
@@ -171,18 +188,36 @@ def replay_competition(
     if splits is None:
         splits = analysis.SPLITS
     plan = _plan(
-        solution, submissions, index, mechanisms, params, loss, metric, seed, jobs, splits, clip
+        solution,
+        submissions_dir,
+        index,
+        mechanisms,
+        params,
+        loss,
+        metric,
+        seed,
+        threads,
+        splits,
+        clip,
     )
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     chosen_index = plan.index if plan.index is not None else default_index(plan.directory)
     entries, skipped = discover(plan.directory, chosen_index)
+    total = len(entries) * (1 + len(plan.choices))
+
+    def files_done(done: int, _: int) -> None:
+        if progress is not None:
+            progress(done, total)
+
+    files_done(0, len(entries))
     history = score_history(
         plan.solution,
         entries,
         loss_scoring(plan.loss, plan.clip),
         keep_predictions=plan.metric is not None,
-        jobs=plan.jobs,
+        threads=plan.threads,
+        progress=files_done,
     )
     history.skipped[:0] = skipped
     if not history.entries:
@@ -209,11 +244,13 @@ def replay_competition(
                 loss_bounds=plan.loss_bounds,
                 metric=plan.metric,
                 seed=plan.seed,
-                jobs=plan.jobs,
+                threads=plan.threads,
                 decisions=None if source is None else source.improved,
             )
         )
         seconds[choice.name] = time.perf_counter() - began
+        if progress is not None:
+            progress(len(entries) * (1 + len(replays)), total)
     began = time.perf_counter()
     reference = next((r for r in replays if r.name == REFERENCE), replays[0])
     halves = analysis.half_split_indices(plan.solution.n_private, plan.splits, plan.seed)

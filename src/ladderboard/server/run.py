@@ -63,7 +63,10 @@ def serve(
     workers: int = 1,
     forwarded_allow_ips: str | None = None,
 ) -> None:
-    """Migrate ``url`` once, then serve the app factory with uvicorn.
+    """Bring the store at ``url`` up to date once, then serve the app factory
+    with uvicorn. The store must exist (``ladderboard init`` creates it): a
+    mistyped path or database name is :class:`StoreUnavailable`, not a new
+    empty store.
 
     Each worker builds its own app from the environment, so ``url`` is
     passed on as ``LADDERBOARD_DATABASE_URL``; the settings are checked here
@@ -72,7 +75,7 @@ def serve(
     if url:
         os.environ["LADDERBOARD_DATABASE_URL"] = url
     settings = Settings()  # raises on an unsafe organiser token
-    migrate_store(settings.database_url)
+    migrate_store(settings.database_url, create=False)
     run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "FlagOut",
     "HealthOut",
     "LeaderboardOut",
+    "MembershipOut",
     "QuotaOut",
     "RejectionOut",
     "SelectionIn",
@@ -48,6 +49,7 @@ __all__ = [
     "TeamPatch",
     "TeamStatusOut",
     "TeamSummaryOut",
+    "WhoAmIOut",
 ]
 
 
@@ -334,6 +336,20 @@ class TeamStatusOut(BaseModel):
     rank: int | None = Field(description="On the public board; none before a submission.")
     quota: QuotaOut
     rejections: list[RejectionOut]
+
+
+class MembershipOut(BaseModel):
+    competition: str = Field(description="The competition's slug.")
+    team: str
+
+
+class WhoAmIOut(BaseModel):
+    """Whose token the request carried."""
+
+    role: Literal["organiser", "team"]
+    teams: list[MembershipOut] = Field(
+        description="A team token's team, by competition (empty for the organiser)."
+    )
 
 
 class HealthOut(BaseModel):

@@ -43,7 +43,10 @@ def simulate_competition_command(
         int, typer.Option("--teams", help="Teams in all, adversaries included.")
     ] = 200,
     submissions: Annotated[
-        int, typer.Option("--submissions", help="Submission files in all.")
+        int,
+        typer.Option(
+            "--submission-count", metavar="COUNT", help="Submission files to write, in all."
+        ),
     ] = 2000,
     adversaries: Annotated[
         int, typer.Option("--adversaries", help="Teams that attack the public board.")
@@ -93,23 +96,17 @@ def simulate_competition_command(
     try:
         check_options(**options)
     except (TypeError, ValueError) as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        message = str(exc)
+        if message.startswith("submissions "):  # the library's name for --submission-count
+            message = f"--submission-count: the count {message.removeprefix('submissions ')}"
+        typer.echo(f"Error: {message}", err=True)
         raise typer.Exit(code=2) from None
 
     from ladderboard.simulation.competition import simulate_competition
+    from ladderboard.terminal import progress
 
-    if quiet:
-        summary = simulate_competition(**options)
-    else:
-        from rich.progress import Progress
-
-        with Progress(transient=True) as bar:
-            task = bar.add_task("simulating", total=submissions)
-
-            def advance(done: int, total: int) -> None:
-                bar.update(task, completed=done)
-
-            summary = simulate_competition(**options, progress=advance)
+    with progress("simulating", enabled=not quiet) as advance:
+        summary = simulate_competition(**options, progress=advance)
     typer.echo(
         f"wrote {summary.n_submissions} submissions of {summary.n_teams} teams "
         f"({summary.n_adversaries} adversaries, {summary.n_defects} files with a defect) "

@@ -50,7 +50,7 @@ def command_line(
         "ladderboard simulate-competition",
         f"--dataset {dataset}",
         f"--teams {teams}",
-        f"--submissions {submissions}",
+        f"--submission-count {submissions}",
         f"--adversaries {adversaries}",
     ]
     if rows is not None:

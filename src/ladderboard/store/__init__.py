@@ -17,6 +17,7 @@ from ladderboard.store.database import (
     migrate,
     open_engine,
     read_only,
+    require_schema,
     scratch_postgres_database,
 )
 from ladderboard.store.edge import OrganiserSessions, RateLimits, TeamSessions
@@ -34,6 +35,7 @@ from ladderboard.store.models import (
     SubmissionRow,
     TeamRow,
     TeamSessionRow,
+    TeamStandingRow,
 )
 
 __all__ = [
@@ -55,12 +57,14 @@ __all__ = [
     "TeamRow",
     "TeamSessionRow",
     "TeamSessions",
+    "TeamStandingRow",
     "database_url",
     "make_engine",
     "migrate",
     "open_engine",
     "pack",
     "read_only",
+    "require_schema",
     "scratch_postgres_database",
     "unpack",
 ]

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterator
@@ -36,6 +37,8 @@ __all__ = [
     "migrate",
     "open_engine",
     "read_only",
+    "require_schema",
+    "schema_revisions",
     "scratch_postgres_database",
 ]
 
@@ -107,18 +110,40 @@ def make_engine(url: str | None = None, **kwargs) -> Engine:
 class StoreUnavailable(Exception):
     """The store cannot be opened, said in one sentence. ``reason`` is
     ``"url"`` (not a database URL the store can use), ``"missing"`` (no
-    database there) or ``"unreachable"`` (the database does not answer)."""
+    database there, or a database without a ladderboard schema),
+    ``"outdated"`` (a schema of another version of ladderboard) or
+    ``"unreachable"`` (the database does not answer)."""
 
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason = reason
 
 
+def _check_sqlite_store(path: str, shown: str) -> None:
+    """Raise :class:`StoreUnavailable` unless the SQLite file at ``path`` holds
+    a ladderboard store, reading it without writing: an engine would switch
+    any SQLite file it opens to WAL, and so change a file that is not ours."""
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        ) as connection:
+            found = connection.execute(
+                "select 1 from sqlite_master where type = 'table' and name = 'alembic_version'"
+            ).fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise StoreUnavailable("missing", f"{path} is not a ladderboard store: {exc}") from None
+    if found is None:
+        raise StoreUnavailable(
+            "missing", f"no ladderboard store at {shown} (ladderboard init creates one)"
+        )
+
+
 def open_engine(url: str | None = None, *, create: bool, **kwargs: Any) -> Engine:
     """:func:`make_engine` for ``url``, after checking that it names a store:
     :class:`StoreUnavailable` for a URL that is not a database URL, a SQLite
-    file that does not exist (unless ``create``: nothing is created that was
-    not asked for) or a database that does not answer.
+    file that does not exist or holds no ladderboard store (unless ``create``:
+    nothing is created that was not asked for, and a file that is not a store
+    is not touched) or a database that does not answer.
 
     >>> open_engine("sqlite:///no/such/store.db", create=False)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
@@ -136,6 +161,8 @@ def open_engine(url: str | None = None, *, create: bool, **kwargs: Any) -> Engin
                 raise StoreUnavailable(
                     "missing", f"no store at {path} (ladderboard init creates one)"
                 )
+            if path and path != ":memory:":
+                _check_sqlite_store(path, parsed.render_as_string(hide_password=True))
         engine = make_engine(parsed.render_as_string(hide_password=False), **kwargs)
     except StoreUnavailable:
         raise
@@ -218,9 +245,68 @@ def downgrade(engine: Engine, revision: str) -> None:
     _run_migration(engine, command.downgrade, revision)
 
 
-def _run_migration(engine: Engine, step: Any, revision: str) -> None:
+def _alembic_config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    return config
+
+
+def schema_revisions(engine: Engine) -> tuple[str | None, str]:
+    """The schema revision of the store behind ``engine`` (None when it holds
+    no ladderboard schema) and the revision this version of ladderboard needs.
+
+    >>> engine = make_engine("sqlite://")
+    >>> current, head = schema_revisions(engine)
+    >>> current is None, head == schema_revisions(engine)[1]
+    (True, True)
+    """
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(_alembic_config()).get_current_head()
+    assert head is not None  # the package ships its migrations
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    return current, head
+
+
+def require_schema(engine: Engine, *, outdated_ok: bool = False) -> None:
+    """Raise :class:`StoreUnavailable` unless ``engine``'s database holds a
+    ladderboard store at this version's schema (or any version's, with
+    ``outdated_ok``: the caller migrates it). Nothing is written.
+
+    >>> require_schema(make_engine("sqlite://"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ladderboard.store.database.StoreUnavailable: no ladderboard store at sqlite:// (...)
+    """
+    from alembic.script import ScriptDirectory
+
+    current, head = schema_revisions(engine)
+    shown = engine.url.render_as_string(hide_password=True)
+    if current is None:
+        raise StoreUnavailable(
+            "missing", f"no ladderboard store at {shown} (ladderboard init creates one)"
+        )
+    known = {
+        script.revision
+        for script in ScriptDirectory.from_config(_alembic_config()).walk_revisions()
+    }
+    if current not in known:
+        raise StoreUnavailable(
+            "outdated",
+            f"the store at {shown} has schema revision {current}, newer than this version of "
+            f"ladderboard knows (it reads {head}): upgrade ladderboard to use it",
+        )
+    if current != head and not outdated_ok:
+        raise StoreUnavailable(
+            "outdated",
+            f"the store at {shown} has schema revision {current}, and this version of "
+            f"ladderboard reads {head} (ladderboard init brings a store up to date)",
+        )
+
+
+def _run_migration(engine: Engine, step: Any, revision: str) -> None:
+    config = _alembic_config()
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
         if sqlite:

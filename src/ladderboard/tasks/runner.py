@@ -107,13 +107,20 @@ def run_tasks(
     *,
     jobs: int = 1,
     backend: Backend = "loky",
-    progress: bool = False,
-    description: str = "running",
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Any]:
-    """``[task() for task in tasks]``, in that order, on ``jobs`` workers.
+    """``[task() for task in tasks]``, in that order, on ``jobs`` worker processes.
+
+    ``progress(done, total)``, when given, is called as each task's result
+    comes back (the caller draws it: see :func:`ladderboard.terminal.progress`).
 
     >>> run_tasks([Task(pow, {"base": 2, "exp": e}) for e in range(4)])
     [1, 2, 4, 8]
+    >>> seen = []
+    >>> run_tasks([Task(pow, {"base": 3, "exp": 2})], progress=lambda d, t: seen.append((d, t)))
+    [9]
+    >>> seen
+    [(0, 1), (1, 1)]
     """
     from joblib import Parallel, delayed, parallel_config
 
@@ -131,24 +138,11 @@ def run_tasks(
             parallel = Parallel(n_jobs=jobs)  # Ray's joblib backend returns lists only
         else:
             parallel = Parallel(n_jobs=jobs, backend="loky", return_as="generator")
-        results = parallel(delayed(_call)(task) for task in tasks)
-        if not progress:
-            return list(results)
-        from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-        bar = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=Console(stderr=True),
-            transient=True,
-        )
+        if progress is not None:
+            progress(0, len(tasks))
         collected = []
-        with bar:
-            handle = bar.add_task(description, total=len(tasks))
-            for result in results:
-                collected.append(result)
-                bar.advance(handle)
+        for result in parallel(delayed(_call)(task) for task in tasks):
+            collected.append(result)
+            if progress is not None:
+                progress(len(collected), len(tasks))
         return collected
