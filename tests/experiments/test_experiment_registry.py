@@ -21,6 +21,7 @@ def test_every_experiment_is_registered_under_its_names():
         "e11",
         "e12",
         "e13",
+        "defaults",
         "frontier",
     ]
     for experiment in EXPERIMENTS.values():

@@ -92,6 +92,7 @@ def grid_repetition(
     families: tuple[str, ...] | None,
     model: HonestTeams,
     wide: bool = False,
+    wide_k: int | None = None,
     random_state: int,
 ) -> Any:
     """One repetition: every setting against the attacks and the honest teams.
@@ -103,6 +104,9 @@ def grid_repetition(
     :data:`ATTACK_MEASURES`, see :class:`~ladderboard.advisor.protection.AttackMeasure`,
     or a utility measure), ``attack`` (the attack, for the attack measures),
     ``value``, and the run's ``score``, ``n`` and ``k`` (the budget).
+    ``wide`` compares the wide Shaky grid for the budget ``k``, or for
+    ``wide_k`` when given, so that runs at several budgets compare the same
+    settings.
     """
     import pandas as pd
 
@@ -111,7 +115,7 @@ def grid_repetition(
     from ladderboard.random import KeyedStream
 
     rule = scoring_rule(score)
-    grid = default_grid(rule, families=families, wide_k=k if wide else None)
+    grid = default_grid(rule, families=families, wide_k=(wide_k or k) if wide else None)
     if labels is not None:
         grid = [s for s in grid if s.label in labels]
     stream = KeyedStream.from_random_state(random_state)
@@ -154,6 +158,7 @@ def grid_tasks(
     name: str = "advisor",
     first_rep: int = 0,
     wide: bool = False,
+    wide_k: int | None = None,
 ) -> list[Task]:
     """One :class:`Task` per repetition (``first_rep``, ``first_rep + 1``, …),
     each with its own seed: repetition ``r`` is the same in every run."""
@@ -174,6 +179,7 @@ def grid_tasks(
                 "families": families,
                 "model": model,
                 "wide": wide,
+                "wide_k": wide_k,
                 "random_state": task_seed(seed, name, score, n, k, r),
             },
         )

@@ -18,6 +18,8 @@ a figure and a short report with the paper's numbers beside the measured ones.
               and ladders (Dwork et al. 2015, Science, Figs. 1-2)
 ``e13``       a randomized search on a small validation set, plain against
               guarded: optimism and test accuracy
+``defaults``  the rule behind the defaults: every setting at n = 4000 against
+              budgets of 100, 1000 and 10 000 submissions
 ``frontier``  protection against utility for every mechanism and setting
 ============  ===============================================================
 
