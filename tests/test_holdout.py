@@ -150,7 +150,7 @@ def test_holdout_estimator_training_estimate_for_thresholdout():
 def test_holdout_rescales_a_wider_bounded_loss_for_a_unit_mechanism():
     guard = GuardedHoldout(Y, score="log_loss", mechanism=ShakyLadder(snap=False, random_state=1))
     twin = ShakyLadder(snap=False, random_state=1)
-    loss = get_loss("log_loss")
+    loss = get_loss("log_loss", clip=(0.01, 0.99))  # the clip a rescaled log loss gets
     lo, hi = loss.bounds
     p = probabilities(0.8, 3)
     assert guard.score(p) == pytest.approx(
@@ -230,3 +230,51 @@ def test_holdout_refuses_a_bad_setup():
         GuardedHoldout(Y, mechanism=used)
     with pytest.raises(ValueError, match="n=10"):
         GuardedHoldout(Y, mechanism=Ladder(eta=0.1, n=10))
+
+
+def test_holdout_log_loss_keeps_thresholds_near_their_nominal_size():
+    """A [0, 1] mechanism sees the log loss rescaled by its range: at the
+    default clip (1e-15) that range is 34.5 nats, and a Thresholdout threshold
+    of 0.04 would let a training estimate 0.3 nat too optimistic pass."""
+    x = np.clip(probabilities(0.7, 1), 0.05, 0.95)  # the same loss under either clip
+    holdout = float(get_loss("log_loss")(Y, x).mean())
+
+    def answer(score_params):
+        mechanism = Thresholdout(budget=3, threshold=0.04, noise_scale=1e-9, random_state=0)
+        guard = GuardedHoldout(Y, score="log_loss", mechanism=mechanism, score_params=score_params)
+        return guard.score(x, train_score=holdout - 0.3)
+
+    # Clipped at (0.01, 0.99) unless told: the threshold is 0.04 x 4.6 nats,
+    # the overfit estimate is caught and the holdout's own loss released.
+    assert answer(None) == pytest.approx(holdout, abs=1e-6)
+    assert answer({"clip": (0.01, 0.99)}) == pytest.approx(holdout, abs=1e-6)
+    # A clip the caller chose is kept: 0.04 x 34.5 nats lets the estimate through.
+    assert answer({"clip": (1e-15, 1 - 1e-15)}) == pytest.approx(holdout - 0.3)
+
+
+def test_holdout_best_skips_nan_releases_and_refuses_a_seed_for_an_instance():
+    guard = GuardedHoldout(Y, mechanism="full-disclosure")
+    guard.score(QUERIES[0])
+    guard.score(QUERIES[4])
+    first = guard.history[0]
+    # A release that came out NaN first (as from a broken model) is never the best.
+    guard._history.insert(0, type(first)(0, float("nan"), None, "0" * 64, "broken"))
+    assert guard.best is not None and guard.best.index == guard.history[2].index
+    with pytest.raises(ValueError, match="random_state applies to a mechanism given by name"):
+        GuardedHoldout(Y, mechanism=Ladder(eta=0.1), random_state=3)
+    with pytest.raises(ValueError, match="score_params apply to a loss"):
+        GuardedHoldout(Y, score="accuracy", mechanism="bayes-boot-ladder", score_params={"a": 1})
+
+
+def test_holdout_score_params_survive_a_saved_state():
+    guard = GuardedHoldout(
+        Y,
+        score="log_loss",
+        mechanism="shaky-ladder",
+        score_params={"clip": (0.001, 0.999)},
+        random_state=4,
+    )
+    guard.score(probabilities(0.7, 2))
+    again = GuardedHoldout.from_state(json.loads(json.dumps(guard.get_state(secrets=True))))
+    x = probabilities(0.8, 3)
+    assert again.score(x) == guard.score(x)

@@ -21,7 +21,7 @@ import numpy as np
 from ladderboard.analysis import ladder_max_submissions
 from ladderboard.direction import Direction
 from ladderboard.encoding import decode_array, encode_array, encode_float
-from ladderboard.losses import LOSSES, METRICS, Loss, get_loss
+from ladderboard.losses import LADDER_CLIP, LOSSES, METRICS, Loss, get_loss
 from ladderboard.mechanisms import (
     MECHANISMS,
     Ladder,
@@ -35,6 +35,8 @@ from ladderboard.random import KeyedStream, RandomState
 __all__ = ["DEFAULT_MECHANISM", "GuardedHoldout", "HoldoutAnswer"]
 
 STATE_FORMAT = 1
+_LOG_LOSSES = ("log_loss", "multiclass_log_loss")
+"""The losses whose range is set by their clip (see :class:`GuardedHoldout`)."""
 DEFAULT_MECHANISM = "parameter-free-ladder"
 """The mechanism a :class:`GuardedHoldout` uses unless told otherwise."""
 
@@ -93,13 +95,20 @@ class GuardedHoldout:
         when the holdout agrees, and needs one with each query and a budget.
     mechanism_params : mapping, optional
         Parameters of a mechanism given by name (``{"budget": 20}``).
+    score_params : mapping, optional
+        Parameters of the loss (``{"clip": (0.01, 0.99)}`` for the log loss).
     random_state : int, key or None
         For a stochastic mechanism given by name: ``None`` draws a secret key.
 
     Scores are in the units of the loss: when the mechanism needs losses in
     ``[0, 1]`` (the Shaky Ladder, Thresholdout) and the loss is bounded more
     widely, it sees the loss rescaled into ``[0, 1]``, and its releases (and
-    the training estimates it is given) are mapped between the two.
+    the training estimates it is given) are mapped between the two. The
+    mechanism's noise and thresholds then grow with the loss's range: the log
+    loss at its default clip (``1e-15``) spans ``[0, 34.5]``, which would make
+    them 34.5 times their nominal size in log-loss units, so a log loss to be
+    rescaled is clipped to ``(0.01, 0.99)`` (``[0, 4.61]``, as in Blum &
+    Hardt's experiment code) unless ``score_params`` gives a clip.
 
     >>> rng = np.random.default_rng(0)
     >>> y = rng.integers(0, 2, 1000)
@@ -119,12 +128,16 @@ class GuardedHoldout:
         score: str = "zero_one",
         mechanism: str | Mechanism = DEFAULT_MECHANISM,
         mechanism_params: Mapping[str, Any] | None = None,
+        score_params: Mapping[str, Any] | None = None,
         random_state: RandomState = None,
     ):
         if not isinstance(score, str):
             raise TypeError(f"score must be a loss or metric name, got {type(score).__name__}")
+        if score_params is not None and not isinstance(score_params, Mapping):
+            raise TypeError(f"score_params must be a mapping, got {type(score_params).__name__}")
         self._labels = _checked_labels(y_true)
         self._score_name = score
+        self._score_params = dict(score_params or {})
         self._mechanism = self._build(mechanism, mechanism_params, random_state)
         self._loss, self._rescale = self._choose_loss()
         self._history: list[HoldoutAnswer] = []
@@ -140,6 +153,11 @@ class GuardedHoldout:
         if isinstance(mechanism, Mechanism):
             if params:
                 raise ValueError("mechanism_params apply to a mechanism given by name")
+            if random_state is not None:
+                raise ValueError(
+                    "random_state applies to a mechanism given by name; "
+                    "an instance already has its own"
+                )
             if mechanism.n_submissions:
                 raise ValueError(
                     f"mechanism has scored {mechanism.n_submissions} submissions: give a fresh one"
@@ -175,17 +193,23 @@ class GuardedHoldout:
                     f"{type(mechanism).__name__} scores predictions with a metric; "
                     f"score {name!r} is not one (metrics: {', '.join(sorted(METRICS))})"
                 )
+            if self._score_params:
+                raise ValueError("score_params apply to a loss, not to a metric")
             return None, None
         if name not in LOSSES:
             raise ValueError(
                 f"{type(mechanism).__name__} scores per-sample losses; score {name!r} is not "
                 f"a loss (losses: {', '.join(sorted(LOSSES))})"
             )
-        loss = get_loss(name)
+        params = self._score_params
+        loss = get_loss(name, **params)
         lo, hi = loss.bounds
         low, high = mechanism.loss_bounds
         if lo >= low and hi <= high:
             return loss, None
+        if name in _LOG_LOSSES and "clip" not in params:
+            loss = get_loss(name, **{**params, "clip": LADDER_CLIP})
+            lo, hi = loss.bounds
         if not math.isfinite(hi):
             raise ValueError(
                 f"{type(mechanism).__name__} needs losses in [{low:g}, {high:g}]; the loss "
@@ -220,6 +244,8 @@ class GuardedHoldout:
         equals); ``None`` before any."""
         best: HoldoutAnswer | None = None
         for answer in self._history:
+            if not math.isfinite(answer.score):
+                continue  # a NaN release (a model's NaN loss) is never the best
             if best is None or self.direction.better(answer.score, best.score):
                 best = answer
         return best
@@ -329,6 +355,7 @@ class GuardedHoldout:
         return {
             "format": STATE_FORMAT,
             "score": self._score_name,
+            "score_params": self._score_params,
             "labels": encode_array(np.asarray(self._labels)) if secrets else None,
             "mechanism": self._mechanism.get_state(secrets=secrets),
             "history": [
@@ -363,6 +390,7 @@ class GuardedHoldout:
         mechanism = Mechanism.from_state(state["mechanism"], key=key, y_true=labels)
         guard = cls.__new__(cls)
         guard._labels, guard._score_name, guard._mechanism = labels, state["score"], mechanism
+        guard._score_params = dict(state.get("score_params") or {})
         guard._loss, guard._rescale = guard._choose_loss()
         guard._history = [
             HoldoutAnswer(**{**answer, "score": float(answer["score"])})

@@ -132,7 +132,8 @@ class _GuardedSearch(MetaEstimatorMixin, BaseEstimator):  # type: ignore[misc]
             score=self.score,
             mechanism=mechanism,
             mechanism_params=self.mechanism_params,
-            random_state=stream.derive("guard"),
+            # An instance brings its own randomness; a name is seeded from the search's.
+            random_state=None if isinstance(mechanism, Mechanism) else stream.derive("guard"),
         )
         candidates = self._candidates(stream.derive("candidates"))
         if not candidates:
