@@ -7,22 +7,22 @@
   boards, so that a process may keep a board it built while the count stays.
 
 The standings of a store written before are built here from its
-submissions, by the rule the live board uses
-(:func:`ladderboard.rules.boards.team_standing`).
+submissions, by the rule the live board used at this revision
+(:func:`ladderboard.rules.boards.team_standing`). The rule and the facts it
+needs (which mechanisms release a current best, which scores are metrics
+that grow better) are written out here as they were, so that the migration
+does the same thing whatever later code says.
 
 Revision ID: 0007
 Revises: 0006
 Create Date: 2026-11-24
 """
 
+import math
 from collections import defaultdict
 
 import sqlalchemy as sa
 from alembic import op
-
-from ladderboard.mechanisms import MECHANISMS
-from ladderboard.rules.boards import Record, team_standing
-from ladderboard.rules.config import CompetitionConfig
 
 revision = "0007"
 down_revision = "0006"
@@ -31,6 +31,45 @@ depends_on = None
 
 ID = sa.BigInteger().with_variant(sa.Integer, "sqlite")
 UTC = sa.DateTime(timezone=True)
+
+BEST_RELEASE_SHOWN = frozenset({"full-disclosure", "metric-full-disclosure", "thresholdout"})
+"""The mechanisms whose board shows a team's best release; every other one
+releases the current best, and its board shows the latest release."""
+PREDICTION_MECHANISMS = frozenset(
+    {"metric-full-disclosure", "bayes-boot-ladder", "bayes-boot-ladder-boot"}
+)
+"""The mechanisms scored by a metric of the predictions (the rest by a loss,
+lower is better)."""
+HIGHER_IS_BETTER = frozenset({"accuracy", "r2", "pearson", "spearman", "ccc", "auc"})
+"""The metrics that grow better; the others (mse, rmse, mae, log_loss, brier) fall."""
+
+
+def _rank_key(score: float, higher_is_better: bool) -> tuple[int, float]:
+    """Best score first, NaN last."""
+    if score is None or math.isnan(score):
+        return (1, 0.0)
+    return (0, -score if higher_is_better else score)
+
+
+def _standing(rows: list[tuple], *, higher_is_better: bool, current_best: bool) -> tuple:
+    """A team's ``(score, submission id, time reached)`` from its rows
+    ``(id, created_at, score)``, oldest first: the latest release when each
+    release is the current best, else the best release (the earliest among
+    equals); the submission is the first to have reached that score."""
+    if current_best:
+        latest = rows[-1][2]
+        for ident, created_at, score in rows:
+            if score == latest or (
+                score is not None
+                and latest is not None
+                and math.isnan(score)
+                and math.isnan(latest)
+            ):
+                return latest, ident, created_at
+    ident, created_at, score = min(
+        rows, key=lambda r: (_rank_key(r[2], higher_is_better), r[1], r[0])
+    )
+    return score, ident, created_at
 
 
 def upgrade() -> None:
@@ -71,10 +110,10 @@ def _fill(bind, standings: sa.Table) -> None:
         sa.column("number", sa.Integer),
     )
     for competition_id, data in bind.execute(sa.select(competitions.c.id, competitions.c.config)):
-        config = CompetitionConfig.from_json(data)
-        direction = config.scoring().direction
-        current_best = MECHANISMS[config.mechanism].release_is_current_best
-        teams: dict[int, list[Record]] = defaultdict(list)
+        mechanism, score_name = data["mechanism"], data["score"]
+        higher = mechanism in PREDICTION_MECHANISMS and score_name in HIGHER_IS_BETTER
+        current_best = mechanism not in BEST_RELEASE_SHOWN
+        teams: dict[int, list[tuple]] = defaultdict(list)
         numbers: dict[int, int] = {}
         for ident, team, created_at, score, number in bind.execute(
             sa.select(
@@ -87,22 +126,22 @@ def _fill(bind, standings: sa.Table) -> None:
             .where(submissions.c.competition_id == competition_id)
             .order_by(submissions.c.created_at, submissions.c.id)
         ):
-            teams[team].append(Record(ident, str(team), created_at, score, score))
+            teams[team].append((ident, created_at, score))
             numbers[ident] = number
         rows = []
         for team, records in teams.items():
-            standing, reached_at = team_standing(
-                records, direction=direction, release_is_current_best=current_best
+            score, reached_id, reached_at = _standing(
+                records, higher_is_better=higher, current_best=current_best
             )
             rows.append(
                 {
                     "team_id": team,
                     "competition_id": competition_id,
-                    "score": standing.score,
-                    "entries": standing.entries,
-                    "last_submission_at": standing.last_submission,
-                    "submission_id": standing.submission_id,
-                    "submission_number": numbers[standing.submission_id],
+                    "score": score,
+                    "entries": len(records),
+                    "last_submission_at": records[-1][1],
+                    "submission_id": reached_id,
+                    "submission_number": numbers[reached_id],
                     "submission_at": reached_at,
                 }
             )
