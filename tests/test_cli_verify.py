@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -36,6 +37,12 @@ def test_verify_command(tmp_path):
     ok = runner.invoke(app, ["verify", "c", "--db", url, "--key", key])
     assert ok.exit_code == 0, ok.output
     assert "2 submissions" in ok.output and "bit for bit" in ok.output
+    as_json = runner.invoke(app, ["verify", "c", "--db", url, "--key", key, "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    report = json.loads(as_json.stdout)
+    assert report["verified"] is True and report["slug"] == "c"
+    assert report["submissions"] == 2 and report["boards"] >= 1
+    assert report["commitment"] in ok.output
 
     with Session(store.engine) as session, session.begin():
         first = session.scalars(select(SubmissionRow.id).order_by(SubmissionRow.id)).first()
@@ -44,6 +51,10 @@ def test_verify_command(tmp_path):
         )
     bad = runner.invoke(app, ["verify", "c", "--db", url, "--key", key])
     assert bad.exit_code == 1 and "released score" in bad.output
+    bad_json = runner.invoke(app, ["verify", "c", "--db", url, "--key", key, "--json"])
+    assert bad_json.exit_code == 1
+    failure = json.loads(bad_json.stdout)
+    assert failure["verified"] is False and "released score" in failure["error"]
     wrong_key = runner.invoke(app, ["verify", "c", "--db", url, "--key", "1" * 32])
     assert wrong_key.exit_code == 1 and "commitment" in wrong_key.output
     store.engine.dispose()

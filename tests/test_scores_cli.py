@@ -19,8 +19,10 @@ def test_scores_as_json_lists_every_registered_score_with_its_direction():
     listed = {(row["kind"], row["name"]): row for row in json.loads(result.output)}
     assert set(listed) == {("loss", n) for n in LOSSES} | {("metric", n) for n in METRICS}
     assert listed["loss", "zero_one"]["better"] == "lower"
-    assert listed["loss", "zero_one"]["bounds"] == "[0, 1]"
-    assert listed["loss", "squared"]["bounds"] == "[0, inf)"
+    assert listed["loss", "zero_one"]["bounds"] == [0, 1]  # numbers, for scripts
+    assert listed["loss", "squared"]["bounds"] == [0, None]  # unbounded above
+    assert listed["loss", "log_loss"]["bounds"][1] > 34.5  # the default clip's bound
+    assert listed["metric", "auc"]["bounds"] is None
     assert listed["metric", "accuracy"]["better"] == "higher"
     assert listed["metric", "log_loss"]["probabilities"] is True
 
@@ -37,6 +39,7 @@ def test_scores_piped_is_a_whole_table_and_csv_is_csv():
     assert header.split("\t")[:3] == ["name", "kind", "better"]
     assert len(lines) == len(LOSSES) + len(METRICS) and "…" not in result.output
     assert "(P_k - [y = k])^2" in result.output  # cells are text, not markup
+    assert "\tloss\tlower\t[0, inf)\t" in result.output  # the table writes bounds as text
     as_csv = runner.invoke(app, ["scores", "--csv"])
     rows = list(csv.reader(io.StringIO(as_csv.output)))
     assert rows[0][0] == "name"

@@ -18,6 +18,7 @@ from ladderboard.experiments.cli import experiment_app
 from ladderboard.replay.cli import register as register_replay
 from ladderboard.scores_cli import register as register_scores
 from ladderboard.simulation.cli import register as register_simulation
+from ladderboard.terminal import JsonOption, print_json
 
 if TYPE_CHECKING:
     from ladderboard.engine import StoreUnavailable
@@ -145,11 +146,14 @@ def verify(
         str | None,
         typer.Option("--key", help="The revealed random-stream key (default: the stored one)."),
     ] = None,
+    as_json: JsonOption = False,
 ) -> None:
     """Run every stored submission again and check every released score bit for bit.
 
     Checks the published commitment against the stored solution, split and
     key, then runs each board again in order; exits 1 on the first difference.
+    With --json, prints {"verified": true|false, "slug", and the counts and
+    commitment, or the difference as "error"} either way.
     """
     from ladderboard.engine import Competitions, StoreUnavailable
     from ladderboard.engine.audit import verify as run_verify
@@ -166,12 +170,26 @@ def verify(
         with progress(f"verifying {slug}") as advance:
             report = run_verify(store, slug, key_hex=key, progress=advance)
     except CompetitionError as exc:
-        Console(stderr=True).print(
-            f"[bold red]verification failed[/]: {escape(str(exc))}", soft_wrap=True
-        )
+        if as_json:
+            print_json({"verified": False, "slug": slug, "error": str(exc)})
+        else:
+            Console(stderr=True).print(
+                f"[bold red]verification failed[/]: {escape(str(exc))}", soft_wrap=True
+            )
         raise typer.Exit(1) from None
     finally:
         store.dispose()
+    if as_json:
+        print_json(
+            {
+                "verified": True,
+                "slug": report.slug,
+                "submissions": report.submissions,
+                "boards": report.scopes,
+                "commitment": report.commitment,
+            }
+        )
+        return
     console.print(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
         f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}"

@@ -57,13 +57,18 @@ SCORE_DESCRIPTIONS: dict[tuple[str, str], str] = {
 """What each registered score is, one line, by ``(kind, name)``."""
 
 
-def _bounds(bounds: tuple[float, float]) -> str:
+def _bounds(bounds: list[float | None] | None) -> str:
+    """A loss's bounds as the table shows them (``None`` is unbounded)."""
+    if bounds is None:
+        return ""
     lo, hi = bounds
-    return f"[{lo:g}, {hi:g}]" if math.isfinite(hi) else f"[{lo:g}, inf)"
+    return f"[{lo:g}, {hi:g}]" if hi is not None else f"[{lo:g}, inf)"
 
 
 def score_rows() -> list[dict[str, Any]]:
     """One dict per registered score, losses first, each kind sorted by name.
+    A loss's ``bounds`` are ``[low, high]`` (``high`` is ``None`` when it is
+    unbounded, which JSON cannot write as a number); a metric has none.
 
     >>> rows = score_rows()
     >>> [(r["kind"], r["better"]) for r in rows if r["name"] == "zero_one"]
@@ -81,7 +86,7 @@ def score_rows() -> list[dict[str, Any]]:
                 "name": name,
                 "kind": "loss",
                 "better": "higher" if loss.direction.greater_is_better else "lower",
-                "bounds": _bounds(loss.bounds),
+                "bounds": [b if math.isfinite(b) else None for b in loss.bounds],
                 "probabilities": loss.requires_probabilities,
                 "description": SCORE_DESCRIPTIONS.get(("loss", name), ""),
             }
@@ -124,7 +129,7 @@ def scores(as_json: JsonOption = False, as_csv: CsvOption = False) -> None:
             row["name"],
             row["kind"],
             row["better"],
-            escape(row["bounds"] or ""),
+            escape(_bounds(row["bounds"])),
             "yes" if row["probabilities"] else "no",
             escape(row["description"]),
         )
