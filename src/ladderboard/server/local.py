@@ -46,6 +46,9 @@ class LocalServer:
         A loopback address.
     startup_timeout : float
         Seconds to wait for ``/healthz`` to answer.
+    admin_token : str, optional
+        The organiser's token (default: a new random one). Servers over one
+        store that are to act as one site share it.
     """
 
     def __init__(
@@ -56,6 +59,7 @@ class LocalServer:
         rate_limit_per_minute: int = 0,
         host: str = "127.0.0.1",
         startup_timeout: float = 60.0,
+        admin_token: str | None = None,
     ):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -66,7 +70,7 @@ class LocalServer:
         self.rate_limit_per_minute = rate_limit_per_minute
         self.host = host
         self.startup_timeout = startup_timeout
-        self.admin_token = secrets.token_urlsafe(32)
+        self.admin_token = admin_token or secrets.token_urlsafe(32)
         self.port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -127,6 +131,16 @@ class LocalServer:
         """Block until the server process ends (e.g. on Ctrl-C)."""
         if self._process is not None:
             self._process.wait()
+
+    def kill(self) -> None:
+        """End the server's process with SIGKILL, as a crash or an out-of-memory
+        kill would: nothing is closed or flushed (with one worker, that is the
+        whole server). :meth:`start` serves again on a new port."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.kill()
+            process.wait()
+        self.stop()
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
