@@ -1,48 +1,63 @@
 """A bounded load test of the competition server over HTTP, and its benchmark.
 
-For each size n (rows of a submission file) and each number of uvicorn
-workers, it starts the real server on a free loopback port over a fresh
-database (a SQLite file, or a new PostgreSQL database with ``--pg``), creates
-a ParameterFreeLadder competition with no daily quota, registers several
-teams, and lets 32 concurrent clients submit distinct files to them (each
-with an idempotency key), bounded by ``--requests`` and ``--seconds``. Then
-it checks what the server acknowledged: ``verify`` replays every board bit
-for bit, and every acknowledged submission is stored exactly once, nothing
-else.
+For each database (a SQLite file, and a new PostgreSQL database with
+``--pg``), each size n (rows of a submission file) and each number of uvicorn
+workers, it starts the real server on a free loopback port, creates a
+ParameterFreeLadder competition with no quota, registers teams (twice as many
+as clients, as on a busy last day where each team submits now and then), and
+then alternates, round after round, its two sides in the same run:
 
-It prints, per configuration, p50 and p99 latency and submissions per second
-under load, the median of the same submission sent by one client alone, and
-the engine-only median of the same submission (``Competitions.submit`` in
-this process, on the same kind of database) measured in the same run; the
-ratio one-client HTTP / engine is what HTTP adds (goal: at most 1.5 at
-n = 1e5).
+* **one client**: one client process sends submissions one after the other;
+* **C clients**: ``--processes`` client processes, each with ``C / processes``
+  threads, send submissions at once;
+
+and between them the engine alone (``Competitions.submit`` on a database of
+the same kind, in this process, while the server is idle) times the same
+files. Request bodies (multipart, with the team's token and an idempotency
+key) are built before the clock starts, so that a client costs little more
+than its socket.
+
+It prints, per configuration: accepted submissions a second with one client
+and with C, their ratio (goal: at least 1.6 with 32 clients and 2 workers),
+p50 and p99 latency under load (goal: p99 at most 4 × p50), the server's CPU
+time per accepted submission under load (read from ``/proc`` for the server
+and its workers), the client processes' own CPU (they share this machine's
+cores with the server: on 2 cores the load generator takes CPU from the
+server it measures, and the figure says how much), and the one-client HTTP
+time over the engine's (goal: at most 1.5 at n = 1e4, 1.3 at 1e5). Then
+``verify`` replays every board bit for bit, and every acknowledged submission
+is checked to be stored exactly once.
 
     python benchmarks/load_http.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
-        [--sizes 10000 100000] [--workers 1 2] [--clients 32] [--requests 320]
+        [--sizes 10000 100000] [--workers 1 2] [--clients 32] [--processes 4]
+        [--rounds 3] [--load 96] [--solo 12]
 
-Loopback only; every server it starts is stopped, every database it creates
-is dropped.
+Loopback only; every request loop is bounded by count and by ``--seconds``;
+every server it starts is stopped, every database it creates is dropped.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
+import os
+import resource
 import statistics
 import tempfile
 import threading
 import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import numpy as np
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladderboard.client import Client, ServerError
+from ladderboard.client import Client
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.files.solution import Solution
@@ -51,9 +66,8 @@ from ladderboard.server.local import LocalServer
 from ladderboard.store import SubmissionRow, scratch_postgres_database
 
 SLUG = "load"
-TEAMS = 8
-SOLO = 12  # submissions timed one at a time, through HTTP and through the engine
-WARM = 4  # of which the first are not counted (each worker warms up)
+WARM = 2  # submissions of each one-client phase and engine batch not counted
+TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager
@@ -78,79 +92,175 @@ def make_files(solution: Solution, count: int, seed: int) -> list[bytes]:
     return out
 
 
+# ------------------------------------------------------------------ requests
+@dataclass(frozen=True)
+class Request:
+    """One submission, ready to send: the job's key, its headers and body."""
+
+    key: str
+    headers: dict[str, str]
+    body: bytes
+
+
+def build_request(token: str, key: str, data: bytes) -> Request:
+    """The multipart POST the client would send, built once."""
+    boundary = uuid.uuid4().hex
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="predictions.csv"\r\nContent-Type: text/csv\r\n\r\n'
+    ).encode()
+    body = head + data + f"\r\n--{boundary}--\r\n".encode()
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Idempotency-Key": key,
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+    }
+    return Request(key, headers, body)
+
+
 @dataclass
-class Load:
-    latencies: list[float]
-    acknowledged: dict[str, int]  # idempotency key → submission id
-    refused: list[str]
-    seconds: float
+class Outcome:
+    """What a client process saw: latencies, acknowledged jobs (key → the
+    team's submission number), refusals, and its own CPU seconds."""
+
+    latencies: list[float] = field(default_factory=list)
+    acknowledged: dict[str, int] = field(default_factory=dict)
+    refused: list[str] = field(default_factory=list)
+    cpu: float = 0.0
 
 
-def run_load(
-    client: Client,
-    tokens: list[str],
-    files: list[bytes],
-    *,
-    clients: int,
-    requests: int,
-    seconds: float,
-) -> Load:
-    """``clients`` threads submit ``requests`` jobs in all (team j % len(tokens),
-    file j // len(tokens)), stopping early after ``seconds``."""
-    jobs = iter(range(requests))
+def _client_process(url: str, requests: list[Request], threads: int, deadline: float) -> Outcome:
+    """Send ``requests`` over ``threads`` keep-alive connections, until done or
+    ``deadline`` (``time.time()``)."""
+    start_cpu = resource.getrusage(resource.RUSAGE_SELF)
+    outcome = Outcome()
     lock = threading.Lock()
-    latencies: list[float] = []
-    acknowledged: dict[str, int] = {}
-    refused: list[str] = []
-    stop_at = time.monotonic() + seconds
+    queue = iter(requests)
 
     def worker() -> None:
-        with Client(client.server, None, timeout=120) as http:
-            own = {t: http.with_token(t) for t in tokens}
-            while time.monotonic() < stop_at:
+        with httpx.Client(base_url=url, timeout=120) as http:
+            while time.time() < deadline:
                 with lock:
-                    job = next(jobs, None)
-                if job is None:
+                    request = next(queue, None)
+                if request is None:
                     return
-                team, index = job % len(tokens), job // len(tokens)
-                key = f"job-{job}"
                 start = time.perf_counter()
-                try:
-                    result = own[tokens[team]].submit(
-                        SLUG, files[index % len(files)], idempotency_key=key
-                    )
-                except ServerError as exc:
-                    with lock:
-                        refused.append(f"{key}: {exc}")
-                    continue
+                answer = http.post(
+                    f"/api/competitions/{SLUG}/submissions",
+                    content=request.body,
+                    headers=request.headers,
+                )
                 elapsed = time.perf_counter() - start
                 with lock:
-                    latencies.append(elapsed)
-                    acknowledged[key] = result["id"]
+                    if answer.status_code in (200, 201):
+                        outcome.latencies.append(elapsed)
+                        outcome.acknowledged[request.key] = answer.json()["id"]
+                    else:
+                        outcome.refused.append(f"{request.key}: {answer.status_code} {answer.text}")
 
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=clients) as pool:
-        for future in [pool.submit(worker) for _ in range(clients)]:
-            future.result()
-    return Load(latencies, acknowledged, refused, time.perf_counter() - start)
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    end_cpu = resource.getrusage(resource.RUSAGE_SELF)
+    outcome.cpu = (end_cpu.ru_utime - start_cpu.ru_utime) + (end_cpu.ru_stime - start_cpu.ru_stime)
+    return outcome
 
 
-def check_stored_once(url: str, load: Load, solo: int) -> int:
-    """``verify`` passes, and the stored submissions are the ``solo`` one-client ones
-    (made first) and exactly the acknowledged ones."""
+def server_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and its descendants (uvicorn's workers)."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+    total, frontier = 0.0, [pid]
+    while frontier:
+        current = frontier.pop()
+        total += times.get(current, 0.0)
+        frontier += [child for child, parent in parents.items() if parent == current]
+    return total
+
+
+@dataclass
+class Phase:
+    """One timed phase: its outcome over all client processes and the
+    server's CPU in it."""
+
+    latencies: list[float]
+    acknowledged: dict[str, int]
+    refused: list[str]
+    seconds: float
+    server_cpu: float
+    client_cpu: float
+
+    @property
+    def per_s(self) -> float:
+        return len(self.latencies) / self.seconds
+
+
+def run_phase(
+    context: multiprocessing.context.BaseContext,
+    server: LocalServer,
+    requests: list[Request],
+    *,
+    processes: int,
+    threads: int,
+    seconds: float,
+) -> Phase:
+    """Send ``requests`` from ``processes`` client processes of ``threads``
+    threads each (request i goes to process i % processes)."""
+    assert server._process is not None
+    shares = [requests[i::processes] for i in range(processes)]
+    deadline = time.time() + seconds
+    with context.Pool(processes) as pool:
+        pool.apply(time.sleep, (0,))  # the processes are up before the clock starts
+        cpu_before, start = server_cpu(server._process.pid), time.perf_counter()
+        outcomes = pool.starmap(
+            _client_process, [(server.url, share, threads, deadline) for share in shares]
+        )
+        elapsed = time.perf_counter() - start
+        cpu_after = server_cpu(server._process.pid)
+    return Phase(
+        latencies=[x for o in outcomes for x in o.latencies],
+        acknowledged={k: v for o in outcomes for k, v in o.acknowledged.items()},
+        refused=[x for o in outcomes for x in o.refused],
+        seconds=elapsed,
+        server_cpu=cpu_after - cpu_before,
+        client_cpu=sum(o.cpu for o in outcomes),
+    )
+
+
+# ------------------------------------------------------------------ checks
+def check_stored_once(url: str, acknowledged: dict[str, tuple[str, int]]) -> int:
+    """``verify`` passes, and the stored submissions are exactly the
+    acknowledged ones, as (team, the team's submission number)."""
     store = Competitions.open(url, create_schema=False)
     try:
         report = verify(store, SLUG)
+        from ladderboard.store import TeamRow
+
         with Session(store.engine) as session:
-            stored = sorted(session.scalars(select(SubmissionRow.id)))
+            names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
+            stored = sorted(
+                (names[team], number)
+                for team, number in session.execute(
+                    select(SubmissionRow.team_id, SubmissionRow.number)
+                )
+            )
     finally:
-        store.engine.dispose()
-    acknowledged = sorted(load.acknowledged.values())
-    if len(set(acknowledged)) != len(acknowledged):
-        raise AssertionError("two acknowledged jobs share a submission id")
-    if stored[solo:] != acknowledged or len(stored) != solo + len(acknowledged):
+        store.dispose()
+    if stored != sorted(acknowledged.values()):
         raise AssertionError(
-            f"{len(stored)} submissions stored, {solo} + {len(acknowledged)} acknowledged"
+            f"{len(stored)} submissions stored, {len(acknowledged)} acknowledged, not the same"
         )
     return report.submissions
 
@@ -161,107 +271,147 @@ def config() -> CompetitionConfig:
     )
 
 
-def engine_seconds(url: str, solution: Solution, files: list[bytes]) -> float:
-    """The median engine-only time of a submission, on a fresh database at ``url``."""
-    store = Competitions.open(url)
-    try:
-        store.create(SLUG, solution, config())
-        store.add_team(SLUG, "solo")
-        times = []
-        for data in files[:SOLO]:
-            start = time.perf_counter()
-            store.submit(SLUG, "solo", data)
-            times.append(time.perf_counter() - start)
-    finally:
-        store.engine.dispose()
-    return statistics.median(times[WARM:])
-
-
-def http_seconds(client: Client, token: str, files: list[bytes]) -> float:
-    """The median time of a submission sent by one client alone."""
-    team = client.with_token(token)
+def engine_batch(store: Competitions, team: str, files: list[bytes]) -> list[float]:
     times = []
-    for data in files[:SOLO]:
+    for data in files:
         start = time.perf_counter()
-        team.submit(SLUG, data)
+        store.submit(SLUG, team, data)
         times.append(time.perf_counter() - start)
-    return statistics.median(times[WARM:])
+    return times[WARM:]
 
 
-def bench(args: argparse.Namespace, n: int, workers: int, folder: Path) -> dict[str, float]:
+# ------------------------------------------------------------------ bench
+def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder: Path) -> dict:
+    context = multiprocessing.get_context("forkserver")
     rng = np.random.default_rng(n)
     solution = Solution.from_labels(rng.integers(0, 2, n), public_fraction=0.5, random_state=0)
-    per_team = -(-args.requests // TEAMS)
-    files = make_files(solution, max(per_team, SOLO), seed=n)
-    with fresh_database(args.pg, folder) as url:
-        engine = engine_seconds(url, solution, files)
-    with fresh_database(args.pg, folder) as url:
+    teams = 2 * args.clients
+    per_team = -(-(args.rounds * args.load) // teams) + 1
+    per_solo = args.rounds * (args.solo + WARM)
+    files = make_files(solution, max(per_team, per_solo), seed=n)
+    solo_rates, load_phases, solo_times, engine_times = [], [], [], []
+    acknowledged: dict[str, tuple[str, int]] = {}
+    with fresh_database(pg, folder) as engine_url, fresh_database(pg, folder) as url:
+        engine_store = Competitions.open(engine_url)
+        engine_store.create(SLUG, solution, config())
+        for r in range(args.rounds):
+            engine_store.add_team(SLUG, f"engine-{r}")
         with LocalServer(url, workers=workers) as server:
             organiser = Client(server.url, server.admin_token, timeout=120)
             organiser.create_competition(
                 SLUG, solution.to_csv(), score="zero_one", mechanism="parameter-free-ladder",
                 daily_quota="none", invalid_quota="none",
             )  # fmt: skip
-            tokens = [organiser.add_team(SLUG, f"team-{t}")["token"] for t in range(TEAMS)]
-            solo_token = organiser.add_team(SLUG, "solo")["token"]
-            solo = http_seconds(organiser, solo_token, files)
-            load = run_load(
-                organiser, tokens, files,
-                clients=args.clients, requests=args.requests, seconds=args.seconds,
-            )  # fmt: skip
+            names = [f"team-{t}" for t in range(teams)] + [f"solo-{r}" for r in range(args.rounds)]
+            tokens = {name: organiser.add_team(SLUG, name)["token"] for name in names}
             organiser.close_connection()
-        if load.refused:
-            raise AssertionError(f"{len(load.refused)} refused, e.g. {load.refused[0]}")
-        verified = check_stored_once(url, load, SOLO)
-    lat = np.array(load.latencies)
+            used = dict.fromkeys(tokens, 0)
+
+            def requests_for(team_names: list[str], count: int) -> list[Request]:
+                out = []
+                for j in range(count):
+                    name = team_names[j % len(team_names)]
+                    key = f"{name}-{used[name]}"
+                    out.append(build_request(tokens[name], key, files[used[name]]))
+                    used[name] += 1
+                return out
+
+            team_names = [f"team-{t}" for t in range(teams)]
+            who = {}
+            for r in range(args.rounds):
+                solo = requests_for([f"solo-{r}"], args.solo + WARM)
+                load = requests_for(team_names, args.load)
+                for request in solo + load:
+                    who[request.key] = request.key.rsplit("-", 1)[0]
+                one = run_phase(context, server, solo, processes=1, threads=1, seconds=args.seconds)
+                many = run_phase(
+                    context, server, load,
+                    processes=args.processes, threads=args.clients // args.processes,
+                    seconds=args.seconds,
+                )  # fmt: skip
+                engine_times += engine_batch(engine_store, f"engine-{r}", files[: args.solo + WARM])
+                for phase in (one, many):
+                    if phase.refused:
+                        raise AssertionError(
+                            f"{len(phase.refused)} refused, e.g. {phase.refused[0]}"
+                        )
+                    for key, number in phase.acknowledged.items():
+                        acknowledged[key] = (who[key], number)
+                solo_latencies = one.latencies[WARM:]  # one thread: in the order sent
+                solo_times += solo_latencies
+                solo_rates.append(len(solo_latencies) / sum(solo_latencies))
+                load_phases.append(many)
+        engine_store.dispose()
+        verified = check_stored_once(url, acknowledged)
+    latencies = np.array([x for p in load_phases for x in p.latencies])
+    accepted = sum(len(p.latencies) for p in load_phases)
+    load_rate = statistics.median(p.per_s for p in load_phases)
+    solo_rate = statistics.median(solo_rates)
+    solo_ms = 1e3 * statistics.median(solo_times)
+    engine_ms = 1e3 * statistics.median(engine_times)
     return {
         "n": n,
         "workers": workers,
-        "requests": len(lat),
+        "accepted": accepted,
         "verified": verified,
-        "p50_ms": 1e3 * float(np.percentile(lat, 50)),
-        "p99_ms": 1e3 * float(np.percentile(lat, 99)),
-        "per_s": len(lat) / load.seconds,
-        "solo_ms": 1e3 * solo,
-        "engine_ms": 1e3 * engine,
-        "ratio": solo / engine,
+        "solo_per_s": solo_rate,
+        "load_per_s": load_rate,
+        "speedup": load_rate / solo_rate,
+        "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
+        "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
+        "server_cpu_ms": 1e3 * sum(p.server_cpu for p in load_phases) / accepted,
+        "client_cpu_ms": 1e3 * sum(p.client_cpu for p in load_phases) / accepted,
+        "solo_ms": solo_ms,
+        "engine_ms": engine_ms,
+        "http_ratio": solo_ms / engine_ms,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pg", help="A PostgreSQL URL whose server may create databases.")
+    parser.add_argument("--pg", help="Also on PostgreSQL: a URL whose server may create databases.")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--clients", type=int, default=32)
-    parser.add_argument("--requests", type=int, default=320, help="Submissions per run.")
-    parser.add_argument("--seconds", type=float, default=60.0, help="Time limit per run.")
+    parser.add_argument("--processes", type=int, default=4, help="Client processes.")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--load", type=int, default=96, help="Submissions a load phase.")
+    parser.add_argument("--solo", type=int, default=12, help="Submissions a one-client phase.")
+    parser.add_argument("--seconds", type=float, default=120.0, help="Time limit a phase.")
     args = parser.parse_args()
-    if not 1 <= args.clients <= 256 or not 1 <= args.requests <= 10_000:
-        parser.error("--clients must be in [1, 256] and --requests in [1, 10000]")
-    database = "PostgreSQL" if args.pg else "SQLite"
+    if not 1 <= args.clients <= 256 or args.clients % args.processes:
+        parser.error("--clients must be in [1, 256] and a multiple of --processes")
+    if not 1 <= args.load <= 5000 or not 1 <= args.solo <= 500 or not 1 <= args.rounds <= 20:
+        parser.error("--load must be in [1, 5000], --solo in [1, 500], --rounds in [1, 20]")
     print(
-        f"{database}, {args.clients} clients, {TEAMS} teams, up to {args.requests} "
-        f"submissions or {args.seconds:.0f} s per run; ParameterFreeLadder, 0/1 loss"
+        f"{args.clients} clients in {args.processes} processes against 1 client, "
+        f"{args.rounds} rounds of {args.load} and {args.solo} submissions, alternated; "
+        f"ParameterFreeLadder, 0/1 loss; {os.cpu_count()} cores shared by server and clients"
     )
     header = (
-        f"{'n':>7} {'workers':>7} {'subs':>5} {'p50 ms':>8} {'p99 ms':>8} {'subs/s':>7} "
-        f"{'1 client ms':>11} {'engine ms':>9} {'HTTP/engine':>11}"
+        f"{'store':<10} {'n':>7} {'wrk':>3} {'1 cl/s':>7} {f'{args.clients} cl/s':>7} "
+        f"{'ratio':>5} {'p50 ms':>7} {'p99 ms':>7} {'p99/p50':>7} {'srv CPU ms':>10} "
+        f"{'cli CPU ms':>10} {'1 cl ms':>8} {'engine ms':>9} {'HTTP/eng':>8}"
     )
     print(header)
+    stores = [("SQLite", None)] + ([("PostgreSQL", args.pg)] if args.pg else [])
     with tempfile.TemporaryDirectory(prefix="ladderboard-load-") as folder:
-        for n in args.sizes:
-            for workers in args.workers:
-                r = bench(args, n, workers, Path(folder))
-                print(
-                    f"{r['n']:>7} {r['workers']:>7} {r['requests']:>5} {r['p50_ms']:>8.1f} "
-                    f"{r['p99_ms']:>8.1f} {r['per_s']:>7.1f} {r['solo_ms']:>11.1f} "
-                    f"{r['engine_ms']:>9.1f} {r['ratio']:>11.2f}",
-                    flush=True,
-                )
+        for label, pg in stores:
+            for n in args.sizes:
+                for workers in args.workers:
+                    r = bench(args, pg, n, workers, Path(folder))
+                    print(
+                        f"{label:<10} {r['n']:>7} {r['workers']:>3} {r['solo_per_s']:>7.1f} "
+                        f"{r['load_per_s']:>7.1f} {r['speedup']:>5.2f} {r['p50_ms']:>7.1f} "
+                        f"{r['p99_ms']:>7.1f} {r['p99_ms'] / r['p50_ms']:>7.2f} "
+                        f"{r['server_cpu_ms']:>10.1f} {r['client_cpu_ms']:>10.1f} "
+                        f"{r['solo_ms']:>8.1f} {r['engine_ms']:>9.1f} {r['http_ratio']:>8.2f}",
+                        flush=True,
+                    )
     print(
-        "every run: verify replays every board bit for bit; every acknowledged submission "
-        "is stored exactly once"
+        f"goals: ratio >= 1.6 at {args.clients} clients and 2 workers; p99/p50 <= 4; "
+        "HTTP/eng <= 1.5 at n = 1e4 and <= 1.3 at 1e5 (one client). Every run: verify "
+        "replays every board bit for bit; every acknowledged submission is stored exactly once"
     )
 
 
