@@ -125,10 +125,13 @@ def default_choice(
 
     A setting *meets* the rule when its worst excess gain over the budgets is
     at most ``1/√n`` and its tau at least ``reference``'s minus
-    ``tau_tolerance``. Among those that meet it, the smallest worst excess
-    gain is chosen (ties: the higher tau). When none does, the *closest* is
-    the one with the smallest worst excess gain among those within the tau
-    tolerance, or, if none is, the one with the highest tau.
+    ``tau_tolerance``. Among those that meet it, the one whose protection is
+    best established is chosen: the lowest top of the interval on its worst
+    excess gain (``excess_high``; the mean where there is no interval), ties
+    to the higher tau. Near-zero means differ by noise; the interval's top
+    also counts how sure the measurement is. When none meets the rule, the
+    *closest* is the one with the smallest worst excess gain among those
+    within the tau tolerance, or, if none is, the one with the highest tau.
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({"setting": ["Kaggle 1e-5", "A", "B", "C"],
@@ -138,6 +141,10 @@ def default_choice(
     >>> choice = default_choice(table, n=4000)    # 1/√4000 = 0.0158
     >>> choice.label, choice.meets, choice.passing
     ('A', True, ('A', 'C'))
+    >>> table.loc["C", "excess_high"] = 0.011   # C's protection is surer than A's
+    >>> default_choice(table, n=4000).label
+    'C'
+    >>> table.loc["C", "excess_high"] = 0.02
     >>> choice = default_choice(table, n=40_000)  # 1/√n = 0.005: none meets it
     >>> choice.label, choice.meets, round(choice.over_bound, 4)
     ('A', False, 0.005)
@@ -151,14 +158,19 @@ def default_choice(
     floor = float(table.loc[reference, "tau"]) - tau_tolerance
     useful = pool[(pool.tau >= floor) & pool.excess_gain.notna()]
     passing = useful[useful.excess_gain <= bound]
-    candidates = passing if not passing.empty else useful
-    if candidates.empty:
-        label = str(pool.tau.idxmax())
-    else:
-        ranked = candidates.assign(_neg_tau=-candidates.tau).sort_values(
+    if not passing.empty:
+        surest = passing.excess_high.where(passing.excess_high.notna(), passing.excess_gain)
+        ranked = passing.assign(_top=surest, _neg_tau=-passing.tau).sort_values(
+            ["_top", "_neg_tau"], kind="stable"
+        )
+        label = str(ranked.index[0])
+    elif not useful.empty:
+        ranked = useful.assign(_neg_tau=-useful.tau).sort_values(
             ["excess_gain", "_neg_tau"], kind="stable"
         )
         label = str(ranked.index[0])
+    else:
+        label = str(pool.tau.idxmax())
     row = table.loc[label]
     worst = row.worst_k
     return DefaultChoice(

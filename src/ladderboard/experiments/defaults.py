@@ -222,8 +222,9 @@ def defaults_report(frame: Any, info: RunInfo) -> str:
         f"of as many submissions chosen without reading a score on the same board) at most "
         f"1/√n = {1 / math.sqrt(n):.4f}, and honest teams' Kendall tau between the released "
         f"and the private board at least full disclosure's minus {DEFAULT_TAU_TOLERANCE} "
-        f"(here {floor:.3f}). Among the settings that meet it, the smallest worst excess "
-        "gain is chosen.",
+        f"(here {floor:.3f}). Among the settings that meet it, the one whose protection "
+        "is best established is chosen: the lowest top of the 95 % interval on its worst "
+        "excess gain.",
         _sentence(overall, "The recommended default mechanism"),
         (
             _sentence(shaky_choice, "The Shaky Ladder's default")
