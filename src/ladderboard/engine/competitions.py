@@ -285,9 +285,21 @@ class Competitions:
         # Build one mechanism now, so that bad parameters fail before anything is stored.
         fresh, _ = instances.factory(row.secret_key, config, solution)
         try:
-            fresh("check")
+            checked = fresh("check")
         except (TypeError, ValueError) as exc:
             raise ValueError(f"mechanism {config.mechanism!r}: {exc}") from exc
+        # Defaults that a later release may choose again are stored as they settle now.
+        settled = checked.get_params()
+        pinned = {
+            name: settled[name]
+            for name in type(checked).pinned_defaults
+            if name not in config.mechanism_params
+        }
+        if pinned:
+            config = dataclasses.replace(
+                config, mechanism_params={**config.mechanism_params, **pinned}
+            )
+            row.config = config.to_json()
         shared = BOARD_SCOPE if config.board == "per-rank" else None
         try:
             with self._transaction() as session:

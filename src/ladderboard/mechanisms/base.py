@@ -231,6 +231,11 @@ class Mechanism(ABC, metaclass=_Constructed):
     release_is_current_best: ClassVar[bool] = True
     """Whether each release states the current best, so that a board shows a
     team's latest release; otherwise (full disclosure) it shows the best one."""
+    pinned_defaults: ClassVar[tuple[str, ...]] = ()
+    """Parameters whose defaults follow from the holdout size and may be
+    chosen again in a later release: a competition stores the values they
+    settle to at its creation, so that no later default changes a running
+    board or the audit of a finished one."""
     takes_training_estimate: ClassVar[bool] = False
     """Whether each submission comes with the submitter's own training-set
     estimate of its loss (Thresholdout): a leaderboard submission carries only

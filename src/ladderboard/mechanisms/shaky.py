@@ -101,6 +101,7 @@ class ShakyLadder(Mechanism):
     name = "shaky-ladder"
     stochastic = True
     loss_bounds = (0.0, 1.0)
+    pinned_defaults = ("noise_scale", "step", "max_updates")
 
     def __init__(
         self,
