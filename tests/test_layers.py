@@ -54,6 +54,7 @@ CORE = frozenset(
         "mechanisms",
         "metrics",
         "random",
+        "recommended",
     }
 )
 # What each package above the core may import, besides the core and itself.

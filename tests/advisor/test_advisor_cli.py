@@ -10,6 +10,7 @@ from ladderboard.advisor.cli import FAMILIES as CLI_FAMILIES
 from ladderboard.advisor.cli import SCORE_CHOICES, register
 from ladderboard.advisor.grid import FAMILIES, SCORE_NAMES
 from ladderboard.losses import LOSSES
+from ladderboard.recommended import RECOMMENDED
 
 runner = CliRunner()
 
@@ -100,12 +101,16 @@ def test_advise_piped_prints_the_whole_table_and_its_sentences_apart():
         "shifted majority"
     }
     picks = {row[9]: name for name, row in rows.items() if row[9]}
-    assert set(picks) <= {"recommended", "Shaky pick"} and "recommended" in picks
+    assert set(picks) <= {"recommended", "Shaky pick", "default"} and "recommended" in picks
     assert "…" not in result.stdout
     err = result.stderr
     assert f"Recommended: {picks['recommended']}" in err
     assert "Rule:" in err and "Among the Shaky Ladder settings: Shaky" in err
     assert "Excess gain:" in err and "lberr" in err
+    assert (
+        f"ladderboard's default for a competition of unknown size and budget: {RECOMMENDED.label}"
+        in err
+    )
     assert (
         "Reproduce with: ladderboard advise --n 100 --budget 12 --score zero_one "
         "--reps 1 --seed 2 --family shaky-ladder"
@@ -120,6 +125,7 @@ def test_advise_as_json_gives_the_rows_and_the_recommendation():
     settings = [row["setting"] for row in advice["settings"]]
     assert settings[0] == "Kaggle 1e-5" and advice["recommended"] in settings
     assert advice["recommended_shaky"].startswith("Shaky")
+    assert advice["default"] == RECOMMENDED.label
     assert {
         "binding_attack",
         "gain",

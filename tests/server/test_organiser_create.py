@@ -17,8 +17,9 @@ from typer.testing import CliRunner
 from ladderboard.cli import app
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
-from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, parameters_of
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, ShakyLadder, parameters_of
 from ladderboard.mechanisms.parameters import REQUIRED
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.organiser_advice import ADVICE, advice_for
 
@@ -57,12 +58,18 @@ def test_create_form_offers_every_mechanism_parameter_with_default_and_help(clie
             field = f"param-{name}-{info.name}"
             assert f'name="{field}"' in html, field
             assert info.help and info.help in html, field
-            if info.kind in ("float", "int") and info.default not in (None, REQUIRED):
-                assert f'name="{field}" type="text" value="{info.default}"' in html, field
+            # The blank form starts on the recommended default, with its parameters.
+            shown = info.default
+            if name == RECOMMENDED.mechanism:
+                shown = RECOMMENDED.params.get(info.name, info.default)
+            if info.kind in ("float", "int") and shown not in (None, REQUIRED):
+                assert f'name="{field}" type="text" value="{shown}"' in html, field
     assert 'name="param-ladder-eta" type="text" value=""' in html
     assert "eta (required)" in html
     assert '<optgroup label="Losses' in html and '<optgroup label="Metrics' in html
-    assert '<option value="parameter-free-ladder" data-kind="losses" selected>' in html
+    kind = COMPETITION_MECHANISMS[RECOMMENDED.mechanism].input_kind
+    assert f'<option value="{RECOMMENDED.mechanism}" data-kind="{kind}" selected>' in html
+    assert f"A new form starts on {RECOMMENDED.label}" in html and RECOMMENDED.command in html
     assert 'type="datetime-local"' in html and '<option value="Europe/Paris">' in html
     assert '<option value="UTC" selected>' in html
     assert 'name="auto_publish" type="checkbox"' in html and 'name="ranks"' in html
@@ -119,7 +126,10 @@ def test_create_keeps_a_parameter_left_empty_to_the_mechanisms_default(client, s
     created = _post_create(client, csrf, fields, solution.to_csv())
     assert created.status_code == 201, alert(created.text)
     params = client.app.state.competitions.competition("demo").config.mechanism_params
-    assert params == {"noise": "gaussian", "snap": False}
+    # The defaults left open are stored as they settle at this holdout size.
+    settled = ShakyLadder(n=solution.n_public).get_params()
+    pinned = {k: settled[k] for k in ShakyLadder.pinned_defaults}
+    assert params == {"noise": "gaussian", "snap": False, **pinned}
 
 
 FUTURE = f"{datetime.now(UTC).year + 2}-06-01T12:00"

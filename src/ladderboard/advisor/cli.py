@@ -174,6 +174,7 @@ def advise(
 
     from ladderboard.advisor.advice import INTERVAL, SHARE_FRACTION, TAU_TOLERANCE, largest_se
     from ladderboard.advisor.advice import advise as run_advice
+    from ladderboard.recommended import RECOMMENDED
     from ladderboard.terminal import note, print_json, print_table, progress
 
     with progress(f"advise: {reps} repetitions") as advance:
@@ -237,6 +238,7 @@ def advise(
                 "settings": rows,
                 "recommended": result.recommended,
                 "recommended_shaky": result.recommended_shaky,
+                "default": RECOMMENDED.label,
                 "rule": rule_text.removeprefix("Rule: "),
                 "command": result.command,
                 "slow_attack_cap": SLOW_ATTACK_CAP if capped else None,
@@ -267,6 +269,8 @@ def advise(
             pick = "recommended"
         elif label == result.recommended_shaky:
             pick = "Shaky pick"
+        elif label == RECOMMENDED.label:
+            pick = "default"
         else:
             pick = ""
         table.add_row(
@@ -310,6 +314,10 @@ def advise(
             else "none is within the tolerance; the highest tau"
         )
         note(f"Among the Shaky Ladder settings: [bold]{escape(shaky)}[/bold] ({why})", markup=True)
+    note(
+        f"ladderboard's default for a competition of unknown size and budget: "
+        f"{RECOMMENDED.label} (why: {RECOMMENDED.command})."
+    )
     note(f"Reproduce with: {result.command}")
 
 

@@ -35,6 +35,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, parameters_of
 from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
 from ladderboard.server import api
@@ -62,7 +63,7 @@ __all__ = ["MechanismFields", "field_name", "mechanism_fields", "mechanism_param
 
 router = APIRouter(include_in_schema=False)
 
-DEFAULT_MECHANISM = "parameter-free-ladder"
+DEFAULT_MECHANISM = RECOMMENDED.mechanism
 MAX_DATA_FILES = 20
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CompetitionConfig)}
 _ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
@@ -272,7 +273,11 @@ def create_form(
     values: dict[str, str] | None = None,
     **extra: Any,
 ) -> HTMLResponse:
-    values = values or {}
+    # A blank form starts on ladderboard's recommended default, with its parameters.
+    values = values or {
+        "mechanism": RECOMMENDED.mechanism,
+        **{field_name(RECOMMENDED.mechanism, k): _text(v) for k, v in RECOMMENDED.params.items()},
+    }
     advice = [
         {**dataclasses.asdict(row), "command": row.command()}
         for row in ADVICE
@@ -295,6 +300,7 @@ def create_form(
         # In a <script type="application/json">: no "<" may close it early.
         advice_json=json.dumps({"rows": advice, "metrics": ADVISOR_METRIC}).replace("<", "\\u003c"),
         budget=BUDGET,
+        recommended=RECOMMENDED,
         **extra,
     )
 
