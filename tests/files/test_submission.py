@@ -29,7 +29,8 @@ def make_solution(kind: str = "int", n: int = N, targets: int = 1) -> Solution:
     ids = {
         "int": None,  # "0" .. "n-1": the dense integer table
         "sparse": [str(1000003 * i) for i in range(n)],  # integers far apart
-        "text": [f"row-{i:03d}" for i in range(n)],  # the string hash lookup
+        "text": [f"row-{i:03d}" for i in range(n)],  # one length: the sorted-hash match
+        "mixed": [f"r{7 * i}" for i in range(n)],  # lengths differ: the string hash lookup
     }[kind]
     rng = np.random.default_rng(0)
     labels = rng.integers(0, 2, size=(n, targets)) if targets > 1 else np.arange(n) % 2
@@ -74,7 +75,7 @@ def replace_row(data: bytes, old: bytes, new: bytes) -> bytes:
 
 
 # ------------------------------------------------------------------ valid files
-@pytest.mark.parametrize("kind", ["int", "sparse", "text"])
+@pytest.mark.parametrize("kind", ["int", "sparse", "text", "mixed"])
 def test_rows_in_any_order_are_aligned_by_id(kind):
     sol = make_solution(kind)
     p = predictions()
@@ -403,7 +404,7 @@ def test_negative_probability(solution, good):
 
 
 # ------------------------------------------------------------------ ids
-@pytest.mark.parametrize("kind", ["int", "sparse", "text"])
+@pytest.mark.parametrize("kind", ["int", "sparse", "text", "mixed"])
 def test_missing_ids(kind):
     sol = make_solution(kind)
     keep = [i for i in range(N) if i not in (2, 5, 7, 8)]
@@ -415,7 +416,7 @@ def test_missing_ids(kind):
     assert all(repr(sol.ids[i]) in message for i in (2, 5, 7))
 
 
-@pytest.mark.parametrize("kind", ["int", "sparse", "text"])
+@pytest.mark.parametrize("kind", ["int", "sparse", "text", "mixed"])
 def test_extra_ids(kind):
     sol = make_solution(kind)
     data = csv_bytes(sol, predictions()) + b"ghost,0.5\n999999999,0.5\n"

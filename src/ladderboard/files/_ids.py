@@ -11,7 +11,13 @@ cheapest that applies:
    submission's ids are cast to integers and looked up in a dense table, and
    the candidate rows are then checked by string equality, so ``"017"`` or
    ``"17.0"`` never pass for ``"17"``;
-3. otherwise a hash lookup of the strings (``pyarrow.compute.index_in``).
+3. the ids all have one length (zero-padded numbers, hashes, UUIDs) and the
+   submission holds each of the solution's ids once, in any order: each id's
+   bytes are hashed to 64 bits with numpy, the hashes sorted, and the two
+   sorted sequences matched; every matched pair is then compared byte for
+   byte, and anything else (a missing, repeated or unknown id, a collision)
+   goes to the general way;
+4. otherwise a hash lookup of the strings (``pyarrow.compute.index_in``).
 
 Every way gives the exact answer: position of each submitted id in the
 solution, or -1 for an id the solution does not have.
@@ -52,10 +58,15 @@ class IdIndex:
         self.n = len(ids)
         self._chunked = pa.chunked_array([ids])
         self._dense: tuple[int, np.ndarray] | None = None
+        self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | bool | None = False
         ints = _canonical_integers(ids)
         if ints is None:
-            # A hash of every string: the slow part of reading a large solution.
-            self.unique = len(pc.dictionary_encode(ids).dictionary) == self.n
+            fixed = self._fixed_width()
+            if fixed is not None and not (fixed[1][1:] == fixed[1][:-1]).any():
+                self.unique = True  # distinct hashes: distinct ids
+            else:
+                # A hash table of every string: the slow part of reading a large solution.
+                self.unique = len(pc.dictionary_encode(ids).dictionary) == self.n
             return
         lo, hi = int(ints.min()), int(ints.max())
         if hi - lo + 1 <= _DENSE_SPAN * self.n + 1024:
@@ -75,6 +86,10 @@ class IdIndex:
             return None
         if self._dense is not None:
             found = self._dense_positions(submitted, *self._dense)
+            if found is not None:
+                return found
+        elif len(submitted) == self.n and self.unique:
+            found = self._permutation_positions(submitted)
             if found is not None:
                 return found
         looked_up = pc.index_in(submitted, value_set=self.ids)
@@ -102,6 +117,72 @@ class IdIndex:
         same = pc.equal(pc.take(self.ids, found[rows]), pc.take(submitted, rows))
         found[rows[~same.to_numpy(zero_copy_only=False)]] = -1
         return found
+
+    def _fixed_width(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The solution's ids as 64-bit words, their hashes sorted and the
+        order that sorts them (built on first use; ``None`` when the ids'
+        lengths differ)."""
+        if self._fixed is False:
+            words = _words(self.ids)
+            if words is None:
+                self._fixed = None
+            else:
+                hashes = _hash(words)
+                order = np.argsort(hashes)
+                self._fixed = (words, hashes[order], order)
+        return self._fixed or None
+
+    def _permutation_positions(self, submitted: pa.ChunkedArray) -> np.ndarray | None:
+        """Positions when ``submitted`` holds each solution id once, in any
+        order, all of one length; ``None`` otherwise (the general way decides)."""
+        fixed = self._fixed_width()
+        if fixed is None:
+            return None
+        words, sorted_hashes, order = fixed
+        theirs = _words(submitted.combine_chunks())
+        if theirs is None or theirs.shape != words.shape:
+            return None
+        hashes = _hash(theirs)
+        mine = np.argsort(hashes)
+        if not np.array_equal(hashes[mine], sorted_hashes):
+            return None  # an id missing, repeated or unknown
+        found = np.empty(self.n, dtype=np.int64)
+        found[mine] = order
+        if not np.array_equal(words[found], theirs):
+            return None  # a hash collision paired two different ids
+        return found
+
+
+def _words(ids: pa.Array) -> np.ndarray | None:
+    """Strings of one length ``L`` as an ``(n, ceil(L / 8))`` array of 64-bit
+    words (zero-padded), or ``None`` if their lengths differ or one is null."""
+    if ids.null_count or len(ids) == 0 or not pa.types.is_string(ids.type):
+        return None
+    n = len(ids)
+    _, offsets_buffer, data_buffer = ids.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32, count=n + 1, offset=4 * ids.offset)
+    width = int(offsets[1] - offsets[0])
+    if width == 0 or int(offsets[-1] - offsets[0]) != width * n:
+        return None
+    if not (np.diff(offsets) == width).all():
+        return None
+    data = np.frombuffer(data_buffer, dtype=np.uint8, count=width * n, offset=int(offsets[0]))
+    padded = np.zeros((n, -(-width // 8) * 8), dtype=np.uint8)
+    padded[:, :width] = data.reshape(n, width)
+    return padded.view(np.uint64)
+
+
+_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio, odd
+
+
+def _hash(words: np.ndarray) -> np.ndarray:
+    """A 64-bit hash of each row of ``words`` (multiply-xorshift over the words)."""
+    out = np.zeros(words.shape[0], dtype=np.uint64)
+    for column in words.T:
+        out ^= column
+        out *= _MULTIPLIER
+        out ^= out >> np.uint64(29)
+    return out
 
 
 def _canonical_integers(ids: pa.Array) -> np.ndarray | None:
