@@ -58,7 +58,8 @@ class IdIndex:
         self.n = len(ids)
         self._chunked = pa.chunked_array([ids])
         self._dense: tuple[int, np.ndarray] | None = None
-        self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | bool | None = False
+        self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._fixed_built = False
         ints = _canonical_integers(ids)
         if ints is None:
             fixed = self._fixed_width()
@@ -122,15 +123,14 @@ class IdIndex:
         """The solution's ids as 64-bit words, their hashes sorted and the
         order that sorts them (built on first use; ``None`` when the ids'
         lengths differ)."""
-        if self._fixed is False:
+        if not self._fixed_built:
             words = _words(self.ids)
-            if words is None:
-                self._fixed = None
-            else:
+            if words is not None:
                 hashes = _hash(words)
                 order = np.argsort(hashes)
                 self._fixed = (words, hashes[order], order)
-        return self._fixed or None
+            self._fixed_built = True
+        return self._fixed
 
     def _permutation_positions(self, submitted: pa.ChunkedArray) -> np.ndarray | None:
         """Positions when ``submitted`` holds each solution id once, in any
