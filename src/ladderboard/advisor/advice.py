@@ -11,9 +11,11 @@ The rule (:func:`recommend`): among the settings whose honest-team utility is
 within a tolerance of full disclosure's (Kendall's tau at most
 ``tau_tolerance`` = 0.05 lower than ``Kaggle 1e-5``'s, and at least
 ``share_fraction`` = half of the true improvements it releases at once also
-released), choose the one whose binding attack has the smallest excess gain
-(the largest over the attacks of the gap beyond that of as many non-adaptive
-submissions on the same board); ties go to the higher tau.
+released), choose the one whose binding attack's excess gain (the largest
+over the attacks of the gap beyond that of as many non-adaptive submissions
+on the same board) has the lowest top of its 95 % interval, so that a
+setting is not picked for a mean that is low by chance; ties go to the
+higher tau.
 """
 
 from __future__ import annotations
@@ -353,10 +355,12 @@ def recommend(
     among: Any = None,
 ) -> str:
     """The advisor's rule: among the settings (of ``among``, a list of labels,
-    when given) that are :func:`eligible`, the one with the smallest
-    ``excess_gain`` (the binding attack's: its gain beyond as many blind
-    submissions on the same board); ties go to the higher ``tau``. When none is
-    eligible, the one with the highest ``tau`` (see :func:`eligible` to tell).
+    when given) that are :func:`eligible`, the one whose binding attack's
+    excess gain (its gain beyond as many blind submissions on the same board)
+    has the lowest ``excess_high``, the top of its interval (the mean,
+    ``excess_gain``, where there is no interval, as from one repetition);
+    ties go to the higher ``tau``. When none is eligible, the one with the
+    highest ``tau`` (see :func:`eligible` to tell).
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({
@@ -366,6 +370,9 @@ def recommend(
     ...     "share_released": [0.9, 0.85, 0.9, 0.9]}).set_index("setting")
     >>> recommend(table), recommend(table, tau_tolerance=0.3), recommend(table, among=["B", "C"])
     ('A', 'B', 'C')
+    >>> table["excess_high"] = [0.08, 0.012, 0.02, 0.031]   # A's gain is the surer
+    >>> recommend(table, tau_tolerance=0.3)
+    'A'
     """
     ok = eligible(
         summary,
@@ -379,7 +386,11 @@ def recommend(
     good = pool.loc[[s for s in pool.index if s in ok]]
     if good.empty:
         return str(pool.tau.idxmax())
-    ranked = good.assign(_neg_tau=-good.tau).sort_values(["excess_gain", "_neg_tau"], kind="stable")
+    top = good.excess_high if "excess_high" in good else good.excess_gain
+    top = top.where(top.notna(), good.excess_gain)
+    ranked = good.assign(_top=top, _neg_tau=-good.tau).sort_values(
+        ["_top", "_neg_tau"], kind="stable"
+    )
     return str(ranked.index[0])
 
 

@@ -202,7 +202,8 @@ def advise(
     )
     rule_text = (
         f"Rule: among settings with tau ≥ Kaggle 1e-5's − {TAU_TOLERANCE} and share released ≥ "
-        f"{SHARE_FRACTION} × Kaggle 1e-5's, the smallest excess gain of the binding attack."
+        f"{SHARE_FRACTION} × Kaggle 1e-5's, the lowest top of the binding attack's excess-gain "
+        "interval (the mean from one repetition)."
     )
     level = f"{round(100 * INTERVAL)} %"
     if as_json:
@@ -309,7 +310,7 @@ def advise(
     if result.recommended_shaky is not None:
         shaky = result.recommended_shaky
         why = (
-            "the smallest gain within the tolerance"
+            "the lowest excess-gain interval within the tolerance"
             if shaky in result.eligible
             else "none is within the tolerance; the highest tau"
         )

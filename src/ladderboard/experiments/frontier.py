@@ -203,12 +203,13 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
             ],
             rows,
         ),
-        "Recommended (the smallest binding excess gain among the settings whose tau is "
+        "Recommended (the lowest top of the binding excess gain's interval among the "
+        "settings whose tau is "
         f"within 0.05 and share released at least half of Kaggle 1e-5's): **{best}**."
         + (
             f" Among the Shaky Ladder settings: **{best_shaky}** ("
             + (
-                "the smallest excess gain within the tolerance"
+                "the lowest excess-gain interval within the tolerance"
                 if best_shaky in eligible(summary)
                 else "none is within the tolerance; the highest tau"
             )
