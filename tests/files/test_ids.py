@@ -49,9 +49,18 @@ def test_a_hash_collision_is_caught_by_the_byte_comparison(monkeypatch):
     assert index.positions(pa.chunked_array([submitted])).tolist() == expected(IDS, submitted)
 
 
+def test_ids_that_differ_only_by_trailing_nul_bytes_are_not_paired():
+    """Zero padding makes "a" and "a\\0" the same words: the lengths decide."""
+    index = IdIndex(pa.array(["abcde", "fghij", "klmno"]))
+    submitted = pa.chunked_array([["fghij\x00", "abcde\x00", "klmno\x00"]])
+    assert index.positions(submitted).tolist() == [-1, -1, -1]
+    short = IdIndex(pa.array(["a\x00", "b\x00"]))
+    assert short.positions(pa.chunked_array([["b", "a"]])).tolist() == [-1, -1]
+
+
 def test_words_are_the_ids_bytes_padded_to_whole_words():
-    words = _ids._words(pa.array(["abcdefghij", "0123456789"]))
-    assert words is not None and words.shape == (2, 2)
+    width, words = _ids._words(pa.array(["abcdefghij", "0123456789"]))
+    assert width == 10 and words.shape == (2, 2)
     assert words.view(np.uint8)[0, :12].tobytes() == b"abcdefghij\x00\x00"
     assert _ids._words(pa.array(["a", "bb"])) is None
     assert _ids._words(pa.array(["a", None])) is None

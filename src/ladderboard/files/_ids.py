@@ -58,12 +58,12 @@ class IdIndex:
         self.n = len(ids)
         self._chunked = pa.chunked_array([ids])
         self._dense: tuple[int, np.ndarray] | None = None
-        self._fixed: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._fixed: tuple[int, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._fixed_built = False
         ints = _canonical_integers(ids)
         if ints is None:
             fixed = self._fixed_width()
-            if fixed is not None and not (fixed[1][1:] == fixed[1][:-1]).any():
+            if fixed is not None and not (fixed[2][1:] == fixed[2][:-1]).any():
                 self.unique = True  # distinct hashes: distinct ids
             else:
                 # A hash table of every string: the slow part of reading a large solution.
@@ -119,16 +119,17 @@ class IdIndex:
         found[rows[~same.to_numpy(zero_copy_only=False)]] = -1
         return found
 
-    def _fixed_width(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """The solution's ids as 64-bit words, their hashes sorted and the
-        order that sorts them (built on first use; ``None`` when the ids'
-        lengths differ)."""
+    def _fixed_width(self) -> tuple[int, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The solution's ids' one length in bytes, the ids as 64-bit words,
+        their hashes sorted and the order that sorts them (built on first use;
+        ``None`` when the ids' lengths differ)."""
         if not self._fixed_built:
-            words = _words(self.ids)
-            if words is not None:
+            found = _words(self.ids)
+            if found is not None:
+                width, words = found
                 hashes = _hash(words)
                 order = np.argsort(hashes)
-                self._fixed = (words, hashes[order], order)
+                self._fixed = (width, words, hashes[order], order)
             self._fixed_built = True
         return self._fixed
 
@@ -138,10 +139,12 @@ class IdIndex:
         fixed = self._fixed_width()
         if fixed is None:
             return None
-        words, sorted_hashes, order = fixed
-        theirs = _words(submitted.combine_chunks())
-        if theirs is None or theirs.shape != words.shape:
+        width, words, sorted_hashes, order = fixed
+        found_theirs = _words(submitted.combine_chunks())
+        # The lengths must agree, not only the padded words: "ab" and "ab\0" pad alike.
+        if found_theirs is None or found_theirs[0] != width:
             return None
+        theirs = found_theirs[1]
         hashes = _hash(theirs)
         mine = np.argsort(hashes)
         if not np.array_equal(hashes[mine], sorted_hashes):
@@ -153,9 +156,10 @@ class IdIndex:
         return found
 
 
-def _words(ids: pa.Array) -> np.ndarray | None:
-    """Strings of one length ``L`` as an ``(n, ceil(L / 8))`` array of 64-bit
-    words (zero-padded), or ``None`` if their lengths differ or one is null."""
+def _words(ids: pa.Array) -> tuple[int, np.ndarray] | None:
+    """Strings of one length ``L`` bytes: ``L`` and an ``(n, ceil(L / 8))``
+    array of 64-bit words (zero-padded, so only strings of the same ``L`` may
+    be compared by them), or ``None`` if their lengths differ or one is null."""
     if ids.null_count or len(ids) == 0 or not pa.types.is_string(ids.type):
         return None
     n = len(ids)
@@ -169,7 +173,7 @@ def _words(ids: pa.Array) -> np.ndarray | None:
     data = np.frombuffer(data_buffer, dtype=np.uint8, count=width * n, offset=int(offsets[0]))
     padded = np.zeros((n, -(-width // 8) * 8), dtype=np.uint8)
     padded[:, :width] = data.reshape(n, width)
-    return padded.view(np.uint64)
+    return width, padded.view(np.uint64)
 
 
 _MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # 2^64 / golden ratio, odd
