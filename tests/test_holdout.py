@@ -11,7 +11,7 @@ import pytest
 
 from ladderboard.analysis import ladder_max_submissions
 from ladderboard.holdout import GuardedHoldout
-from ladderboard.losses import get_loss
+from ladderboard.losses import KAGGLE_CLIP, get_loss
 from ladderboard.mechanisms import (
     BayesBootLadder,
     BudgetExhaustedError,
@@ -278,3 +278,22 @@ def test_holdout_score_params_survive_a_saved_state():
     again = GuardedHoldout.from_state(json.loads(json.dumps(guard.get_state(secrets=True))))
     x = probabilities(0.8, 3)
     assert again.score(x) == guard.score(x)
+
+
+def test_holdout_state_names_the_clip_it_ran_with_and_reads_older_states():
+    auto = GuardedHoldout(Y, score="log_loss", mechanism="shaky-ladder", random_state=5)
+    state = auto.get_state(secrets=True)
+    assert state["score_params"] == {"clip": [0.01, 0.99]}
+    state["score_params"]["clip"] = [0.2, 0.8]  # the state is a copy
+    assert auto.get_state()["score_params"] == {"clip": [0.01, 0.99]}
+    # A state saved before score_params were kept ran the log loss at its default clip.
+    kaggle = GuardedHoldout(
+        Y, score="log_loss", mechanism="shaky-ladder", random_state=5,
+        score_params={"clip": KAGGLE_CLIP},
+    )  # fmt: skip
+    kaggle.score(probabilities(0.7, 6))
+    older = json.loads(json.dumps(kaggle.get_state(secrets=True)))
+    del older["score_params"]
+    again = GuardedHoldout.from_state(older)
+    x = probabilities(0.8, 7)
+    assert again.score(x) == kaggle.score(x)

@@ -21,7 +21,7 @@ import numpy as np
 from ladderboard.analysis import ladder_max_submissions
 from ladderboard.direction import Direction
 from ladderboard.encoding import decode_array, encode_array, encode_float
-from ladderboard.losses import LADDER_CLIP, LOSSES, METRICS, Loss, get_loss
+from ladderboard.losses import KAGGLE_CLIP, LADDER_CLIP, LOSSES, METRICS, Loss, get_loss
 from ladderboard.mechanisms import (
     MECHANISMS,
     Ladder,
@@ -208,7 +208,9 @@ class GuardedHoldout:
         if lo >= low and hi <= high:
             return loss, None
         if name in _LOG_LOSSES and "clip" not in params:
-            loss = get_loss(name, **{**params, "clip": LADDER_CLIP})
+            # Kept in the parameters, so that a saved state names the clip it ran with.
+            self._score_params = params = {**params, "clip": LADDER_CLIP}
+            loss = get_loss(name, **params)
             lo, hi = loss.bounds
         if not math.isfinite(hi):
             raise ValueError(
@@ -355,7 +357,9 @@ class GuardedHoldout:
         return {
             "format": STATE_FORMAT,
             "score": self._score_name,
-            "score_params": self._score_params,
+            "score_params": {
+                k: list(v) if isinstance(v, tuple) else v for k, v in self._score_params.items()
+            },
             "labels": encode_array(np.asarray(self._labels)) if secrets else None,
             "mechanism": self._mechanism.get_state(secrets=secrets),
             "history": [
@@ -390,7 +394,13 @@ class GuardedHoldout:
         mechanism = Mechanism.from_state(state["mechanism"], key=key, y_true=labels)
         guard = cls.__new__(cls)
         guard._labels, guard._score_name, guard._mechanism = labels, state["score"], mechanism
-        guard._score_params = dict(state.get("score_params") or {})
+        if "score_params" in state:
+            guard._score_params = {
+                k: tuple(v) if k == "clip" else v for k, v in state["score_params"].items()
+            }
+        else:
+            # Saved before the parameters were kept: the loss had its default clip.
+            guard._score_params = {"clip": KAGGLE_CLIP} if state["score"] in _LOG_LOSSES else {}
         guard._loss, guard._rescale = guard._choose_loss()
         guard._history = [
             HoldoutAnswer(**{**answer, "score": float(answer["score"])})

@@ -24,11 +24,15 @@ from ladderboard.store.database import downgrade, migrate
 SHAKY_KEYS = ("noise_scale", "step", "max_updates")
 
 
-def _competition(store: Competitions, board: str = "per-team") -> Solution:
+def _competition(store: Competitions, board: str = "per-team", params=None) -> Solution:
     rng = np.random.default_rng(4)
     solution = Solution.from_labels(rng.integers(0, 2, 400), public_fraction=0.5, random_state=1)
     config = CompetitionConfig(
-        score="zero_one", mechanism="shaky-ladder", daily_quota=None, board=board
+        score="zero_one",
+        mechanism="shaky-ladder",
+        daily_quota=None,
+        board=board,
+        mechanism_params=params or {},
     )
     store.create("c", solution, config)
     for team in ("ada", "bo"):
@@ -45,11 +49,15 @@ def _other_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(shaky, "DEFAULT_STEP_MULTIPLE", 6.0)
 
 
-@pytest.mark.parametrize("board", ["per-team", "per-rank"])
-def test_a_competition_stores_the_defaults_it_settles_to(database_url, monkeypatch, board):
+@pytest.mark.parametrize(
+    ("board", "params"),
+    [("per-team", None), ("per-rank", None), ("per-team", {"step": None, "noise_scale": None})],
+    ids=["per-team", "per-rank", "null-params"],
+)
+def test_a_competition_stores_the_defaults_it_settles_to(database_url, monkeypatch, board, params):
     store = Competitions.open(database_url)
     try:
-        solution = _competition(store, board)
+        solution = _competition(store, board, params)
         params = store.competition("c").config.mechanism_params
         settled = ShakyLadder(n=solution.n_public).get_params()
         assert {k: params[k] for k in SHAKY_KEYS} == {k: settled[k] for k in SHAKY_KEYS}

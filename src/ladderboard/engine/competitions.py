@@ -293,7 +293,7 @@ class Competitions:
         pinned = {
             name: settled[name]
             for name in type(checked).pinned_defaults
-            if name not in config.mechanism_params
+            if config.mechanism_params.get(name) is None  # absent, or null: the default
         }
         if pinned:
             config = dataclasses.replace(
