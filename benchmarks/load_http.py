@@ -21,9 +21,11 @@ It prints, per configuration: accepted submissions a second with one client
 and with C, their ratio (goal: at least 1.6 with 32 clients and 2 workers),
 p50 and p99 latency under load (goal: p99 at most 4 × p50), the server's CPU
 time per accepted submission under load (read from ``/proc`` for the server
-and its workers), the client processes' own CPU (they share this machine's
-cores with the server: on 2 cores the load generator takes CPU from the
-server it measures, and the figure says how much), and the one-client HTTP
+and its workers; on PostgreSQL the database's own processes are not counted,
+while SQLite's work is done inside the server), the client processes' own
+CPU (they share this machine's cores with the server: on 2 cores the load
+generator takes CPU from the server it measures, and the figure says how
+much), and the one-client HTTP
 time over the engine's (goal: at most 1.5 at n = 1e4, 1.3 at 1e5). Then
 ``verify`` replays every board bit for bit, and every acknowledged submission
 is checked to be stored exactly once.
@@ -168,6 +170,11 @@ def _client_process(url: str, requests: list[Request], threads: int, deadline: f
     return outcome
 
 
+def _started(ready: threading.Barrier) -> None:
+    """A client process's initializer: wait until every one is up."""
+    ready.wait()
+
+
 def server_cpu(pid: int) -> float:
     """CPU seconds used so far by process ``pid`` and its descendants (uvicorn's workers)."""
     parents: dict[int, int] = {}
@@ -220,9 +227,10 @@ def run_phase(
     threads each (request i goes to process i % processes)."""
     assert server._process is not None
     shares = [requests[i::processes] for i in range(processes)]
-    deadline = time.time() + seconds
-    with context.Pool(processes) as pool:
-        pool.apply(time.sleep, (0,))  # the processes are up before the clock starts
+    ready = context.Barrier(processes + 1)
+    with context.Pool(processes, initializer=_started, initargs=(ready,)) as pool:
+        ready.wait()  # every client process is up before the clock starts
+        deadline = time.time() + seconds
         cpu_before, start = server_cpu(server._process.pid), time.perf_counter()
         outcomes = pool.starmap(
             _client_process, [(server.url, share, threads, deadline) for share in shares]

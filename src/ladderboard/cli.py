@@ -152,8 +152,9 @@ def verify(
 
     Checks the published commitment against the stored solution, split and
     key, then runs each board again in order; exits 1 on the first difference.
-    With --json, prints {"verified": true|false, "slug", and the counts and
-    commitment, or the difference as "error"} either way.
+    With --json, once the store is open, prints {"verified": true|false,
+    "slug", and the counts and commitment, or the difference as "error"}; a
+    store that cannot be opened is one line on stderr, as without it.
     """
     from ladderboard.engine import Competitions, StoreUnavailable
     from ladderboard.engine.audit import verify as run_verify

@@ -109,3 +109,30 @@ def test_refuses_a_table_without_its_reference_or_settings(frame):
     with pytest.raises(ValueError, match="among names no setting"):
         default_choice(table, n=400, among=["Z"])
     assert math.isfinite(default_choice(table, n=400).bound)
+
+
+def test_a_setting_unmeasured_at_a_budget_cannot_meet_the_rule(frame):
+    # D is protected where it was measured, but nothing measured it at k=100.
+    rows = []
+    for rep in range(3):
+        rows += _attack(10, rep, "D", "x", "boosting", 0.0)
+        rows += _utility(10, rep, "D", "x", 0.9)
+        rows += _utility(100, rep, "D", "x", 0.9)
+    table = across_budgets(pd.concat([frame, _frame(rows)], ignore_index=True))
+    assert not table.loc["D", "complete"] and table.loc["A", "complete"]
+    assert "D" not in default_choice(table, n=400).passing
+
+
+def test_the_interval_top_is_the_highest_over_the_budgets(frame):
+    table = across_budgets(frame)
+    by_budget = {k: across_budgets(frame[frame.k == k]) for k in (10, 100)}
+    assert table.loc["B", "excess_high"] == max(
+        by_budget[k].loc["B", "excess_high"] for k in (10, 100)
+    )
+
+
+def test_a_reference_without_tau_is_refused(frame):
+    table = across_budgets(frame)
+    table.loc["Kaggle 1e-5", "tau"] = float("nan")
+    with pytest.raises(ValueError, match="has no measured tau"):
+        default_choice(table, n=400)

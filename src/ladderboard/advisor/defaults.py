@@ -48,12 +48,15 @@ DEFAULT_TAU_TOLERANCE = 0.02
 def across_budgets(frame: Any, *, confidence: float = INTERVAL) -> Any:
     """One row per setting of a grid run at several budgets (``frame.k``).
 
-    Each budget is summarised on its own (:func:`~ladderboard.advisor.summarise`);
-    the setting's *worst* budget is the one where its binding excess gain is
-    largest. Columns: ``family``; ``worst_k``; ``binding_attack``,
-    ``excess_gain``, ``excess_se``, ``excess_low``, ``excess_high`` (the
-    binding attack's at the worst budget, with its ``confidence`` interval);
-    ``excess k=K`` and ``attack k=K`` for every budget; ``tau`` and
+    Each budget is summarised on its own (:func:`~ladderboard.advisor.summarise`:
+    at each budget the binding attack is the one with the largest mean excess
+    gain, with its ``confidence`` interval); the setting's *worst* budget is
+    the one where that mean is largest. Columns: ``family``; ``worst_k``;
+    ``binding_attack``, ``excess_gain``, ``excess_se``, ``excess_low``
+    (the binding attack's at the worst budget); ``excess_high``, the highest
+    top of the binding attack's interval at any budget; ``complete``, whether
+    every budget has a measured excess gain; ``excess k=K`` and ``attack
+    k=K`` for every budget; ``tau`` and
     ``share_released``, the means over every repetition at every budget (the
     honest teams do not depend on the attackers' budget); and ``reps``, the
     fewest repetitions of any budget.
@@ -70,8 +73,12 @@ def across_budgets(frame: Any, *, confidence: float = INTERVAL) -> Any:
         known = [k for k in budgets if math.isfinite(per_k[k].loc[label, "excess_gain"])]
         worst = max(known, key=lambda k: per_k[k].loc[label, "excess_gain"]) if known else None
         row["worst_k"] = worst if worst is not None else math.nan
-        for column in ("binding_attack", "excess_gain", "excess_se", "excess_low", "excess_high"):
+        for column in ("binding_attack", "excess_gain", "excess_se", "excess_low"):
             row[column] = per_k[worst].loc[label, column] if worst is not None else math.nan
+        tops = [per_k[k].loc[label, "excess_high"] for k in known]
+        tops = [t for t in tops if math.isfinite(t)]
+        row["excess_high"] = max(tops) if tops else math.nan
+        row["complete"] = len(known) == len(budgets)
         for k in budgets:
             row[f"excess k={k}"] = float(per_k[k].loc[label, "excess_gain"])
             row[f"attack k={k}"] = per_k[k].loc[label, "binding_attack"]
@@ -123,11 +130,12 @@ def default_choice(
     """Apply the defaults' rule to ``table`` (:func:`across_budgets`), over
     the settings of ``among`` (labels) when given.
 
-    A setting *meets* the rule when its worst excess gain over the budgets is
-    at most ``1/√n`` and its tau at least ``reference``'s minus
-    ``tau_tolerance``. Among those that meet it, the one whose protection is
-    best established is chosen: the lowest top of the interval on its worst
-    excess gain (``excess_high``; the mean where there is no interval), ties
+    A setting *meets* the rule when it was measured at every budget
+    (``complete``), its worst excess gain over the budgets is at most
+    ``1/√n``, and its tau at least ``reference``'s minus ``tau_tolerance``.
+    Among those that meet it, the one whose protection is best established is
+    chosen: the lowest top of the interval on its binding excess gain at any
+    budget (``excess_high``; the mean where there is no interval), ties
     to the higher tau. Near-zero means differ by noise; the interval's top
     also counts how sure the measurement is. When none meets the rule, the
     *closest* is the one with the smallest worst excess gain among those
@@ -151,13 +159,16 @@ def default_choice(
     """
     if reference not in table.index:
         raise ValueError(f"reference {reference!r} is not a setting of the table")
+    if not math.isfinite(float(table.loc[reference, "tau"])):
+        raise ValueError(f"the reference {reference!r} has no measured tau: nothing to compare")
     bound = 1.0 / math.sqrt(n)
     pool = table if among is None else table.loc[[s for s in table.index if s in set(among)]]
     if pool.empty:
         raise ValueError(f"among names no setting of the table: {among!r}")
     floor = float(table.loc[reference, "tau"]) - tau_tolerance
     useful = pool[(pool.tau >= floor) & pool.excess_gain.notna()]
-    passing = useful[useful.excess_gain <= bound]
+    complete = useful.complete if "complete" in useful else True
+    passing = useful[(useful.excess_gain <= bound) & complete]
     if not passing.empty:
         surest = passing.excess_high.where(passing.excess_high.notna(), passing.excess_gain)
         ranked = passing.assign(_top=surest, _neg_tau=-passing.tau).sort_values(

@@ -10,7 +10,10 @@ Kendall tau between the released and the private board within 0.02 of full
 disclosure's. The run compares the advisor's grid with the wide Shaky grid of
 the largest budget (noise 0.25-3 × ``1/√n``, step up to the ratio of the
 Shaky Ladder's analysis, Hardt 2017, eq. 2), under the 0/1 loss, with 20
-honest teams of 40 submissions each.
+honest teams of 40 submissions each. Boosting, majority and shifted majority
+play every budget in full; generalised boosting and the averaging variants
+on bootstrap boards play at most :data:`~ladderboard.advisor.protection.
+SLOW_ATTACK_CAP` (1000) submissions.
 
 The report names the recommended default mechanism (the one the organiser's
 page and ``ladderboard advise`` fall back on) and the Shaky Ladder's default
@@ -37,6 +40,7 @@ from ladderboard.advisor.defaults import (
 )
 from ladderboard.advisor.grid import KAGGLE_LABEL, shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
+from ladderboard.advisor.protection import SLOW_ATTACK_CAP
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
 from ladderboard.tasks.runner import Task
@@ -222,7 +226,9 @@ def defaults_report(frame: Any, info: RunInfo) -> str:
         f"of as many submissions chosen without reading a score on the same board) at most "
         f"1/√n = {1 / math.sqrt(n):.4f}, and honest teams' Kendall tau between the released "
         f"and the private board at least full disclosure's minus {DEFAULT_TAU_TOLERANCE} "
-        f"(here {floor:.3f}). Among the settings that meet it, the one whose protection "
+        f"(here {floor:.3f}). Boosting, majority and shifted majority play every budget in "
+        f"full; generalised boosting and the averaging variants at most {SLOW_ATTACK_CAP} "
+        f"submissions. Among the settings that meet it, the one whose protection "
         "is best established is chosen: the lowest top of the 95 % interval on its worst "
         "excess gain.",
         _sentence(overall, "The recommended default mechanism"),
