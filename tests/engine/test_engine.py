@@ -455,3 +455,27 @@ def test_submissions_and_audits_keep_blas_on_one_thread(store, monkeypatch):
     verify(store, "comp")
     assert seen and all(threads == {1} for threads in seen)
     assert blas_threads() == before
+
+
+@pytest.mark.parametrize("mechanism", ["metric-full-disclosure", "bayes-boot-ladder"])
+def test_an_undefined_score_is_refused_alike_on_both_stores(store, mechanism):
+    """Pearson's correlation of constant predictions is undefined: no board can
+    rank it (and SQLite would store NULL in a NOT NULL column), so the file
+    is refused like any bad file, without saying which rows made it so."""
+    params = {"B": 50} if mechanism == "bayes-boot-ladder" else {}
+    rng = np.random.default_rng(0)
+    solution = Solution.from_labels(rng.random(60), public_fraction=0.5, random_state=0)
+    store.create(
+        "comp",
+        solution,
+        CompetitionConfig(score="pearson", mechanism=mechanism, mechanism_params=params),
+    )
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, solution.targets + rng.random(60)))
+    before = snapshot(store)
+    with pytest.raises(SubmissionError) as error:
+        store.submit("comp", "alpha", csv_for(solution, np.full(60, 0.5)))
+    assert error.value.code == "undefined_score"
+    assert "pearson" in str(error.value) and "private" not in str(error.value)
+    assert snapshot(store) == before
+    assert store.invalid_count("comp", "alpha") == 1

@@ -11,6 +11,7 @@ lives in :mod:`ladderboard.store.statements`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -89,9 +90,11 @@ class Target:
         )
 
     def score(self, predictions: Any) -> Scored:
-        """The public and private scores of ``predictions``."""
+        """The public and private scores of ``predictions``; a score the metric
+        leaves undefined (a correlation of constant predictions) refuses the
+        file, as no board can rank it and SQLite cannot even store it."""
         solution = self.solution
-        return score_predictions(
+        scored = score_predictions(
             self.scoring,
             solution.targets,
             predictions,
@@ -99,6 +102,14 @@ class Target:
             solution.private_rows,
             checked=self.checked,
         )
+        # Which part is undefined is not said: that would tell rows of the split apart.
+        if math.isnan(scored.public_raw) or math.isnan(scored.private):
+            raise SubmissionError(
+                "undefined_score",
+                f"the {self.scoring.name} of these predictions is undefined (for example, "
+                "a correlation of predictions that are all the same): vary the predictions",
+            )
+        return scored
 
 
 @dataclass(frozen=True, slots=True)

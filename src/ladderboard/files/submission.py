@@ -86,8 +86,10 @@ class SubmissionError(ValueError):
         "missing_ids",
         "not_finite",
         "probability_out_of_range",
+        "undefined_score",
     )
-    """Every code, in the order the checks are made."""
+    """Every code, in the order the checks are made (``undefined_score`` by
+    the scoring, after parsing)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
