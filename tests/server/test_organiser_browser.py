@@ -26,6 +26,7 @@ from playwright.sync_api import Browser, Page, expect
 from server_helpers import ADMIN, bearer, predictions
 
 from ladderboard.files.solution import Solution
+from ladderboard.server.organiser_advice import advice_for
 
 pytestmark = pytest.mark.slow
 
@@ -98,13 +99,16 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     form = page.locator("#create-form")
     expect(form.locator("fieldset.params:visible")).to_have_count(1)
     page.get_by_label("Solution file").set_input_files(_csv_file("solution.csv", solution.to_csv()))
+    advice = advice_for("zero_one", solution.n_public)
+    assert advice is not None and advice.mechanism != "ladder"
     expect(page.locator("#holdout-count")).to_contain_text(f"{solution.n_public} public rows")
-    expect(page.locator("#holdout-count")).to_contain_text("recommends BayesBoot")
-    expect(page.get_by_label("Mechanism", exact=True)).to_have_value("bayes-boot-ladder")
-    expect(page.get_by_label("Loss or metric")).to_have_value("accuracy")
-    expect(page.locator("#params-bayes-boot-ladder")).to_be_visible()
+    expect(page.locator("#holdout-count")).to_contain_text(f"recommends {advice.label}")
+    expect(page.get_by_label("Mechanism", exact=True)).to_have_value(advice.mechanism)
+    expect(page.get_by_label("Loss or metric")).to_have_value(advice.score)
+    expect(page.locator(f"#params-{advice.mechanism}")).to_be_visible()
     expect(page.locator("#params-ladder")).to_be_hidden()
-    expect(page.locator("#param-bayes-boot-ladder-B")).to_have_value("100")
+    for name, value in advice.values(solution.n_public).items():
+        expect(page.locator(f"#param-{advice.mechanism}-{name}")).to_have_value(f"{value:g}")
     walk.check("create-preselected")
     walk.rings("main a", "main button", "main select", "main input[type=text]")
 
@@ -137,7 +141,7 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     page.get_by_label("Board", exact=True).select_option("per-team")
     expect(page.get_by_label("Ranks of a per-rank board")).to_be_hidden()
     page.get_by_label("Solution file").set_input_files(_csv_file("solution.csv", solution.to_csv()))
-    expect(page.get_by_label("Mechanism", exact=True)).to_have_value("bayes-boot-ladder")
+    expect(page.get_by_label("Mechanism", exact=True)).to_have_value(advice.mechanism)
     page.get_by_label("Mechanism", exact=True).select_option("ladder")  # the organiser's choice
     expect(page.get_by_label("eta (required)")).to_have_value("0.02")
     page.get_by_label("Data files for the participants").set_input_files(

@@ -8,7 +8,7 @@ advisor (``tests/test_layers.py``). So the create form carries its answers
 for a few holdout sizes and a budget of 100 submissions a team, one row per
 run of::
 
-    ladderboard advise --n N --budget 100 --score SCORE --reps 3 --seed 0
+    ladderboard advise --n N --budget 100 --score SCORE --reps 5 --seed 0
 
 The form shows the table, and its script counts the public rows of the
 solution file the organiser chooses and preselects the row of the nearest
@@ -28,6 +28,8 @@ __all__ = ["ADVICE", "ADVISOR_METRIC", "BUDGET", "Advice", "advice_for"]
 
 BUDGET = 100
 """The submissions a team may make in the runs behind :data:`ADVICE`."""
+REPS = 5
+"""The repetitions of each run behind :data:`ADVICE`."""
 
 ADVISOR_METRIC = {"zero_one": "zero_one", "accuracy": "zero_one", "log_loss": "log_loss"}
 ADVISOR_METRIC |= {"squared": "squared", "mse": "squared"}
@@ -61,12 +63,12 @@ class Advice:
     def command(self) -> str:
         return (
             f"ladderboard advise --n {self.n} --budget {BUDGET} "
-            f"--score {self.metric} --reps 3 --seed 0"
+            f"--score {self.metric} --reps {REPS} --seed 0"
         )
 
 
 ADVICE: tuple[Advice, ...] = (
-    Advice("zero_one", 500, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
+    Advice("zero_one", 500, "PF Ladder", "parameter-free-ladder", "zero_one", {}),
     Advice(
         "zero_one",
         1000,
@@ -75,34 +77,36 @@ ADVICE: tuple[Advice, ...] = (
         "accuracy",
         {"B": 100, "b": 100},
     ),
-    Advice("zero_one", 2000, "BayesBoot", "bayes-boot-ladder", "accuracy", {"B": 100}),
+    Advice("zero_one", 2000, "Sig-Ladder α=0.5", "significance-ladder", "zero_one", {"alpha": 0.5}),
     Advice(
-        "zero_one", 5000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
+        "zero_one",
+        5000,
+        "BayesBootBoot b=100",
+        "bayes-boot-ladder-boot",
+        "accuracy",
+        {"B": 100, "b": 100},
     ),
+    Advice("zero_one", 10000, "LadderBoot b=1000", "ladder-boot", "zero_one", {"b": 1000}),
+    Advice("log_loss", 500, "BayesBoot", "bayes-boot-ladder", "log_loss", {"B": 100}),
     Advice(
-        "zero_one", 10000, "Sig-Ladder α=0.01", "significance-ladder", "zero_one", {"alpha": 0.01}
+        "log_loss",
+        1000,
+        "BayesBootBoot b=100",
+        "bayes-boot-ladder-boot",
+        "log_loss",
+        {"B": 100, "b": 100},
     ),
-    Advice("log_loss", 500, "LadderBoot b=10", "ladder-boot", "log_loss", {"b": 10}),
-    Advice(
-        "log_loss", 1000, "Sig-Ladder α=0.01", "significance-ladder", "log_loss", {"alpha": 0.01}
-    ),
-    Advice(
-        "log_loss", 2000, "Sig-Ladder α=0.01", "significance-ladder", "log_loss", {"alpha": 0.01}
-    ),
-    Advice(
-        "log_loss", 5000, "Sig-Ladder α=0.01", "significance-ladder", "log_loss", {"alpha": 0.01}
-    ),
-    Advice(
-        "log_loss", 10000, "Sig-Ladder α=0.01", "significance-ladder", "log_loss", {"alpha": 0.01}
-    ),
-    Advice("squared", 500, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
+    Advice("log_loss", 2000, "BayesBoot", "bayes-boot-ladder", "log_loss", {"B": 100}),
+    Advice("log_loss", 5000, "PF Ladder", "parameter-free-ladder", "log_loss", {}),
+    Advice("log_loss", 10000, "LadderBoot b=10", "ladder-boot", "log_loss", {"b": 10}),
+    Advice("squared", 500, "Kaggle 1e-5", "full-disclosure", "squared", {}),
     Advice("squared", 1000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("squared", 2000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("squared", 5000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("squared", 10000, "LadderBoot b=100", "ladder-boot", "squared", {"b": 100}),
+    Advice("squared", 2000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
+    Advice("squared", 5000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
+    Advice("squared", 10000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
 )
 """``ladderboard advise`` at n = 500, 1000, 2000, 5000 and 10000 for each of
-its metrics (budget :data:`BUDGET`, 3 repetitions, seed 0)."""
+its metrics (budget :data:`BUDGET`, :data:`REPS` repetitions, seed 0)."""
 
 
 def advice_for(score: str, n: int) -> Advice | None:
@@ -110,7 +114,7 @@ def advice_for(score: str, n: int) -> Advice | None:
     ``None`` for a score the advisor does not measure.
 
     >>> advice_for("zero_one", 4200).label, advice_for("squared", 900).values(900)
-    ('Sig-Ladder α=0.01', {'precision': 0.0333})
+    ('BayesBootBoot b=100', {'precision': 0.0333})
     >>> advice_for("auc", 1000) is None
     True
     """

@@ -97,7 +97,7 @@
       count.textContent = "The public rows could not be counted here: see the advisor's table below.";
       return;
     }
-    const metric = advice.metrics[score.value] || "accuracy";
+    const metric = advice.metrics[score.value] || "zero_one";
     const row = nearest(metric, n);
     if (!row || !mechanism.querySelector(`option[value="${CSS.escape(row.mechanism)}"]`)) {
       count.textContent = `${n} public rows.`;
