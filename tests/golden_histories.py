@@ -32,10 +32,18 @@ def _hex(value) -> str:
     return "nan" if value is None or math.isnan(value) else float(value).hex()
 
 
-def _mechanism_params(name: str) -> dict:
+def _mechanism_params(name: str, n: int) -> dict:
+    # The Shaky Ladder's noise and step are given as its defaults were when
+    # the releases were recorded (0.5/√n and 1/√n for its n labels, computed
+    # as it computed them): the record checks structure, and a default chosen
+    # again later must not look like a changed release.
     return {
         "ladder": {"eta": 0.02},
-        "shaky-ladder": {"max_updates": 20},
+        "shaky-ladder": {
+            "max_updates": 20,
+            "noise_scale": 0.5 / math.sqrt(n),
+            "step": 1.0 / math.sqrt(n),
+        },
         "thresholdout": {"budget": 20},
     }.get(name, {})
 
@@ -53,7 +61,7 @@ def library_histories() -> dict[str, list]:
     for name, klass in sorted(MECHANISMS.items()):
         rng = np.random.default_rng(7)
         y = rng.integers(0, 2, N)
-        params = dict(_mechanism_params(name))
+        params = dict(_mechanism_params(name, N))
         if klass.input_kind == "losses":
             params["n"] = N
         else:
@@ -111,7 +119,7 @@ def store_histories(url: str) -> dict[str, dict]:
                 config = CompetitionConfig(
                     score=_score(klass),
                     mechanism=name,
-                    mechanism_params=_mechanism_params(name),
+                    mechanism_params=_mechanism_params(name, solution.n_public),
                     board=board,
                     ranks=2,
                     daily_quota=None,

@@ -72,7 +72,12 @@ def test_the_migration_writes_out_the_defaults_an_older_competition_ran_with(
 ):
     store = Competitions.open(database_url)
     try:
-        solution = _competition(store)
+        # Created under the defaults before 0008 (0.5/√n and 1/√n, whatever
+        # the defaults are now), then stored without them, as it was then.
+        root = math.sqrt(200)
+        _competition(store, params={"noise_scale": 0.5 / root, "step": 1.0 / root})
+        solution_n = store.competition("c").n_public
+        assert solution_n == 200
         config = store.competition("c").config.to_json()
         bare = {**config, "mechanism_params": {}}  # as stored before the defaults were kept
         downgrade(store.engine, "0007")
@@ -85,7 +90,6 @@ def test_the_migration_writes_out_the_defaults_an_older_competition_ran_with(
                 verify(Competitions(store.engine), "c")
         migrate(store.engine)
         params = Competitions(store.engine).competition("c").config.mechanism_params
-        root = math.sqrt(solution.n_public)
         assert params == {
             "noise_scale": 0.5 / root,
             "step": 1.0 / root,
