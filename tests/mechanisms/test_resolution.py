@@ -20,6 +20,7 @@ from ladderboard.mechanisms import (
     ParameterFreeLadder,
     ShakyLadder,
     SignificanceLadder,
+    shaky,
 )
 from ladderboard.mechanisms.shaky import snap_grid
 
@@ -80,7 +81,9 @@ def test_resolution_values_follow_the_papers():
     assert Ladder(eta=0.02).resolution == 0.02
     assert ParameterFreeLadder(n=4000).resolution == 1 / 4000
     assert SignificanceLadder(alpha=0.05, n=200).resolution == 1 / 200
-    assert ShakyLadder(n=4000, random_state=0).resolution == 1 / 64
+    # The default noise's power-of-two grid (Mironov 2012), at n = 4000.
+    default_noise = shaky.DEFAULT_NOISE_MULTIPLE / math.sqrt(4000)
+    assert ShakyLadder(n=4000, random_state=0).resolution == snap_grid(default_noise)
     assert ShakyLadder(noise_scale=0.1, random_state=0).resolution == snap_grid(0.1) == 0.125
     assert ShakyLadder(n=4000, snap=False, random_state=0).resolution is None
     assert LadderBoot(random_state=0).resolution is None
@@ -94,4 +97,5 @@ def test_resolution_waits_for_n_when_it_depends_on_it():
     assert [m.resolution for m in pending] == [None, None, None]
     for mechanism in pending:
         mechanism.submit(np.full(400, 0.5))
-    assert [m.resolution for m in pending] == [1 / 400, 1 / 400, 1 / 32]
+    grid = snap_grid(shaky.DEFAULT_NOISE_MULTIPLE / math.sqrt(400))
+    assert [m.resolution for m in pending] == [1 / 400, 1 / 400, grid]

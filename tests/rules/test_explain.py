@@ -52,7 +52,7 @@ def test_explain_decimals_of_common_steps():
 
 
 def test_explain_decimals_show_a_snapped_release_as_it_is():
-    grid = ShakyLadder(n=64, random_state=0).resolution
+    grid = ShakyLadder(noise_scale=0.0625, random_state=0).resolution
     assert grid == 1 / 16
     assert f"{0.1875:.{display_decimals(grid, 5)}f}" == "0.19"
 
