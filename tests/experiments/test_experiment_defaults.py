@@ -40,7 +40,9 @@ def test_report_states_both_defaults_and_the_table_behind_them(result):
     assert "The recommended default mechanism" in report
     assert f"**{overall.label}**" in report
     assert "The Shaky Ladder's default" in report and "`ShakyLadder()`" in report
-    header = "| setting | worst k | binding attack | excess gain | 95 % interval | k=10 | k=30 |"
+    header = (
+        "| setting | worst k | binding attack | excess gain | 95 % interval | top over k | k=10 |"
+    )
     assert header in report
     for label in table.index:
         assert f"| {label} |" in report

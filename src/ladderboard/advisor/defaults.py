@@ -52,9 +52,10 @@ def across_budgets(frame: Any, *, confidence: float = INTERVAL) -> Any:
     at each budget the binding attack is the one with the largest mean excess
     gain, with its ``confidence`` interval); the setting's *worst* budget is
     the one where that mean is largest. Columns: ``family``; ``worst_k``;
-    ``binding_attack``, ``excess_gain``, ``excess_se``, ``excess_low``
-    (the binding attack's at the worst budget); ``excess_high``, the highest
-    top of the binding attack's interval at any budget; ``complete``, whether
+    ``binding_attack``, ``excess_gain``, ``excess_se``, ``excess_low``,
+    ``worst_high`` (the binding attack's at the worst budget, with its
+    interval); ``excess_high``, the highest top of the binding attack's
+    interval at any budget; ``complete``, whether
     every budget has a measured excess gain; ``excess k=K`` and ``attack
     k=K`` for every budget; ``tau`` and
     ``share_released``, the means over every repetition at every budget (the
@@ -75,6 +76,9 @@ def across_budgets(frame: Any, *, confidence: float = INTERVAL) -> Any:
         row["worst_k"] = worst if worst is not None else math.nan
         for column in ("binding_attack", "excess_gain", "excess_se", "excess_low"):
             row[column] = per_k[worst].loc[label, column] if worst is not None else math.nan
+        row["worst_high"] = (
+            per_k[worst].loc[label, "excess_high"] if worst is not None else math.nan
+        )
         tops = [per_k[k].loc[label, "excess_high"] for k in known]
         tops = [t for t in tops if math.isfinite(t)]
         row["excess_high"] = max(tops) if tops else math.nan
