@@ -53,3 +53,32 @@ def submit(client: TestClient, token: str, content: bytes, slug: str = "demo", *
         headers=bearer(token) | kwargs.pop("headers", {}),
         **kwargs,
     )
+
+
+def assert_stored_once(database_url: str, acknowledged: dict, slug: str) -> None:
+    """Every acknowledged submission, as ``(team number, the team's own
+    submission number)`` of teams named ``team-N``, is stored exactly once,
+    nothing else is, and ``verify`` replays the competition's boards."""
+    from sqlalchemy import func, select
+    from sqlalchemy.orm import Session
+
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.audit import verify
+    from ladderboard.store import SubmissionRow, TeamRow
+
+    store = Competitions.open(database_url, create_schema=False)
+    try:
+        with Session(store.engine) as session:
+            names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
+            stored = sorted(
+                (int(names[team].removeprefix("team-")), number)
+                for team, number in session.execute(
+                    select(SubmissionRow.team_id, SubmissionRow.number)
+                )
+            )
+            count = session.scalar(select(func.count()).select_from(SubmissionRow))
+        assert stored == sorted(acknowledged.values())
+        assert count == len(acknowledged)
+        assert verify(store, slug).submissions == len(acknowledged)
+    finally:
+        store.dispose()

@@ -9,15 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from server_helpers import assert_stored_once
 
 from ladderboard.client import Client
-from ladderboard.engine import Competitions
-from ladderboard.engine.audit import verify
 from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
-from ladderboard.store import SubmissionRow, TeamRow
 
 pytestmark = pytest.mark.slow
 
@@ -69,17 +65,4 @@ def test_concurrent_clients_each_submission_stored_exactly_once(database_url):
                 future.result()
 
     assert sorted(acknowledged) == list(range(REQUESTS))
-    store = Competitions.open(database_url, create_schema=False)
-    try:
-        with Session(store.engine) as session:
-            names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
-            stored = sorted(
-                (int(names[team].removeprefix("team-")), number)
-                for team, number in session.execute(
-                    select(SubmissionRow.team_id, SubmissionRow.number)
-                )
-            )
-        assert stored == sorted(acknowledged.values())
-        assert verify(store, "load").submissions == REQUESTS
-    finally:
-        store.engine.dispose()
+    assert_stored_once(database_url, acknowledged, "load")

@@ -19,15 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from server_helpers import assert_stored_once
 
 from ladderboard.client import Client, ServerError
-from ladderboard.engine import Competitions
-from ladderboard.engine.audit import verify
 from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
-from ladderboard.store import SubmissionRow, TeamRow
 
 pytestmark = pytest.mark.slow  # each test starts two servers
 
@@ -127,25 +123,6 @@ def test_two_servers_share_quotas_duplicates_caches_and_rate_limits(database_url
         assert answered < 2 * RATE_LIMIT
 
 
-def _stored_once(database_url: str, acknowledged: dict[int, tuple[int, int]], slug: str) -> None:
-    store = Competitions.open(database_url, create_schema=False)
-    try:
-        with Session(store.engine) as session:
-            names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
-            stored = sorted(
-                (int(names[team].removeprefix("team-")), number)
-                for team, number in session.execute(
-                    select(SubmissionRow.team_id, SubmissionRow.number)
-                )
-            )
-            count = session.scalar(select(func.count()).select_from(SubmissionRow))
-        assert stored == sorted(acknowledged.values())
-        assert count == len(acknowledged)
-        assert verify(store, slug).submissions == len(acknowledged)
-    finally:
-        store.dispose()
-
-
 @pytest.mark.parametrize("kill", [False, True], ids=["both-up", "one-killed"])
 def test_concurrent_clients_across_two_servers_each_stored_once(database_url, solution, kill):
     """Clients spread their submissions over both servers; with ``kill`` one
@@ -203,4 +180,4 @@ def test_concurrent_clients_across_two_servers_each_stored_once(database_url, so
         if kill:
             a.start()  # the killed server comes back and shows the same board
             assert Client(a.url, a.admin_token, retries=0).leaderboard("load") == board
-    _stored_once(database_url, acknowledged, "load")
+    assert_stored_once(database_url, acknowledged, "load")
