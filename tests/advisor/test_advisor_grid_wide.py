@@ -34,7 +34,8 @@ def test_the_wide_grid_reaches_the_theory_ratio_at_every_noise():
 def test_the_wide_grid_is_opt_in_and_keeps_the_default():
     narrow = [s.label for s in default_grid(RULE, families=["shaky-ladder"])]
     wide = [s.label for s in default_grid(RULE, families=["shaky-ladder"], wide_k=1000)]
-    assert len(narrow) == 8 and len(wide) == 35 == len(set(wide))
+    assert len(narrow) == 9 and len(wide) == 35 == len(set(wide))
+    assert shaky_default_label() in narrow
     assert shaky_default_label() in wide
     assert "Shaky σ=1 λ=45.2" in wide
     assert advise_command(n=10, k=5, score="zero_one", reps=1, seed=0, wide=True).endswith(

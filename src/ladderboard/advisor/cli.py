@@ -112,7 +112,7 @@ def advise(
         typer.Option(
             "--wide",
             help="Compare 35 Shaky Ladder settings (noise 0.25-3/√n, step-to-noise ratios "
-            "up to the analysis's 4 log(4k/β), Hardt 2017 eq. 2) instead of the default 8.",
+            "up to the analysis's 4 log(4k/β), Hardt 2017 eq. 2) instead of the default 9.",
         ),
     ] = False,
     max_reps: Annotated[

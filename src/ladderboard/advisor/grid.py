@@ -53,6 +53,7 @@ KAGGLE_LABEL = "Kaggle 1e-5"
 """Full disclosure with five decimals: the reference for honest-team utility."""
 
 SHAKY_MULTIPLES = (
+    (0.25, 0.25),
     (0.25, 0.5),
     (0.5, 1.0),
     (1.0, 1.0),
@@ -296,7 +297,7 @@ def default_grid(
     []
     >>> len(default_grid(scoring_rule("zero_one"))), shaky_default_label() in {
     ...     s.label for s in default_grid(scoring_rule("zero_one"))}
-    (22, True)
+    (23, True)
     """
     from ladderboard.mechanisms import FullDisclosure, ParameterFreeLadder
 
@@ -355,7 +356,7 @@ def shaky_default_label() -> str:
     noise and step, in units of ``1/√n``.
 
     >>> shaky_default_label()
-    'Shaky σ=0.5 λ=1'
+    'Shaky σ=0.25 λ=0.25'
     """
     from ladderboard.mechanisms.shaky import DEFAULT_NOISE_MULTIPLE, DEFAULT_STEP_MULTIPLE
 

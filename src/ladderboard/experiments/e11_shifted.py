@@ -15,7 +15,7 @@ boards, with a budget of ``k`` submissions, the final one included:
   ladder; Blum & Hardt 2015, Fig. 1);
 * the parameter-free Ladder (Blum & Hardt 2015, Fig. 2), which "only reveals
   more feedback than the Ladder algorithm" (Hardt 2017, Sec. 4);
-* the Shaky Ladder at the library's default (noise ``0.5/√n``, step ``1/√n``)
+* the Shaky Ladder at the library's default (noise and step ``0.25/√n``)
   and at the paper's analysis setting at ``n`` and ``k`` (eq. 2, β = 0.05).
 
 Per repetition and board: the gap (true minus released 0/1 loss of the final

@@ -21,8 +21,8 @@ each arm:
   (0.04 and 0.01 at the paper's ``n = 10,000``; 0.4 and 0.1 here);
 * ``PF Ladder``: the parameter-free Ladder (Blum & Hardt 2015, Fig. 2), the
   guard's default;
-* ``Shaky Ladder``: the Shaky Ladder's default (Hardt 2017; noise ``0.5/√n``,
-  step ``1/√n``).
+* ``Shaky Ladder``: the Shaky Ladder's default (Hardt 2017; noise and step
+  ``0.25/√n``).
 
 Every arm sees the same split and the same candidates in the same order. Per
 repetition and arm: the released validation accuracy of the chosen model,
