@@ -11,7 +11,11 @@ meet it, the one whose protection is best established (the lowest top of the
 preselects it until a solution file says the holdout's size, and
 ``ladderboard advise`` names it beside its own pick for an organiser's size
 and budget. The measurements behind it are in the ``defaults`` experiment's
-report (``command``).
+report (``command``; 20 repetitions of 49 settings): eleven settings meet the
+rule, and LadderBoot with ``b = 10`` is the surest of them, its worst excess
+gain -0.0005 with 95 % intervals reaching +0.004 and honest teams' tau 0.009
+below full disclosure's, where the Kaggle board concedes 0.37 to the majority
+attack at 10 000 submissions.
 """
 
 from __future__ import annotations
