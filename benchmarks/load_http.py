@@ -65,7 +65,7 @@ from ladderboard.engine.audit import verify
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.local import LocalServer
-from ladderboard.store import SubmissionRow, scratch_postgres_database
+from ladderboard.store import SubmissionRow, TeamRow, scratch_postgres_database
 
 SLUG = "load"
 WARM = 2  # submissions of each one-client phase and engine batch not counted
@@ -225,18 +225,17 @@ def run_phase(
 ) -> Phase:
     """Send ``requests`` from ``processes`` client processes of ``threads``
     threads each (request i goes to process i % processes)."""
-    assert server._process is not None
     shares = [requests[i::processes] for i in range(processes)]
     ready = context.Barrier(processes + 1)
     with context.Pool(processes, initializer=_started, initargs=(ready,)) as pool:
         ready.wait()  # every client process is up before the clock starts
         deadline = time.time() + seconds
-        cpu_before, start = server_cpu(server._process.pid), time.perf_counter()
+        cpu_before, start = server_cpu(server.pid), time.perf_counter()
         outcomes = pool.starmap(
             _client_process, [(server.url, share, threads, deadline) for share in shares]
         )
         elapsed = time.perf_counter() - start
-        cpu_after = server_cpu(server._process.pid)
+        cpu_after = server_cpu(server.pid)
     return Phase(
         latencies=[x for o in outcomes for x in o.latencies],
         acknowledged={k: v for o in outcomes for k, v in o.acknowledged.items()},
@@ -254,8 +253,6 @@ def check_stored_once(url: str, acknowledged: dict[str, tuple[str, int]]) -> int
     store = Competitions.open(url, create_schema=False)
     try:
         report = verify(store, SLUG)
-        from ladderboard.store import TeamRow
-
         with Session(store.engine) as session:
             names = dict(session.execute(select(TeamRow.id, TeamRow.name)).all())
             stored = sorted(

@@ -81,6 +81,14 @@ class LocalServer:
             raise RuntimeError("the server is not started")
         return f"http://{self.host}:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        """The server's main process (uvicorn's supervisor when there are
+        several workers, whose processes are its children)."""
+        if self._process is None:
+            raise RuntimeError("the server is not started")
+        return self._process.pid
+
     def start(self) -> LocalServer:
         migrate_store(self.database_url)
         self.port = free_port(self.host)
