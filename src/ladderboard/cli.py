@@ -18,7 +18,7 @@ from ladderboard.experiments.cli import experiment_app
 from ladderboard.replay.cli import register as register_replay
 from ladderboard.scores_cli import register as register_scores
 from ladderboard.simulation.cli import register as register_simulation
-from ladderboard.terminal import JsonOption, print_json
+from ladderboard.terminal import JsonOption, print_json, print_table, progress
 
 if TYPE_CHECKING:
     from ladderboard.engine import StoreUnavailable
@@ -89,7 +89,6 @@ def demo(
     competition stays open for you to join.
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
-    from ladderboard.terminal import print_table, progress
 
     console = Console()
 
@@ -165,8 +164,6 @@ def verify(
         store = Competitions.open(db, create_schema=False)
     except StoreUnavailable as exc:
         raise _store_problem(exc) from None
-    from ladderboard.terminal import progress
-
     try:
         with progress(f"verifying {slug}") as advance:
             report = run_verify(store, slug, key_hex=key, progress=advance)

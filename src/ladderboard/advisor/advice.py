@@ -49,6 +49,7 @@ __all__ = [
     "recommend",
     "reps_for",
     "summarise",
+    "surest",
 ]
 
 UTILITY_MEASURES = ("tau", "share_released", "median_delay", "n_improvements")
@@ -386,9 +387,17 @@ def recommend(
     good = pool.loc[[s for s in pool.index if s in ok]]
     if good.empty:
         return str(pool.tau.idxmax())
-    top = good.excess_high if "excess_high" in good else good.excess_gain
-    top = top.where(top.notna(), good.excess_gain)
-    ranked = good.assign(_top=top, _neg_tau=-good.tau).sort_values(
+    return surest(good)
+
+
+def surest(table: Any) -> str:
+    """The setting of ``table`` whose binding excess gain has the lowest top
+    of its interval (``excess_high``, or the mean ``excess_gain`` where there
+    is no interval); ties go to the higher ``tau``. The advisor's rule and the
+    defaults' rule both rank by it."""
+    top = table.excess_high if "excess_high" in table else table.excess_gain
+    top = top.where(top.notna(), table.excess_gain)
+    ranked = table.assign(_top=top, _neg_tau=-table.tau).sort_values(
         ["_top", "_neg_tau"], kind="stable"
     )
     return str(ranked.index[0])

@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ladderboard.advisor.advice import INTERVAL, summarise
+from ladderboard.advisor.advice import INTERVAL, summarise, surest
 from ladderboard.advisor.grid import KAGGLE_LABEL
 
 __all__ = [
@@ -74,11 +74,14 @@ def across_budgets(frame: Any, *, confidence: float = INTERVAL) -> Any:
         known = [k for k in budgets if math.isfinite(per_k[k].loc[label, "excess_gain"])]
         worst = max(known, key=lambda k: per_k[k].loc[label, "excess_gain"]) if known else None
         row["worst_k"] = worst if worst is not None else math.nan
-        for column in ("binding_attack", "excess_gain", "excess_se", "excess_low"):
-            row[column] = per_k[worst].loc[label, column] if worst is not None else math.nan
-        row["worst_high"] = (
-            per_k[worst].loc[label, "excess_high"] if worst is not None else math.nan
-        )
+        for column, source in (
+            ("binding_attack", "binding_attack"),
+            ("excess_gain", "excess_gain"),
+            ("excess_se", "excess_se"),
+            ("excess_low", "excess_low"),
+            ("worst_high", "excess_high"),
+        ):
+            row[column] = per_k[worst].loc[label, source] if worst is not None else math.nan
         tops = [per_k[k].loc[label, "excess_high"] for k in known]
         tops = [t for t in tops if math.isfinite(t)]
         row["excess_high"] = max(tops) if tops else math.nan
@@ -174,11 +177,7 @@ def default_choice(
     complete = useful.complete if "complete" in useful else True
     passing = useful[(useful.excess_gain <= bound) & complete]
     if not passing.empty:
-        surest = passing.excess_high.where(passing.excess_high.notna(), passing.excess_gain)
-        ranked = passing.assign(_top=surest, _neg_tau=-passing.tau).sort_values(
-            ["_top", "_neg_tau"], kind="stable"
-        )
-        label = str(ranked.index[0])
+        label = surest(passing)
     elif not useful.empty:
         ranked = useful.assign(_neg_tau=-useful.tau).sort_values(
             ["excess_gain", "_neg_tau"], kind="stable"

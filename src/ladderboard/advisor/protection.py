@@ -455,8 +455,7 @@ def _true_risk(name: str, rule: ScoringRule, data: AttackData, record: _Recorder
         coin = _shifted_true(data)
         return lambda prediction: coin + float(np.sum(prediction[easy] != y_easy)) / data.n
     if name == "step-forward":
-        y_final = data.regression.y_final
-        return lambda prediction: float(np.mean((y_final - prediction[data.n :]) ** 2))
+        return lambda prediction: _squared_true(data, prediction[data.n :])
     if name == "Freedman":
         d = data.regression
         width = np.arange(d.X_train.shape[1])
@@ -471,7 +470,7 @@ def _true_risk(name: str, rule: ScoringRule, data: AttackData, record: _Recorder
 
 
 def _starting_vectors(
-    name: str, oracle: Any, data: AttackData, rule: ScoringRule
+    name: str, data: AttackData, rule: ScoringRule
 ) -> tuple[np.ndarray, np.ndarray]:
     """The two vectors whose random per-row mixes are the non-adaptive
     submissions paired with a classification attack (see :func:`attack_measures`)."""
@@ -551,7 +550,7 @@ def _non_adaptive(
             guess[easy] = y_public[easy]
             oracle.submit(guess)
         return
-    first, second = _starting_vectors(name, oracle, data, rule)
+    first, second = _starting_vectors(name, data, rule)
     for _ in range(count):
         oracle.submit(np.where(rng.integers(0, 2, size=first.size) == 1, first, second))
 

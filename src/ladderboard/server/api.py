@@ -759,7 +759,7 @@ def leaderboard(
     envelope = LeaderboardOut(
         slug=competition.slug,
         board=board,
-        closed=competitions.competition(competition.slug).is_closed(),
+        closed=competition.is_closed(),
         rows=[],
     ).model_dump_json()
     body = envelope[:-3].encode() + request.app.state.board_json.rows(rows) + b"}"
