@@ -297,3 +297,27 @@ def test_holdout_state_names_the_clip_it_ran_with_and_reads_older_states():
     again = GuardedHoldout.from_state(older)
     x = probabilities(0.8, 7)
     assert again.score(x) == kaggle.score(x)
+
+
+def test_holdout_training_estimate_uses_the_validation_losses_clip():
+    """The training estimate of a log loss is the same loss, clipped as the
+    validation rows' are: at the default clip a training prediction of exactly
+    0 or 1 would cost 34.5 nats, outside the rescaled mechanism's range."""
+
+    class Model:
+        def __init__(self, p):
+            self.p = p
+
+        def predict_proba(self, X):
+            p = self.p[: len(X)]
+            return np.column_stack([1 - p, p])
+
+    p = np.where(Y == 1, 1.0, 0.3)  # sure, and right, wherever the label is 1
+    guard = GuardedHoldout(
+        Y, score="log_loss", mechanism="thresholdout", mechanism_params={"budget": 5},
+        random_state=1,
+    )  # fmt: skip
+    X = np.zeros((N, 1))
+    guard.score_estimator(Model(p), X, X_train=X, y_train=Y)
+    expected = float(get_loss("log_loss", clip=(0.01, 0.99))(Y, p).mean())
+    assert guard.history[0].train_score == pytest.approx(expected)

@@ -321,7 +321,8 @@ class GuardedHoldout:
                     f"X_train and y_train give a training estimate, which "
                     f"{type(self._mechanism).__name__} does not take"
                 )
-            train_losses = LOSSES[self._score_name](
+            # The same loss, with the same parameters (the clip), as the validation rows'.
+            train_losses = get_loss(self._score_name, **self._score_params)(
                 y_train, self._predict(estimator, X_train, method)
             )
             train_score = float(np.mean(train_losses))
