@@ -9,6 +9,13 @@ mechanism's row with ``SELECT … FOR UPDATE``. Reads go through
 ``BEGIN``: a consistent snapshot of the database (WAL) that takes no lock, so
 a board page or an audit never holds a submission up. Nothing above this
 module needs to know which database it talks to.
+
+A SQLite writer that finds the write lock taken waits in SQLite's busy
+handler, which sleeps and polls (1 ms, then 2, 5, 10 … up to 100 ms a
+try): under load the lock would stand free while the next writer sleeps,
+and writers would not go in the order they came. So writers first take
+their turn (:func:`writer_turn`): the threads of a process on a lock of
+their own, and processes on the host on a lock file beside the database.
 """
 
 from __future__ import annotations
@@ -16,11 +23,17 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import threading
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: there, SQLite's own lock alone
+    fcntl = None  # type: ignore[assignment]
 
 from alembic import command
 from alembic.config import Config
@@ -40,6 +53,7 @@ __all__ = [
     "require_schema",
     "schema_revisions",
     "scratch_postgres_database",
+    "writer_turn",
 ]
 
 DEFAULT_URL = "sqlite:///ladderboard.db"
@@ -212,6 +226,73 @@ def _ping_idle_connections(engine: Engine) -> None:
             engine.dialect.do_ping(dbapi_connection)
         except Exception as exc:  # the pool replaces the connection and tries again
             raise DisconnectionError(f"an idle pooled connection was dead: {exc}") from exc
+
+
+class _WriterTurn:
+    """The turn of the writers of one SQLite file: a thread lock for this
+    process's threads, and an exclusive ``flock`` on ``<file>-writer`` for
+    the other processes (uvicorn's workers, a command run beside the
+    server), which the kernel hands on the moment it is released, and
+    releases if its holder dies. Re-entrant within a thread."""
+
+    def __init__(self, path: str) -> None:
+        self._path = f"{path}-writer"
+        self._threads = threading.RLock()
+        self._depth = 0
+        self._file: Any = None
+        self._pid = 0
+
+    def _locked_file(self) -> Any:
+        # A file opened before a fork is shared with the child, and so is its
+        # lock: each process opens its own.
+        if self._file is None or self._pid != os.getpid():
+            self._file = open(self._path, "a+b")  # noqa: SIM115 - kept open for the process
+            self._pid = os.getpid()
+        return self._file
+
+    def __enter__(self) -> None:
+        self._threads.acquire()
+        if self._depth == 0 and fcntl is not None:
+            try:
+                fcntl.flock(self._locked_file(), fcntl.LOCK_EX)
+            except OSError:  # no lock file here (a read-only folder): SQLite's lock alone
+                pass
+            except BaseException:
+                self._threads.release()
+                raise
+        self._depth += 1
+
+    def __exit__(self, *_exc: object) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0 and self._file is not None and self._pid == os.getpid():
+                fcntl.flock(self._file, fcntl.LOCK_UN)
+        finally:
+            self._threads.release()
+
+
+_WRITER_TURNS: dict[str, _WriterTurn] = {}
+_WRITER_TURNS_GUARD = threading.Lock()
+
+
+def writer_turn(engine: Engine) -> contextlib.AbstractContextManager[Any]:
+    """Hold this around a write transaction on ``engine``: on a SQLite file,
+    writers (of this process, through any engine on that file: submissions,
+    rate limits, sign-ins; and of other processes on this host) take their
+    turns here, each woken the moment the one before it is done, rather than
+    in SQLite's sleeping busy handler. On PostgreSQL, whose writers queue on
+    row locks, it does nothing. It is re-entrant: a thread's nested write
+    never waits for itself."""
+    path = engine.url.database
+    if engine.dialect.name != "sqlite" or path in (None, "", ":memory:"):
+        return contextlib.nullcontext()
+    turn = _WRITER_TURNS.get(path)
+    if turn is None:
+        with _WRITER_TURNS_GUARD:  # one turn per file, however its path is written
+            real = os.path.realpath(path)
+            turn = _WRITER_TURNS.get(real) or _WriterTurn(real)
+            _WRITER_TURNS[path] = _WRITER_TURNS[real] = turn
+    return turn
 
 
 def _serialise_sqlite(engine: Engine, synchronous: str) -> None:

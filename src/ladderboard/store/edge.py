@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from ladderboard.store.database import make_engine
+from ladderboard.store.database import make_engine, read_only, writer_turn
 from ladderboard.store.models import (
     OrganiserSessionRow,
     RateLimitRow,
@@ -125,7 +125,7 @@ class RateLimits:
             "burst": burst,
             "first": now + interval,
         }
-        with self.engine.begin() as connection:
+        with writer_turn(self.engine), self.engine.begin() as connection:
             tat, allowed = connection.execute(self._statement, params).one()
             if now - self._purged > PURGE_EVERY_SECONDS:
                 self._purged = now
@@ -140,7 +140,9 @@ class RateLimits:
             return 0
         interval = 60.0 / per_minute
         now = self._clock()
-        with self.engine.connect() as connection:
+        # A read: on SQLite it must not take the write lock (a writer's
+        # ``BEGIN IMMEDIATE``), or every request would queue for it twice.
+        with read_only(self.engine).connect() as connection:
             tat = connection.execute(select(_LIMITS.c.tat).where(_LIMITS.c.key == key)).scalar()
         if tat is None or max(tat, now) + interval - now <= per_minute * interval:
             return 0
@@ -169,7 +171,7 @@ class OrganiserSessions:
         sessions are deleted meanwhile."""
         cookie = secrets.token_urlsafe(32)
         now = self._clock()
-        with self._engine.begin() as connection:
+        with writer_turn(self._engine), self._engine.begin() as connection:
             connection.execute(
                 delete(OrganiserSessionRow).where(OrganiserSessionRow.expires_at <= now)
             )
@@ -197,7 +199,7 @@ class OrganiserSessions:
 
     def close(self, cookie: str) -> None:
         """Revoke the session of ``cookie`` (nothing if there is none)."""
-        with self._engine.begin() as connection:
+        with writer_turn(self._engine), self._engine.begin() as connection:
             connection.execute(
                 delete(OrganiserSessionRow).where(
                     OrganiserSessionRow.sha256 == self._digest(cookie)
@@ -224,7 +226,7 @@ class TeamSessions:
         stored); expired sessions are deleted meanwhile."""
         cookie = secrets.token_urlsafe(32)
         now = self._clock()
-        with self._engine.begin() as connection:
+        with writer_turn(self._engine), self._engine.begin() as connection:
             connection.execute(delete(TeamSessionRow).where(TeamSessionRow.expires_at <= now))
             connection.execute(
                 table_of(TeamSessionRow)
@@ -258,7 +260,7 @@ class TeamSessions:
 
     def close(self, cookie: str) -> None:
         """Revoke the session of ``cookie`` (nothing if there is none)."""
-        with self._engine.begin() as connection:
+        with writer_turn(self._engine), self._engine.begin() as connection:
             connection.execute(
                 delete(TeamSessionRow).where(TeamSessionRow.sha256 == self._digest(cookie))
             )
