@@ -51,11 +51,12 @@ from ladderboard.files.submission import (
     submission_sha256,
 )
 from ladderboard.mechanisms import MECHANISMS
-from ladderboard.rules.boards import Record, by_team, team_standing
+from ladderboard.rules.boards import Record, by_team, same_score, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
 from ladderboard.store import statements
+from ladderboard.store.database import writer_turn
 
 __all__ = ["Submitter", "Target"]
 
@@ -157,9 +158,55 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
         raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
 
 
-def _stand(connection: Connection, target: Target) -> None:
-    """Write the team's standing on the public board from its submissions,
-    the one just stored included, by the rule the whole board is built by."""
+def _stand(
+    connection: Connection,
+    target: Target,
+    release: tuple[int, datetime, float, int],
+) -> None:
+    """Write the team's standing on the public board after its submission
+    ``release`` (``(id, created_at, public_score, number)``, just stored),
+    by the rule the whole board is built by
+    (:func:`~ladderboard.rules.boards.team_standing`), from the standing
+    before it: the team's score is its latest release when each release
+    states the current best, its best release otherwise, and the submission
+    that gives it is the first to have reached it. Reads one row, and at
+    most one more, rather than the team's whole history, when the submission
+    is the team's latest in time (as it is unless clocks disagree)."""
+    ident, created, score, number = release
+    previous = statements.standing(connection, target.team_id)
+    if math.isnan(score) or (previous is not None and created < aware(previous.last_submission_at)):
+        # NaN matches no row in SQL, and a submission stamped before the
+        # team's latest (a worker's clock behind another's) is not the last
+        # in the board's order: apply the rule to the whole history.
+        _stand_from_history(connection, target)
+        return
+    reached = (ident, created, number)
+    if previous is not None:
+        kept = (previous.submission_id, previous.submission_at, previous.submission_number)
+        if MECHANISMS[target.config.mechanism].release_is_current_best:
+            if same_score(score, previous.score):
+                reached = kept
+            else:  # an earlier submission may have released this score before
+                reached = tuple(statements.first_release(connection, target.team_id, score))
+        elif not target.scoring.direction.key(score) < target.scoring.direction.key(
+            previous.score
+        ):  # the best release stays (a later one wins no tie)
+            score, reached = previous.score, kept
+    statements.store_standing(
+        connection,
+        target.competition_id,
+        target.team_id,
+        score=score,
+        entries=1 if previous is None else previous.entries + 1,
+        last_submission_at=created,
+        submission_id=reached[0],
+        submission_number=reached[2],
+        submission_at=reached[1],
+    )
+
+
+def _stand_from_history(connection: Connection, target: Target) -> None:
+    """:func:`_stand` by the rule applied to all the team's releases."""
     rows = statements.team_releases(connection, target.team_id)
     records = [Record(ident, "", created, score, score) for ident, created, score, _ in rows]
     (ordered,) = by_team(records).values()
@@ -263,7 +310,7 @@ class Submitter:
         except SubmissionError as exc:
             self._reject(slug, team, target, now, exc, data)
             raise
-        with self.engine.begin() as connection:
+        with writer_turn(self.engine), self.engine.begin() as connection:
             locked = self._lock(connection, slug, target)
             _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
             _refuse_if_disabled(team, locked.disabled_at)
@@ -288,7 +335,7 @@ class Submitter:
                     "a resubmission is not scored again and uses no quota"
                 )
             step = self._advance(connection, target, locked, scored.public_input)
-            statements.store_submission(
+            submission_id = statements.store_submission(
                 connection,
                 state_id=locked.id,
                 state=step.state,
@@ -310,7 +357,7 @@ class Submitter:
                 private_score=scored.private,
                 selected=False,
             )
-            _stand(connection, target)
+            _stand(connection, target, (submission_id, now, step.score, total + 1))
             statements.bump_board_version(connection, target.competition_id)
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
@@ -404,7 +451,7 @@ class Submitter:
         competition is closed or the cap reached (then say that instead).
         The count and the insert hold the lock a valid file takes (the
         board's mechanism row), so concurrent bad files cannot pass the cap."""
-        with self.engine.begin() as connection:
+        with writer_turn(self.engine), self.engine.begin() as connection:
             locked = self._lock(connection, slug, target)
             _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
             _refuse_if_disabled(team, locked.disabled_at)

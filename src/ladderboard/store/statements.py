@@ -40,15 +40,18 @@ __all__ = [
     "TARGET",
     "TEAM_COUNTS",
     "TEAM_RELEASES",
+    "TEAM_STANDING",
     "UPDATE_STANDING",
     "UPDATE_STATE",
     "admission",
     "bump_board_version",
     "count_params",
     "counts",
+    "first_release",
     "invalid_files",
     "lock_state",
     "released_before",
+    "standing",
     "store_rejection",
     "store_standing",
     "store_submission",
@@ -171,6 +174,23 @@ TEAM_RELEASES = select(
     _SUBMISSIONS.c.public_score,
     _SUBMISSIONS.c.number,
 ).where(_SUBMISSIONS.c.team_id == bindparam("team"))
+TEAM_STANDING = select(
+    _STANDINGS.c.score,
+    _STANDINGS.c.entries,
+    _STANDINGS.c.submission_id,
+    _STANDINGS.c.submission_number,
+    _STANDINGS.c.submission_at,
+    _STANDINGS.c.last_submission_at,
+).where(_STANDINGS.c.team_id == bindparam("team"))
+FIRST_RELEASE = (
+    select(_SUBMISSIONS.c.id, _SUBMISSIONS.c.created_at, _SUBMISSIONS.c.number)
+    .where(
+        _SUBMISSIONS.c.team_id == bindparam("team"),
+        _SUBMISSIONS.c.public_score == bindparam("score"),
+    )
+    .order_by(_SUBMISSIONS.c.created_at, _SUBMISSIONS.c.id)
+    .limit(1)
+)
 _STANDING_VALUES = {
     name: bindparam(name, type_=_STANDINGS.c[name].type)
     for name in (
@@ -327,6 +347,19 @@ def store_rejection(connection: Any, **values: Any) -> None:
 def team_releases(connection: Any, team_id: int) -> list[Any]:
     """``(id, created_at, public_score, number)`` of each of the team's submissions."""
     return list(connection.execute(TEAM_RELEASES, {"team": team_id}).all())
+
+
+def standing(connection: Any, team_id: int) -> Any:
+    """The team's stored standing, ``(score, entries, submission_id,
+    submission_number, submission_at, last_submission_at)``, or ``None``
+    before its first submission."""
+    return connection.execute(TEAM_STANDING, {"team": team_id}).first()
+
+
+def first_release(connection: Any, team_id: int, score: float) -> Any:
+    """``(id, created_at, number)`` of the team's first submission released
+    at exactly ``score`` (not NaN), or ``None``."""
+    return connection.execute(FIRST_RELEASE, {"team": team_id, "score": score}).first()
 
 
 def store_standing(connection: Any, competition_id: int, team_id: int, **values: Any) -> None:
