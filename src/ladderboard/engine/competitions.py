@@ -88,6 +88,7 @@ from ladderboard.store import (
     statements,
 )
 from ladderboard.store.blobs import pack, unpack
+from ladderboard.store.database import writer_turn
 
 __all__ = [
     "DEFAULT_URL",
@@ -226,7 +227,11 @@ class Competitions:
 
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
-        with Session(self.engine, expire_on_commit=False) as session, session.begin():
+        with (
+            writer_turn(self.engine),
+            Session(self.engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
             yield session
 
     # ------------------------------------------------------------ organiser
@@ -359,8 +364,12 @@ class Competitions:
             return lookup.info(competition)
 
     def competition(self, slug: str) -> CompetitionInfo:
-        with Session(self.reader) as session:
-            return lookup.info(lookup.competition(session, slug))
+        lookup.refuse_impossible(slug)
+        with self.reader.connect() as connection:
+            row = queries.competition_info(connection, slug)
+        if row is None:
+            raise NotFound(f"no competition {slug!r}")
+        return lookup.info(row)
 
     def competitions(self) -> list[CompetitionInfo]:
         with Session(self.reader) as session:
@@ -387,11 +396,15 @@ class Competitions:
             self._decimals[key] = found
         return found
 
-    def explain(self, slug: str, team: str, result: SubmissionResult) -> str:
+    def explain(
+        self, slug: str, team: str, result: SubmissionResult, info: CompetitionInfo | None = None
+    ) -> str:
         """What happened to the team's public score, in words, from what the
         team already sees: its own released scores and its place on the
-        public board (never the mechanism's hidden state)."""
-        info = self.competition(slug)
+        public board (never the mechanism's hidden state). ``info``, the
+        competition as read before the submission, spares reading it again."""
+        if info is None or info.slug != slug:
+            info = self.competition(slug)
         config = info.config
         direction = config.scoring().direction
         previous = result.previous_score
@@ -670,12 +683,13 @@ class Competitions:
             return queries.token_hash_known(connection, token_hash)
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
-        with Session(self.reader) as session:
-            competition = lookup.competition(session, slug)
-            row = queries.team_by_token_hash(session, competition.id, token_hash)
-            if row is None:
-                raise NotFound("no team with this token in this competition")
-            return _team_info(row)
+        lookup.refuse_impossible(slug)
+        with self.reader.connect() as connection:
+            row = queries.team_with_token(connection, slug, token_hash)
+        if row is None:
+            self.competition(slug)  # NotFound names a missing competition
+            raise NotFound("no team with this token in this competition")
+        return _team_info(row)
 
     # ------------------------------------------------------------------ teams
     def submit(

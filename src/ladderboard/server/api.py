@@ -18,6 +18,7 @@ from typing import Annotated, Any, BinaryIO, Literal
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
+from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
@@ -36,14 +37,18 @@ from ladderboard.rules.text import (
     check_text,
 )
 from ladderboard.server.deps import (
+    BearerDep,
     CallerDep,
     Competition,
     CompetitionsDep,
     OrganiserDep,
     SettingsDep,
     TeamDep,
+    caller,
+    competition_of,
     hash_token,
     no_store,
+    team_of,
 )
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_forms import team_names
@@ -632,7 +637,31 @@ def submit_file(
     result = competitions.submit(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
-    return SubmissionCreated.of(result, competitions.explain(competition.slug, team.name, result))
+    explanation = competitions.explain(competition.slug, team.name, result, competition)
+    return SubmissionCreated.of(result, explanation)
+
+
+def admit_submission(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    credentials: HTTPAuthorizationCredentials | None,
+    slug: str,
+    idempotency_key: str | None,
+) -> tuple[TeamInfo, CompetitionInfo]:
+    """The calling team and its competition, once its submission is admitted.
+
+    The same dependencies as a team's other routes, in the same order
+    (:func:`~ladderboard.server.deps.caller`, then the competition, then the
+    team), but called here in one trip through the thread pool rather than
+    one each: on the busiest route, those trips cost more than the reads.
+    """
+    who = caller(request, settings, credentials)
+    competition = competition_of(competitions, slug)
+    team = team_of(competitions, who, competition)
+    check_submission_fields("", idempotency_key)
+    competitions.admit(competition.slug, team.name, idempotency_key)
+    return team, competition
 
 
 @router.post(
@@ -651,8 +680,8 @@ async def submit(
     request: Request,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    team: TeamDep,
-    competition: Competition,
+    credentials: BearerDep,
+    slug: str,
     idempotency_key: Annotated[
         str | None,
         Header(
@@ -662,11 +691,28 @@ async def submit(
         ),
     ] = None,
 ) -> SubmissionCreated:
+    # At most ``submission_slots`` submissions of this worker are under way;
+    # the others wait here, before their body is read (it waits in the
+    # socket), so that a burst costs neither memory nor CPU time shared
+    # among dozens of threads.
+    async with request.app.state.submission_slots:
+        return await _submit(request, competitions, settings, credentials, slug, idempotency_key)
+
+
+async def _submit(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    credentials: HTTPAuthorizationCredentials | None,
+    slug: str,
+    idempotency_key: str | None,
+) -> SubmissionCreated:
     # The body is read only here, after the token, the rate limit and every
     # refusal that needs no file: a team whose quota is spent cannot make the
     # server receive, decompress and parse its file.
-    check_submission_fields("", idempotency_key)
-    await run_in_threadpool(competitions.admit, competition.slug, team.name, idempotency_key)
+    team, competition = await run_in_threadpool(
+        admit_submission, request, competitions, settings, credentials, slug, idempotency_key
+    )
     try:
         form = await request.form(max_files=1, max_fields=4)
     except (ValueError, KeyError) as exc:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import anyio
 from fastapi import FastAPI
 
 from ladderboard import __version__
@@ -68,6 +69,7 @@ def create_app(
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.submission_slots = anyio.CapacityLimiter(settings.submission_slots)
     app.state.competitions = competitions
     app.state.board_json = BoardJson()
     install_error_handlers(app)

@@ -37,11 +37,13 @@ from ladderboard.server.errors import ApiError
 from ladderboard.server.settings import Settings
 
 __all__ = [
+    "BearerDep",
     "Caller",
     "authenticate",
     "caller",
     "check_failures",
     "client_address",
+    "competition_of",
     "failed_authentication",
     "get_competitions",
     "get_settings",
@@ -71,12 +73,18 @@ def no_store(response: Response) -> None:
     response.headers["Pragma"] = "no-cache"
 
 
-def get_competitions(request: Request) -> Competitions:
-    return request.app.state.competitions
+# These two are ``async`` so that FastAPI calls them on the event loop: a
+# plain ``def`` dependency costs a trip through the thread pool.
+async def get_competitions(request: Request) -> Competitions:
+    return _competitions(request)
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     return request.app.state.settings
+
+
+def _competitions(request: Request) -> Competitions:
+    return request.app.state.competitions
 
 
 CompetitionsDep = Annotated[Competitions, Depends(get_competitions)]
@@ -112,7 +120,7 @@ def _too_many(wait: int, text: str) -> ApiError:
 
 def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
     """Spend one request of ``key``, or refuse with 429 and ``Retry-After``."""
-    wait = get_competitions(request).rate_limits.take(key, per_minute=per_minute)
+    wait = _competitions(request).rate_limits.take(key, per_minute=per_minute)
     if wait:
         raise _too_many(wait, f"too many requests {whose}; at most {per_minute} a minute")
 
@@ -120,7 +128,7 @@ def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
 def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError | None:
     """The 429 for an address whose failed authentications are spent (after
     counting one more when ``spend_one``), or ``None``."""
-    limits = get_competitions(request).rate_limits
+    limits = _competitions(request).rate_limits
     count = limits.take if spend_one else limits.wait
     per_minute = settings.auth_failures_per_minute
     wait = count(f"auth-failures:{client_address(request)}", per_minute=per_minute)
@@ -189,10 +197,11 @@ def caller(
                 "from this address",
             )
         return Caller(None, False)
-    return authenticate(request, get_competitions(request), settings, credentials.credentials)
+    return authenticate(request, _competitions(request), settings, credentials.credentials)
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
+BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
 def _unauthorized(message: str) -> ApiError:

@@ -57,6 +57,14 @@ class Settings(BaseSettings):
     allow_self_registration : bool
         Whether anyone may register a team (and receive its token) without
         the organiser's token.
+    submission_slots : int
+        Submissions one worker process takes at once through the API; the
+        others wait, their files not yet read. Scoring is CPU work that
+        Python threads share one core for, so on a SQLite store one slot
+        per worker gives the most submissions a second and the most even
+        latency (more workers use more cores); on a PostgreSQL server
+        across a network, two or more slots overlap one submission's round
+        trips with another's work. ``benchmarks/load_http.py`` measures it.
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -69,6 +77,7 @@ class Settings(BaseSettings):
     organiser_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
     max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
     allow_self_registration: bool = False
+    submission_slots: int = Field(default=1, ge=1, le=1000)
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:

@@ -35,6 +35,7 @@ __all__ = [
     "competition_by_slug",
     "competition_file",
     "competition_files",
+    "competition_info",
     "competition_submissions",
     "competitions",
     "disabled_team_names",
@@ -49,11 +50,11 @@ __all__ = [
     "state_of",
     "submissions_with_team",
     "team_by_name",
-    "team_by_token_hash",
     "team_name_with_key",
     "team_names",
     "team_submissions",
     "team_summaries",
+    "team_with_token",
     "teams",
     "token_hash_known",
 ]
@@ -66,6 +67,30 @@ def ping(connection: Connection) -> None:
 # ------------------------------------------------------------ competitions
 def competition_by_slug(session: Session, slug: str) -> CompetitionRow | None:
     return session.scalars(select(CompetitionRow).where(CompetitionRow.slug == slug)).first()
+
+
+_INFO_COLUMNS = (
+    CompetitionRow.slug,
+    CompetitionRow.title,
+    CompetitionRow.description,
+    CompetitionRow.config,
+    CompetitionRow.created_at,
+    CompetitionRow.deadline,
+    CompetitionRow.closed_at,
+    CompetitionRow.n_public,
+    CompetitionRow.n_private,
+    CompetitionRow.commitment,
+    CompetitionRow.rules,
+    CompetitionRow.key_revealed_at,
+)
+
+
+def competition_info(connection: Connection, slug: str) -> Any:
+    """What :class:`~ladderboard.engine.views.CompetitionInfo` is built from
+    (a row with the model's attribute names), or ``None``: one Core query,
+    as every API request reads it."""
+    query = select(*_INFO_COLUMNS).where(CompetitionRow.slug == slug)
+    return connection.execute(query).first()
 
 
 def competitions(session: Session) -> list[CompetitionRow]:
@@ -153,12 +178,16 @@ def token_hash_known(connection: Connection, token_hash: str) -> bool:
     return found is not None
 
 
-def team_by_token_hash(session: Session, competition_id: int, token_hash: str) -> TeamRow | None:
-    return session.scalars(
-        select(TeamRow).where(
-            TeamRow.competition_id == competition_id, TeamRow.token_hash == token_hash
-        )
-    ).first()
+def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:
+    """``(id, name, created_at, disabled_at)`` of the team of competition
+    ``slug`` whose token has this hash, or ``None``: one query, as every
+    request a team makes asks it."""
+    query = (
+        select(TeamRow.id, TeamRow.name, TeamRow.created_at, TeamRow.disabled_at)
+        .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
+        .where(CompetitionRow.slug == slug, TeamRow.token_hash == token_hash)
+    )
+    return connection.execute(query).first()
 
 
 # ------------------------------------------------------------- submissions
