@@ -696,45 +696,34 @@ async def submit(
     # socket), so that a burst costs neither memory nor CPU time shared
     # among dozens of threads.
     async with request.app.state.submission_slots:
-        return await _submit(request, competitions, settings, credentials, slug, idempotency_key)
-
-
-async def _submit(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    credentials: HTTPAuthorizationCredentials | None,
-    slug: str,
-    idempotency_key: str | None,
-) -> SubmissionCreated:
-    # The body is read only here, after the token, the rate limit and every
-    # refusal that needs no file: a team whose quota is spent cannot make the
-    # server receive, decompress and parse its file.
-    team, competition = await run_in_threadpool(
-        admit_submission, request, competitions, settings, credentials, slug, idempotency_key
-    )
-    try:
-        form = await request.form(max_files=1, max_fields=4)
-    except (ValueError, KeyError) as exc:
-        raise invalid(f"the body must be a multipart form with a file: {exc}") from None
-    async with _closing(form):
-        upload = form.get("file")
-        if not isinstance(upload, StarletteUpload):
-            raise invalid("the form has no file field 'file'")
-        message = form.get("message", "")
-        if not isinstance(message, str):
-            raise invalid("the field 'message' must be text")
-        check_submission_fields(message, None)  # the key was checked before the admission
-        return await run_in_threadpool(
-            submit_file,
-            competitions,
-            settings,
-            team,
-            competition,
-            upload.file,
-            message,
-            idempotency_key,
+        # The body is read only here, after the token, the rate limit and every
+        # refusal that needs no file: a team whose quota is spent cannot make the
+        # server receive, decompress and parse its file.
+        team, competition = await run_in_threadpool(
+            admit_submission, request, competitions, settings, credentials, slug, idempotency_key
         )
+        try:
+            form = await request.form(max_files=1, max_fields=4)
+        except (ValueError, KeyError) as exc:
+            raise invalid(f"the body must be a multipart form with a file: {exc}") from None
+        async with _closing(form):
+            upload = form.get("file")
+            if not isinstance(upload, StarletteUpload):
+                raise invalid("the form has no file field 'file'")
+            message = form.get("message", "")
+            if not isinstance(message, str):
+                raise invalid("the field 'message' must be text")
+            check_submission_fields(message, None)  # the key was checked before the admission
+            return await run_in_threadpool(
+                submit_file,
+                competitions,
+                settings,
+                team,
+                competition,
+                upload.file,
+                message,
+                idempotency_key,
+            )
 
 
 @asynccontextmanager
