@@ -237,3 +237,38 @@ def test_a_page_and_the_api_answer_a_refusal_with_the_same_status():
     for exc in (too_large, SubmissionError("too_large", "the file is larger than the limit")):
         assert status_of(exc) == 413
         assert refusal(exc)[0] == 413
+
+
+def test_submitting_refuses_each_caller_as_every_team_route_does(client, solution):
+    """The submission route finds its caller in one read; its refusals are
+    those of the team routes that use the dependencies one by one (here the
+    team's own list), status, code and sentence, for every kind of caller
+    and a competition that exists or not."""
+    create(client, solution)
+    create(client, solution, slug="other")
+    own, elsewhere = add_team(client, "alpha"), add_team(client, "beta", slug="other")
+    callers = {
+        "nobody": {},
+        "basic": {"Authorization": f"Basic {ADMIN}"},
+        "unknown": bearer("not-a-token"),
+        "organiser": organiser(),
+        "another competition's team": bearer(elsewhere),
+        "this competition's team": bearer(own),
+    }
+    data = predictions(solution, 1)
+    for slug in ("demo", "nope"):
+        for who, headers in callers.items():
+            listed = client.get(f"/api/competitions/{slug}/submissions", headers=headers)
+            posted = client.post(
+                f"/api/competitions/{slug}/submissions",
+                files={"file": ("p.csv", data)},
+                headers=headers,
+            )
+            if listed.status_code == 200:
+                assert (slug, who, posted.status_code) == ("demo", "this competition's team", 201)
+                continue
+            assert (who, posted.status_code, posted.json()) == (
+                who,
+                listed.status_code,
+                listed.json(),
+            )

@@ -682,6 +682,24 @@ class Competitions:
         with self.reader.connect() as connection:
             return queries.token_hash_known(connection, token_hash)
 
+    def member(self, slug: str, token_hash: str) -> tuple[CompetitionInfo | None, TeamInfo | None]:
+        """The competition ``slug`` and its team with this token (SHA-256),
+        each ``None`` when there is none, in one read."""
+        lookup.refuse_impossible(slug)
+        with self.reader.connect() as connection:
+            row = queries.member(connection, slug, token_hash)
+        if row is None:
+            return None, None
+        team = None
+        if row.team_id is not None:
+            team = TeamInfo(
+                row.team_id,
+                row.team_name,
+                aware(row.team_created_at),
+                row.team_disabled_at is not None,
+            )
+        return lookup.info(row), team
+
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         lookup.refuse_impossible(slug)
         with self.reader.connect() as connection:

@@ -42,6 +42,7 @@ __all__ = [
     "duplicate_flags",
     "files_by_board",
     "files_in_order",
+    "member",
     "ping",
     "rejection_count",
     "rejections",
@@ -176,6 +177,28 @@ def token_hash_known(connection: Connection, token_hash: str) -> bool:
         select(TeamRow.id).where(TeamRow.token_hash == token_hash).limit(1)
     ).first()
     return found is not None
+
+
+def member(connection: Connection, slug: str, token_hash: str) -> Any:
+    """The competition ``slug`` (the columns of :func:`competition_info`)
+    with ``(team_id, team_name, team_created_at, team_disabled_at)`` of its
+    team whose token has this hash (``None`` each when it has none), or
+    ``None`` when there is no such competition: one query for a team's request."""
+    query = (
+        select(
+            *_INFO_COLUMNS,
+            TeamRow.id.label("team_id"),
+            TeamRow.name.label("team_name"),
+            TeamRow.created_at.label("team_created_at"),
+            TeamRow.disabled_at.label("team_disabled_at"),
+        )
+        .outerjoin(
+            TeamRow,
+            (TeamRow.competition_id == CompetitionRow.id) & (TeamRow.token_hash == token_hash),
+        )
+        .where(CompetitionRow.slug == slug)
+    )
+    return connection.execute(query).first()
 
 
 def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:
