@@ -80,7 +80,6 @@ def test_the_migration_writes_out_the_defaults_an_older_competition_ran_with(
         assert solution_n == 200
         config = store.competition("c").config.to_json()
         bare = {**config, "mechanism_params": {}}  # as stored before the defaults were kept
-        downgrade(store.engine, "0007")
         with Session(store.engine) as session, session.begin():
             session.execute(update(CompetitionRow).values(config=bare))
         with monkeypatch.context() as changed:
@@ -88,6 +87,7 @@ def test_the_migration_writes_out_the_defaults_an_older_competition_ran_with(
             # Without the values written out, a change of defaults breaks the audit.
             with pytest.raises(CompetitionError):
                 verify(Competitions(store.engine), "c")
+        downgrade(store.engine, "0007")  # the store as it was, then brought up to date
         migrate(store.engine)
         params = Competitions(store.engine).competition("c").config.mechanism_params
         assert params == {

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 
 from ladderboard.engine import instances, lookup
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound, TeamDisabled
+from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.performance import Caches
 from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.views import (
@@ -52,7 +53,6 @@ from ladderboard.rules.boards import (
     final_selection,
     private_board,
     public_board,
-    public_order,
     rank_entries,
     rank_standings,
     ranked,
@@ -624,7 +624,9 @@ class Competitions:
             elif not disabled:
                 team.disabled_at = None
             info = _team_info(team)
-            statements.bump_board_version(session.connection(), team.competition_id)
+            connection = session.connection()
+            version = statements.bump_board_version(connection, team.competition_id)
+            statements.stamp_standing(connection, team.id, version)
         self.caches.targets.pop((slug, name), None)
         return info
 
@@ -792,7 +794,7 @@ class Competitions:
                 raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
             for row in rows:
                 row.selected = row.number in chosen
-            statements.bump_board_version(session.connection(), competition.id)
+            statements.bump_board_version(session.connection(), competition.id, reset=True)
 
     def invalid_count(self, slug: str, team: str) -> int:
         with Session(self.reader) as session:
@@ -814,7 +816,7 @@ class Competitions:
             competition.closed_at = now
             self._finalise(session, competition, config)
             session.flush()
-            statements.bump_board_version(session.connection(), competition.id)
+            statements.bump_board_version(session.connection(), competition.id, reset=True)
             return lookup.info(competition)
 
     def publish(self, slug: str) -> CompetitionInfo:
@@ -838,7 +840,7 @@ class Competitions:
                 )
             competition.key_revealed_at = now
             session.flush()
-            statements.bump_board_version(session.connection(), competition.id)
+            statements.bump_board_version(session.connection(), competition.id, reset=True)
             return lookup.info(competition)
 
     @staticmethod
@@ -878,7 +880,9 @@ class Competitions:
         team, sorted here); either board is then kept in this process under
         the competition's board version, and handed out again while the store
         says the version is the same (one query, the competition's row, which
-        every call reads anyway). The tuple returned is the one kept: the same
+        every call reads anyway). A per-team public board kept at an older
+        version is patched with the standings changed since
+        (:mod:`~ladderboard.engine.kept_board`). The tuple returned is the one kept: the same
         object while the board stays the same, so that what a caller derives
         from it (a serialised response) may be kept by its identity."""
         if board not in ("public", "private"):
@@ -889,6 +893,8 @@ class Competitions:
             self._refuse_private(board, info, organiser)
             key = (competition.id, competition.commitment, board)
             version = competition.board_version
+            if board == "public" and info.config.board == "per-team":
+                return self._patched_public_board(session, competition, info, key)
             found = self.caches.boards.get(key, version)
             if found is None:
                 if board == "private":
@@ -897,6 +903,27 @@ class Competitions:
                     found = tuple(self._public_board(session, competition, info))
                 self.caches.boards.put(key, version, found)
         return found
+
+    def _patched_public_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo, key: Any
+    ) -> tuple[BoardRow, ...]:
+        """The public board of a per-team competition: the one kept here if it
+        is at the store's board version; else the one kept patched with the
+        standings changed since (:mod:`~ladderboard.engine.kept_board`),
+        unless a change that is not one of standings came between; else
+        built from every standing."""
+        version = competition.board_version
+        kept = self.caches.public_boards.get(key)
+        if kept is not None and kept.version == version:
+            return kept.rows
+        direction = info.config.scoring().direction
+        if kept is not None and competition.board_reset_version <= kept.version < version:
+            changed = queries.standings_since(session, competition.id, kept.version)
+            kept = kept.patched(version, changed, direction)
+        else:
+            kept = KeptBoard.build(version, queries.standings(session, competition.id), direction)
+        self.caches.public_boards.put(key, kept)
+        return kept.rows
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
         """The board rebuilt from every stored submission by the rules, as
@@ -945,28 +972,18 @@ class Competitions:
     def _public_board(
         self, session: Session, competition: CompetitionRow, info: CompetitionInfo
     ) -> list[BoardRow]:
-        """The public board from the stored standings: one row a team, and a
-        sort (the ranked entries of a per-rank board, with each team's count
-        and latest submission from its standing)."""
-        config = info.config
+        """The public board of a per-rank competition: its ranked entries,
+        with each team's count and latest submission from its standing."""
         rows = queries.standings(session, competition.id)
-        if config.board == "per-rank":
-            disabled = frozenset(queries.disabled_team_names(session, competition.id))
-            activity = {name: (entries, aware(last)) for name, _, entries, last, *_ in rows}
-            return ranked(
-                rank_entries(
-                    self._rank_entries(session, competition.id, disabled),
-                    queries.team_names(session, competition.id),
-                    activity,
-                )
+        disabled = frozenset(queries.disabled_team_names(session, competition.id))
+        activity = {name: (entries, aware(last)) for name, _, entries, last, *_ in rows}
+        return ranked(
+            rank_entries(
+                self._rank_entries(session, competition.id, disabled),
+                queries.team_names(session, competition.id),
+                activity,
             )
-        standings = [
-            (Standing(name, score, entries, aware(last), ident), reached_at)
-            for name, score, entries, last, ident, _, reached_at in rows
-        ]
-        numbers = {row[4]: row[5] for row in rows}
-        ordered = public_order(standings, direction=config.scoring().direction)
-        return _numbered(ordered, numbers)
+        )
 
     def _private_board(
         self, session: Session, competition: CompetitionRow, info: CompetitionInfo

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ladderboard.encoding import encode_array
+from ladderboard.engine.kept_board import KeptBoards
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
@@ -273,7 +274,8 @@ class Caches:
     """Everything the engine keeps in process, in one place: parsed solutions
     and configurations, the mechanisms last advanced here, the large arrays
     known to be stored, the targets of submissions (a competition's and a
-    team's rows, which never change) and the boards last built."""
+    team's rows, which never change) and the boards last built (the public
+    boards of per-team competitions to be patched)."""
 
     def __init__(self, mechanisms: int = 64, targets: int = 65536, boards: int = 64) -> None:
         self.solutions = SolutionCache()
@@ -282,3 +284,4 @@ class Caches:
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)
+        self.public_boards = KeptBoards(boards)

@@ -162,6 +162,7 @@ def _stand(
     connection: Connection,
     target: Target,
     release: tuple[int, datetime, float, int],
+    version: int,
 ) -> None:
     """Write the team's standing on the public board after its submission
     ``release`` (``(id, created_at, public_score, number)``, just stored),
@@ -171,14 +172,15 @@ def _stand(
     states the current best, its best release otherwise, and the submission
     that gives it is the first to have reached it. Reads one row, and at
     most one more, rather than the team's whole history, when the submission
-    is the team's latest in time (as it is unless clocks disagree)."""
+    is the team's latest in time (as it is unless clocks disagree). The
+    standing is stamped with the board ``version`` of the change."""
     ident, created, score, number = release
     previous = statements.standing(connection, target.team_id)
     if math.isnan(score) or (previous is not None and created < aware(previous.last_submission_at)):
         # NaN matches no row in SQL, and a submission stamped before the
         # team's latest (a worker's clock behind another's) is not the last
         # in the board's order: apply the rule to the whole history.
-        _stand_from_history(connection, target)
+        _stand_from_history(connection, target, version)
         return
     reached = (ident, created, number)
     if previous is not None:
@@ -196,6 +198,7 @@ def _stand(
         connection,
         target.competition_id,
         target.team_id,
+        version=version,
         score=score,
         entries=1 if previous is None else previous.entries + 1,
         last_submission_at=created,
@@ -205,7 +208,7 @@ def _stand(
     )
 
 
-def _stand_from_history(connection: Connection, target: Target) -> None:
+def _stand_from_history(connection: Connection, target: Target, version: int) -> None:
     """:func:`_stand` by the rule applied to all the team's releases."""
     rows = statements.team_releases(connection, target.team_id)
     records = [Record(ident, "", created, score, score) for ident, created, score, _ in rows]
@@ -220,6 +223,7 @@ def _stand_from_history(connection: Connection, target: Target) -> None:
         connection,
         target.competition_id,
         target.team_id,
+        version=version,
         score=standing.score,
         entries=standing.entries,
         last_submission_at=standing.last_submission,
@@ -357,8 +361,8 @@ class Submitter:
                 private_score=scored.private,
                 selected=False,
             )
-            _stand(connection, target, (submission_id, now, step.score, total + 1))
-            statements.bump_board_version(connection, target.competition_id)
+            version = statements.bump_board_version(connection, target.competition_id)
+            _stand(connection, target, (submission_id, now, step.score, total + 1), version)
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 

@@ -93,6 +93,10 @@ class CompetitionRow(Base):
     # that makes it: a board built at one count is the board while it lasts,
     # in any process.
     board_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The last board_version whose change a kept public board cannot take
+    # as changed standings (the close, the publication, a selection): a
+    # board kept from before it is built afresh, not patched.
+    board_reset_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class TeamRow(Base):
@@ -181,10 +185,14 @@ class TeamStandingRow(Base):
     submission gives ``score`` and when it was made (what orders teams with
     equal scores); ``submission_number`` is the team's own number of it;
     ``entries`` and ``last_submission_at`` count the team's submissions and
-    date its latest (per-rank boards show these too)."""
+    date its latest (per-rank boards show these too); ``version`` says when
+    it last changed."""
 
     __tablename__ = "team_standings"
-    __table_args__ = (Index("ix_team_standings_competition", "competition_id"),)
+    __table_args__ = (
+        Index("ix_team_standings_competition", "competition_id"),
+        Index("ix_team_standings_version", "competition_id", "version"),
+    )
 
     team_id: Mapped[int] = mapped_column(
         ID, ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True
@@ -196,6 +204,10 @@ class TeamStandingRow(Base):
     submission_id: Mapped[int] = mapped_column(ID)
     submission_number: Mapped[int] = mapped_column(Integer)
     submission_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    # The competition's board_version of the standing's last change (its
+    # team's submission, or the team disabled or enabled): a process that
+    # kept the board at version v patches it with the standings above v.
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class SubmissionFileRow(Base):

@@ -48,6 +48,7 @@ __all__ = [
     "rejections",
     "solution_file",
     "standings",
+    "standings_since",
     "state_of",
     "submissions_with_team",
     "team_by_name",
@@ -235,23 +236,41 @@ def submissions_with_team(session: Session, competition_id: int) -> list[Any]:
     return list(rows.all())
 
 
+_STANDING_COLUMNS = (
+    TeamRow.name,
+    TeamStandingRow.score,
+    TeamStandingRow.entries,
+    TeamStandingRow.last_submission_at,
+    TeamStandingRow.submission_id,
+    TeamStandingRow.submission_number,
+    TeamStandingRow.submission_at,
+)
+
+
 def standings(session: Session, competition_id: int) -> list[Any]:
     """The stored standing of each enabled team of the competition that has
     submitted, in no order: ``(team name, score, entries,
     last_submission_at, submission_id, submission_number, submission_at)``
     tuples, one a team (from the standings' index, and each team by its key)."""
     rows = session.execute(
-        select(
-            TeamRow.name,
-            TeamStandingRow.score,
-            TeamStandingRow.entries,
-            TeamStandingRow.last_submission_at,
-            TeamStandingRow.submission_id,
-            TeamStandingRow.submission_number,
-            TeamStandingRow.submission_at,
-        )
+        select(*_STANDING_COLUMNS)
         .join(TeamRow, TeamRow.id == TeamStandingRow.team_id)
         .where(TeamStandingRow.competition_id == competition_id, TeamRow.disabled_at.is_(None))
+    )
+    return list(rows.all())
+
+
+def standings_since(session: Session, competition_id: int, version: int) -> list[Any]:
+    """The standings of the competition changed after board ``version``, the
+    disabled teams' too: the columns of :func:`standings`, then whether the
+    team is disabled."""
+    rows = session.execute(
+        select(*_STANDING_COLUMNS, TeamRow.disabled_at.is_not(None))
+        .join(TeamRow, TeamRow.id == TeamStandingRow.team_id)
+        .where(
+            TeamStandingRow.competition_id == competition_id,
+            TeamStandingRow.version > version,
+        )
     )
     return list(rows.all())
 

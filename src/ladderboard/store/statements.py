@@ -37,6 +37,8 @@ __all__ = [
     "INVALID",
     "LOCK_STATE",
     "OTHER_TEAM",
+    "RESET_BOARD_VERSION",
+    "STAMP_STANDING",
     "TARGET",
     "TEAM_COUNTS",
     "TEAM_RELEASES",
@@ -51,6 +53,7 @@ __all__ = [
     "invalid_files",
     "lock_state",
     "released_before",
+    "stamp_standing",
     "standing",
     "store_rejection",
     "store_standing",
@@ -194,6 +197,7 @@ FIRST_RELEASE = (
 _STANDING_VALUES = {
     name: bindparam(name, type_=_STANDINGS.c[name].type)
     for name in (
+        "version",
         "score",
         "entries",
         "last_submission_at",
@@ -208,12 +212,28 @@ UPDATE_STANDING = (
 INSERT_STANDING = insert(_STANDINGS).values(
     team_id=bindparam("team"), competition_id=bindparam("competition"), **_STANDING_VALUES
 )
-# Last in a transaction that changes a board: the competition's row stays
-# locked only until the commit.
+# Late in a transaction that changes a board: the competition's row stays
+# locked only until the commit. It returns the new version, with which the
+# transaction stamps the standings it changes.
 BUMP_BOARD_VERSION = (
     update(_COMPETITIONS)
     .where(_COMPETITIONS.c.id == bindparam("competition"))
     .values(board_version=_COMPETITIONS.c.board_version + 1)
+    .returning(_COMPETITIONS.c.board_version)
+)
+RESET_BOARD_VERSION = (
+    update(_COMPETITIONS)
+    .where(_COMPETITIONS.c.id == bindparam("competition"))
+    .values(
+        board_version=_COMPETITIONS.c.board_version + 1,
+        board_reset_version=_COMPETITIONS.c.board_version + 1,
+    )
+    .returning(_COMPETITIONS.c.board_version)
+)
+STAMP_STANDING = (
+    update(_STANDINGS)
+    .where(_STANDINGS.c.team_id == bindparam("team"))
+    .values(version=bindparam("version"))
 )
 
 
@@ -372,7 +392,16 @@ def store_standing(connection: Any, competition_id: int, team_id: int, **values:
         connection.execute(INSERT_STANDING, params)
 
 
-def bump_board_version(connection: Any, competition_id: int) -> None:
+def bump_board_version(connection: Any, competition_id: int, *, reset: bool = False) -> int:
     """Count one change to the competition's boards (see
-    ``CompetitionRow.board_version``)."""
-    connection.execute(BUMP_BOARD_VERSION, {"competition": competition_id})
+    ``CompetitionRow.board_version``) and return the new version; ``reset``
+    when the change is not one of standings, so that no kept board is
+    patched across it (``CompetitionRow.board_reset_version``)."""
+    statement = RESET_BOARD_VERSION if reset else BUMP_BOARD_VERSION
+    return connection.execute(statement, {"competition": competition_id}).scalar_one()
+
+
+def stamp_standing(connection: Any, team_id: int, version: int) -> None:
+    """Mark the team's standing (if it has one) as changed at ``version``:
+    the team was disabled or enabled."""
+    connection.execute(STAMP_STANDING, {"team": team_id, "version": version})
