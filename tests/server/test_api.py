@@ -227,3 +227,32 @@ def test_a_worker_scores_at_most_its_slots_of_submissions_at_once(make_client, s
         competitions.submit = original
     assert [a.status_code for a in answers] == [201] * teams
     assert most[0] == slots
+
+
+def test_a_poll_of_the_board_is_answered_304_until_the_board_changes(client, solution):
+    """The JSON board carries an ETag; sent back in ``If-None-Match`` it
+    gets 304 and no body while the board, and its envelope, stay the same;
+    a submission or the close changes it. The same rows give the same tag
+    in any process (a digest of the JSON, not of the process's objects)."""
+    create(client, solution)
+    alpha = add_team(client, "alpha")
+    url = "/api/competitions/demo/leaderboard"
+    first = client.get(url)
+    tag = first.headers["etag"]
+    assert first.status_code == 200 and first.headers["cache-control"] == "no-cache"
+    for sent in (tag, f"W/{tag}", f'"other", {tag}', "*"):
+        again = client.get(url, headers={"If-None-Match": sent})
+        assert (again.status_code, again.content, again.headers["etag"]) == (304, b"", tag)
+    assert client.get(url, headers={"If-None-Match": '"other"'}).status_code == 200
+    assert submit(client, alpha, predictions(solution, 1)).status_code == 201
+    changed = client.get(url, headers={"If-None-Match": tag})
+    assert changed.status_code == 200 and changed.headers["etag"] != tag
+    assert [row["team"] for row in changed.json()["rows"]] == ["alpha"]
+    fresh = client.app.state.board_json.__class__()  # another worker's serialiser
+    rows = client.app.state.competitions.board("demo")
+    assert fresh.digest(rows) == client.app.state.board_json.digest(rows)
+    client.post("/api/competitions/demo/close", headers=organiser())
+    closed = client.get(url, headers={"If-None-Match": changed.headers["etag"]})
+    assert closed.status_code == 200 and closed.json()["closed"] is True
+    private = client.get(f"{url}?board=private", headers=organiser())
+    assert private.headers["cache-control"] == "private, no-cache"

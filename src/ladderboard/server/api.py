@@ -8,6 +8,7 @@ of the explicit models of :mod:`ladderboard.server.schemas`.
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import secrets
@@ -792,8 +793,35 @@ def leaderboard(
         closed=competition.is_closed(),
         rows=[],
     ).model_dump_json()
-    body = envelope[:-3].encode() + request.app.state.board_json.rows(rows) + b"}"
-    return Response(body, media_type="application/json")
+    kept = request.app.state.board_json
+    # A client that polls the board sends back the ETag it was given and is
+    # answered 304, without the body, while the board stays the same.
+    tag = hashlib.blake2b(f"{envelope}{kept.digest(rows)}".encode(), digest_size=16).hexdigest()
+    headers = {
+        "ETag": f'"{tag}"',
+        # The private board before it is published is the organiser's alone.
+        "Cache-Control": "no-cache" if board == "public" else "private, no-cache",
+    }
+    if _matches(request.headers.get("if-none-match"), tag):
+        return Response(status_code=304, headers=headers)
+    body = envelope[:-3].encode() + kept.rows(rows) + b"}"
+    return Response(body, media_type="application/json", headers=headers)
+
+
+def _matches(if_none_match: str | None, tag: str) -> bool:
+    """Whether an ``If-None-Match`` header names the entity tag ``tag``
+    (weak or strong, as the weak comparison of RFC 9110 §13.1.2 does).
+
+    >>> _matches('W/"ab", "cd"', "cd"), _matches("*", "cd"), _matches(None, "cd")
+    (True, True, False)
+    """
+    if if_none_match is None:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    return any(
+        candidate.strip().removeprefix("W/") == f'"{tag}"' for candidate in if_none_match.split(",")
+    )
 
 
 def _cell(text: str) -> str:

@@ -9,6 +9,7 @@ Holding the tuple keeps its identity from being reused by another.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 
@@ -32,18 +33,27 @@ class BoardJson:
     def __init__(self, size: int = 16) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._items: OrderedDict[int, tuple[tuple[BoardRow, ...], bytes]] = OrderedDict()
+        self._items: OrderedDict[int, tuple[tuple[BoardRow, ...], bytes, str]] = OrderedDict()
 
     def rows(self, board: tuple[BoardRow, ...]) -> bytes:
         """``board``'s rows as the JSON list of :class:`BoardRowOut`."""
+        return self._kept(board)[0]
+
+    def digest(self, board: tuple[BoardRow, ...]) -> str:
+        """A digest of :meth:`rows` (BLAKE2b, 128 bits, hex), the same in every
+        process for the same rows: what an ``ETag`` of the board is made of."""
+        return self._kept(board)[1]
+
+    def _kept(self, board: tuple[BoardRow, ...]) -> tuple[bytes, str]:
         with self._lock:
             found = self._items.get(id(board))
             if found is not None and found[0] is board:
                 self._items.move_to_end(id(board))
-                return found[1]
+                return found[1], found[2]
         data = _ROWS.dump_json(list(board), include=_FIELDS)
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         with self._lock:
-            self._items[id(board)] = (board, data)
+            self._items[id(board)] = (board, data, digest)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
-        return data
+        return data, digest
