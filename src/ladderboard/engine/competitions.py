@@ -913,7 +913,8 @@ class Competitions:
         unless a change that is not one of standings came between; else
         built from every standing."""
         version = competition.board_version
-        kept = self.caches.public_boards.get(key)
+        found = self.caches.public_boards.latest(key)
+        kept = None if found is None else found[1]
         if kept is not None and kept.version == version:
             return kept.rows
         direction = info.config.scoring().direction
@@ -922,7 +923,7 @@ class Competitions:
             kept = kept.patched(version, changed, direction)
         else:
             kept = KeptBoard.build(version, queries.standings(session, competition.id), direction)
-        self.caches.public_boards.put(key, kept)
+        self.caches.public_boards.put(key, version, kept)
         return kept.rows
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:

@@ -18,17 +18,15 @@ built afresh.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections import OrderedDict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from threading import Lock
 from typing import Any
 
 from ladderboard.direction import Direction
 from ladderboard.engine.views import aware
 from ladderboard.rules.boards import BoardRow
 
-__all__ = ["KeptBoard", "KeptBoards"]
+__all__ = ["KeptBoard"]
 
 Key = tuple[tuple[bool, float], Any, int]
 
@@ -107,36 +105,3 @@ class KeptBoard:
             if rows[at].rank != at + 1:
                 rows[at] = _renumbered(rows[at], at + 1)
         return KeptBoard(version, keys, tuple(rows), where)
-
-
-class KeptBoards:
-    """The last ``size`` public boards this process built, by competition,
-    whatever their version (a board behind is patched, not thrown away)."""
-
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        self._lock = Lock()
-        self._items: OrderedDict[Hashable, KeptBoard] = OrderedDict()
-
-    def get(self, key: Hashable) -> KeptBoard | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def put(self, key: Hashable, board: KeptBoard) -> None:
-        if self.size <= 0:
-            return
-        with self._lock:
-            kept = self._items.get(key)
-            if kept is not None and kept.version > board.version:
-                return  # another thread kept a later board meanwhile
-            self._items[key] = board
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()

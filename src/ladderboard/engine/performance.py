@@ -19,7 +19,6 @@ from typing import Any, TypeVar
 import numpy as np
 
 from ladderboard.encoding import encode_array
-from ladderboard.engine.kept_board import KeptBoards
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
@@ -243,17 +242,22 @@ class BoardCache:
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._items: OrderedDict[Hashable, tuple[int, tuple[Any, ...]]] = OrderedDict()
+        self._items: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
 
-    def get(self, key: Hashable, version: int) -> tuple[Any, ...] | None:
+    def get(self, key: Hashable, version: int) -> Any:
+        """The board kept under ``key`` if it was read at ``version``, else ``None``."""
+        found = self.latest(key)
+        return None if found is None or found[0] != version else found[1]
+
+    def latest(self, key: Hashable) -> tuple[int, Any] | None:
+        """The board kept under ``key`` with its version, whatever it is."""
         with self._lock:
             found = self._items.get(key)
-            if found is None or found[0] != version:
-                return None
-            self._items.move_to_end(key)
-            return found[1]
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
 
-    def put(self, key: Hashable, version: int, board: tuple[Any, ...]) -> None:
+    def put(self, key: Hashable, version: int, board: Any) -> None:
         if self.size <= 0:
             return
         with self._lock:
@@ -284,4 +288,4 @@ class Caches:
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)
-        self.public_boards = KeptBoards(boards)
+        self.public_boards = BoardCache(boards)  # KeptBoards, to patch
