@@ -224,3 +224,19 @@ def test_verify_finds_a_standing_that_is_not_its_submissions(store):
         connection.execute(update(TeamStandingRow).values(score=0.0))
     with pytest.raises(VerificationError, match="stored standings"):
         verify(Competitions(store.engine), "c")
+
+
+def test_a_renumbered_board_row_is_the_row_at_its_new_rank():
+    """The patch's cheap copy of a row at another rank is the dataclass's own
+    ``replace``: equal, hashed alike, and serialised alike."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from ladderboard.engine.kept_board import _renumbered
+    from ladderboard.rules.boards import BoardRow
+    from ladderboard.server.board_json import BoardJson
+
+    row = BoardRow(3, "ada", 0.25, 4, datetime(2026, 3, 1, tzinfo=UTC), 2)
+    copy, expected = _renumbered(row, 7), replace(row, rank=7)
+    assert copy == expected and hash(copy) == hash(expected) and row.rank == 3
+    assert BoardJson().rows((copy,)) == BoardJson().rows((expected,))

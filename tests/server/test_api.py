@@ -196,9 +196,9 @@ def test_whoami_names_the_organiser_or_the_team_of_a_token(client, solution):
 
 @pytest.mark.parametrize("slots", [1, 3])
 def test_a_worker_scores_at_most_its_slots_of_submissions_at_once(make_client, solution, slots):
-    """``submission_slots`` bounds the submissions one worker has under way
-    (the rest wait, their files unread); every one of a burst is still
-    answered, each as if alone."""
+    """``submission_slots`` bounds the submissions one worker scores at once
+    (the rest wait their turn); every one of a burst is still answered, each
+    as if alone."""
     teams = 4
     client = make_client(submission_slots=slots)
     create(client, solution)

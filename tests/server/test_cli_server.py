@@ -77,7 +77,7 @@ def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
     run.run_uvicorn(port=8123)
     assert calls == [
         (
-            ("ladderboard.server.app:create_app",),
+            ("ladderboard.server.app:served_app",),
             {
                 "factory": True,
                 "host": "127.0.0.1",

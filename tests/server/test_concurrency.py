@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
+from urllib.parse import urlsplit
 
-from server_helpers import add_team, create, predictions, submit
+from server_helpers import ADMIN, add_team, create, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ladderboard.client import Client
 from ladderboard.engine.audit import verify
 from ladderboard.store import SubmissionRow
 
@@ -42,3 +46,42 @@ def test_concurrent_submissions_are_each_stored_once(client, solution):
         again = list(pool.map(send, jobs))
     assert [r.json()["id"] for r in again] == [r.json()["id"] for r in responses]
     assert verify(store, "demo").submissions == len(jobs)
+
+
+def test_a_stalled_upload_holds_up_no_other_submission(live_server, solution):
+    """With one submission slot a worker, a team whose upload stalls half-way
+    keeps no other team waiting: its body is received apart from the slot,
+    which only scoring takes; and once its connection drops, the server goes on."""
+    address = urlsplit(live_server)
+    with Client(live_server, ADMIN) as organiser_client:
+        organiser_client.create_competition(
+            "demo", solution.to_csv(), score="zero_one", mechanism="parameter-free-ladder"
+        )
+        slow = organiser_client.add_team("demo", "slow")["token"]
+        quick = organiser_client.add_team("demo", "quick")["token"]
+    data = predictions(solution, 1)
+    boundary = "stalled-upload-boundary"
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; '
+        f'filename="p.csv"\r\nContent-Type: text/csv\r\n\r\n'
+    ).encode()
+    body = head + data + f"\r\n--{boundary}--\r\n".encode()
+    stalled = socket.create_connection((address.hostname, address.port))
+    try:
+        stalled.sendall(
+            (
+                f"POST /api/competitions/demo/submissions HTTP/1.1\r\n"
+                f"Host: {address.netloc}\r\nAuthorization: Bearer {slow}\r\n"
+                f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode()
+            + body[: len(body) // 2]
+        )
+        time.sleep(0.3)  # the server has the first half and waits for the rest
+        with Client(live_server, quick, timeout=20) as team:
+            answered = team.submit("demo", predictions(solution, 2))
+        assert answered["status"] == "scored"
+    finally:
+        stalled.close()
+    with Client(live_server, slow) as team:  # the server still answers the dropped team
+        assert team.submissions("demo") == []

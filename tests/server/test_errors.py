@@ -256,7 +256,7 @@ def test_submitting_refuses_each_caller_as_every_team_route_does(client, solutio
         "this competition's team": bearer(own),
     }
     data = predictions(solution, 1)
-    for slug in ("demo", "nope"):
+    for slug in ("demo", "nope", "Nope!"):
         for who, headers in callers.items():
             listed = client.get(f"/api/competitions/{slug}/submissions", headers=headers)
             posted = client.post(

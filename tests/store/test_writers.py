@@ -4,6 +4,8 @@ lock, and reads never take that lock."""
 from __future__ import annotations
 
 import contextlib
+import os
+import select
 import sqlite3
 import subprocess
 import sys
@@ -76,3 +78,34 @@ def test_writers_of_one_file_share_one_turn(tmp_path):
     assert subprocess.run([sys.executable, "-c", probe, lock_file]).returncode == 0
     for engine in (first, again, other):
         engine.dispose()
+
+
+def test_a_forked_child_takes_its_own_turn(tmp_path):
+    """A process forked while its parent holds the writer turn neither
+    inherits the parent's thread lock (it would never be released there)
+    nor its lock file (which would then outlive the parent): the child waits
+    for the parent's write to end, then writes."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    turn = writer_turn(engine)
+    read, write = os.pipe()
+    with turn:
+        child = os.fork()
+        if child == 0:  # pragma: no cover - runs in the child
+            os.close(read)
+            status = 1
+            try:
+                with turn:
+                    os.write(write, b"in")
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(write)
+        waited = select.select([read], [], [], 0.5)[0]
+    try:
+        entered = select.select([read], [], [], 30)[0] and os.read(read, 2)
+    finally:
+        _, status = os.waitpid(child, 0)
+        os.close(read)
+        engine.dispose()
+    assert not waited  # the child waited while the parent wrote
+    assert entered == b"in" and os.waitstatus_to_exitcode(status) == 0

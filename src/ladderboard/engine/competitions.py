@@ -915,8 +915,8 @@ class Competitions:
         version = competition.board_version
         found = self.caches.public_boards.latest(key)
         kept = None if found is None else found[1]
-        if kept is not None and kept.version == version:
-            return kept.rows
+        if kept is not None and kept.version >= version:
+            return kept.rows  # a later board kept meanwhile is as right, and never older
         direction = info.config.scoring().direction
         if kept is not None and competition.board_reset_version <= kept.version < version:
             changed = queries.standings_since(session, competition.id, kept.version)

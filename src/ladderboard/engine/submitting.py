@@ -158,30 +158,28 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
         raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
 
 
-def _stand(
+def _standing(
     connection: Connection,
     target: Target,
     release: tuple[int, datetime, float, int],
-    version: int,
-) -> None:
-    """Write the team's standing on the public board after its submission
+) -> dict[str, Any]:
+    """The team's standing on the public board after its submission
     ``release`` (``(id, created_at, public_score, number)``, just stored),
-    by the rule the whole board is built by
+    as the columns :func:`~ladderboard.store.statements.store_standing`
+    writes, by the rule the whole board is built by
     (:func:`~ladderboard.rules.boards.team_standing`), from the standing
     before it: the team's score is its latest release when each release
     states the current best, its best release otherwise, and the submission
     that gives it is the first to have reached it. Reads one row, and at
     most one more, rather than the team's whole history, when the submission
-    is the team's latest in time (as it is unless clocks disagree). The
-    standing is stamped with the board ``version`` of the change."""
+    is the team's latest in time (as it is unless clocks disagree)."""
     ident, created, score, number = release
     previous = statements.standing(connection, target.team_id)
     if math.isnan(score) or (previous is not None and created < aware(previous.last_submission_at)):
         # NaN matches no row in SQL, and a submission stamped before the
         # team's latest (a worker's clock behind another's) is not the last
         # in the board's order: apply the rule to the whole history.
-        _stand_from_history(connection, target, version)
-        return
+        return _standing_from_history(connection, target)
     reached = (ident, created, number)
     if previous is not None:
         kept = (previous.submission_id, previous.submission_at, previous.submission_number)
@@ -194,22 +192,18 @@ def _stand(
             previous.score
         ):  # the best release stays (a later one wins no tie)
             score, reached = previous.score, kept
-    statements.store_standing(
-        connection,
-        target.competition_id,
-        target.team_id,
-        version=version,
-        score=score,
-        entries=1 if previous is None else previous.entries + 1,
-        last_submission_at=created,
-        submission_id=reached[0],
-        submission_number=reached[2],
-        submission_at=reached[1],
-    )
+    return {
+        "score": score,
+        "entries": 1 if previous is None else previous.entries + 1,
+        "last_submission_at": created,
+        "submission_id": reached[0],
+        "submission_number": reached[2],
+        "submission_at": reached[1],
+    }
 
 
-def _stand_from_history(connection: Connection, target: Target, version: int) -> None:
-    """:func:`_stand` by the rule applied to all the team's releases."""
+def _standing_from_history(connection: Connection, target: Target) -> dict[str, Any]:
+    """:func:`_standing` by the rule applied to all the team's releases."""
     rows = statements.team_releases(connection, target.team_id)
     records = [Record(ident, "", created, score, score) for ident, created, score, _ in rows]
     (ordered,) = by_team(records).values()
@@ -219,18 +213,14 @@ def _stand_from_history(connection: Connection, target: Target, version: int) ->
         release_is_current_best=MECHANISMS[target.config.mechanism].release_is_current_best,
     )
     numbers = {ident: number for ident, _, _, number in rows}
-    statements.store_standing(
-        connection,
-        target.competition_id,
-        target.team_id,
-        version=version,
-        score=standing.score,
-        entries=standing.entries,
-        last_submission_at=standing.last_submission,
-        submission_id=standing.submission_id,
-        submission_number=numbers[standing.submission_id],
-        submission_at=reached_at,
-    )
+    return {
+        "score": standing.score,
+        "entries": standing.entries,
+        "last_submission_at": standing.last_submission,
+        "submission_id": standing.submission_id,
+        "submission_number": numbers[standing.submission_id],
+        "submission_at": reached_at,
+    }
 
 
 def _result(
@@ -361,8 +351,12 @@ class Submitter:
                 private_score=scored.private,
                 selected=False,
             )
+            standing = _standing(connection, target, (submission_id, now, step.score, total + 1))
+            # The competition's row is locked from here to the commit: last.
             version = statements.bump_board_version(connection, target.competition_id)
-            _stand(connection, target, (submission_id, now, step.score, total + 1), version)
+            statements.store_standing(
+                connection, target.competition_id, target.team_id, version=version, **standing
+            )
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 

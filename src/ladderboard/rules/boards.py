@@ -39,7 +39,10 @@ _Id_co = TypeVar("_Id_co", covariant=True)
 @dataclass(frozen=True)
 class BoardRow:
     """A team's place; ``submission_id`` is the team's own number of the
-    submission that gives its score (``None`` when the board does not say)."""
+    submission that gives its score (``None`` when the board does not say).
+    (A kept board copies rows to new ranks through their ``__dict__``,
+    :func:`ladderboard.engine.kept_board._renumbered`: a test holds it to
+    ``dataclasses.replace``.)"""
 
     rank: int
     team: str

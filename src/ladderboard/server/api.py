@@ -23,6 +23,7 @@ from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
+from starlette.requests import ClientDisconnect
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
@@ -687,29 +688,32 @@ async def submit(
         ),
     ] = None,
 ) -> SubmissionCreated:
-    # At most ``submission_slots`` submissions of this worker are under way;
-    # the others wait here, before their body is read (it waits in the
-    # socket), so that a burst costs neither memory nor CPU time shared
-    # among dozens of threads.
-    async with request.app.state.submission_slots:
-        # The body is read only here, after the token, the rate limit and every
-        # refusal that needs no file: a team whose quota is spent cannot make the
-        # server receive, decompress and parse its file.
-        team, competition = await run_in_threadpool(
-            admit_submission, request, competitions, settings, credentials, slug, idempotency_key
-        )
-        try:
-            form = await request.form(max_files=1, max_fields=4)
-        except (ValueError, KeyError) as exc:
-            raise invalid(f"the body must be a multipart form with a file: {exc}") from None
-        async with _closing(form):
-            upload = form.get("file")
-            if not isinstance(upload, StarletteUpload):
-                raise invalid("the form has no file field 'file'")
-            message = form.get("message", "")
-            if not isinstance(message, str):
-                raise invalid("the field 'message' must be text")
-            check_submission_fields(message, None)  # the key was checked before the admission
+    # The body is read only here, after the token, the rate limit and every
+    # refusal that needs no file: a team whose quota is spent cannot make the
+    # server receive, decompress and parse its file.
+    team, competition = await run_in_threadpool(
+        admit_submission, request, competitions, settings, credentials, slug, idempotency_key
+    )
+    try:
+        # Spooled to a temporary file past 1 MiB: a body waiting for its
+        # slot costs little memory, and a slow upload holds no slot.
+        form = await request.form(max_files=1, max_fields=4)
+    except ClientDisconnect:
+        raise invalid("the body ended before it was complete") from None
+    except (ValueError, KeyError) as exc:
+        raise invalid(f"the body must be a multipart form with a file: {exc}") from None
+    async with _closing(form):
+        upload = form.get("file")
+        if not isinstance(upload, StarletteUpload):
+            raise invalid("the form has no file field 'file'")
+        message = form.get("message", "")
+        if not isinstance(message, str):
+            raise invalid("the field 'message' must be text")
+        check_submission_fields(message, None)  # the key was checked before the admission
+        # At most ``submission_slots`` submissions of this worker are scored
+        # at once; the others wait here, so that a burst does not share one
+        # core among dozens of threads (which costs each more CPU time).
+        async with request.app.state.submission_slots:
             return await run_in_threadpool(
                 submit_file,
                 competitions,

@@ -4,8 +4,8 @@ Nothing is built at import time: each call makes its own settings (from the
 environment when not given) and its own engine over the store, kept on
 ``app.state``; rate
 limits and the organiser's sign-ins live in the store, shared by every
-worker. ``uvicorn --factory ladderboard.server.app:create_app`` (or
-``ladderboard serve``) calls it once per worker.
+worker. ``uvicorn --factory ladderboard.server.app:served_app`` (or
+``ladderboard serve``) calls :func:`served_app` once per worker.
 
 >>> from ladderboard.engine import Competitions
 >>> app = create_app(Settings(environment="development", database_url="sqlite://"),
@@ -32,7 +32,7 @@ from ladderboard.server.limits import BodyLimit
 from ladderboard.server.pages import install_pages
 from ladderboard.server.settings import Settings
 
-__all__ = ["create_app"]
+__all__ = ["create_app", "served_app"]
 
 # Room for the multipart envelope and the form fields around an upload.
 _FORM_OVERHEAD_BYTES = 1 << 20
@@ -51,12 +51,6 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # What the imports and the app made lives as long as the process:
-        # out of the collector's sight, a full collection scans what requests
-        # make (a board of 10,000 teams), not the 200,000 objects of the
-        # libraries, which cost a board read 100 ms whenever one ran.
-        gc.collect()
-        gc.freeze()
         yield
         if owns_competitions:
             competitions.dispose()
@@ -90,4 +84,19 @@ def create_app(
     app.include_router(router)
     app.include_router(health)
     install_pages(app)
+    return app
+
+
+def served_app() -> FastAPI:
+    """:func:`create_app` for a server process of its own (``ladderboard
+    serve``, one call a worker), whose heap it then tidies: what the imports
+    and the app made lives as long as the process, so it is collected once
+    and frozen out of the collector's sight (``gc.freeze``). A full
+    collection then scans what requests make (a board of 10,000 teams), not
+    the 200,000 objects of the libraries, which cost a board read 100 ms
+    whenever one ran. Not done by :func:`create_app`, which may be embedded
+    in a process that is not ours."""
+    app = create_app()
+    gc.collect()
+    gc.freeze()
     return app

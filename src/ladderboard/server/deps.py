@@ -262,7 +262,10 @@ def team_member(
     competition = team = None
     token = None if credentials is None else credentials.credentials
     if token is not None:
-        competition, team = competitions.member(slug, hash_token(token))
+        try:
+            competition, team = competitions.member(slug, hash_token(token))
+        except NotFound:  # a slug no competition can have: refused below, in order
+            competition = team = None
     if token is None or team is None:
         who = caller(request, settings, credentials)
     else:

@@ -19,7 +19,7 @@ from ladderboard.server.settings import Settings, unsafe_token_problem
 
 __all__ = ["Initialised", "initialise", "run_uvicorn", "serve"]
 
-APP_FACTORY = "ladderboard.server.app:create_app"
+APP_FACTORY = "ladderboard.server.app:served_app"
 
 
 @dataclass(frozen=True)

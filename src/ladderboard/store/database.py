@@ -228,35 +228,66 @@ def _ping_idle_connections(engine: Engine) -> None:
             raise DisconnectionError(f"an idle pooled connection was dead: {exc}") from exc
 
 
+WRITER_TURN_SECONDS = 60.0
+"""How long a thread waits for its process's writer turn (SQLite's own busy
+timeout): then it is refused as SQLite would refuse it, "database is locked"."""
+
+
 class _WriterTurn:
     """The turn of the writers of one SQLite file: a thread lock for this
     process's threads, and an exclusive ``flock`` on ``<file>-writer`` for
     the other processes (uvicorn's workers, a command run beside the
     server), which the kernel hands on the moment it is released, and
-    releases if its holder dies. Re-entrant within a thread."""
+    releases when every process holding it has closed it or died (after a
+    fork, the child closes its copy at once). Re-entrant within a thread.
+
+    A thread waits at most :data:`WRITER_TURN_SECONDS` for the thread lock;
+    the one thread of a process that waits on the file lock waits while
+    another process holds it, as long as that one's write lasts (a process
+    stopped in the middle of a write holds SQLite's lock as long too). The
+    lock file is left in place, as SQLite leaves its ``-wal`` and ``-shm``;
+    where it cannot be made (a read-only folder), SQLite's lock alone serves.
+    """
 
     def __init__(self, path: str) -> None:
         self._path = f"{path}-writer"
+        self._forget()
+
+    def _forget(self) -> None:
+        """Start afresh: in a new process, nothing held, no file open."""
         self._threads = threading.RLock()
         self._depth = 0
         self._file: Any = None
-        self._pid = 0
+        self._no_file = False
+        self._held = False
 
-    def _locked_file(self) -> Any:
-        # A file opened before a fork is shared with the child, and so is its
-        # lock: each process opens its own.
-        if self._file is None or self._pid != os.getpid():
-            self._file = open(self._path, "a+b")  # noqa: SIM115 - kept open for the process
-            self._pid = os.getpid()
-        return self._file
+    def after_fork(self) -> None:
+        """In a child process: close the copy of the parent's file (and so
+        of its lock) and forget what the parent's threads held."""
+        if self._file is not None:
+            with contextlib.suppress(OSError):
+                self._file.close()
+        self._forget()
+
+    def _lock_file(self) -> None:
+        if fcntl is None or self._no_file:
+            return
+        try:
+            if self._file is None:
+                self._file = open(self._path, "a+b")  # noqa: SIM115 - kept open for the process
+            fcntl.flock(self._file, fcntl.LOCK_EX)
+            self._held = True
+        except OSError:  # no lock file here: SQLite's lock alone
+            self._no_file = self._file is None
 
     def __enter__(self) -> None:
-        self._threads.acquire()
-        if self._depth == 0 and fcntl is not None:
+        if not self._threads.acquire(timeout=WRITER_TURN_SECONDS):
+            raise sqlite3.OperationalError(
+                f"database is locked: no writer's turn in {WRITER_TURN_SECONDS:.0f} s"
+            )
+        if self._depth == 0:
             try:
-                fcntl.flock(self._locked_file(), fcntl.LOCK_EX)
-            except OSError:  # no lock file here (a read-only folder): SQLite's lock alone
-                pass
+                self._lock_file()
             except BaseException:
                 self._threads.release()
                 raise
@@ -265,7 +296,8 @@ class _WriterTurn:
     def __exit__(self, *_exc: object) -> None:
         self._depth -= 1
         try:
-            if self._depth == 0 and self._file is not None and self._pid == os.getpid():
+            if self._depth == 0 and self._held:
+                self._held = False
                 fcntl.flock(self._file, fcntl.LOCK_UN)
         finally:
             self._threads.release()
@@ -273,6 +305,17 @@ class _WriterTurn:
 
 _WRITER_TURNS: dict[str, _WriterTurn] = {}
 _WRITER_TURNS_GUARD = threading.Lock()
+
+
+def _after_fork_in_child() -> None:
+    global _WRITER_TURNS_GUARD
+    _WRITER_TURNS_GUARD = threading.Lock()
+    for turn in set(_WRITER_TURNS.values()):
+        turn.after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def writer_turn(engine: Engine) -> contextlib.AbstractContextManager[Any]:
