@@ -47,6 +47,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.submitting import standing_columns
 from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import Record, team_standing
 from ladderboard.rules.config import CompetitionConfig
@@ -145,18 +146,8 @@ def fill(store: Competitions, teams: int, submissions: int) -> float:
             standing, reached_at = team_standing(
                 records, direction=direction, release_is_current_best=True
             )
-            standings.append(
-                {
-                    "team_id": team,
-                    "competition_id": competition,
-                    "score": standing.score,
-                    "entries": standing.entries,
-                    "last_submission_at": standing.last_submission,
-                    "submission_id": standing.submission_id,
-                    "submission_number": numbers[standing.submission_id],
-                    "submission_at": reached_at,
-                }
-            )
+            columns = standing_columns(standing, reached_at, numbers[standing.submission_id])
+            standings.append({"team_id": team, "competition_id": competition, **columns})
         for first in range(0, len(standings), CHUNK):
             connection.execute(insert(table_of(TeamStandingRow)), standings[first : first + CHUNK])
     return time.perf_counter() - start

@@ -51,14 +51,14 @@ from ladderboard.files.submission import (
     submission_sha256,
 )
 from ladderboard.mechanisms import MECHANISMS
-from ladderboard.rules.boards import Record, by_team, same_score, team_standing
+from ladderboard.rules.boards import Record, Standing, by_team, same_score, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
 from ladderboard.store import statements
 from ladderboard.store.database import writer_turn
 
-__all__ = ["Submitter", "Target"]
+__all__ = ["Submitter", "Target", "standing_columns"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,12 +213,20 @@ def _standing_from_history(connection: Connection, target: Target) -> dict[str, 
         release_is_current_best=MECHANISMS[target.config.mechanism].release_is_current_best,
     )
     numbers = {ident: number for ident, _, _, number in rows}
+    return standing_columns(standing, reached_at, numbers[standing.submission_id])
+
+
+def standing_columns(standing: Standing, reached_at: datetime, number: int) -> dict[str, Any]:
+    """The stored columns of a team's ``standing`` (as
+    :func:`~ladderboard.rules.boards.team_standing` gives it, with the time
+    its score was reached), ``number`` being the team's own number of the
+    submission that gives it."""
     return {
         "score": standing.score,
         "entries": standing.entries,
         "last_submission_at": standing.last_submission,
         "submission_id": standing.submission_id,
-        "submission_number": numbers[standing.submission_id],
+        "submission_number": number,
         "submission_at": reached_at,
     }
 
