@@ -338,6 +338,40 @@ def test_auc_kernel_matches_the_block_form_within_summation_order(seed):
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("n_negative", [0, 1, 31, 1023, 1024, 5000])
+def test_auc_kernel_prefix_block_edges(n_negative):
+    """The prefix sums run over a (depth, width) block with padding: negatives
+    filling it exactly, one past it, none at all, and many positives tied with
+    them, against the block form."""
+    rng = np.random.default_rng(n_negative)
+    y = np.r_[np.zeros(n_negative), np.ones(700)]
+    p = np.floor(rng.random(y.size) * 50) / 50
+    W = rng.standard_exponential((3, y.size))
+    got = kernels.mann_whitney(y, p)(W)
+    want = mann_whitney_by_blocks(y, p, W)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.isnan(got).all() == (n_negative == 0)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_auc_kernel_threads_do_not_share_buffers():
+    """One kernel called from several threads at once (as BayesBootLadder's
+    chunks are) gives each thread its own rows' answers."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(5)
+    n = 20_000
+    y = (rng.random(n) < 0.3).astype(float)
+    p = rng.random(n).round(2) + 0.2 * y
+    f = kernels.mann_whitney(y, p)
+    blocks = [rng.standard_exponential((int(rng.integers(1, 40)), n)) for _ in range(16)]
+    want = [mann_whitney_by_blocks(y, p, W) for W in blocks]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(f, blocks * 3))
+    for g, w in zip(got, want * 3, strict=True):
+        np.testing.assert_allclose(g, w, rtol=0, atol=1e-12)
+
+
 def test_auc_needs_both_classes_and_binary_labels():
     auc = get_metric("auc")
     with pytest.raises(
