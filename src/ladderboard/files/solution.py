@@ -29,7 +29,6 @@ from __future__ import annotations
 import hashlib
 import numbers
 import os
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -84,27 +83,31 @@ def _quote(text: str) -> str:
     return '"' + text.replace('"', '""') + '"' if _needs_quotes(text) else text
 
 
-@dataclass(frozen=True, eq=False, repr=False, kw_only=True)
 class Solution:
     """The holdout: ids, numeric targets and the usage of each row.
 
     Parameters
     ----------
     ids : array of str
-        One unique, non-empty id per row, without line breaks.
+        One unique, non-empty id per row, without line breaks (a pyarrow
+        string array too).
     targets : array of float
         Shape ``(n,)`` for one target column, ``(n, k)`` for ``k``; finite.
     usage : array of str
-        ``"Public"``, ``"Private"`` or ``"Ignored"`` per row; at least one
-        public and one private row.
+        ``"Public"``, ``"Private"`` or ``"Ignored"`` per row (a pyarrow string
+        or dictionary array too); at least one public and one private row.
     id_column : str
         The name of the id column (default ``"id"``).
     target_columns : tuple of str
         The names of the target columns (default ``("target",)``).
 
-    The arrays are copied and made read-only. Build solutions with
-    :meth:`from_csv` or :meth:`from_labels`; ``to_csv`` writes the canonical
-    file whose SHA-256 (:attr:`sha256`) the audit commitment covers.
+    The arrays are copied and made read-only, and a solution cannot be
+    changed once built. The ids are kept as one Arrow string array and the
+    usage as one byte per row: :attr:`ids` and :attr:`usage`, NumPy arrays of
+    Python strings, are built on first use (for a million rows they cost more
+    than reading the file). Build solutions with :meth:`from_csv` or
+    :meth:`from_labels`; ``to_csv`` writes the canonical file whose SHA-256
+    (:attr:`sha256`) the audit commitment covers.
 
     >>> sol = Solution.from_labels([0, 1, 1, 0, 1], public_fraction=0.4, random_state=0)
     >>> sol.n, sol.n_public, sol.n_private
@@ -113,18 +116,29 @@ class Solution:
     array([0., 1.])
     >>> Solution.from_csv(sol.to_csv()) == sol
     True
+    >>> sol.n = 3
+    Traceback (most recent call last):
+    ...
+    AttributeError: a Solution cannot be changed; build another
     """
 
-    ids: np.ndarray
     targets: np.ndarray
-    usage: np.ndarray
-    id_column: str = "id"
-    target_columns: tuple[str, ...] = ("target",)
-    _index: IdIndex = field(init=False, repr=False)
+    id_column: str
+    target_columns: tuple[str, ...]
+    _index: IdIndex
+    _usage_codes: np.ndarray  # uint8: USAGE_VALUES.index(usage) per row
 
-    def __post_init__(self) -> None:
-        _check_name("id_column", self.id_column)
-        columns = self.target_columns
+    def __init__(
+        self,
+        *,
+        ids: Any,
+        targets: Any,
+        usage: Any,
+        id_column: str = "id",
+        target_columns: tuple[str, ...] = ("target",),
+    ) -> None:
+        _check_name("id_column", id_column)
+        columns = target_columns
         if isinstance(columns, str) or not isinstance(columns, tuple | list):
             raise TypeError(
                 f"target_columns must be a tuple of str, got {type(columns).__name__} {columns!r}"
@@ -132,34 +146,41 @@ class Solution:
         columns = tuple(_check_name("each target column", c) for c in columns)
         if not columns:
             raise SolutionError("target_columns must name at least one column, got ()")
-        names = (self.id_column, *columns)
+        names = (id_column, *columns)
         if len(set(names)) != len(names):
             raise SolutionError(f"column names must be distinct, got {names}")
 
-        arrow_ids = self._checked_ids(self.ids)
+        arrow_ids = self._checked_ids(ids)
         n = len(arrow_ids)
         index = IdIndex(arrow_ids)
-        ids = arrow_ids.to_numpy(zero_copy_only=False)
         if not index.unique:
-            raise _DuplicateIds(_duplicates(ids))
-        targets = self._checked_targets(self.targets, n, len(columns))
-        usage = self._checked_usage(self.usage, n)
-        for array in (ids, targets, usage):
+            raise _DuplicateIds(_duplicates(arrow_ids.to_numpy(zero_copy_only=False)))
+        checked_targets = self._checked_targets(targets, n, len(columns))
+        codes = self._checked_usage(usage, n)
+        for array in (checked_targets, codes):
             array.setflags(write=False)
         for name, value in (
-            ("ids", ids),
-            ("targets", targets),
-            ("usage", usage),
+            ("targets", checked_targets),
+            ("id_column", id_column),
             ("target_columns", columns),
+            ("_index", index),
+            ("_usage_codes", codes),
         ):
             object.__setattr__(self, name, value)
-        object.__setattr__(self, "_index", index)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a Solution cannot be changed; build another")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError("a Solution cannot be changed; build another")
 
     # ------------------------------------------------------------ validation
     @staticmethod
     def _checked_ids(ids: Any) -> pa.Array:
         if isinstance(ids, str | bytes):
             raise TypeError(f"ids must be an array of str, got {type(ids).__name__}")
+        if isinstance(ids, pa.ChunkedArray):
+            ids = ids.combine_chunks()
         if isinstance(ids, pa.Array) and ids.type == pa.string():
             values, arrow = ids, ids  # from_csv's column, already text
         else:
@@ -186,11 +207,17 @@ class Solution:
                 f"ids must not be empty: {len(rows)} empty id(s), at index "
                 f"{', '.join(map(str, rows[:_SHOWN].tolist()))}"
             )
-        for brk in ("\n", "\r"):
-            broken = pc.match_substring(arrow, brk).to_numpy(zero_copy_only=False)
-            if broken.any():
-                i = int(np.flatnonzero(broken)[0])
-                raise SolutionError(f"ids must not contain line breaks, got {arrow[i].as_py()!r}")
+        # One scan of the ids' bytes; the slower search by id only when one may break.
+        data = arrow.buffers()[2]
+        text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0)
+        if ((text == ord("\n")) | (text == ord("\r"))).any():
+            for brk in ("\n", "\r"):
+                broken = pc.match_substring(arrow, brk).to_numpy(zero_copy_only=False)
+                if broken.any():
+                    i = int(np.flatnonzero(broken)[0])
+                    raise SolutionError(
+                        f"ids must not contain line breaks, got {arrow[i].as_py()!r}"
+                    )
         return arrow
 
     @staticmethod
@@ -221,46 +248,68 @@ class Solution:
 
     @staticmethod
     def _checked_usage(usage: Any, n: int) -> np.ndarray:
-        array = np.asarray(usage)
-        if array.dtype.kind not in "UO":
-            raise TypeError(f"usage must be an array of str, got dtype {array.dtype}")
-        if array.shape != (n,):
-            raise SolutionError(f"usage must have shape ({n},), got {array.shape}")
-        public, private = array == "Public", array == "Private"
-        known = public | private | (array == "Ignored")
-        if not known.all():
-            i = int(np.flatnonzero(~known)[0])
-            allowed = ", ".join(USAGE_VALUES)
+        """The usage as codes, ``USAGE_VALUES.index(value)`` per row (uint8)."""
+        if isinstance(usage, pa.ChunkedArray):
+            usage = usage.combine_chunks()
+        if isinstance(usage, pa.Array):
+            if len(usage) != n:
+                raise SolutionError(f"usage must have shape ({n},), got ({len(usage)},)")
+            codes = _arrow_usage_codes(usage)
+        else:
+            usage = np.asarray(usage)
+            if usage.dtype.kind not in "UO":
+                raise TypeError(f"usage must be an array of str, got dtype {usage.dtype}")
+            if usage.shape != (n,):
+                raise SolutionError(f"usage must have shape ({n},), got {usage.shape}")
+            codes = np.full(n, _UNKNOWN_USAGE, dtype=np.uint8)
+            for code, value in enumerate(USAGE_VALUES):
+                codes[usage == value] = code
+        unknown = np.flatnonzero(codes == _UNKNOWN_USAGE)
+        if len(unknown):
+            i = int(unknown[0])
+            value = usage[i].as_py() if isinstance(usage, pa.Array) else usage[i]
             raise SolutionError(
-                f"usage must hold only {allowed}, got {str(array[i])!r} at index {i}"
+                f"usage must hold only {', '.join(USAGE_VALUES)}, got {str(value)!r} at index {i}"
             )
-        array = np.full(n, "Ignored", dtype="<U7")
-        array[public], array[private] = "Public", "Private"
-        for value in ("Public", "Private"):
-            if not (array == value).any():
+        for code, value in enumerate(USAGE_VALUES[:2]):
+            if not (codes == code).any():
                 raise SolutionError(
                     f"the solution has no {value} row: the {value.lower()} board would have "
                     "nothing to score"
                 )
-        return array
+        return codes
 
     # ------------------------------------------------------------ properties
+    @cached_property
+    def ids(self) -> np.ndarray:
+        """The ids as a read-only NumPy array of ``str``, in row order."""
+        ids = self._index.ids.to_numpy(zero_copy_only=False)
+        ids.setflags(write=False)
+        return ids
+
+    @cached_property
+    def usage(self) -> np.ndarray:
+        """``"Public"``, ``"Private"`` or ``"Ignored"`` per row (read-only)."""
+        usage = np.array(USAGE_VALUES, dtype="<U7")[self._usage_codes]
+        usage.setflags(write=False)
+        return usage
+
     @property
     def n(self) -> int:
         """The number of rows, Ignored ones included (every row must be submitted)."""
-        return len(self.ids)
+        return len(self._index.ids)
 
     @cached_property
     def public_mask(self) -> np.ndarray:
         """Boolean mask of the rows that score the public board."""
-        mask = self.usage == "Public"
+        mask = self._usage_codes == 0
         mask.setflags(write=False)
         return mask
 
     @cached_property
     def private_mask(self) -> np.ndarray:
         """Boolean mask of the rows that score the private board."""
-        mask = self.usage == "Private"
+        mask = self._usage_codes == 1
         mask.setflags(write=False)
         return mask
 
@@ -316,8 +365,8 @@ class Solution:
         return (
             self.id_column == other.id_column
             and self.target_columns == other.target_columns
-            and np.array_equal(self.ids, other.ids)
-            and np.array_equal(self.usage, other.usage)
+            and self._index.ids.equals(other._index.ids)
+            and np.array_equal(self._usage_codes, other._usage_codes)
             and np.array_equal(self.targets, other.targets)
         )
 
@@ -333,12 +382,12 @@ class Solution:
             values = [repr(x) for x in self.targets.tolist()]
         else:
             values = [",".join(map(repr, row)) for row in self.targets.tolist()]
-        usage = self.usage.tolist()
+        usage = np.array(USAGE_VALUES, dtype=object)[self._usage_codes].tolist()
         body = "".join(f"{i},{v},{u}\n" for i, v, u in zip(ids, values, usage, strict=True))
         return (header + "\n" + body).encode("utf-8")
 
     def _written_ids(self) -> list[str]:
-        ids = self.ids.tolist()
+        ids = self._index.ids.to_pylist()
         quoted = pc.any(pc.match_substring_regex(self._index.ids, '[,"]')).as_py()
         return [_quote(i) for i in ids] if quoted else ids
 
@@ -473,6 +522,22 @@ class Solution:
 
 
 # --------------------------------------------------------------------- helpers
+_UNKNOWN_USAGE = len(USAGE_VALUES)  # the code of a value that is none of them
+
+
+def _arrow_usage_codes(usage: pa.Array) -> np.ndarray:
+    """Codes of an Arrow string (or dictionary of strings) array; unknown values,
+    nulls included, get ``_UNKNOWN_USAGE``."""
+    if isinstance(usage, pa.DictionaryArray):
+        table = np.r_[_arrow_usage_codes(usage.dictionary), _UNKNOWN_USAGE].astype(np.uint8)
+        indices = pc.fill_null(usage.indices, len(usage.dictionary))
+        return table[indices.to_numpy().astype(np.intp)]
+    if not pa.types.is_string(usage.type):
+        raise TypeError(f"usage must be an array of str, got Arrow type {usage.type}")
+    found = pc.index_in(usage, value_set=pa.array(USAGE_VALUES))
+    return pc.fill_null(found, _UNKNOWN_USAGE).to_numpy().astype(np.uint8)
+
+
 class _DuplicateIds(SolutionError):
     """Repeated ids, with the indices where each appears (from_csv adds line numbers)."""
 
@@ -511,7 +576,7 @@ def read_solution(
     >>> read_solution(b"id,y,Usage\\na,1,Public\\nb,2,Private\\n", id_column=None).n
     2
     """
-    raw = _load(data)
+    raw: _csv.Text = _load(data)
     try:
         if max_bytes is not None and len(raw) > max_bytes:
             raise CsvProblem(
@@ -602,14 +667,13 @@ def _columns(header: _csv.Header, id_column: str | None) -> tuple[str, str, list
 
 def _from_table(
     table: pa.Table,
-    body: bytes,
+    body: _csv.Text,
     header: _csv.Header,
     usage_column: str,
     id_name: str,
     targets: list[str],
 ) -> Solution:
     ids = table.column(id_name).combine_chunks()
-    n = len(ids)
 
     def lines(rows: Any) -> dict[int, int]:
         return _csv.line_numbers(body, header, [int(r) for r in rows])
@@ -638,13 +702,14 @@ def _from_table(
             f"column {targets[col]!r} has {len(rows)} value(s) that are NaN or infinite, "
             f"e.g. {shown}; targets must be finite numbers"
         )
-    written = pc.utf8_lower(pc.utf8_trim_whitespace(table.column(usage_column)))
-    usage = np.full(n, "", dtype="<U7")
-    for value in USAGE_VALUES:
-        usage[pc.equal(written, value.lower()).to_numpy(zero_copy_only=False)] = value
-    unknown = np.flatnonzero(usage == "")
+    raw = table.column(usage_column).combine_chunks()
+    codes = _arrow_usage_codes(raw)
+    if (codes == _UNKNOWN_USAGE).any():  # values not in their canonical spelling
+        written = pc.utf8_lower(pc.utf8_trim_whitespace(raw))
+        found = pc.index_in(written, value_set=pa.array([v.lower() for v in USAGE_VALUES]))
+        codes = pc.fill_null(found, _UNKNOWN_USAGE).to_numpy().astype(np.uint8)
+    unknown = np.flatnonzero(codes == _UNKNOWN_USAGE)
     if len(unknown):
-        raw = table.column(usage_column)
         found = lines(unknown[:_SHOWN])
         shown = ", ".join(
             f"{show(raw[int(r)].as_py())} (id {show(ids[int(r)].as_py())}, line {at(r)})"
@@ -654,8 +719,8 @@ def _from_table(
             f"column {usage_column!r} must hold Public, Private or Ignored (any case); "
             f"{len(unknown)} row(s) do not, e.g. {shown}"
         )
-    for value in ("Public", "Private"):
-        if not (usage == value).any():
+    for code, value in enumerate(USAGE_VALUES[:2]):
+        if not (codes == code).any():
             raise SolutionError(
                 f"the solution has no {value} row in column {usage_column!r}: the "
                 f"{value.lower()} board would have nothing to score"
@@ -664,7 +729,7 @@ def _from_table(
         return Solution(
             ids=ids,
             targets=values[:, 0] if len(targets) == 1 else values,
-            usage=usage,
+            usage=pa.DictionaryArray.from_arrays(pa.array(codes), pa.array(USAGE_VALUES)),
             id_column=id_name,
             target_columns=tuple(targets),
         )
