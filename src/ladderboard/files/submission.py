@@ -126,7 +126,7 @@ def canonical_predictions_hash(predictions: Any) -> str:
 
 
 def parse_submission(
-    data: bytes,
+    data: bytes | bytearray | memoryview,
     solution: Solution,
     *,
     max_bytes: int = _DEFAULT_MAX_BYTES,
@@ -175,7 +175,7 @@ def parse_submission(
     if max_bytes < 1:
         raise ValueError(f"max_bytes must be an integer >= 1, got {max_bytes!r}")
     try:
-        raw = data if isinstance(data, bytes) else bytes(data)
+        raw = data if isinstance(data, bytes | bytearray) else bytes(data)
         return _Reader(raw, solution, int(max_bytes), bool(probabilities)).read()
     except CsvProblem as problem:
         raise SubmissionError(problem.code, str(problem)) from None
@@ -184,7 +184,7 @@ def parse_submission(
 class _Reader:
     """One submission being read; each step raises CsvProblem with its code."""
 
-    def __init__(self, data: bytes, solution: Solution, max_bytes: int, probabilities: bool):
+    def __init__(self, data: _csv.Text, solution: Solution, max_bytes: int, probabilities: bool):
         self.data, self.solution = data, solution
         self.max_bytes, self.probabilities = max_bytes, probabilities
         self.columns = (solution.id_column, *solution.target_columns)
@@ -226,8 +226,8 @@ class _Reader:
         return aligned
 
     # ------------------------------------------------------------------ bytes
-    def _text(self) -> bytes:
-        data = self.data
+    def _text(self) -> _csv.Text:
+        data: _csv.Text = self.data
         if len(data) > self.max_bytes:
             raise CsvProblem(
                 "too_large",

@@ -60,6 +60,7 @@ from ladderboard.files import (
     gunzip_limited,
     parse_submission,
 )
+from ladderboard.files._csv import Text
 
 __all__ = [
     "PROBABILITY_SLACK",
@@ -101,7 +102,7 @@ class Loaded:
     repairs: tuple[str, ...]
 
 
-def _header_line(body: bytes) -> tuple[bytes, int]:
+def _header_line(body: Text) -> tuple[Text, int]:
     """The first line (without its line end) and the offset just past its end."""
     end = body.find(b"\n")
     if end == -1:
@@ -109,7 +110,7 @@ def _header_line(body: bytes) -> tuple[bytes, int]:
     return body[:end].rstrip(b"\r"), end + 1
 
 
-def _repair_text(body: bytes, solution: Solution, repairs: list[str]) -> bytes:
+def _repair_text(body: Text, solution: Solution, repairs: list[str]) -> Text:
     line, end = _header_line(body)
     if b"\r\n" in body[: end + 1]:
         repairs.append("crlf")
@@ -157,7 +158,7 @@ def load_submission(
     further out refused.
     """
     repairs: list[str] = []
-    body = bytes(data)
+    body: Text = bytes(data)
     if body.startswith(GZIP_MAGIC):
         try:
             body = gunzip_limited(body, max_bytes)
