@@ -234,3 +234,25 @@ def test_the_history_refuses_what_it_cannot_place(tmp_path):
             (file_name("ghost", at(8)), "unknown_team"),
         ]
     )
+
+
+def test_the_size_limit_grows_with_the_solution(tmp_path, monkeypatch):
+    """A replayed file may hold the default limit or 64 bytes a solution row,
+    whichever is more (a history of ten million rows has files of 99 MB):
+    here the default limit is made smaller than one file, and the rows'
+    allowance decides."""
+    from ladderboard.replay import replay as replay_module
+
+    history = [("alpha", at(1), PREDICTIONS), ("beta", at(2), gzip.compress(CLEAN))]
+    root = write_competition(tmp_path, SOLUTION, history, teams=["alpha", "beta"])
+    monkeypatch.setattr(replay_module, "MAX_BYTES", len(CLEAN) // 2)
+
+    def replayed() -> list[tuple[str, str]]:
+        result = replay_competition(root / "solution.csv", root / "submissions")
+        return [(s.file, s.code) for s in result.history.skipped]
+
+    assert len(CLEAN) < replay_module.ROW_BYTES * N
+    assert replayed() == []
+    monkeypatch.setattr(replay_module, "ROW_BYTES", 1)  # both files over the limit now
+    with pytest.raises(ValueError, match="could be read"):
+        replayed()

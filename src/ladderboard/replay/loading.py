@@ -91,7 +91,7 @@ REFUSED = SubmissionError.CODES
 _BOM = b"\xef\xbb\xbf"
 _INDEX_NAME = re.compile(r"|index|unnamed:\s*\d+", re.IGNORECASE)
 _FIRST_FIELD = re.compile(rb"(?m)^[^,\r\n]*,")
-_MAX_BYTES = 50 * 2**20
+MAX_BYTES = 50 * 2**20  # a file's largest size, compressed or not, by default
 
 
 @dataclass(frozen=True)
@@ -149,7 +149,7 @@ def load_submission(
     solution: Solution,
     *,
     probabilities: bool,
-    max_bytes: int = _MAX_BYTES,
+    max_bytes: int = MAX_BYTES,
 ) -> Loaded:
     """Read ``data`` tolerantly (module docstring); raise ``SubmissionError`` if refused.
 

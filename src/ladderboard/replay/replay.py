@@ -50,7 +50,7 @@ from ladderboard.direction import Direction
 from ladderboard.files import Solution, SubmissionError
 from ladderboard.random import KeyedStream
 from ladderboard.replay.history import Entry, Skipped
-from ladderboard.replay.loading import load_submission
+from ladderboard.replay.loading import MAX_BYTES, load_submission
 from ladderboard.replay.mechanism_choice import MechanismChoice
 from ladderboard.rules.boards import Record, private_board, public_board
 from ladderboard.rules.config import CompetitionConfig, Scoring
@@ -65,6 +65,9 @@ __all__ = [
     "replay_mechanism",
     "score_history",
 ]
+
+
+ROW_BYTES = 64  # what a replayed file may hold a solution row, beyond MAX_BYTES
 
 
 def loss_scoring(name: str, clip: float | None = None) -> Scoring:
@@ -161,6 +164,9 @@ def score_history(
 
     ``probabilities`` (default: the scoring's own need) makes values just
     outside ``[0, 1]`` clipped and values further out refused.
+    A file may hold, compressed or not, 50 MiB or 64 bytes a solution row,
+    whichever is more: a history of ten million rows, 99 MB of CSV a file,
+    replays as the smaller ones do.
     ``progress(done, total)``, when given, is called as each file is scored.
     """
     if scoring.kind != "loss":
@@ -170,6 +176,7 @@ def score_history(
         check_targets(scoring, solution.targets)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"solution: the loss {scoring.name!r} cannot score it: {exc}") from None
+    max_bytes = max(MAX_BYTES, ROW_BYTES * solution.n)
     scored_mask = solution.public_mask | solution.private_mask
     scored_rows = np.flatnonzero(scored_mask)
     in_scored = np.cumsum(scored_mask) - 1
@@ -178,7 +185,9 @@ def score_history(
 
     def one(entry: Entry):
         try:
-            loaded = load_submission(entry.path.read_bytes(), solution, probabilities=needs)
+            loaded = load_submission(
+                entry.path.read_bytes(), solution, probabilities=needs, max_bytes=max_bytes
+            )
             scored = score_predictions(
                 scoring,
                 solution.targets,
