@@ -162,19 +162,20 @@ def _standing(
     connection: Connection,
     target: Target,
     release: tuple[int, datetime, float, int],
+    previous: statements.StoredStanding | None,
 ) -> dict[str, Any]:
     """The team's standing on the public board after its submission
     ``release`` (``(id, created_at, public_score, number)``, just stored),
     as the columns :func:`~ladderboard.store.statements.store_standing`
     writes, by the rule the whole board is built by
-    (:func:`~ladderboard.rules.boards.team_standing`), from the standing
-    before it: the team's score is its latest release when each release
-    states the current best, its best release otherwise, and the submission
-    that gives it is the first to have reached it. Reads one row, and at
-    most one more, rather than the team's whole history, when the submission
-    is the team's latest in time (as it is unless clocks disagree)."""
+    (:func:`~ladderboard.rules.boards.team_standing`), from ``previous``,
+    the standing before it (read with the team's counts, under the lock):
+    the team's score is its latest release when each release states the
+    current best, its best release otherwise, and the submission that gives
+    it is the first to have reached it. Reads at most one row, rather than
+    the team's whole history, when the submission is the team's latest in
+    time (as it is unless clocks disagree)."""
     ident, created, score, number = release
-    previous = statements.standing(connection, target.team_id)
     if math.isnan(score) or (previous is not None and created < aware(previous.last_submission_at)):
         # NaN matches no row in SQL, and a submission stamped before the
         # team's latest (a worker's clock behind another's) is not the last
@@ -326,7 +327,7 @@ class Submitter:
                         raise Conflict("this idempotency key was used for another file")
                     return self._resent(connection, earlier, team, config, now)
             predictions_sha256 = hashing.result()
-            today, total, same, other, invalid, previous = statements.counts(
+            today, total, same, other, invalid, previous, stored = statements.counts(
                 connection, target.competition_id, target.team_id, predictions_sha256, now
             )
             _check_invalid(invalid, team, config)
@@ -359,7 +360,9 @@ class Submitter:
                 private_score=scored.private,
                 selected=False,
             )
-            standing = _standing(connection, target, (submission_id, now, step.score, total + 1))
+            standing = _standing(
+                connection, target, (submission_id, now, step.score, total + 1), stored
+            )
             # The competition's row is locked from here to the commit: last.
             version = statements.bump_board_version(connection, target.competition_id)
             statements.store_standing(

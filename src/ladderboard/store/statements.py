@@ -11,9 +11,9 @@ round trip, the state update and the inserts.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, true, update
 
 from ladderboard.store.models import (
     CompetitionRow,
@@ -45,6 +45,7 @@ __all__ = [
     "TEAM_STANDING",
     "UPDATE_STANDING",
     "UPDATE_STATE",
+    "StoredStanding",
     "admission",
     "bump_board_version",
     "count_params",
@@ -128,15 +129,26 @@ _PREVIOUS_SCORE = (
     .order_by(_SUBMISSIONS.c.number.desc())
     .limit(1)
 )
+TEAM_STANDING = select(
+    _STANDINGS.c.score,
+    _STANDINGS.c.entries,
+    _STANDINGS.c.submission_id,
+    _STANDINGS.c.submission_number,
+    _STANDINGS.c.submission_at,
+    _STANDINGS.c.last_submission_at,
+).where(_STANDINGS.c.team_id == bindparam("team"))
 # All in one round trip (a round trip to PostgreSQL costs more than the query), each
-# subquery still planned on its own index.
+# subquery still planned on its own index; the counts are one row, to which the
+# team's standing (none before its first submission) is joined.
 _TEAM_SUB = TEAM_COUNTS.subquery()
+_STANDING_SUB = TEAM_STANDING.subquery()
 COUNTS = select(
     *_TEAM_SUB.c,
     OTHER_TEAM.scalar_subquery(),
     _INVALID_FILES.scalar_subquery(),
     _PREVIOUS_SCORE.scalar_subquery(),
-)
+    *_STANDING_SUB.c,
+).select_from(_TEAM_SUB.outerjoin(_STANDING_SUB, true()))
 # What a bad file is checked against before it is recorded, under its board's
 # lock (LOCK_STATE): the team's invalid files so far.
 INVALID = _INVALID_FILES
@@ -177,14 +189,6 @@ TEAM_RELEASES = select(
     _SUBMISSIONS.c.public_score,
     _SUBMISSIONS.c.number,
 ).where(_SUBMISSIONS.c.team_id == bindparam("team"))
-TEAM_STANDING = select(
-    _STANDINGS.c.score,
-    _STANDINGS.c.entries,
-    _STANDINGS.c.submission_id,
-    _STANDINGS.c.submission_number,
-    _STANDINGS.c.submission_at,
-    _STANDINGS.c.last_submission_at,
-).where(_STANDINGS.c.team_id == bindparam("team"))
 FIRST_RELEASE = (
     select(_SUBMISSIONS.c.id, _SUBMISSIONS.c.created_at, _SUBMISSIONS.c.number)
     .where(
@@ -291,15 +295,28 @@ def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -
     ).first()
 
 
+class StoredStanding(NamedTuple):
+    """A team's row of ``team_standings`` (see :func:`standing`)."""
+
+    score: float
+    entries: int
+    submission_id: int
+    submission_number: int
+    submission_at: datetime
+    last_submission_at: datetime
+
+
 def counts(
     connection: Any, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
-) -> tuple[int, int, int | None, int | None, int, float | None]:
+) -> tuple[int, int, int | None, int | None, int, float | None, StoredStanding | None]:
     """The team's valid submissions today (UTC) and in all, its own
     submission with these predictions, another team's, the team's invalid
-    files and its last released score."""
+    files, its last released score and its standing (see :func:`standing`)."""
     params = count_params(team_id, predictions_sha256, now) | {"competition": competition_id}
-    today, total, own, other, invalid, previous = connection.execute(COUNTS, params).one()
-    return today, total, own, other, invalid, previous
+    row = connection.execute(COUNTS, params).one()
+    today, total, own, other, invalid, previous = row[:6]
+    standing = None if row[8] is None else StoredStanding(*row[6:])
+    return today, total, own, other, invalid, previous, standing
 
 
 def released_before(connection: Any, team_id: int, number: int) -> float | None:
