@@ -364,9 +364,8 @@ class Submitter:
                 connection, target, (submission_id, now, step.score, total + 1), stored
             )
             # The competition's row is locked from here to the commit: last.
-            version = statements.bump_board_version(connection, target.competition_id)
-            statements.store_standing(
-                connection, target.competition_id, target.team_id, version=version, **standing
+            statements.store_standing_and_bump(
+                connection, target.competition_id, target.team_id, **standing
             )
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)

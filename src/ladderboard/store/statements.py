@@ -10,6 +10,7 @@ round trip, the state update and the inserts.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -58,6 +59,7 @@ __all__ = [
     "standing",
     "store_rejection",
     "store_standing",
+    "store_standing_and_bump",
     "store_submission",
     "submission_with_key",
     "target",
@@ -182,6 +184,26 @@ UPDATE_STATE = (
 )
 INSERT_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
 INSERT_FILE = insert(_FILES)
+
+
+@functools.cache
+def _store_submission_at_once(columns: tuple[str, ...]) -> Any:
+    """UPDATE_STATE, INSERT_SUBMISSION and INSERT_FILE as one PostgreSQL
+    statement (data-modifying CTEs), the submission's ``columns`` bound as
+    ``v_<column>``; it returns the new submission's id."""
+    stored = (
+        insert(_SUBMISSIONS)
+        .values({c: bindparam(f"v_{c}", type_=_SUBMISSIONS.c[c].type) for c in columns})
+        .returning(_SUBMISSIONS.c.id)
+        .cte("stored")
+    )
+    filed = insert(_FILES).from_select(
+        ["submission_id", "file"],
+        select(stored.c.id, bindparam("file", type_=_FILES.c.file.type)),
+    )
+    return select(stored.c.id).add_cte(UPDATE_STATE.cte("state"), filed.cte("filed"))
+
+
 # What a team's standing is built from: its released scores, from its index.
 TEAM_RELEASES = select(
     _SUBMISSIONS.c.id,
@@ -234,11 +256,36 @@ RESET_BOARD_VERSION = (
     )
     .returning(_COMPETITIONS.c.board_version)
 )
+
+
+def _upsert_standing_bumped() -> Any:
+    """BUMP_BOARD_VERSION and the team's standing written at the new version,
+    as one PostgreSQL statement returning the version."""
+    from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+
+    bumped = BUMP_BOARD_VERSION.cte("bumped")
+    names = [n for n in _STANDING_VALUES if n != "version"]
+    row = select(
+        bindparam("team", type_=_STANDINGS.c.team_id.type),
+        bindparam("competition", type_=_STANDINGS.c.competition_id.type),
+        bumped.c.board_version,
+        *(_STANDING_VALUES[n] for n in names),
+    )
+    upsert = postgresql_insert(_STANDINGS).from_select(
+        ["team_id", "competition_id", "version", *names], row
+    )
+    return upsert.on_conflict_do_update(
+        index_elements=[_STANDINGS.c.team_id],
+        set_={n: upsert.excluded[n] for n in ["version", *names]},
+    ).returning(_STANDINGS.c.version)
+
+
 STAMP_STANDING = (
     update(_STANDINGS)
     .where(_STANDINGS.c.team_id == bindparam("team"))
     .values(version=bindparam("version"))
 )
+_UPSERT_STANDING_BUMPED = _upsert_standing_bumped()
 
 
 def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
@@ -352,18 +399,23 @@ def store_submission(
 ) -> int:
     """Write one scored submission: its board's new state, the submission
     row (``values``), its file, and its duplicate flag when it repeats
-    ``earlier_submission_id`` of another team; return the new row's id."""
-    connection.execute(
-        UPDATE_STATE,
-        {
-            "state_id": state_id,
-            "new_state": state,
-            "n": values["sequence"],
-            "now": values["created_at"],
-        },
-    )
-    submission_id = connection.execute(INSERT_SUBMISSION, values).scalar_one()
-    connection.execute(INSERT_FILE, {"submission_id": submission_id, "file": file})
+    ``earlier_submission_id`` of another team; return the new row's id.
+    On PostgreSQL the state, the row and the file are one statement (one
+    round trip rather than three)."""
+    state_params = {
+        "state_id": state_id,
+        "new_state": state,
+        "n": values["sequence"],
+        "now": values["created_at"],
+    }
+    if connection.dialect.name == "postgresql":
+        statement = _store_submission_at_once(tuple(values))
+        params = state_params | {f"v_{k}": v for k, v in values.items()} | {"file": file}
+        submission_id = connection.execute(statement, params).scalar_one()
+    else:
+        connection.execute(UPDATE_STATE, state_params)
+        submission_id = connection.execute(INSERT_SUBMISSION, values).scalar_one()
+        connection.execute(INSERT_FILE, {"submission_id": submission_id, "file": file})
     if earlier_submission_id is not None:
         connection.execute(
             insert(_DUPLICATE_FLAGS).values(
@@ -407,6 +459,21 @@ def store_standing(connection: Any, competition_id: int, team_id: int, **values:
     params = {"team": team_id, "competition": competition_id, **values}
     if connection.execute(UPDATE_STANDING, params).rowcount == 0:
         connection.execute(INSERT_STANDING, params)
+
+
+def store_standing_and_bump(
+    connection: Any, competition_id: int, team_id: int, **values: Any
+) -> int:
+    """Count the change to the boards (:func:`bump_board_version`) and write
+    the team's standing stamped with the new version (:func:`store_standing`;
+    ``values`` without ``version``); return the version. On PostgreSQL one
+    statement: the version is bumped in a CTE and the standing upserted."""
+    if connection.dialect.name != "postgresql":
+        version = bump_board_version(connection, competition_id)
+        store_standing(connection, competition_id, team_id, version=version, **values)
+        return version
+    params = {"team": team_id, "competition": competition_id, **values}
+    return connection.execute(_UPSERT_STANDING_BUMPED, params).scalar_one()
 
 
 def bump_board_version(connection: Any, competition_id: int, *, reset: bool = False) -> int:
