@@ -318,3 +318,45 @@ def test_large_solution_parses_fast():
     elapsed = time.perf_counter() - start
     assert again == sol
     assert elapsed < 2.0, f"{elapsed:.2f} s to read a solution of {n} rows"
+
+
+@pytest.mark.parametrize("rows_at_once", [1, 3, 1 << 20])
+def test_split_sha256_is_the_rows_lines_hashed_one_after_another(monkeypatch, rows_at_once):
+    """The commitment's split hash, written by Arrow in blocks of rows, is the
+    hash of ``id<TAB>usage<LF>`` row by row (ids with commas, quotes and
+    non-ASCII text included)."""
+
+    from ladderboard.files import solution as module
+
+    monkeypatch.setattr(module, "_ROWS_AT_ONCE", rows_at_once)
+    ids = ["a,b", 'q"uote', "é", "日本", "x" * 40, "7", "8"]
+    usage = ["Public", "Private", "Ignored", "Private", "Public", "Ignored", "Private"]
+    sol = Solution(ids=ids, targets=np.arange(7.0), usage=usage)
+    lines = "".join(f"{i}\t{u}\n" for i, u in zip(ids, usage, strict=True))
+    assert sol.split_sha256 == hashlib.sha256(lines.encode()).hexdigest()
+
+
+@pytest.mark.parametrize(
+    "targets",
+    [
+        np.array([0.0, 1.0, -3.0, 1e15, -1e15, 9999999999999998.0, 2.0, 5.0]),
+        np.array([0.0, -0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0]),  # repr(-0.0) is "-0.0"
+        np.array([1e16, 0.1, 1 / 3, -2.5e-300, 7.0, 8.0, 9.0, 10.0]),
+        np.arange(24.0).reshape(8, 3) / np.array([1.0, 3.0, 1.0]),
+    ],
+)
+def test_the_canonical_file_is_written_row_by_row_with_repr(targets):
+    """The canonical file (what the commitment hashes) is, byte for byte,
+    ``id,repr(target)...,Usage`` row by row, ids quoted where they hold a
+    comma or a quote, whichever way its values are written."""
+    ids = ["a", "b,c", 'd"e', "f", "g", "h", "i", "j"]
+    usage = ["Public", "Private", "Ignored", "Public", "Private", "Private", "Public", "Ignored"]
+    columns = ("target",) if targets.ndim == 1 else ("x", "y", "z")
+    sol = Solution(ids=ids, targets=targets, usage=usage, target_columns=columns)
+    written = [i if i.isalpha() else '"' + i.replace('"', '""') + '"' for i in ids]
+    rows = targets.reshape(8, -1).tolist()
+    lines = [
+        ",".join([w, *map(repr, r), u]) + "\n" for w, r, u in zip(written, rows, usage, strict=True)
+    ]
+    assert sol.to_csv().decode() == ",".join(["id", *columns, "Usage"]) + "\n" + "".join(lines)
+    assert Solution.from_csv(sol.to_csv()) == sol

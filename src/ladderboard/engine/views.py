@@ -68,11 +68,8 @@ def commitment_of(solution_sha256: str, split_sha256: str, key_hex: str) -> str:
 
 
 def split_sha256(solution: Solution) -> str:
-    """SHA-256 of the ids and their usage, row by row."""
-    digest = hashlib.sha256()
-    for identifier, usage in zip(solution.ids, solution.usage, strict=True):
-        digest.update(f"{identifier}\t{usage}\n".encode())
-    return digest.hexdigest()
+    """SHA-256 of the ids and their usage, row by row (:attr:`Solution.split_sha256`)."""
+    return solution.split_sha256
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ USAGE_VALUES = ("Public", "Private", "Ignored")
 """The values of the ``Usage`` column, in their canonical spelling."""
 _USAGE_COLUMNS = ("usage", "split")  # case-insensitive; split is Hugging Face's alias
 _SHOWN = 3
+_ROWS_AT_ONCE = 1 << 20  # rows whose text split_sha256 holds at once
 
 
 class SolutionError(ValueError):
@@ -348,6 +349,28 @@ class Solution:
         """
         return hashlib.sha256(self._canonical_csv).hexdigest()
 
+    @cached_property
+    def split_sha256(self) -> str:
+        """Hex SHA-256 of the ids and their usage, row by row: of the lines
+        ``f"{id}\\t{usage}\\n"`` one after another (the split the audit
+        commitment covers). Arrow writes the lines, a million rows at a time.
+
+        >>> sol = Solution.from_labels([0.5, 1.5], public_fraction=0.5, random_state=1)
+        >>> lines = "".join(f"{i}\\t{u}\\n" for i, u in zip(sol.ids, sol.usage))
+        >>> sol.split_sha256 == hashlib.sha256(lines.encode()).hexdigest()
+        True
+        """
+        digest = hashlib.sha256()
+        endings = pa.array([f"\t{value}\n" for value in USAGE_VALUES])
+        for start in range(0, self.n, _ROWS_AT_ONCE):
+            ids = self._index.ids.slice(start, _ROWS_AT_ONCE)
+            usage = pc.take(endings, pa.array(self._usage_codes[start : start + len(ids)]))
+            lines = pc.binary_join_element_wise(ids, usage, "")
+            _, offsets, data = lines.buffers()
+            bounds = np.frombuffer(offsets, dtype=np.int32, count=len(lines) + 1)
+            digest.update(memoryview(data)[bounds[0] : bounds[-1]])
+        return digest.hexdigest()
+
     @property
     def _id_index(self) -> IdIndex:
         """Row positions by id (see ``_ids``), built with the solution."""
@@ -376,20 +399,33 @@ class Solution:
     # ---------------------------------------------------------------- writing
     @cached_property
     def _canonical_csv(self) -> bytes:
+        """The rows ``id,target...,Usage``, each value as Python writes it
+        (``repr`` of a float), joined by Arrow a million rows at a time."""
         header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns, "Usage"))
-        ids = self._written_ids()
-        if self.targets.ndim == 1:
-            values = [repr(x) for x in self.targets.tolist()]
-        else:
-            values = [",".join(map(repr, row)) for row in self.targets.tolist()]
-        usage = np.array(USAGE_VALUES, dtype=object)[self._usage_codes].tolist()
-        body = "".join(f"{i},{v},{u}\n" for i, v, u in zip(ids, values, usage, strict=True))
-        return (header + "\n" + body).encode("utf-8")
+        targets = self.targets.reshape(self.n, -1)
+        endings = pa.array([f"{value}\n" for value in USAGE_VALUES])
+        pieces = [(header + "\n").encode("utf-8")]
+        ids = self._written_id_array()
+        for start in range(0, self.n, _ROWS_AT_ONCE):
+            stop = min(start + _ROWS_AT_ONCE, self.n)
+            columns = [ids.slice(start, stop - start)]
+            columns += [_written_floats(targets[start:stop, j]) for j in range(targets.shape[1])]
+            columns.append(pc.take(endings, pa.array(self._usage_codes[start:stop])))
+            lines = pc.binary_join_element_wise(*columns, ",")
+            _, offsets, data = lines.buffers()
+            bounds = np.frombuffer(offsets, dtype=np.int32, count=len(lines) + 1)
+            pieces.append(memoryview(data)[bounds[0] : bounds[-1]].tobytes())
+        return b"".join(pieces)
+
+    def _written_id_array(self) -> pa.Array:
+        """The ids as written in a CSV file: quoted where they hold ``,`` or ``"``."""
+        ids = self._index.ids
+        if not pc.any(pc.match_substring_regex(ids, '[,"]')).as_py():
+            return ids
+        return pa.array([_quote(i) for i in ids.to_pylist()], type=pa.string())
 
     def _written_ids(self) -> list[str]:
-        ids = self._index.ids.to_pylist()
-        quoted = pc.any(pc.match_substring_regex(self._index.ids, '[,"]')).as_py()
-        return [_quote(i) for i in ids] if quoted else ids
+        return self._written_id_array().to_pylist()
 
     def to_csv(self) -> bytes:
         """The canonical solution file: ``id_column,targets...,Usage``, ``\\n`` line ends.
@@ -522,6 +558,17 @@ class Solution:
 
 
 # --------------------------------------------------------------------- helpers
+def _written_floats(values: np.ndarray) -> pa.Array:
+    """``repr`` of each float, as Arrow strings. Whole numbers below 1e16 in
+    magnitude (class labels, counts) are written as their integer and
+    ``.0``, as ``repr`` writes them, without a Python string per row."""
+    whole = np.all(values == np.trunc(values)) and np.all(np.abs(values) < 1e16)
+    if whole and not np.any(np.signbit(values) & (values == 0)):  # repr(-0.0) is "-0.0"
+        digits = pc.cast(pa.array(values.astype(np.int64)), pa.string())
+        return pc.binary_join_element_wise(digits, pa.scalar(".0"), "")
+    return pa.array([repr(x) for x in values.tolist()], type=pa.string())
+
+
 _UNKNOWN_USAGE = len(USAGE_VALUES)  # the code of a value that is none of them
 
 

@@ -60,7 +60,6 @@ from ladderboard.files import (
     gunzip_limited,
     parse_submission,
 )
-from ladderboard.files._csv import Text
 
 __all__ = [
     "PROBABILITY_SLACK",
@@ -102,7 +101,7 @@ class Loaded:
     repairs: tuple[str, ...]
 
 
-def _header_line(body: Text) -> tuple[Text, int]:
+def _header_line(body: bytes | bytearray) -> tuple[bytes | bytearray, int]:
     """The first line (without its line end) and the offset just past its end."""
     end = body.find(b"\n")
     if end == -1:
@@ -110,7 +109,9 @@ def _header_line(body: Text) -> tuple[Text, int]:
     return body[:end].rstrip(b"\r"), end + 1
 
 
-def _repair_text(body: Text, solution: Solution, repairs: list[str]) -> Text:
+def _repair_text(
+    body: bytes | bytearray, solution: Solution, repairs: list[str]
+) -> bytes | bytearray:
     line, end = _header_line(body)
     if b"\r\n" in body[: end + 1]:
         repairs.append("crlf")
@@ -158,7 +159,7 @@ def load_submission(
     further out refused.
     """
     repairs: list[str] = []
-    body: Text = bytes(data)
+    body: bytes | bytearray = bytes(data)
     if body.startswith(GZIP_MAGIC):
         try:
             body = gunzip_limited(body, max_bytes)
