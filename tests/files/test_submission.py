@@ -494,3 +494,83 @@ def test_error_keeps_its_code_through_pickling(solution):
 def test_every_code_is_reachable_and_listed():
     assert len(set(SubmissionError.CODES)) == len(SubmissionError.CODES)
     assert isinstance(SubmissionError("empty", "x"), ValueError)
+
+
+def _good_and_defects() -> dict[str, bytes]:
+    """A valid file and files with one defect each, before gzip."""
+    sol = make_solution("text")
+    good = csv_bytes(sol, predictions())
+    lines = good.split(b"\n")
+    return {
+        "valid": good,
+        "bom": b"\xef\xbb\xbf" + good,
+        "crlf": good.replace(b"\n", b"\r\n"),
+        "shuffled": csv_bytes(sol, predictions(), order=[3, 1, 0, 2, 4, 9, 8, 7, 6, 5]),
+        "blank line before the header": b"\n" + good,
+        "header in another order": good.replace(b"id,target", b"target,id", 1),
+        "header spaces": good.replace(b"id,target", b" id , target", 1),
+        "missing column": good.replace(b"id,target", b"id,score", 1),
+        "header only": lines[0] + b"\n",
+        "header and blank lines": lines[0] + b"\n\n  \n",
+        "not a number": good.replace(b"0.05", b"abc", 1),
+        "empty cell": good.replace(b",0.05", b",", 1),
+        "NaN": good.replace(b"0.05", b"nan", 1),
+        "missing row": b"\n".join(lines[:-2]) + b"\n",
+        "repeated row": good + lines[1] + b"\n",
+        "unknown id": good.replace(b"row-003", b"row-999", 1),
+        "too many fields": good.replace(b"0.05", b"0.05,1", 1),
+        "invalid UTF-8 in an id": good.replace(b"row-003", b"row-\xff03", 1),
+        "invalid UTF-8 after the rows": good + b"\xff\n",
+        "carriage returns only": good.replace(b"\n", b"\r"),
+        "quoted ids": good.replace(b"row-001", b'"row-001"', 1),
+    }
+
+
+@pytest.mark.parametrize("defect", list(_good_and_defects()))
+@pytest.mark.parametrize("packing", ["gzip", "gzip, garbage after", "two members", "truncated"])
+def test_a_large_gzip_file_parsed_while_decompressed_gets_the_same_answer(
+    monkeypatch, defect, packing
+):
+    """Large gzip files are parsed as they are decompressed; any file, valid
+    or not, gets the answer (the predictions, or the refusal's code and
+    message) it gets when decompressed whole first."""
+    from ladderboard.files import submission as module
+
+    sol = make_solution("text")
+    text = _good_and_defects()[defect]
+    data = {
+        "gzip": gzip.compress(text),
+        "gzip, garbage after": gzip.compress(text) + b"junk",
+        "two members": gzip.compress(text[:25]) + gzip.compress(text[25:]),
+        "truncated": gzip.compress(text)[:-10],
+    }[packing]
+
+    def answer(streamed_from: int):
+        monkeypatch.setattr(module, "_STREAMED_BYTES", streamed_from)
+        try:
+            return parse_submission(data, sol, max_bytes=10_000).tolist()
+        except SubmissionError as error:
+            return error.code, str(error)
+
+    whole = answer(10**9)
+    decompressed_whole = []
+    gunzip = module._csv.gunzip_limited
+    monkeypatch.setattr(
+        module._csv, "gunzip_limited", lambda *a: decompressed_whole.append(1) or gunzip(*a)
+    )
+    assert answer(0) == whole
+    if defect in ("valid", "bom", "crlf", "shuffled", "header spaces") and packing in (
+        "gzip",
+        "two members",
+    ):
+        assert whole == predictions().tolist()
+        assert not decompressed_whole  # parsed while decompressed, not read again
+
+
+def test_a_large_gzip_bomb_is_stopped_while_parsed(monkeypatch):
+    from ladderboard.files import submission as module
+
+    monkeypatch.setattr(module, "_STREAMED_BYTES", 0)
+    sol = make_solution("text")
+    data = gzip.compress(csv_bytes(sol, predictions()) + b"\n" * 10**7)
+    assert refused(data, sol, max_bytes=10**6).code == "too_large"

@@ -26,6 +26,7 @@ import io
 import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pv
@@ -33,6 +34,7 @@ import pyarrow.csv as pv
 __all__ = [
     "GZIP_MAGIC",
     "CsvProblem",
+    "GunzipStream",
     "Header",
     "diagnose",
     "examples",
@@ -95,43 +97,87 @@ def gunzip_limited(data: Text, limit: int | None) -> bytearray:
     ...
     ladderboard.files._csv.CsvProblem: the file decompresses to more than 100 bytes, ...
     """
-    text = bytearray()
-    total = 0
-    pending = data
-    decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        while True:
+    stream = GunzipStream(data, limit)
+    while stream.more():
+        pass
+    return stream.text
+
+
+class GunzipStream(io.RawIOBase):
+    """Gzip ``data`` (all members) decompressed as it is read, refusing more
+    than ``limit`` bytes (:class:`CsvProblem` ``too_large``, ``bad_gzip``).
+
+    ``text`` holds everything decompressed so far; :meth:`readinto` serves it
+    from ``start`` on, decompressing more as the reader asks. ``pyarrow.csv``
+    reading from it parses blocks while the next ones are decompressed
+    (zlib lets go of the GIL), where decompressing first and parsing after
+    would take the two one after the other.
+
+    >>> import gzip
+    >>> stream = GunzipStream(gzip.compress(b"id,target\\n1,0.5\\n"), None)
+    >>> stream.start = 10
+    >>> stream.read(), bytes(stream.text)
+    (b'1,0.5\\n', b'id,target\\n1,0.5\\n')
+    """
+
+    def __init__(self, data: Text, limit: int | None) -> None:
+        super().__init__()
+        self.text = bytearray()
+        self.start = 0
+        self._limit = limit
+        self._decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self._pending: Text = data
+        self._done = False
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        while len(self.text) - self.start < len(buffer) and self.more():
+            pass
+        n = min(len(buffer), len(self.text) - self.start)
+        with memoryview(self.text) as view:  # released before the text grows again
+            buffer[:n] = view[self.start : self.start + n]
+        self.start += n
+        return n
+
+    def more(self) -> bool:
+        """Decompress one more piece into ``text``; ``False`` once all is."""
+        if self._done:
+            return False
+        limit, total = self._limit, len(self.text)
+        try:
             step = _STEP if limit is None else min(_STEP, limit - total + 1)
-            piece = decoder.decompress(pending, step)
-            total += len(piece)
-            if limit is not None and total > limit:
+            piece = self._decoder.decompress(self._pending, step)
+            if limit is not None and total + len(piece) > limit:
                 raise CsvProblem(
                     "too_large",
                     f"the file decompresses to more than {megabytes(limit)}, the size limit; "
                     "submit fewer or shorter rows",
                 )
-            text += piece
-            pending = decoder.unconsumed_tail
-            if decoder.eof:
-                rest = decoder.unused_data
+            self.text += piece
+            self._pending = self._decoder.unconsumed_tail
+            if self._decoder.eof:
+                rest = self._decoder.unused_data
                 if rest.startswith(GZIP_MAGIC):  # a further gzip member
-                    decoder, pending = zlib.decompressobj(16 + zlib.MAX_WBITS), rest
+                    self._decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+                    self._pending = rest
                 elif rest.strip(b"\0"):
                     raise CsvProblem(
                         "bad_gzip",
                         f"the gzip file is followed by {len(rest)} bytes that are not gzip",
                     )
                 else:
-                    break
-            elif not piece and not pending:
+                    self._done = True
+            elif not piece and not self._pending:
                 raise CsvProblem(
                     "bad_gzip", "the gzip file is truncated (it ends in the middle of its data)"
                 )
-    except zlib.error as exc:
-        raise CsvProblem(
-            "bad_gzip", f"the file starts like gzip but is not valid gzip: {exc}"
-        ) from None
-    return text
+        except zlib.error as exc:
+            raise CsvProblem(
+                "bad_gzip", f"the file starts like gzip but is not valid gzip: {exc}"
+            ) from None
+        return True
 
 
 def _line_of(body: Text, offset: int) -> int:

@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.csv as pv
 
 from ladderboard.files import _csv
 from ladderboard.files._csv import CsvProblem, show
@@ -57,6 +58,9 @@ __all__ = [
 
 _SHOWN = 3
 _DEFAULT_MAX_BYTES = 50 * 2**20
+# A gzip file this large or larger is parsed while it is decompressed.
+_STREAMED_BYTES = 1 << 20
+_BOM = b"\xef\xbb\xbf"
 
 
 class SubmissionError(ValueError):
@@ -190,6 +194,18 @@ class _Reader:
         self.columns = (solution.id_column, *solution.target_columns)
 
     def read(self) -> np.ndarray:
+        table = self._streamed() if len(self.data) >= _STREAMED_BYTES else None
+        if table is None:
+            table = self._read()
+        return self._aligned(table)
+
+    def _types(self) -> dict[str, pa.DataType]:
+        types = {self.solution.id_column: pa.string()}
+        types.update(dict.fromkeys(self.solution.target_columns, pa.float64()))
+        return types
+
+    def _read(self) -> pa.Table:
+        """The rows, each check in turn on the whole text (what decides every refusal)."""
         body = self._text()
         header = _csv.split_header(body)
         self._check_columns(header)
@@ -200,15 +216,52 @@ class _Reader:
                 f"({self.solution.n} rows)",
             )
         self.body, self.header = body, header
-        types = {self.solution.id_column: pa.string()}
-        types.update(dict.fromkeys(self.solution.target_columns, pa.float64()))
         try:
-            table = _csv.read_table(body, header, types)
+            return _csv.read_table(body, header, self._types())
         except pa.ArrowException as exc:
             problem = _csv.diagnose(
                 body, header, self.solution.target_columns, self.solution.id_column
             )
             raise problem or CsvProblem("bad_csv", f"the file is not valid CSV: {exc}") from None
+
+    def _streamed(self) -> pa.Table | None:
+        """The rows of a large gzip file, parsed while it is decompressed; ``None``
+        for anything else, and for any file this way would refuse: :meth:`_read`
+        then reads it whole and says why, as it does for every file."""
+        data = self.data
+        if not data.startswith(_csv.GZIP_MAGIC) or len(data) > self.max_bytes:
+            return None
+        stream = _csv.GunzipStream(data, self.max_bytes)
+        try:
+            while b"\n" not in stream.text and stream.more():
+                pass  # the header's line
+            skip = len(_BOM) if stream.text.startswith(_BOM) else 0
+            header = _csv.split_header(bytes(stream.text[skip : stream.text.index(b"\n") + 1]))
+            if sorted(header.names) != sorted(self.columns):
+                return None
+            stream.start = skip + header.end
+            table = pv.read_csv(
+                stream,
+                read_options=pv.ReadOptions(column_names=header.names),
+                convert_options=pv.ConvertOptions(
+                    column_types=self._types(),
+                    null_values=[],
+                    strings_can_be_null=False,
+                    quoted_strings_can_be_null=False,
+                ),
+            )
+            while stream.more():  # what follows the last row: trailing bytes, members
+                pass
+            body = stream.text if not skip else stream.text[skip:]
+            _csv.text_body(body)  # every byte UTF-8, as _read checks first
+        except (CsvProblem, pa.ArrowException, ValueError):
+            return None
+        if table.num_rows == 0:
+            return None
+        self.body, self.header = body, header
+        return table
+
+    def _aligned(self, table: pa.Table) -> np.ndarray:
         ids = table.column(self.solution.id_column)
         targets = self.solution.target_columns
         if len(targets) == 1:
