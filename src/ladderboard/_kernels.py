@@ -49,7 +49,7 @@ def zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
     >>> zero_one_of(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
     array([1., 0.])
     """
-    return (y != p).astype(np.float64)
+    return np.not_equal(y, p, out=np.empty(y.shape))  # no boolean array first
 
 
 def absolute_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:

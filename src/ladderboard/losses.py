@@ -250,7 +250,8 @@ class Loss:
         """
         if self.checked is None:
             return self(y, p)
-        return np.clip(self.checked(y, p), *self.bounds)
+        values = self.checked(y, p)  # a new array: clipped in place
+        return np.clip(values, *self.bounds, out=values)
 
     def rescaled(self) -> Loss:
         """This loss mapped affinely from its bounds into ``[0, 1]``.
