@@ -5,6 +5,11 @@ A board of 10,000 teams takes longer to turn into JSON than to read:
 (:meth:`ladderboard.engine.Competitions.board`), which is the same object
 while the board does not change, and serialises its rows once per tuple.
 Holding the tuple keeps its identity from being reused by another.
+
+A submission changes one team's row, and the ranks of the rows it passes:
+each row's JSON but its rank is kept by the row's content, so that the next
+board's JSON is those pieces joined behind their ranks (a third of the time
+of serialising every row again).
 """
 
 from __future__ import annotations
@@ -23,8 +28,9 @@ __all__ = ["BoardJson"]
 # The board's own rows, serialised by pydantic's core as dataclasses, with
 # the fields of the schema the API documents (BoardRowOut): three times
 # faster than building a BoardRowOut a row first.
-_ROWS = TypeAdapter(list[BoardRow])
-_FIELDS = {"__all__": set(BoardRowOut.model_fields)}
+_ROW = TypeAdapter(BoardRow)
+_AFTER_RANK = set(BoardRowOut.model_fields) - {"rank"}  # rank is BoardRow's first field
+_PIECES = 200_000  # rows' JSON kept at most, all boards together
 
 
 class BoardJson:
@@ -34,6 +40,7 @@ class BoardJson:
         self.size = size
         self._lock = threading.Lock()
         self._items: OrderedDict[int, tuple[tuple[BoardRow, ...], bytes, str]] = OrderedDict()
+        self._pieces: dict[tuple, bytes] = {}  # a row's JSON after '{"rank":N,', by content
 
     def rows(self, board: tuple[BoardRow, ...]) -> bytes:
         """``board``'s rows as the JSON list of :class:`BoardRowOut`."""
@@ -50,10 +57,25 @@ class BoardJson:
             if found is not None and found[0] is board:
                 self._items.move_to_end(id(board))
                 return found[1], found[2]
-        data = _ROWS.dump_json(list(board), include=_FIELDS)
+        data = self._serialised(board)
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         with self._lock:
             self._items[id(board)] = (board, data, digest)
             while len(self._items) > self.size:
                 self._items.popitem(last=False)
         return data, digest
+
+    def _serialised(self, board: tuple[BoardRow, ...]) -> bytes:
+        """``board``'s rows as JSON, each row's (but its rank) serialised by
+        pydantic's core the first time its content is seen."""
+        pieces = self._pieces
+        if len(pieces) > _PIECES:
+            pieces.clear()
+        rows = []
+        for row in board:
+            content = (row.team, row.score, row.entries, row.last_submission)
+            piece = pieces.get(content)
+            if piece is None:
+                piece = pieces[content] = _ROW.dump_json(row, include=_AFTER_RANK)[1:]
+            rows.append(b'{"rank":%d,%s' % (row.rank, piece))
+        return b"[" + b",".join(rows) + b"]"
