@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
 
-from ladderboard.rules.config import CompetitionConfig
-
 
 def refused(response, status: int, code: str) -> dict:
     assert response.status_code == status, response.text
@@ -107,7 +105,8 @@ def test_409_for_duplicates_conflicts_and_the_close(client, solution):
 
 def test_413_for_files_over_the_limits(make_client, solution):
     client = make_client(max_upload_bytes=400)
-    create(client, solution.__class__.from_labels([0, 1] * 5, public_fraction=0.5, random_state=0))
+    tiny = solution.__class__.from_labels([0, 1] * 5, public_fraction=0.5, random_state=0)
+    create(client, tiny)
     token = add_team(client, "alpha")
     refused(submit(client, token, b"x" * 401), 413, "too_large")
     refused(
@@ -134,13 +133,9 @@ def test_413_for_files_over_the_limits(make_client, solution):
         413,
         "too_large",
     )
-    # The competition's own limit, checked by the engine.
-    store = client.app.state.competitions
-    store.create(
-        "small",
-        solution,
-        CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder", max_bytes=100),
-    )
+    # The competition's own limit, set by the organiser and checked by the engine.
+    create(client, tiny, slug="small", max_bytes="100")
+    assert client.app.state.competitions.competition("small").config.max_bytes == 100
     small = add_team(client, "alpha", slug="small")
     refused(submit(client, small, b"id,target\n" + b"0,1\n" * 50, slug="small"), 413, "too_large")
 

@@ -90,6 +90,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         total_quota="40",
         invalid_quota="7",
         n_selections="1",
+        max_megabytes="120",
         deadline=f"{year}-01-15T18:30",
         zone="America/New_York",
         auto_publish="1",
@@ -111,6 +112,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         40,
     )
     assert (config.invalid_quota, config.n_selections, config.auto_publish) == (7, 1, True)
+    assert config.max_bytes == 120 * 2**20
     assert info.deadline == datetime(year, 1, 15, 23, 30, tzinfo=UTC)  # EST is UTC-5
     assert (info.description, info.rules) == (fields["description"], fields["rules"])
     assert [f.name for f in competitions.files("demo")][1:] == ["README.txt", "train.csv"]
@@ -191,6 +193,10 @@ BAD_CREATIONS = {
     "selections-none": (
         {"n_selections": "none"},
         "Final submissions a team selects must be a whole number",
+    ),
+    "max-megabytes": (
+        {"max_megabytes": "lots"},
+        "Largest submission file in MB must be a whole number",
     ),
     "board": ({"board": "sideways"}, "Choose a per-team or a per-rank board"),
     "slug": ({"slug": "a b/c"}, "The slug (the competition's address) is 1 to 64"),

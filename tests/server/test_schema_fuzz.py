@@ -204,6 +204,7 @@ CREATE_EXTRAS = {  # the optional fields of a new competition
     "invalid_quota": INTS,
     "deadline": DEADLINES,
     "n_selections": INTS,
+    "max_bytes": INTS,
     "board": st.sampled_from(["per-team", "per-rank"]),
 }
 

@@ -178,6 +178,15 @@ def create_competition(
     auto_publish: Annotated[
         bool, Form(description="Publish the private board and the key at the deadline.")
     ] = False,
+    max_bytes: Annotated[
+        int | None,
+        Form(
+            ge=1,
+            description="The largest submission file in bytes, compressed or not (default "
+            "50 MiB; a file of ten million rows is about 100 MB of CSV). The server's "
+            "max_upload_bytes bounds what it receives.",
+        ),
+    ] = None,
     files: Annotated[
         list[UploadFile] | None, File(description="Data files for the participants.")
     ] = None,
@@ -202,6 +211,8 @@ def create_competition(
         options["deadline"] = deadline
     if n_selections is not None:
         options["n_selections"] = n_selections
+    if max_bytes is not None:
+        options["max_bytes"] = max_bytes
     try:
         config = CompetitionConfig(score=score, mechanism=mechanism, **options)
     except (TypeError, ValueError) as exc:

@@ -235,6 +235,12 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             default=_DEFAULTS["n_selections"],
         ),
     }
+    megabytes = number(
+        "Largest submission file in MB",
+        values.get("max_megabytes", ""),
+        default=_DEFAULTS["max_bytes"] // 2**20,
+    )
+    options["max_bytes"] = None if megabytes is None else megabytes * 2**20
     score_params = _score_params(values.get("score_params", ""), score)
     try:
         return CompetitionConfig(
