@@ -133,7 +133,7 @@ def bench(url: str, n: int, label: str, score: str, board: str) -> None:
 
 
 def versus(pg_admin: str, n: int, score: str, board: str) -> None:
-    """Issue 17's goal 4: a submission on PostgreSQL within 1.3x one on SQLite.
+    """A submission on PostgreSQL against one on SQLite (goal: at most 1.3x).
     The same files go to both stores in turn, SQLite then PostgreSQL, so that
     both sides see the same machine."""
     rng = np.random.default_rng(1)

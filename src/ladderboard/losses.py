@@ -191,7 +191,8 @@ class Loss:
         The parameters the loss was built with, e.g. ``(("clip", (0.01, 0.99)),)``.
     checked : callable or None
         ``checked(y, p)``: the kernel's values from float64 vectors the caller
-        has already checked (see :meth:`of_checked`); None where there is none.
+        has already checked (see :meth:`of_checked`), as a new writable float64
+        array (:meth:`of_checked` clips it in place); None where there is none.
     requires_probabilities : bool
         Whether predictions must be probabilities in ``[0, 1]`` (the log losses
         and the Brier scores), as :attr:`Metric.requires_probabilities

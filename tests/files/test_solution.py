@@ -360,3 +360,22 @@ def test_the_canonical_file_is_written_row_by_row_with_repr(targets):
     ]
     assert sol.to_csv().decode() == ",".join(["id", *columns, "Usage"]) + "\n" + "".join(lines)
     assert Solution.from_csv(sol.to_csv()) == sol
+
+
+@pytest.mark.parametrize("kind", ["string", "large_string", "dictionary"])
+def test_usage_as_an_arrow_array(kind):
+    """Usage given as Arrow text (as from_csv and Arrow readers make it) reads
+    as the same usage given as Python strings."""
+    import pyarrow as pa
+
+    values = ["Public", "Private", "Ignored", "Private"]
+    usage = {
+        "string": pa.array(values),
+        "large_string": pa.array(values, pa.large_string()),
+        "dictionary": pa.array(values).dictionary_encode(),
+    }[kind]
+    sol = Solution(ids=["a", "b", "c", "d"], targets=[1.0, 2.0, 3.0, 4.0], usage=usage)
+    assert sol == Solution(ids=["a", "b", "c", "d"], targets=[1.0, 2.0, 3.0, 4.0], usage=values)
+    assert sol.usage.tolist() == values
+    with pytest.raises(SolutionError, match="usage must hold only"):
+        Solution(ids=["a", "b"], targets=[1.0, 2.0], usage=pa.array(["Public", "Privat"]))

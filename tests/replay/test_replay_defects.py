@@ -237,8 +237,8 @@ def test_the_history_refuses_what_it_cannot_place(tmp_path):
 
 
 def test_the_size_limit_grows_with_the_solution(tmp_path, monkeypatch):
-    """A replayed file may hold the default limit or 64 bytes a solution row,
-    whichever is more (a history of ten million rows has files of 99 MB):
+    """A replayed file may hold the default limit or 32 bytes a solution row
+    and target column, whichever is more (a history of ten million rows has files of 99 MB):
     here the default limit is made smaller than one file, and the rows'
     allowance decides."""
     from ladderboard.replay import replay as replay_module
@@ -251,7 +251,7 @@ def test_the_size_limit_grows_with_the_solution(tmp_path, monkeypatch):
         result = replay_competition(root / "solution.csv", root / "submissions")
         return [(s.file, s.code) for s in result.history.skipped]
 
-    assert len(CLEAN) < replay_module.ROW_BYTES * N
+    assert len(CLEAN) < replay_module.ROW_BYTES * N * 2
     assert replayed() == []
     monkeypatch.setattr(replay_module, "ROW_BYTES", 1)  # both files over the limit now
     with pytest.raises(ValueError, match="could be read"):

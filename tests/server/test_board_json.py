@@ -36,3 +36,20 @@ def test_rows_written_from_kept_pieces_are_the_schemas_json():
     after = (moved, *(dataclasses.replace(r, rank=r.rank + 1) for r in rows[:4]))
     assert kept.rows(after) == schema_json(after)
     assert BoardJson().rows(after) == kept.rows(after)  # another worker's, from scratch
+
+
+def test_rows_equal_in_python_but_written_apart_are_kept_apart():
+    """0.0 and -0.0 are equal and hash alike, and so are one instant in two
+    time zones: each is still written as itself, whichever was seen first."""
+    from datetime import timedelta, timezone
+
+    at = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    elsewhere = at.astimezone(timezone(timedelta(hours=2)))
+    pairs = [
+        (BoardRow(1, "t", 0.0, 1, at, 1), BoardRow(1, "t", -0.0, 1, at, 1)),
+        (BoardRow(1, "t", 0.5, 1, at, 1), BoardRow(1, "t", 0.5, 1, elsewhere, 1)),
+    ]
+    for first, second in pairs:
+        kept = BoardJson()
+        assert kept.rows((first,)) == schema_json((first,))
+        assert kept.rows((second,)) == schema_json((second,)) != schema_json((first,))

@@ -32,10 +32,12 @@ import pyarrow as pa
 import pyarrow.csv as pv
 
 __all__ = [
+    "BOM",
     "GZIP_MAGIC",
     "CsvProblem",
     "GunzipStream",
     "Header",
+    "convert_options",
     "diagnose",
     "examples",
     "gunzip_limited",
@@ -52,7 +54,7 @@ __all__ = [
 ]
 
 GZIP_MAGIC = b"\x1f\x8b"
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark a file may start with
 Text = bytes | bytearray  # a file's text: gunzip_limited grows a bytearray
 _STEP = 1 << 20  # bytes of output per decompression step
 _NOT_BLANK = re.compile(rb"[^\s]")
@@ -196,7 +198,7 @@ def text_body(data: Text) -> Text:
     ...
     ladderboard.files._csv.CsvProblem: the file is not UTF-8 text: byte 0xff on line 2 ...
     """
-    body = data[len(_BOM) :] if data.startswith(_BOM) else data
+    body = data[len(BOM) :] if data.startswith(BOM) else data
     if not body.isascii():
         try:
             body.decode("utf-8")
@@ -273,13 +275,20 @@ def read_table(body: Text, header: Header, types: dict[str, pa.DataType]) -> pa.
     return pv.read_csv(
         pa.BufferReader(rows),
         read_options=pv.ReadOptions(column_names=header.names, use_threads=threads),
-        convert_options=pv.ConvertOptions(
-            column_types=types,
-            null_values=[],
-            strings_can_be_null=False,
-            quoted_strings_can_be_null=False,
-            check_utf8=False,  # text_body has checked the whole file
-        ),
+        # text_body has checked the whole file
+        convert_options=convert_options(types, check_utf8=False),
+    )
+
+
+def convert_options(types: dict[str, pa.DataType], *, check_utf8: bool) -> pv.ConvertOptions:
+    """pyarrow's conversion of the rows to ``types``: no cell is ever null (an
+    empty cell in a float column is a conversion error)."""
+    return pv.ConvertOptions(
+        column_types=types,
+        null_values=[],
+        strings_can_be_null=False,
+        quoted_strings_can_be_null=False,
+        check_utf8=check_utf8,
     )
 
 

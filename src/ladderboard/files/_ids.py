@@ -145,12 +145,13 @@ class IdIndex:
 
 
 class _HashTable:
-    """Rows by 64-bit hash: a table indexed by the hashes' top bits, about four
-    slots a row. A slot holds its row when the row is alone there (four rows
-    in five), ``-1`` when empty, and for a slot several rows share, where
-    their run starts among the shared rows, which are kept sorted by hash (so
-    each slot's rows are contiguous). Sorting every hash, or every submitted
-    one, would cost several times a read of the file.
+    """Rows by 64-bit hash: a table indexed by the hashes' top bits, four to
+    eight slots a row (int32: 16-32 bytes a row, kept with the solution). A
+    slot holds its row when the row is alone there (four rows in five or
+    more), ``-1`` when empty, and for a slot several rows share, where their
+    run starts among the shared rows, which are kept sorted by hash (so each
+    slot's rows are contiguous). Sorting every hash, or every submitted one,
+    would cost several times a read of the file.
 
     ``distinct`` tells whether no two rows share a hash.
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import numbers
 import os
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,7 @@ USAGE_VALUES = ("Public", "Private", "Ignored")
 """The values of the ``Usage`` column, in their canonical spelling."""
 _USAGE_COLUMNS = ("usage", "split")  # case-insensitive; split is Hugging Face's alias
 _SHOWN = 3
-_ROWS_AT_ONCE = 1 << 20  # rows whose text split_sha256 holds at once
+_ROWS_AT_ONCE = 1 << 20  # rows whose text split_sha256 and to_csv hold at once
 
 
 class SolutionError(ValueError):
@@ -362,13 +363,10 @@ class Solution:
         """
         digest = hashlib.sha256()
         endings = pa.array([f"\t{value}\n" for value in USAGE_VALUES])
-        for start in range(0, self.n, _ROWS_AT_ONCE):
-            ids = self._index.ids.slice(start, _ROWS_AT_ONCE)
-            usage = pc.take(endings, pa.array(self._usage_codes[start : start + len(ids)]))
-            lines = pc.binary_join_element_wise(ids, usage, "")
-            _, offsets, data = lines.buffers()
-            bounds = np.frombuffer(offsets, dtype=np.int32, count=len(lines) + 1)
-            digest.update(memoryview(data)[bounds[0] : bounds[-1]])
+        for rows in _row_blocks(self.n):
+            usage = pc.take(endings, pa.array(self._usage_codes[rows]))
+            for piece in _joined([self._index.ids.slice(rows.start, len(usage)), usage], ""):
+                digest.update(piece)
         return digest.hexdigest()
 
     @property
@@ -406,15 +404,11 @@ class Solution:
         endings = pa.array([f"{value}\n" for value in USAGE_VALUES])
         pieces = [(header + "\n").encode("utf-8")]
         ids = self._written_id_array()
-        for start in range(0, self.n, _ROWS_AT_ONCE):
-            stop = min(start + _ROWS_AT_ONCE, self.n)
-            columns = [ids.slice(start, stop - start)]
-            columns += [_written_floats(targets[start:stop, j]) for j in range(targets.shape[1])]
-            columns.append(pc.take(endings, pa.array(self._usage_codes[start:stop])))
-            lines = pc.binary_join_element_wise(*columns, ",")
-            _, offsets, data = lines.buffers()
-            bounds = np.frombuffer(offsets, dtype=np.int32, count=len(lines) + 1)
-            pieces.append(memoryview(data)[bounds[0] : bounds[-1]].tobytes())
+        for rows in _row_blocks(self.n):
+            columns = [ids.slice(rows.start, rows.stop - rows.start)]
+            columns += [_written_floats(targets[rows, j]) for j in range(targets.shape[1])]
+            columns.append(pc.take(endings, pa.array(self._usage_codes[rows])))
+            pieces += (bytes(piece) for piece in _joined(columns, ","))
         return b"".join(pieces)
 
     def _written_id_array(self) -> pa.Array:
@@ -558,6 +552,25 @@ class Solution:
 
 
 # --------------------------------------------------------------------- helpers
+def _row_blocks(n: int) -> Iterator[slice]:
+    """The rows in blocks of ``_ROWS_AT_ONCE``: the text Arrow writes at once."""
+    for start in range(0, n, _ROWS_AT_ONCE):
+        yield slice(start, min(start + _ROWS_AT_ONCE, n))
+
+
+def _joined(columns: list[pa.Array], separator: str) -> Iterator[memoryview]:
+    """The text of each row, ``columns``' values joined by ``separator``, one
+    row after another, as views of Arrow's buffer. The columns are taken as
+    ``large_string`` (64-bit offsets): a block of a wide solution's rows may
+    pass the 2 GiB that ``string`` holds."""
+    wide = [c.cast(pa.large_string()) for c in columns]
+    lines = pc.binary_join_element_wise(*wide, pa.scalar(separator, pa.large_string()))
+    _, offsets, data = lines.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int64, count=len(lines) + 1, offset=8 * lines.offset)
+    if data is not None:
+        yield memoryview(data)[bounds[0] : bounds[-1]]
+
+
 def _written_floats(values: np.ndarray) -> pa.Array:
     """``repr`` of each float, as Arrow strings. Whole numbers below 1e16 in
     magnitude (class labels, counts) are written as their integer and
@@ -579,6 +592,8 @@ def _arrow_usage_codes(usage: pa.Array) -> np.ndarray:
         table = np.r_[_arrow_usage_codes(usage.dictionary), _UNKNOWN_USAGE].astype(np.uint8)
         indices = pc.fill_null(usage.indices, len(usage.dictionary))
         return table[indices.to_numpy().astype(np.intp)]
+    if pa.types.is_large_string(usage.type) or pa.types.is_string_view(usage.type):
+        usage = usage.cast(pa.string())
     if not pa.types.is_string(usage.type):
         raise TypeError(f"usage must be an array of str, got Arrow type {usage.type}")
     found = pc.index_in(usage, value_set=pa.array(USAGE_VALUES))

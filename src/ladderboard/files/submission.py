@@ -58,9 +58,9 @@ __all__ = [
 
 _SHOWN = 3
 _DEFAULT_MAX_BYTES = 50 * 2**20
-# A gzip file this large or larger is parsed while it is decompressed.
+# A gzip file this large or larger is parsed while it is decompressed (its
+# header found in as much text).
 _STREAMED_BYTES = 1 << 20
-_BOM = b"\xef\xbb\xbf"
 
 
 class SubmissionError(ValueError):
@@ -233,22 +233,20 @@ class _Reader:
             return None
         stream = _csv.GunzipStream(data, self.max_bytes)
         try:
-            while b"\n" not in stream.text and stream.more():
-                pass  # the header's line
-            skip = len(_BOM) if stream.text.startswith(_BOM) else 0
-            header = _csv.split_header(bytes(stream.text[skip : stream.text.index(b"\n") + 1]))
+            searched = 0  # the header's line, in the first pieces only
+            while (end := stream.text.find(b"\n", searched)) == -1:
+                searched = len(stream.text)
+                if searched > _STREAMED_BYTES or not stream.more():
+                    return None
+            skip = len(_csv.BOM) if stream.text.startswith(_csv.BOM) else 0
+            header = _csv.split_header(bytes(stream.text[skip : end + 1]))
             if sorted(header.names) != sorted(self.columns):
                 return None
             stream.start = skip + header.end
             table = pv.read_csv(
                 stream,
                 read_options=pv.ReadOptions(column_names=header.names),
-                convert_options=pv.ConvertOptions(
-                    column_types=self._types(),
-                    null_values=[],
-                    strings_can_be_null=False,
-                    quoted_strings_can_be_null=False,
-                ),
+                convert_options=_csv.convert_options(self._types(), check_utf8=True),
             )
             while stream.more():  # what follows the last row: trailing bytes, members
                 pass

@@ -67,7 +67,7 @@ __all__ = [
 ]
 
 
-ROW_BYTES = 64  # what a replayed file may hold a solution row, beyond MAX_BYTES
+ROW_BYTES = 32  # what a replayed file may hold a solution row and a target, beyond MAX_BYTES
 
 
 def loss_scoring(name: str, clip: float | None = None) -> Scoring:
@@ -164,9 +164,9 @@ def score_history(
 
     ``probabilities`` (default: the scoring's own need) makes values just
     outside ``[0, 1]`` clipped and values further out refused.
-    A file may hold, compressed or not, 50 MiB or 64 bytes a solution row,
-    whichever is more: a history of ten million rows, 99 MB of CSV a file,
-    replays as the smaller ones do.
+    A file may hold, compressed or not, 50 MiB or 32 bytes a solution row and
+    target column (64 a row of one target), whichever is more: a history of
+    ten million rows, 99 MB of CSV a file, replays as the smaller ones do.
     ``progress(done, total)``, when given, is called as each file is scored.
     """
     if scoring.kind != "loss":
@@ -176,7 +176,7 @@ def score_history(
         check_targets(scoring, solution.targets)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"solution: the loss {scoring.name!r} cannot score it: {exc}") from None
-    max_bytes = max(MAX_BYTES, ROW_BYTES * solution.n)
+    max_bytes = max(MAX_BYTES, ROW_BYTES * solution.n * (1 + len(solution.target_columns)))
     scored_mask = solution.public_mask | solution.private_mask
     scored_rows = np.flatnonzero(scored_mask)
     in_scored = np.cumsum(scored_mask) - 1

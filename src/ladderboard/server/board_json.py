@@ -73,7 +73,10 @@ class BoardJson:
             pieces.clear()
         rows = []
         for row in board:
-            content = (row.team, row.score, row.entries, row.last_submission)
+            # float.hex tells 0.0 from -0.0 (equal, and written apart), and NaN
+            # from itself; the time's zone, two instants equal in two zones.
+            when = row.last_submission
+            content = (row.team, row.score.hex(), row.entries, when, when and when.tzinfo)
             piece = pieces.get(content)
             if piece is None:
                 piece = pieces[content] = _ROW.dump_json(row, include=_AFTER_RANK)[1:]

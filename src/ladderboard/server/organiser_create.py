@@ -22,7 +22,7 @@ import dataclasses
 import inspect
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
@@ -240,7 +240,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
         values.get("max_megabytes", ""),
         default=_DEFAULTS["max_bytes"] // 2**20,
     )
-    options["max_bytes"] = None if megabytes is None else megabytes * 2**20
+    options["max_bytes"] = cast(int, megabytes) * 2**20  # a number: no "none" here
     score_params = _score_params(values.get("score_params", ""), score)
     try:
         return CompetitionConfig(

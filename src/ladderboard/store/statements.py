@@ -56,7 +56,6 @@ __all__ = [
     "lock_state",
     "released_before",
     "stamp_standing",
-    "standing",
     "store_rejection",
     "store_standing",
     "store_standing_and_bump",
@@ -151,6 +150,7 @@ COUNTS = select(
     _PREVIOUS_SCORE.scalar_subquery(),
     *_STANDING_SUB.c,
 ).select_from(_TEAM_SUB.outerjoin(_STANDING_SUB, true()))
+_STANDING_AT = len(COUNTS.selected_columns) - len(_STANDING_SUB.c)  # COUNTS' standing columns
 # What a bad file is checked against before it is recorded, under its board's
 # lock (LOCK_STATE): the team's invalid files so far.
 INVALID = _INVALID_FILES
@@ -343,7 +343,8 @@ def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -
 
 
 class StoredStanding(NamedTuple):
-    """A team's row of ``team_standings`` (see :func:`standing`)."""
+    """A team's row of ``team_standings``: its score on the public board, its
+    valid submissions, which one gives the score, and the latest one's time."""
 
     score: float
     entries: int
@@ -358,11 +359,13 @@ def counts(
 ) -> tuple[int, int, int | None, int | None, int, float | None, StoredStanding | None]:
     """The team's valid submissions today (UTC) and in all, its own
     submission with these predictions, another team's, the team's invalid
-    files, its last released score and its standing (see :func:`standing`)."""
+    files, its last released score and its stored standing (``None`` before
+    its first submission)."""
     params = count_params(team_id, predictions_sha256, now) | {"competition": competition_id}
     row = connection.execute(COUNTS, params).one()
-    today, total, own, other, invalid, previous = row[:6]
-    standing = None if row[8] is None else StoredStanding(*row[6:])
+    today, total, own, other, invalid, previous = row[:_STANDING_AT]
+    stored = StoredStanding(*row[_STANDING_AT:])  # all None before the team's first submission
+    standing = None if stored.submission_id is None else stored
     return today, total, own, other, invalid, previous, standing
 
 
@@ -436,13 +439,6 @@ def store_rejection(connection: Any, **values: Any) -> None:
 def team_releases(connection: Any, team_id: int) -> list[Any]:
     """``(id, created_at, public_score, number)`` of each of the team's submissions."""
     return list(connection.execute(TEAM_RELEASES, {"team": team_id}).all())
-
-
-def standing(connection: Any, team_id: int) -> Any:
-    """The team's stored standing, ``(score, entries, submission_id,
-    submission_number, submission_at, last_submission_at)``, or ``None``
-    before its first submission."""
-    return connection.execute(TEAM_STANDING, {"team": team_id}).first()
 
 
 def first_release(connection: Any, team_id: int, score: float) -> Any:
