@@ -31,7 +31,6 @@ from ladderboard.engine.views import (
     BoardRow,
     aware,
     commitment_of,
-    split_sha256,
 )
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import parse_submission
@@ -96,7 +95,7 @@ def verify(
         solution_bytes = unpack(row.solution)
         solution = Solution.from_csv(solution_bytes)
         expected = commitment_of(
-            hashlib.sha256(solution_bytes).hexdigest(), split_sha256(solution), key
+            hashlib.sha256(solution_bytes).hexdigest(), solution.split_sha256, key
         )
         if expected != row.commitment:
             raise VerificationError(

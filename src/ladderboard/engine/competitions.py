@@ -40,7 +40,6 @@ from ladderboard.engine.views import (
     aware,
     commitment_of,
     now_utc,
-    split_sha256,
     team_scope,
 )
 from ladderboard.files.solution import Solution
@@ -265,7 +264,7 @@ class Competitions:
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
-        split = split_sha256(solution)
+        split = solution.split_sha256
         row = CompetitionRow(
             slug=slug,
             title=title or slug,

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import overload
 
-from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 
@@ -28,7 +27,6 @@ __all__ = [
     "commitment_of",
     "is_closed",
     "now_utc",
-    "split_sha256",
     "team_scope",
 ]
 
@@ -65,11 +63,6 @@ def commitment_of(solution_sha256: str, split_sha256: str, key_hex: str) -> str:
     """
     text = f"ladderboard-commitment-v1\n{solution_sha256}\n{split_sha256}\n{key_hex}\n"
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def split_sha256(solution: Solution) -> str:
-    """SHA-256 of the ids and their usage, row by row (:attr:`Solution.split_sha256`)."""
-    return solution.split_sha256
 
 
 @dataclass(frozen=True)

@@ -13,10 +13,11 @@
 ``canonical_predictions_hash``     hash of the aligned predictions (identical
                                    resubmissions)
 ``gunzip_limited``                 a gzip member, decompressed up to a limit
+``BOM``, ``GZIP_MAGIC``            the bytes a UTF-8 byte-order mark and gzip start with
 =================================  ================================================
 """
 
-from ladderboard.files._csv import GZIP_MAGIC, CsvProblem, gunzip_limited
+from ladderboard.files._csv import BOM, GZIP_MAGIC, CsvProblem, gunzip_limited
 from ladderboard.files.solution import USAGE_VALUES, Solution, SolutionError
 from ladderboard.files.submission import (
     SubmissionError,
@@ -26,6 +27,7 @@ from ladderboard.files.submission import (
 )
 
 __all__ = [
+    "BOM",
     "GZIP_MAGIC",
     "USAGE_VALUES",
     "CsvProblem",

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ladderboard.files import (
+    BOM,
     GZIP_MAGIC,
     CsvProblem,
     Solution,
@@ -87,7 +88,6 @@ REPAIRS = (
 REFUSED = SubmissionError.CODES
 """Every code a file is refused with."""
 
-_BOM = b"\xef\xbb\xbf"
 _INDEX_NAME = re.compile(r"|index|unnamed:\s*\d+", re.IGNORECASE)
 _FIRST_FIELD = re.compile(rb"(?m)^[^,\r\n]*,")
 MAX_BYTES = 50 * 2**20  # a file's largest size, compressed or not, by default
@@ -166,8 +166,8 @@ def load_submission(
         except CsvProblem as problem:
             raise SubmissionError(problem.code, str(problem)) from None
         repairs.append("gzip")
-    if body.startswith(_BOM):
-        body = body[len(_BOM) :]
+    if body.startswith(BOM):
+        body = body[len(BOM) :]
         repairs.append("bom")
     body = _repair_text(body, solution, repairs)
     predictions = parse_submission(body, solution, max_bytes=max_bytes)

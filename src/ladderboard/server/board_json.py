@@ -73,8 +73,8 @@ class BoardJson:
             pieces.clear()
         rows = []
         for row in board:
-            # float.hex tells 0.0 from -0.0 (equal, and written apart), and NaN
-            # from itself; the time's zone, two instants equal in two zones.
+            # float.hex tells 0.0 from -0.0 (equal in Python, written apart) and
+            # gives every NaN one key; the zone tells one instant in two zones apart.
             when = row.last_submission
             content = (row.team, row.score.hex(), row.entries, when, when and when.tzinfo)
             piece = pieces.get(content)

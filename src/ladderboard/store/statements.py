@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, func, insert, select, true, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
 from ladderboard.store.models import (
     CompetitionRow,
@@ -261,8 +262,6 @@ RESET_BOARD_VERSION = (
 def _upsert_standing_bumped() -> Any:
     """BUMP_BOARD_VERSION and the team's standing written at the new version,
     as one PostgreSQL statement returning the version."""
-    from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-
     bumped = BUMP_BOARD_VERSION.cte("bumped")
     names = [n for n in _STANDING_VALUES if n != "version"]
     row = select(
