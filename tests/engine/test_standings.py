@@ -240,3 +240,39 @@ def test_a_renumbered_board_row_is_the_row_at_its_new_rank():
     copy, expected = _renumbered(row, 7), replace(row, rank=7)
     assert copy == expected and hash(copy) == hash(expected) and row.rank == 3
     assert BoardJson().rows((copy,)) == BoardJson().rows((expected,))
+
+
+def test_a_board_patched_many_times_unread_ranks_its_rows_as_one_built():
+    """Boards patched one from another whose rows nobody reads keep each
+    row at the rank it was put at; the last one's rows, when read, are
+    those of the board built from the same standings, ranks and all."""
+    import random
+    from datetime import UTC, datetime, timedelta
+
+    from ladderboard.direction import GREATER_IS_BETTER
+
+    rng = random.Random(3)
+    start = datetime(2026, 11, 1, tzinfo=UTC)
+    standings: dict[str, tuple] = {}
+
+    def standing(name: str, k: int) -> tuple:
+        when = start + timedelta(minutes=rng.randint(0, 50))
+        return (name, rng.choice([0.5, rng.random()]), k, when, k, 1, when)
+
+    for t in range(30):
+        standings[f"t{t}"] = standing(f"t{t}", t)
+    board = KeptBoard.build(0, standings.values(), GREATER_IS_BETTER)
+    for step in range(1, 60):
+        name = f"t{rng.randrange(35)}"
+        changed = standing(name, 100 + step)
+        disabled = rng.random() < 0.15
+        if disabled:
+            standings.pop(name, None)
+        else:
+            standings[name] = changed
+        board = board.patched(step, [(*changed, disabled)], GREATER_IS_BETTER)
+        if step % 20 == 0:
+            assert board.rows == KeptBoard.build(step, standings.values(), GREATER_IS_BETTER).rows
+    assert any(row.rank != at for at, row in enumerate(board.placed, 1))
+    assert board.rows == KeptBoard.build(60, standings.values(), GREATER_IS_BETTER).rows
+    assert [row.rank for row in board.rows] == list(range(1, len(standings) + 1))

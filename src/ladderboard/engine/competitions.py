@@ -884,6 +884,18 @@ class Competitions:
         (:mod:`~ladderboard.engine.kept_board`). The tuple returned is the one kept: the same
         object while the board stays the same, so that what a caller derives
         from it (a serialised response) may be kept by its identity."""
+        found = self.kept_board(slug, board, organiser=organiser)
+        return found.rows if isinstance(found, KeptBoard) else found
+
+    def kept_board(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> tuple[BoardRow, ...] | KeptBoard:
+        """:meth:`board` as this process keeps it: the tuple of rows, or for
+        the public board of a per-team competition the
+        :class:`~ladderboard.engine.kept_board.KeptBoard`, whose rows are
+        ranked only when asked for and which says how it was patched from the
+        board before it. A serialiser that follows those edits (the API's
+        JSON) does not pay for a row at every rank a submission moved."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.reader) as session:
@@ -905,7 +917,7 @@ class Competitions:
 
     def _patched_public_board(
         self, session: Session, competition: CompetitionRow, info: CompetitionInfo, key: Any
-    ) -> tuple[BoardRow, ...]:
+    ) -> KeptBoard:
         """The public board of a per-team competition: the one kept here if it
         is at the store's board version; else the one kept patched with the
         standings changed since (:mod:`~ladderboard.engine.kept_board`),
@@ -915,7 +927,7 @@ class Competitions:
         found = self.caches.public_boards.latest(key)
         kept = None if found is None else found[1]
         if kept is not None and kept.version >= version:
-            return kept.rows  # a later board kept meanwhile is as right, and never older
+            return kept  # a later board kept meanwhile is as right, and never older
         direction = info.config.scoring().direction
         if kept is not None and competition.board_reset_version <= kept.version < version:
             changed = queries.standings_since(session, competition.id, kept.version)
@@ -923,7 +935,7 @@ class Competitions:
         else:
             kept = KeptBoard.build(version, queries.standings(session, competition.id), direction)
         self.caches.public_boards.put(key, version, kept)
-        return kept.rows
+        return kept
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
         """The board rebuilt from every stored submission by the rules, as

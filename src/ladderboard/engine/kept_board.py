@@ -7,9 +7,13 @@ team that reached it first, then the lower submission id, a key that no two
 standings share. A board kept at board version ``v`` takes the standings
 stamped after ``v`` (a team's submission, the team disabled or enabled): each
 changed team leaves its place and, if enabled, goes in at its new key, found
-by bisection; the ranks of the rows between are renumbered. So the first read
-after a submission costs the few standings that changed and the rows that
-moved, not a read and sort of every team. A change that is not one of
+by bisection. The rows between change rank: a kept board ranks its rows only
+when they are asked for (:attr:`KeptBoard.rows`), and says how it was patched
+from the board before (:attr:`KeptBoard.edits`), so that a serialiser of the
+board before (:mod:`ladderboard.server.board_json`) makes the next board's
+JSON by the same few edits. So the first read after a submission costs the
+few standings that changed, not a read and sort of every team, nor a row for
+every rank that moved. A change that is not one of
 standings (the close, the publication, a selection) is marked by the
 competition's ``board_reset_version``, and a board kept from before it is
 built afresh.
@@ -17,9 +21,11 @@ built afresh.
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from ladderboard.direction import Direction
@@ -53,16 +59,42 @@ def _renumbered(row: BoardRow, rank: int) -> BoardRow:
     return copy
 
 
-@dataclass(frozen=True)
+Edit = tuple[int, BoardRow | None]  # (place, None): the row there left; (place, row): row put there
+
+
+@dataclass(frozen=True, eq=False)
 class KeptBoard:
-    """A public board at board ``version``: its rows best first, their sort
-    keys in the same order, and each team's key by its name. Never changed
-    once made: a patch makes another."""
+    """A public board at board ``version``: its rows best first
+    (``placed``: each row's rank is the one it was put at; :attr:`rows` has
+    them at their places), their sort keys in the same order, and each
+    team's key by its name. Never changed once made: a patch makes another,
+    which holds the board it came from (``parent``, weakly) and the
+    ``edits`` that made it from that board's rows, in order."""
 
     version: int
     keys: list[Key]
-    rows: tuple[BoardRow, ...]
+    placed: tuple[BoardRow, ...]
     where: dict[str, Key]
+    parent: weakref.ref[KeptBoard] | None = None
+    edits: tuple[Edit, ...] = ()
+
+    @cached_property
+    def rows(self) -> tuple[BoardRow, ...]:
+        """The rows best first, each at its rank (its place, from 1). The
+        same tuple every time it is asked for."""
+        return tuple(
+            row if row.rank == at else _renumbered(row, at) for at, row in enumerate(self.placed, 1)
+        )
+
+    def ranked(self, start: int, stop: int) -> tuple[BoardRow, ...]:
+        """``rows[start:stop]`` without ranking the rest (a page of a board)."""
+        rows = self.__dict__.get("rows")
+        if rows is not None:
+            return rows[start:stop]
+        return tuple(
+            row if row.rank == at else _renumbered(row, at)
+            for at, row in enumerate(self.placed[start:stop], start + 1)
+        )
 
     @classmethod
     def build(cls, version: int, standings: Iterable[Sequence[Any]], direction: Direction):
@@ -85,23 +117,23 @@ class KeptBoard:
         Applying a standing already in place changes nothing, so a change
         read twice (committed between the version's read and the standings')
         is harmless."""
-        keys, rows, where = list(self.keys), list(self.rows), dict(self.where)
-        first = len(keys)  # rows from here on may have moved
+        # Rows already ranked are copied from, so that ranks left behind by
+        # patch after patch are mended once, by the first reader of rows.
+        ranked = self.__dict__.get("rows", self.placed)
+        keys, rows, where = list(self.keys), list(ranked), dict(self.where)
+        edits: list[Edit] = []
         for row in changed:
             name, disabled = row[0], row[-1]
             old = where.pop(name, None)
             if old is not None:
                 at = bisect_left(keys, old)
                 del keys[at], rows[at]
-                first = min(first, at)
+                edits.append((at, None))
             if not disabled:
                 key = _key(direction, row)
                 at = bisect_left(keys, key)
                 keys.insert(at, key)
                 rows.insert(at, _board_row(at + 1, row))
                 where[name] = key
-                first = min(first, at)
-        for at in range(first, len(rows)):
-            if rows[at].rank != at + 1:
-                rows[at] = _renumbered(rows[at], at + 1)
-        return KeptBoard(version, keys, tuple(rows), where)
+                edits.append((at, rows[at]))
+        return KeptBoard(version, keys, tuple(rows), where, weakref.ref(self), tuple(edits))

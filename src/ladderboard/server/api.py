@@ -26,6 +26,7 @@ from starlette.datastructures import UploadFile as StarletteUpload
 from starlette.requests import ClientDisconnect
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
@@ -775,14 +776,21 @@ def select_final(
 
 
 # ------------------------------------------------------------------- boards
-def _board_rows(competitions, who, competition, board: str):
+def _kept_board(competitions, who, competition, board: str):
+    """The board as the engine keeps it (:meth:`Competitions.kept_board`),
+    if the caller may see it."""
     if board == "private" and not competition.is_published() and not who.is_organiser:
         raise ApiError(
             403,
             "private_board",
             "the private board is shown once the organiser publishes it after the close",
         )
-    return competitions.board(competition.slug, board, organiser=who.is_organiser)
+    return competitions.kept_board(competition.slug, board, organiser=who.is_organiser)
+
+
+def _board_rows(competitions, who, competition, board: str):
+    kept = _kept_board(competitions, who, competition, board)
+    return kept.rows if isinstance(kept, KeptBoard) else kept
 
 
 @router.get(
@@ -798,7 +806,7 @@ def leaderboard(
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
 ) -> Response:
-    rows = _board_rows(competitions, who, competition, board)
+    rows = _kept_board(competitions, who, competition, board)
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.

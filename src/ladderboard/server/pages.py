@@ -16,6 +16,7 @@ from the app itself (see :mod:`ladderboard.server.docs`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, FastAPI, Query, Request
@@ -23,6 +24,7 @@ from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.views import CompetitionInfo
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.boards import BoardRow
@@ -153,7 +155,7 @@ def _page_number(value: str | None, pages: int) -> int:
     return min(max(number, 1), pages)
 
 
-def _find_team(rows: list[BoardRow], name: str) -> int | None:
+def _find_team(rows: Sequence[BoardRow], name: str) -> int | None:
     """The index of the team ``name`` on the board: its exact name under
     case and Unicode folding, or else the first name that contains it."""
     wanted = name_key(name.strip())
@@ -184,7 +186,14 @@ def leaderboard(
     published = info.is_published()
     if board not in ("public", "private"):
         board = "private" if published else "public"
-    rows = competitions.leaderboard(slug, board) if board == "public" or published else []
+    kept = competitions.kept_board(slug, board) if board == "public" or published else ()
+    # A kept board's rows in order, some at the rank they were put at: the
+    # page ranks only its own rows (a submission moves many teams a rank).
+    rows = kept.placed if isinstance(kept, KeptBoard) else kept
+
+    def ranked(start: int, stop: int) -> tuple[BoardRow, ...]:
+        return kept.ranked(start, stop) if isinstance(kept, KeptBoard) else kept[start:stop]
+
     signed_in = team_pages.signed_in_team(request, competitions, slug)
     found = _find_team(rows, team) if team else None
     mine = next((i for i, row in enumerate(rows) if signed_in and row.team == signed_in.name), None)
@@ -201,13 +210,13 @@ def leaderboard(
         "leaderboard.html",
         "leaderboard",
         board=board,
-        rows=rows[start : start + BOARD_PAGE],
+        rows=ranked(start, start + BOARD_PAGE),
         total=len(rows),
         page=number,
         pages=pages,
         query=team or "",
-        found=rows[found] if found is not None else None,
+        found=ranked(found, found + 1)[0] if found is not None else None,
         found_page=found // BOARD_PAGE + 1 if found is not None else None,
-        mine=rows[mine] if mine is not None else None,
+        mine=ranked(mine, mine + 1)[0] if mine is not None else None,
         mine_page=mine // BOARD_PAGE + 1 if mine is not None else None,
     )
