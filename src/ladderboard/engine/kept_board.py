@@ -50,8 +50,9 @@ def _board_row(rank: int, row: Sequence[Any]) -> BoardRow:
 
 def _renumbered(row: BoardRow, rank: int) -> BoardRow:
     """``row`` at ``rank``: a copy of its fields with the rank replaced, at
-    a third of the cost of the frozen dataclass's ``__init__`` (a board of
-    10,000 teams renumbers up to every row after a submission)."""
+    a third of the cost of the frozen dataclass's ``__init__`` (the first
+    reader of a board of 10,000 teams after a submission may rank up to
+    every row anew)."""
     copy = object.__new__(BoardRow)
     fields = copy.__dict__
     fields.update(row.__dict__)
