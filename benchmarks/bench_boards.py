@@ -21,7 +21,7 @@ round first.
 - engine: ``leaderboard_from_submissions`` (the old full rebuild), the board
   built from the standings with the kept boards emptied first, the first
   read after a new team's submission (which puts it anywhere on the board:
-  the kept board is patched with its standing and the rows below renumbered;
+  the kept board is patched with its standing and its rows ranked again;
   the submission itself is not timed), and the board kept;
 - HTTP (FastAPI's TestClient, in process): ``/healthz`` (the floor of a
   request), the JSON public board with the engine's ``kept_board`` swapped

@@ -274,5 +274,9 @@ def test_a_board_patched_many_times_unread_ranks_its_rows_as_one_built():
         if step % 20 == 0:
             assert board.rows == KeptBoard.build(step, standings.values(), GREATER_IS_BETTER).rows
     assert any(row.rank != at for at, row in enumerate(board.placed, 1))
+    built = KeptBoard.build(60, standings.values(), GREATER_IS_BETTER).rows
+    assert [board.ranked(at, at + 7) for at in range(0, len(built), 7)] == [
+        built[at : at + 7] for at in range(0, len(built), 7)
+    ]  # a page at a time, before the whole board is ranked
     assert board.rows == KeptBoard.build(60, standings.values(), GREATER_IS_BETTER).rows
     assert [row.rank for row in board.rows] == list(range(1, len(standings) + 1))

@@ -97,3 +97,32 @@ def test_boards_patched_one_from_another_are_written_as_the_schemas_json():
         written = kept.rows(board)
         assert written == (expected or schema_json(board.rows)), step
     assert kept.rows(boards[0]) == BoardJson().rows(boards[0]) == kept.rows(boards[0].rows)
+
+
+def test_the_ranks_openings_stay_in_order_when_threads_make_them_at_once(monkeypatch):
+    """Threads that first serialise large boards at once extend the shared
+    list of ranks' openings together: each rank's opening stays at its index."""
+    import sys
+    import threading
+
+    from ladderboard.server import board_json
+
+    monkeypatch.setattr(board_json, "_RANKS", [b""])
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(5):
+            board_json._RANKS[1:] = []
+            threads = [
+                threading.Thread(target=board_json._ranks, args=(top,))
+                for top in (30_000, 31_000, 32_000, 33_000)
+            ]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            made = board_json._RANKS
+            assert len(made) == 33_001
+            assert all(made[n] == b',{"rank":%d,' % n for n in range(1, len(made)))
+    finally:
+        sys.setswitchinterval(interval)

@@ -25,7 +25,6 @@ import weakref
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from ladderboard.direction import Direction
@@ -66,7 +65,8 @@ Edit = tuple[int, BoardRow | None]  # (place, None): the row there left; (place,
 @dataclass(frozen=True, eq=False)
 class KeptBoard:
     """A public board at board ``version``: its rows best first
-    (``placed``: each row's rank is the one it was put at; :attr:`rows` has
+    (``placed``: a row's rank may be stale, the rank it had where it was put
+    or last ranked, never to be shown; :attr:`rows` and :meth:`ranked` have
     them at their places), their sort keys in the same order, and each
     team's key by its name. Never changed once made: a patch makes another,
     which holds the board it came from (``parent``, weakly) and the
@@ -79,17 +79,23 @@ class KeptBoard:
     parent: weakref.ref[KeptBoard] | None = None
     edits: tuple[Edit, ...] = ()
 
-    @cached_property
+    @property
     def rows(self) -> tuple[BoardRow, ...]:
         """The rows best first, each at its rank (its place, from 1). The
-        same tuple every time it is asked for."""
-        return tuple(
-            row if row.rank == at else _renumbered(row, at) for at, row in enumerate(self.placed, 1)
-        )
+        same tuple every time it is asked for: two threads that rank the
+        rows at once keep the first one's."""
+        found = self.__dict__.get("_rows")
+        if found is None:
+            found = tuple(
+                row if row.rank == at else _renumbered(row, at)
+                for at, row in enumerate(self.placed, 1)
+            )
+            found = self.__dict__.setdefault("_rows", found)
+        return found
 
     def ranked(self, start: int, stop: int) -> tuple[BoardRow, ...]:
         """``rows[start:stop]`` without ranking the rest (a page of a board)."""
-        rows = self.__dict__.get("rows")
+        rows = self.__dict__.get("_rows")
         if rows is not None:
             return rows[start:stop]
         return tuple(
@@ -120,7 +126,7 @@ class KeptBoard:
         is harmless."""
         # Rows already ranked are copied from, so that ranks left behind by
         # patch after patch are mended once, by the first reader of rows.
-        ranked = self.__dict__.get("rows", self.placed)
+        ranked = self.__dict__.get("_rows", self.placed)
         keys, rows, where = list(self.keys), list(ranked), dict(self.where)
         edits: list[Edit] = []
         for row in changed:

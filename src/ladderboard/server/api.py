@@ -789,6 +789,7 @@ def _kept_board(competitions, who, competition, board: str):
 
 
 def _board_rows(competitions, who, competition, board: str):
+    """The board's rows, each at its rank, if the caller may see them."""
     kept = _kept_board(competitions, who, competition, board)
     return kept.rows if isinstance(kept, KeptBoard) else kept
 
@@ -806,7 +807,7 @@ def leaderboard(
     competition: Competition,
     board: Annotated[Board, Query()] = "public",
 ) -> Response:
-    rows = _kept_board(competitions, who, competition, board)
+    shown = _kept_board(competitions, who, competition, board)
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.
@@ -819,7 +820,7 @@ def leaderboard(
     kept = request.app.state.board_json
     # A client that polls the board sends back the ETag it was given and is
     # answered 304, without the body, while the board stays the same.
-    tag = hashlib.blake2b(f"{envelope}{kept.digest(rows)}".encode(), digest_size=16).hexdigest()
+    tag = hashlib.blake2b(f"{envelope}{kept.digest(shown)}".encode(), digest_size=16).hexdigest()
     headers = {
         "ETag": f'"{tag}"',
         # The private board before it is published is the organiser's alone.
@@ -827,7 +828,7 @@ def leaderboard(
     }
     if _matches(request.headers.get("if-none-match"), tag):
         return Response(status_code=304, headers=headers)
-    body = envelope[:-3].encode() + kept.rows(rows) + b"}"
+    body = envelope[:-3].encode() + kept.rows(shown) + b"}"
     return Response(body, media_type="application/json", headers=headers)
 
 

@@ -12,8 +12,10 @@ the ranks of the rows it passes: the public board of a per-team competition
 (a :class:`~ladderboard.engine.kept_board.KeptBoard`) says which rows left and
 came in since the board it was patched from, so its pieces are those of that
 board's JSON with the same few edits, and its ranks are its places, made once
-for all boards: the next board's JSON costs no work for every row, but
-joining and hashing its bytes.
+for all boards: the next board's JSON costs a copy of the list of pieces,
+the edits, and joining and hashing its bytes, not serialising a row. A board
+whose parent's JSON is not kept here (this process patched it twice between
+two reads of the JSON, another page read it first) is written row by row.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ __all__ = ["Board", "BoardJson"]
 # faster than building a BoardRowOut a row first.
 _ROW = TypeAdapter(BoardRow)
 _AFTER_RANK = set(BoardRowOut.model_fields) - {"rank"}  # rank is BoardRow's first field
-_PIECES = 200_000  # rows' JSON kept at most, all boards together
+_PIECES = 200_000  # pieces kept at most, by content and by team, all boards together
 
 Board = tuple[BoardRow, ...] | KeptBoard
 """A board as the engine keeps it (:meth:`ladderboard.engine.Competitions.kept_board`)."""
@@ -61,8 +63,8 @@ class BoardJson:
     def digest(self, board: Board) -> str:
         """A digest of :meth:`rows` (SHA-256, hex), the same in every process
         for the same rows: what an ``ETag`` of the board is made of. (SHA-256
-        for its speed: processors hash it in hardware, twice as fast as
-        BLAKE2b here, a millisecond a megabyte.)"""
+        for its speed where processors hash it in hardware, as x86's SHA
+        extensions and ARMv8's do: about a millisecond a megabyte.)"""
         return self._kept(board)[1]
 
     def _kept(self, board: Board) -> tuple[bytes, str]:
@@ -133,12 +135,16 @@ class BoardJson:
         return piece
 
 
-_RANKS: list[bytes] = []  # ',{"rank":N,' at N
+_RANKS: list[bytes] = [b""]  # ',{"rank":N,' at N
+_RANKS_LOCK = threading.Lock()
 
 
 def _ranks(top: int) -> list[bytes]:
     """The parts of JSON that open a row at each rank up to ``top``, made
-    once for all boards. (Appended to, never changed: safe across threads.)"""
+    once for all boards: only ever appended to, under a lock, so that a
+    list read at any time holds each rank's part at its index."""
     if len(_RANKS) <= top:
-        _RANKS.extend(b',{"rank":%d,' % rank for rank in range(len(_RANKS), top + 1))
+        with _RANKS_LOCK:
+            made = [b',{"rank":%d,' % rank for rank in range(len(_RANKS), top + 1)]
+            _RANKS.extend(made)
     return _RANKS
