@@ -99,10 +99,7 @@ def gunzip_limited(data: Text, limit: int | None) -> bytearray:
     ...
     ladderboard.files._csv.CsvProblem: the file decompresses to more than 100 bytes, ...
     """
-    stream = GunzipStream(data, limit)
-    while stream.more():
-        pass
-    return stream.text
+    return GunzipStream(data, limit).rest()
 
 
 class GunzipStream(io.RawIOBase):
@@ -142,6 +139,12 @@ class GunzipStream(io.RawIOBase):
             buffer[:n] = view[self.start : self.start + n]
         self.start += n
         return n
+
+    def rest(self) -> bytearray:
+        """``text`` once all of ``data`` is decompressed."""
+        while self.more():
+            pass
+        return self.text
 
     def more(self) -> bool:
         """Decompress one more piece into ``text``; ``False`` once all is."""

@@ -362,12 +362,15 @@ class Solution:
         True
         """
         digest = hashlib.sha256()
-        endings = pa.array([f"\t{value}\n" for value in USAGE_VALUES])
         for rows in _row_blocks(self.n):
-            usage = pc.take(endings, pa.array(self._usage_codes[rows]))
-            for piece in _joined([self._index.ids.slice(rows.start, len(usage)), usage], ""):
-                digest.update(piece)
+            ids = self._index.ids.slice(rows.start, rows.stop - rows.start)
+            digest.update(_joined([ids, self._written_usage(rows, "\t")], ""))
         return digest.hexdigest()
+
+    def _written_usage(self, rows: slice, before: str) -> pa.Array:
+        """The ``rows``' usage as the lines' ends ``f"{before}{usage}\n"``."""
+        endings = pa.array([f"{before}{value}\n" for value in USAGE_VALUES])
+        return pc.take(endings, pa.array(self._usage_codes[rows]))
 
     @property
     def _id_index(self) -> IdIndex:
@@ -401,14 +404,13 @@ class Solution:
         (``repr`` of a float), joined by Arrow a million rows at a time."""
         header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns, "Usage"))
         targets = self.targets.reshape(self.n, -1)
-        endings = pa.array([f"{value}\n" for value in USAGE_VALUES])
         pieces = [(header + "\n").encode("utf-8")]
         ids = self._written_id_array()
         for rows in _row_blocks(self.n):
             columns = [ids.slice(rows.start, rows.stop - rows.start)]
             columns += [_written_floats(targets[rows, j]) for j in range(targets.shape[1])]
-            columns.append(pc.take(endings, pa.array(self._usage_codes[rows])))
-            pieces += (bytes(piece) for piece in _joined(columns, ","))
+            columns.append(self._written_usage(rows, ""))
+            pieces.append(bytes(_joined(columns, ",")))
         return b"".join(pieces)
 
     def _written_id_array(self) -> pa.Array:
@@ -417,9 +419,6 @@ class Solution:
         if not pc.any(pc.match_substring_regex(ids, '[,"]')).as_py():
             return ids
         return pa.array([_quote(i) for i in ids.to_pylist()], type=pa.string())
-
-    def _written_ids(self) -> list[str]:
-        return self._written_id_array().to_pylist()
 
     def to_csv(self) -> bytes:
         """The canonical solution file: ``id_column,targets...,Usage``, ``\\n`` line ends.
@@ -450,7 +449,8 @@ class Solution:
         value = repr(check_real("fill", fill))
         header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns))
         row_tail = "," + ",".join([value] * len(self.target_columns)) + "\n"
-        return (header + "\n" + "".join(i + row_tail for i in self._written_ids())).encode()
+        ids = self._written_id_array().to_pylist()
+        return (header + "\n" + "".join(i + row_tail for i in ids)).encode()
 
     # ---------------------------------------------------------------- reading
     @classmethod
@@ -558,17 +558,18 @@ def _row_blocks(n: int) -> Iterator[slice]:
         yield slice(start, min(start + _ROWS_AT_ONCE, n))
 
 
-def _joined(columns: list[pa.Array], separator: str) -> Iterator[memoryview]:
+def _joined(columns: list[pa.Array], separator: str) -> memoryview:
     """The text of each row, ``columns``' values joined by ``separator``, one
-    row after another, as views of Arrow's buffer. The columns are taken as
+    row after another, as a view of Arrow's buffer. The columns are taken as
     ``large_string`` (64-bit offsets): a block of a wide solution's rows may
     pass the 2 GiB that ``string`` holds."""
     wide = [c.cast(pa.large_string()) for c in columns]
     lines = pc.binary_join_element_wise(*wide, pa.scalar(separator, pa.large_string()))
     _, offsets, data = lines.buffers()
+    if data is None:  # no rows
+        return memoryview(b"")
     bounds = np.frombuffer(offsets, dtype=np.int64, count=len(lines) + 1, offset=8 * lines.offset)
-    if data is not None:
-        yield memoryview(data)[bounds[0] : bounds[-1]]
+    return memoryview(data)[bounds[0] : bounds[-1]]
 
 
 def _written_floats(values: np.ndarray) -> pa.Array:

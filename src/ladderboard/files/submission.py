@@ -248,10 +248,9 @@ class _Reader:
                 read_options=pv.ReadOptions(column_names=header.names),
                 convert_options=_csv.convert_options(self._types(), check_utf8=True),
             )
-            while stream.more():  # what follows the last row: trailing bytes, members
-                pass
-            body = stream.text if not skip else stream.text[skip:]
-            _csv.text_body(body)  # every byte UTF-8, as _read checks first
+            # What follows the last row (trailing bytes, members), then every
+            # byte UTF-8, as _read checks first.
+            body = _csv.text_body(stream.rest())
         except (CsvProblem, pa.ArrowException, ValueError):
             return None
         if table.num_rows == 0:
