@@ -102,6 +102,26 @@ def test_of_checked_gives_the_checked_values_bit_for_bit(name):
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))
+def test_of_checked_into_out_writes_the_same_bytes_there(name):
+    """A scoring scratch receives exactly what a new array would hold (signed
+    zeros and the clip's edges included); losses without a checked kernel
+    (the multiclass ones) return a new array and leave ``out`` alone."""
+    for loss in (LOSSES[name], get_loss(name, **dict(LOSSES[name].params))):
+        scaled = [loss.rescaled()] if all(map(math.isfinite, loss.bounds)) else []
+        for each in [loss, *scaled]:
+            for seed in range(5):
+                y, pred = valid_input(name, n=200, seed=seed)
+                y, pred = np.asarray(y, dtype=np.float64), np.asarray(pred, dtype=np.float64)
+                out = np.full(y.shape[0], 7.0)
+                values = each.of_checked(y, pred, out=out)
+                assert values.tobytes() == each(y, pred).tobytes()
+                if each.checked is None:
+                    assert values is not out and (out == 7.0).all()
+                else:
+                    assert values is out
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
 def test_perfect_prediction_has_the_smallest_loss(name):
     loss = LOSSES[name]
     y, pred = valid_input(name)

@@ -43,38 +43,50 @@ _BLOCK_BYTES = 2**19  # weights per step in mann_whitney: its (rows, n) temporar
 _PREFIX_DEPTH = 32  # rows of mann_whitney's prefix-sum block: 31 vectorised additions a row
 
 
-def zero_one_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``[y != p]`` per sample.
+def zero_one_of(y: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``[y != p]`` per sample, written into ``out`` when given (as for the
+    other kernels here: the same values as a new array, bit for bit).
 
     >>> zero_one_of(np.array([0.0, 1.0]), np.array([1.0, 1.0]))
     array([1., 0.])
     """
-    return np.not_equal(y, p, out=np.empty(y.shape))  # no boolean array first
+    return np.not_equal(y, p, out=np.empty(y.shape) if out is None else out)
 
 
-def absolute_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+def absolute_of(y: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``|y - p|`` per sample."""
-    return np.abs(y - p)
+    difference = np.subtract(y, p, out=out)
+    return np.abs(difference, out=difference)
 
 
-def squared_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+def squared_of(y: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``(y - p)^2`` per sample."""
-    return (y - p) ** 2
+    difference = np.subtract(y, p, out=out)
+    return np.square(difference, out=difference)
 
 
-def log_loss_of(y: np.ndarray, p: np.ndarray, *, clip: tuple[float, float]) -> np.ndarray:
+def log_loss_of(
+    y: np.ndarray, p: np.ndarray, *, clip: tuple[float, float], out: np.ndarray | None = None
+) -> np.ndarray:
     """Binary ``-y log p - (1 - y) log(1 - p)`` per sample, ``p`` clipped to ``clip``.
+
+    Both logarithms are taken of every sample (whole arrays, as one ufunc
+    call each) and each sample keeps the one its label selects.
 
     >>> log_loss_of(np.array([1.0, 0.0]), np.array([1.0, 0.5]), clip=(0.01, 0.99)).round(4)
     array([0.0101, 0.6931])
     """
-    p = np.clip(p, *clip)
-    return -np.where(y == 1, np.log(p), np.log1p(-p))
+    clipped = np.clip(p, *clip, out=out)
+    negative = np.log1p(np.negative(clipped))  # log(1 - p), for the labels 0
+    values = np.log(clipped, out=clipped)
+    np.copyto(values, negative, where=y != 1)
+    return np.negative(values, out=values)
 
 
-def brier_of(y: np.ndarray, p: np.ndarray) -> np.ndarray:
+def brier_of(y: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Binary ``(p - y)^2`` per sample (Brier 1950)."""
-    return (p - y) ** 2
+    difference = np.subtract(p, y, out=out)
+    return np.square(difference, out=difference)
 
 
 def weight_rows(W: Any, n: int) -> np.ndarray:

@@ -172,6 +172,19 @@ def _affine(kernel: Callable[..., np.ndarray], lo: float, hi: float, y_true: Any
     return (kernel(y_true, y_pred) - lo) / (hi - lo)
 
 
+def _affine_checked(
+    kernel: Callable[..., np.ndarray],
+    lo: float,
+    hi: float,
+    y: np.ndarray,
+    p: np.ndarray,
+    out: np.ndarray | None = None,
+) -> np.ndarray:
+    values = kernel(y, p, out=out)  # a new array when out is None: rescaled in place
+    np.subtract(values, lo, out=values)
+    return np.divide(values, hi - lo, out=values)
+
+
 # --------------------------------------------------------------------------- Loss
 @dataclass(frozen=True)
 class Loss:
@@ -190,9 +203,10 @@ class Loss:
     params : tuple of (str, value) pairs
         The parameters the loss was built with, e.g. ``(("clip", (0.01, 0.99)),)``.
     checked : callable or None
-        ``checked(y, p)``: the kernel's values from float64 vectors the caller
-        has already checked (see :meth:`of_checked`), as a new writable float64
-        array (:meth:`of_checked` clips it in place); None where there is none.
+        ``checked(y, p, out=None)``: the kernel's values from float64 vectors
+        the caller has already checked (see :meth:`of_checked`), written into
+        ``out`` when given, else as a new writable float64 array
+        (:meth:`of_checked` clips it in place); None where there is none.
     requires_probabilities : bool
         Whether predictions must be probabilities in ``[0, 1]`` (the log losses
         and the Brier scores), as :attr:`Metric.requires_probabilities
@@ -219,9 +233,7 @@ class Loss:
     bounds: tuple[float, float]
     kernel: Callable[[Any, Any], np.ndarray] = field(repr=False, compare=False)
     params: tuple[tuple[str, Any], ...] = ()
-    checked: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = field(
-        default=None, repr=False, compare=False
-    )
+    checked: Callable[..., np.ndarray] | None = field(default=None, repr=False, compare=False)
     requires_probabilities: bool = False
 
     def __call__(self, y_true: Any, y_pred: Any) -> np.ndarray:
@@ -235,7 +247,7 @@ class Loss:
         """
         return np.clip(self.kernel(y_true, y_pred), *self.bounds)
 
-    def of_checked(self, y: np.ndarray, p: np.ndarray) -> np.ndarray:
+    def of_checked(self, y: np.ndarray, p: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """What calling the loss returns, without checking the input again.
 
         For vectors already known good: float64, aligned, finite, ``y`` and
@@ -244,14 +256,22 @@ class Loss:
         values rather than an error. Losses without a ``checked`` kernel
         (the multiclass ones) check anyway.
 
+        ``out``, a float64 array of ``y``'s shape that overlaps neither
+        input, receives the values (and is returned) where the loss has a
+        ``checked`` kernel: the same values, with no new array as large as
+        the input (a caller scoring many large files reuses one).
+
         >>> loss = get_loss("log_loss")
         >>> y, p = np.array([0.0, 1.0]), np.array([0.2, 0.9])
         >>> bool((loss.of_checked(y, p) == loss(y, p)).all())
         True
+        >>> out = np.empty(2)
+        >>> loss.of_checked(y, p, out=out) is out and bool((out == loss(y, p)).all())
+        True
         """
         if self.checked is None:
             return self(y, p)
-        values = self.checked(y, p)  # a new array: clipped in place
+        values = self.checked(y, p, out=out)  # a new array or out: clipped in place
         return np.clip(values, *self.bounds, out=values)
 
     def rescaled(self) -> Loss:
@@ -283,7 +303,9 @@ class Loss:
             bounds=(0.0, 1.0),
             kernel=partial(_affine, self.kernel, lo, hi),
             params=self.params,
-            checked=None if self.checked is None else partial(_affine, self.checked, lo, hi),
+            checked=(
+                None if self.checked is None else partial(_affine_checked, self.checked, lo, hi)
+            ),
             requires_probabilities=self.requires_probabilities,
         )
 

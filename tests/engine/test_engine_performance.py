@@ -13,9 +13,9 @@ from sqlalchemy.orm import Session
 from ladderboard.encoding import encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
-from ladderboard.engine.performance import CachedMechanism
+from ladderboard.engine.performance import CachedMechanism, ScratchPool
 from ladderboard.files.solution import Solution
-from ladderboard.mechanisms import ParameterFreeLadder
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, ParameterFreeLadder
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
 
@@ -194,3 +194,65 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
             scans = [s for s in steps if s.startswith("SCAN") and s.split()[1] not in inner]
             assert steps and not scans, (name, steps)
     store.engine.dispose()
+
+
+LOSS_BASED = sorted(k for k, m in COMPETITION_MECHANISMS.items() if m.input_kind == "losses")
+
+
+@pytest.mark.parametrize("board", ["per-team", "per-rank"])
+@pytest.mark.parametrize("mechanism", LOSS_BASED)
+def test_scoring_into_the_same_scratch_releases_what_new_arrays_would(
+    database_url, mechanism, board, tmp_path
+):
+    """Every submission's losses go into one scratch (lent to this small
+    holdout too), so a mechanism that kept the array it was given instead of
+    a copy would see the next submission's losses in its state."""
+    shared = open_store(database_url)
+    shared.caches.scratch.smallest = 1
+    plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
+    plain.caches.scratch.smallest = 10**12
+    for store in (shared, plain):
+        sol = solution()
+        config = CompetitionConfig(
+            score="zero_one",
+            mechanism=mechanism,
+            mechanism_params={"eta": 0.01} if mechanism == "ladder" else {},
+            board=board,
+            daily_quota=None,
+        )
+        store.create("c", sol, config, random_state=9)
+        for team in ("a", "b"):
+            store.add_team("c", team)
+    for k, blob in enumerate(files(sol, 10, seed=3)):
+        team = "ab"[k % 3 == 2]
+        assert (
+            shared.submit("c", team, blob).public_score
+            == plain.submit("c", team, blob).public_score
+        )
+    assert shared.caches.scratch.idle == 1  # lent and given back each time
+    assert plain.caches.scratch.idle == 0
+    assert stored(shared) == stored(plain)
+    verify(shared, "c")
+    for store in (shared, plain):
+        store.engine.dispose()
+
+
+def test_the_scratch_pool_lends_each_scratch_to_one_submission_and_keeps_few():
+    sol = solution()  # 600 rows
+    pool = ScratchPool(idle_bytes=5 * 8 * sol.n, smallest=sol.n)  # 2 of 600 rows and 1 of 700
+    first, second = pool.lend(sol), pool.lend(sol)
+    assert first is not None and second is not None and first is not second
+    assert first.fits(sol.n, sol.public_rows.size, sol.private_rows.size)
+    pool.give_back(first)
+    assert pool.lend(sol) is first
+    pool.give_back(first)
+    pool.give_back(second)
+    other = Solution.from_labels(np.zeros(700, dtype=int), public_fraction=0.5, random_state=1)
+    third = pool.lend(other)
+    pool.give_back(third)  # three kept would pass idle_bytes (6.5 x 8 x 600): the oldest goes
+    assert pool.idle == 2
+    assert pool.lend(other) is third and pool.lend(sol) is second
+    small = ScratchPool(smallest=sol.n + 1)
+    with small.lent(sol) as scratch:
+        assert scratch is None
+    assert small.idle == 0

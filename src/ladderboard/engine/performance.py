@@ -12,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import numpy as np
@@ -23,7 +24,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
 from ladderboard.rules.config import CompetitionConfig, Scoring
-from ladderboard.rules.scoring import check_targets
+from ladderboard.rules.scoring import ScoringScratch, check_targets
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import pack, unpack
@@ -36,6 +37,7 @@ __all__ = [
     "ClearedWhenFull",
     "ConfigCache",
     "MechanismCache",
+    "ScratchPool",
     "SolutionCache",
     "background",
     "hash_and_pack",
@@ -61,6 +63,63 @@ def background(function: Callable[..., T], *args: Any) -> Future[T]:
 def hash_and_pack(data: bytes) -> tuple[str, bytes]:
     """A submission file's SHA-256 and its stored (compressed) form."""
     return submission_sha256(data), pack(data)
+
+
+class ScratchPool:
+    """Scoring scratch (:class:`~ladderboard.rules.scoring.ScoringScratch`)
+    lent to one submission at a time and kept between submissions, for
+    holdouts of ``smallest`` rows or more.
+
+    A submission to a holdout of ten million rows would otherwise ask the
+    system for 160 MB of fresh pages and give them back when it ends; the
+    next one faults them in again (several times the scoring's own time on
+    a virtual machine that reclaims freed memory). Concurrent submissions
+    each get their own scratch; at most ``idle_bytes`` of it is kept while
+    nobody uses it, the least recently returned given up first.
+    """
+
+    def __init__(self, idle_bytes: int = 2**28, smallest: int = 2**17) -> None:
+        self.idle_bytes = idle_bytes
+        self.smallest = smallest
+        self._lock = threading.Lock()
+        self._idle: list[ScoringScratch] = []  # least recently returned first
+
+    def lend(self, solution: Solution) -> ScoringScratch | None:
+        """Scratch of ``solution``'s shape, not lent to anyone else until
+        :meth:`give_back`; None for a holdout too small to need one."""
+        if solution.n < self.smallest:
+            return None
+        shape = (solution.n, solution.public_rows.size, solution.private_rows.size)
+        with self._lock:
+            for k in range(len(self._idle) - 1, -1, -1):
+                if self._idle[k].fits(*shape):
+                    return self._idle.pop(k)
+        return ScoringScratch(*shape)
+
+    def give_back(self, scratch: ScoringScratch | None) -> None:
+        """Keep ``scratch`` for the next submission (its contents may be overwritten from now)."""
+        if scratch is None:
+            return
+        with self._lock:
+            self._idle.append(scratch)
+            total = sum(kept.nbytes for kept in self._idle)
+            while self._idle and total > self.idle_bytes:
+                total -= self._idle.pop(0).nbytes
+
+    @contextmanager
+    def lent(self, solution: Solution) -> Iterator[ScoringScratch | None]:
+        """:meth:`lend`, given back when the block ends, however it ends."""
+        scratch = self.lend(solution)
+        try:
+            yield scratch
+        finally:
+            self.give_back(scratch)
+
+    @property
+    def idle(self) -> int:
+        """How many scratches are kept for the next submissions."""
+        with self._lock:
+            return len(self._idle)
 
 
 class ClearedWhenFull(dict):
@@ -289,3 +348,4 @@ class Caches:
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)
         self.public_boards = BoardCache(boards)  # KeptBoards, to patch
+        self.scratch = ScratchPool()

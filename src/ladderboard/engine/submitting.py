@@ -53,7 +53,7 @@ from ladderboard.files.submission import (
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.rules.boards import Record, Standing, by_team, same_score, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
-from ladderboard.rules.scoring import Scored, score_predictions
+from ladderboard.rules.scoring import Scored, ScoringScratch, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
 from ladderboard.store import statements
 from ladderboard.store.database import writer_turn
@@ -90,10 +90,11 @@ class Target:
             probabilities=self.scoring.requires_probabilities,
         )
 
-    def score(self, predictions: Any) -> Scored:
-        """The public and private scores of ``predictions``; a score the metric
-        leaves undefined (a correlation of constant predictions) refuses the
-        file, as no board can rank it and SQLite cannot even store it."""
+    def score(self, predictions: Any, scratch: ScoringScratch | None = None) -> Scored:
+        """The public and private scores of ``predictions`` (the losses
+        written into ``scratch`` when given); a score the metric leaves
+        undefined (a correlation of constant predictions) refuses the file,
+        as no board can rank it and SQLite cannot even store it."""
         solution = self.solution
         scored = score_predictions(
             self.scoring,
@@ -102,6 +103,7 @@ class Target:
             solution.public_rows,
             solution.private_rows,
             checked=self.checked,
+            scratch=scratch,
         )
         # Which part is undefined is not said: that would tell rows of the split apart.
         if math.isnan(scored.public_raw) or math.isnan(scored.private):
@@ -306,67 +308,71 @@ class Submitter:
         packing = background(hash_and_pack, data)  # overlaps with parsing
         target = self._open_target(slug, team, now)
         config = target.config
-        try:
-            predictions = target.parse(data)
-            hashing = background(canonical_predictions_hash, predictions)  # overlaps with scoring
-            scored = target.score(predictions)
-        except SubmissionError as exc:
-            self._reject(slug, team, target, now, exc, data)
-            raise
-        with writer_turn(self.engine), self.engine.begin() as connection:
-            locked = self._lock(connection, slug, target)
-            _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
-            _refuse_if_disabled(team, locked.disabled_at)
-            file_sha256, blob = packing.result()
-            if idempotency_key is not None:
-                earlier = statements.submission_with_key(
-                    connection, target.team_id, idempotency_key
+        # The public losses live in the scratch until the mechanism has
+        # taken them (every mechanism copies what it keeps).
+        with self.caches.scratch.lent(target.solution) as scratch:
+            try:
+                predictions = target.parse(data)
+                # The hash overlaps with scoring.
+                hashing = background(canonical_predictions_hash, predictions)
+                scored = target.score(predictions, scratch)
+            except SubmissionError as exc:
+                self._reject(slug, team, target, now, exc, data)
+                raise
+            with writer_turn(self.engine), self.engine.begin() as connection:
+                locked = self._lock(connection, slug, target)
+                _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
+                _refuse_if_disabled(team, locked.disabled_at)
+                file_sha256, blob = packing.result()
+                if idempotency_key is not None:
+                    earlier = statements.submission_with_key(
+                        connection, target.team_id, idempotency_key
+                    )
+                    if earlier is not None:
+                        if earlier.file_sha256 != file_sha256:
+                            raise Conflict("this idempotency key was used for another file")
+                        return self._resent(connection, earlier, team, config, now)
+                predictions_sha256 = hashing.result()
+                today, total, same, other, invalid, previous, stored = statements.counts(
+                    connection, target.competition_id, target.team_id, predictions_sha256, now
                 )
-                if earlier is not None:
-                    if earlier.file_sha256 != file_sha256:
-                        raise Conflict("this idempotency key was used for another file")
-                    return self._resent(connection, earlier, team, config, now)
-            predictions_sha256 = hashing.result()
-            today, total, same, other, invalid, previous, stored = statements.counts(
-                connection, target.competition_id, target.team_id, predictions_sha256, now
-            )
-            _check_invalid(invalid, team, config)
-            _check_quota(today, total, team, config)
-            if same is not None:
-                raise DuplicateSubmission(
-                    f"these predictions are identical to submission {same}; "
-                    "a resubmission is not scored again and uses no quota"
+                _check_invalid(invalid, team, config)
+                _check_quota(today, total, team, config)
+                if same is not None:
+                    raise DuplicateSubmission(
+                        f"these predictions are identical to submission {same}; "
+                        "a resubmission is not scored again and uses no quota"
+                    )
+                step = self._advance(connection, target, locked, scored.public_input)
+                submission_id = statements.store_submission(
+                    connection,
+                    state_id=locked.id,
+                    state=step.state,
+                    file=blob,
+                    earlier_submission_id=other,
+                    competition_id=target.competition_id,
+                    team_id=target.team_id,
+                    scope=target.scope,
+                    sequence=step.sequence,
+                    number=total + 1,
+                    created_at=now,
+                    message=message,
+                    idempotency_key=idempotency_key,
+                    file_sha256=file_sha256,
+                    predictions_sha256=predictions_sha256,
+                    public_score=step.score,
+                    improved=step.improved,
+                    public_raw=scored.public_raw,
+                    private_score=scored.private,
+                    selected=False,
                 )
-            step = self._advance(connection, target, locked, scored.public_input)
-            submission_id = statements.store_submission(
-                connection,
-                state_id=locked.id,
-                state=step.state,
-                file=blob,
-                earlier_submission_id=other,
-                competition_id=target.competition_id,
-                team_id=target.team_id,
-                scope=target.scope,
-                sequence=step.sequence,
-                number=total + 1,
-                created_at=now,
-                message=message,
-                idempotency_key=idempotency_key,
-                file_sha256=file_sha256,
-                predictions_sha256=predictions_sha256,
-                public_score=step.score,
-                improved=step.improved,
-                public_raw=scored.public_raw,
-                private_score=scored.private,
-                selected=False,
-            )
-            standing = _standing(
-                connection, target, (submission_id, now, step.score, total + 1), stored
-            )
-            # The competition's row is locked from here to the commit: last.
-            statements.store_standing_and_bump(
-                connection, target.competition_id, target.team_id, **standing
-            )
+                standing = _standing(
+                    connection, target, (submission_id, now, step.score, total + 1), stored
+                )
+                # The competition's row is locked from here to the commit: last.
+                statements.store_standing_and_bump(
+                    connection, target.competition_id, target.team_id, **standing
+                )
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ladderboard.rules.config import Scoring
 
-__all__ = ["Scored", "check_targets", "score_predictions"]
+__all__ = ["Scored", "ScoringScratch", "check_targets", "score_predictions"]
 
 _MULTICLASS = {"multiclass_log_loss", "multiclass_brier"}
 
@@ -22,6 +22,34 @@ class Scored:
     public_input: np.ndarray
     public_raw: float
     private: float
+
+
+class ScoringScratch:
+    """Arrays :func:`score_predictions` writes a loss's values into instead of
+    new ones: the per-sample losses of all ``n`` rows and those of each part.
+
+    Scoring a large holdout makes three arrays as large as the file's
+    predictions; memory the process has just been handed back by the
+    system costs a page fault a page to touch again, more than the scoring
+    itself on a virtual machine. A caller scoring many files of one
+    solution lends the same scratch to each, one submission at a time: the
+    public losses a score returns live in it until it is lent again.
+    """
+
+    __slots__ = ("losses", "private", "public")
+
+    def __init__(self, n: int, n_public: int, n_private: int) -> None:
+        self.losses = np.empty(n)
+        self.public = np.empty(n_public)
+        self.private = np.empty(n_private)
+
+    @property
+    def nbytes(self) -> int:
+        return self.losses.nbytes + self.public.nbytes + self.private.nbytes
+
+    def fits(self, n: int, n_public: int, n_private: int) -> bool:
+        """Whether this scratch has the shape of a holdout with these parts."""
+        return (self.losses.size, self.public.size, self.private.size) == (n, n_public, n_private)
 
 
 def _per_sample_losses(
@@ -80,6 +108,7 @@ def score_predictions(
     private: np.ndarray,
     *,
     checked: bool = False,
+    scratch: ScoringScratch | None = None,
 ) -> Scored:
     """Score aligned ``predictions`` against ``targets`` on both parts.
 
@@ -103,11 +132,20 @@ def score_predictions(
     """
     public, private = _rows(public), _rows(private)
     if scoring.kind == "loss":
-        losses = _per_sample_losses(scoring, targets, predictions, checked)
-        public_losses = losses.take(public)
-        return Scored(
-            public_losses, float(public_losses.mean()), float(losses.take(private).mean())
-        )
+        if scratch is not None and not scratch.fits(len(targets), public.size, private.size):
+            scratch = None
+        if scratch is not None and checked and targets.ndim == 1:
+            losses = scoring.loss().of_checked(targets, predictions, out=scratch.losses)
+        else:
+            losses = _per_sample_losses(scoring, targets, predictions, checked)
+        if scratch is not None:
+            # The rows are the solution's, all in range: "clip" takes straight
+            # into ``out``, where the default mode would go through a buffer.
+            public_losses = np.take(losses, public, out=scratch.public, mode="clip")
+            private_losses = np.take(losses, private, out=scratch.private, mode="clip")
+        else:
+            public_losses, private_losses = losses.take(public), losses.take(private)
+        return Scored(public_losses, float(public_losses.mean()), float(private_losses.mean()))
     if targets.ndim != 1:
         raise ValueError(f"metric {scoring.name!r} scores a single target column")
     metric = scoring.metric()
