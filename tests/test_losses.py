@@ -17,6 +17,7 @@ from sklearn import metrics as skm
 
 import ladderboard.losses
 import ladderboard.metrics
+from ladderboard._kernels import log_loss_of
 from ladderboard.losses import (
     KAGGLE_CLIP,
     LADDER_CLIP,
@@ -119,6 +120,23 @@ def test_of_checked_into_out_writes_the_same_bytes_there(name):
                     assert values is not out and (out == 7.0).all()
                 else:
                     assert values is out
+
+
+@pytest.mark.parametrize("clip", [KAGGLE_CLIP, LADDER_CLIP, (0.05, 0.9)])
+def test_the_in_place_log_loss_is_the_formula_bit_for_bit(clip):
+    """Each sample's one logarithm, taken in place, against both taken of
+    whole arrays and one chosen by the label; strided input too."""
+    rng = np.random.default_rng(3)
+    p = rng.random(1001)
+    p[:8] = [0.0, 1.0, 0.5, 1e-320, 1 - 1e-16, clip[0], clip[1], np.nextafter(clip[1], 1)]
+    y = rng.integers(0, 2, p.size).astype(float)
+    for yy, pp in ((y, p), (y[::2], p[::2])):
+        c = np.clip(pp, *clip)
+        formula = -np.where(yy == 1, np.log(c), np.log1p(-c))
+        assert log_loss_of(yy, pp, clip=clip).tobytes() == formula.tobytes()
+        out = np.empty(pp.size)
+        assert log_loss_of(yy, pp, clip=clip, out=out) is out
+        assert out.tobytes() == formula.tobytes()
 
 
 @pytest.mark.parametrize("name", sorted(LOSSES))

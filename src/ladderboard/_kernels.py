@@ -70,16 +70,19 @@ def log_loss_of(
 ) -> np.ndarray:
     """Binary ``-y log p - (1 - y) log(1 - p)`` per sample, ``p`` clipped to ``clip``.
 
-    Both logarithms are taken of every sample (whole arrays, as one ufunc
-    call each) and each sample keeps the one its label selects.
+    Each sample takes the one logarithm its label selects, in place: no
+    array as large as ``p`` is made beyond the result (the labels' masks
+    are a byte a sample).
 
     >>> log_loss_of(np.array([1.0, 0.0]), np.array([1.0, 0.5]), clip=(0.01, 0.99)).round(4)
     array([0.0101, 0.6931])
     """
-    clipped = np.clip(p, *clip, out=out)
-    negative = np.log1p(np.negative(clipped))  # log(1 - p), for the labels 0
-    values = np.log(clipped, out=clipped)
-    np.copyto(values, negative, where=y != 1)
+    values = np.clip(p, *clip, out=out)
+    one = np.equal(y, 1)
+    other = np.logical_not(one)
+    np.log(values, out=values, where=one)
+    np.negative(values, out=values, where=other)
+    np.log1p(values, out=values, where=other)  # log(1 - p)
     return np.negative(values, out=values)
 
 

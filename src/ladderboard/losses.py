@@ -180,7 +180,9 @@ def _affine_checked(
     p: np.ndarray,
     out: np.ndarray | None = None,
 ) -> np.ndarray:
-    values = kernel(y, p, out=out)  # a new array when out is None: rescaled in place
+    if out is None:  # as _affine: the kernel's dtype promoted as arithmetic does
+        return (kernel(y, p) - lo) / (hi - lo)
+    values = kernel(y, p, out=out)
     np.subtract(values, lo, out=values)
     return np.divide(values, hi - lo, out=values)
 

@@ -13,8 +13,10 @@ from sqlalchemy.orm import Session
 from ladderboard.encoding import encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
+from ladderboard.engine.errors import DuplicateSubmission
 from ladderboard.engine.performance import CachedMechanism, ScratchPool
 from ladderboard.files.solution import Solution
+from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, ParameterFreeLadder
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
@@ -205,10 +207,21 @@ def test_scoring_into_the_same_scratch_releases_what_new_arrays_would(
     database_url, mechanism, board, tmp_path
 ):
     """Every submission's losses go into one scratch (lent to this small
-    holdout too), so a mechanism that kept the array it was given instead of
-    a copy would see the next submission's losses in its state."""
+    holdout too), scribbled over with NaN each time it is given back: a
+    mechanism that kept the array it was given instead of a copy, or a
+    scratch given back before the mechanism took the losses, would change
+    what is released or stored."""
     shared = open_store(database_url)
-    shared.caches.scratch.smallest = 1
+    pool = shared.caches.scratch
+    pool.smallest = 1
+    give_back = pool.give_back
+
+    def scribbled(scratch):
+        for array in (scratch.losses, scratch.public, scratch.private):
+            array.fill(np.nan)
+        give_back(scratch)
+
+    pool.give_back = scribbled
     plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
     plain.caches.scratch.smallest = 10**12
     for store in (shared, plain):
@@ -223,13 +236,17 @@ def test_scoring_into_the_same_scratch_releases_what_new_arrays_would(
         store.create("c", sol, config, random_state=9)
         for team in ("a", "b"):
             store.add_team("c", team)
-    for k, blob in enumerate(files(sol, 10, seed=3)):
+    data = files(sol, 10, seed=3)
+    for k, blob in enumerate(data):
         team = "ab"[k % 3 == 2]
-        assert (
-            shared.submit("c", team, blob).public_score
-            == plain.submit("c", team, blob).public_score
-        )
-    assert shared.caches.scratch.idle == 1  # lent and given back each time
+        ours, theirs = shared.submit("c", team, blob), plain.submit("c", team, blob)
+        assert ours.public_score == theirs.public_score
+    # Refused after scoring (a resubmission) and before (a bad file): given back once.
+    with pytest.raises(DuplicateSubmission):
+        shared.submit("c", "a", data[0])
+    with pytest.raises(SubmissionError):
+        shared.submit("c", "a", data[0].replace(b",1\n", b",x\n", 1))
+    assert pool.idle == 1
     assert plain.caches.scratch.idle == 0
     assert stored(shared) == stored(plain)
     verify(shared, "c")
@@ -252,6 +269,10 @@ def test_the_scratch_pool_lends_each_scratch_to_one_submission_and_keeps_few():
     pool.give_back(third)  # three kept would pass idle_bytes (6.5 x 8 x 600): the oldest goes
     assert pool.idle == 2
     assert pool.lend(other) is third and pool.lend(sol) is second
+    huge = ScratchPool(idle_bytes=1, smallest=1)  # the last one given back is kept
+    huge.give_back(first)
+    huge.give_back(second)
+    assert huge.idle == 1 and huge.lend(sol) is second
     small = ScratchPool(smallest=sol.n + 1)
     with small.lent(sol) as scratch:
         assert scratch is None

@@ -74,8 +74,11 @@ class ScratchPool:
     system for 160 MB of fresh pages and give them back when it ends; the
     next one faults them in again (several times the scoring's own time on
     a virtual machine that reclaims freed memory). Concurrent submissions
-    each get their own scratch; at most ``idle_bytes`` of it is kept while
-    nobody uses it, the least recently returned given up first.
+    each get their own scratch. While nobody uses them, the last one given
+    back is kept, and older ones while all together take at most
+    ``idle_bytes`` (the least recently returned given up first): a holdout
+    larger than that keeps one scratch, a few times smaller than what one of
+    its submissions needs anyway.
     """
 
     def __init__(self, idle_bytes: int = 2**28, smallest: int = 2**17) -> None:
@@ -103,7 +106,7 @@ class ScratchPool:
         with self._lock:
             self._idle.append(scratch)
             total = sum(kept.nbytes for kept in self._idle)
-            while self._idle and total > self.idle_bytes:
+            while len(self._idle) > 1 and total > self.idle_bytes:
                 total -= self._idle.pop(0).nbytes
 
     @contextmanager
