@@ -17,7 +17,7 @@ from ladderboard.engine.errors import DuplicateSubmission
 from ladderboard.engine.performance import CachedMechanism, ScratchPool
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
-from ladderboard.mechanisms import COMPETITION_MECHANISMS, ParameterFreeLadder
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import MechanismStateRow, SubmissionRow
 
@@ -47,15 +47,15 @@ def open_store(url: str, **kwargs) -> Competitions:
     return Competitions.open(url, **kwargs)
 
 
-def create(store: Competitions, mechanism: str, slug: str = "c") -> Solution:
+def create(store: Competitions, mechanism: str, slug: str = "c", **config) -> Solution:
     sol = solution()
     store.create(
         slug,
         sol,
-        CompetitionConfig(score="zero_one", mechanism=mechanism, daily_quota=None),
+        CompetitionConfig(score="zero_one", mechanism=mechanism, daily_quota=None, **config),
         random_state=9,
     )
-    for team in ("a", "b"):
+    for team in ("a", "b", "c"):
         store.add_team(slug, team)
     return sol
 
@@ -78,21 +78,29 @@ def stored(store: Competitions) -> tuple[list, list]:
     return [tuple(r) for r in states], [tuple(r) for r in releases]
 
 
+BOARDS = [{"board": "per-team"}, {"board": "per-rank", "ranks": 2}]
+
+
+@pytest.mark.parametrize("board", BOARDS, ids=lambda b: b["board"])
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_two_engines_sharing_a_store_agree_with_one_that_caches_nothing(
-    database_url, mechanism, tmp_path
+    database_url, mechanism, board, tmp_path
 ):
     """Engines 1 and 2 take turns on one database (as two processes would),
-    so each one's cached mechanism is sometimes stale; a third store, on its
-    own SQLite file and caching nothing, gets the same files in the same order."""
+    so each one's cached mechanisms are sometimes stale; a third store, on its
+    own SQLite file and caching nothing, gets the same files in the same order.
+    On the per-rank board of two ranks, submissions take the rank they hold,
+    move a rank up past the entry they beat (which keeps its state from
+    before the test) and push entries off the board."""
     first = open_store(database_url)
     second = open_store(database_url, create_schema=False)
     plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
-    sol = create(first, mechanism)
-    create(plain, mechanism)
-    data = files(sol, 14)
+    sol = create(first, mechanism, **board)
+    create(plain, mechanism, **board)
+    data = files(sol, 20)
     order = [(0, "a"), (0, "a"), (1, "a"), (0, "b"), (0, "a"), (1, "b"), (1, "b"), (0, "b")]
     order += [(1, "a"), (1, "a"), (0, "a"), (0, "b"), (1, "a"), (0, "b")]
+    order += [(0, "c"), (0, "c"), (0, "a"), (0, "c"), (1, "b"), (1, "c")]
     for (engine, team), blob in zip(order, data, strict=True):
         shared = (first, second)[engine].submit("c", team, blob)
         alone = plain.submit("c", team, blob)
@@ -101,6 +109,61 @@ def test_two_engines_sharing_a_store_agree_with_one_that_caches_nothing(
     verify(first, "c")
     for store in (first, second, plain):
         store.engine.dispose()
+
+
+def flipped(sol: Solution, share: float, seed: int) -> bytes:
+    """A file with ``share`` of the labels flipped."""
+    flip = np.random.default_rng(seed).random(sol.n) < share
+    values = np.where(flip, 1 - sol.targets, sol.targets)
+    body = "".join(f"{j},{int(v)}\n" for j, v in zip(sol.ids, values, strict=True))
+    return f"id,target\n{body}".encode()
+
+
+@pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "ladder-boot"])
+def test_per_rank_instances_kept_between_submissions_are_the_stored_ones(
+    database_url, mechanism, tmp_path
+):
+    """Team b beats team a's rank 1 from off the board: b's entry continues
+    a's instance under a fresh key, and a's entry, one rank lower, keeps its
+    state from before the test. Kept in memory instead, the instance b's
+    submission advanced would answer a's next (rejected) submission with b's
+    best. Then steady submissions read no rank's state from the store."""
+    store = open_store(database_url)
+    plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
+    sol = create(store, mechanism, board="per-rank", ranks=3)
+    create(plain, mechanism, board="per-rank", ranks=3)
+    steps = [("a", 0.3), ("b", 0.1), ("a", 0.45), ("c", 0.45), ("a", 0.45), ("b", 0.45)]
+    for seed, (team, share) in enumerate(steps):
+        blob = flipped(sol, share, seed)
+        assert (
+            store.submit("c", team, blob).public_score == plain.submit("c", team, blob).public_score
+        )
+    assert [row.team for row in store.board("c")] == ["b", "a", "c"]
+    assert stored(store) == stored(plain)
+    loads: list[type] = []
+    load = Mechanism.from_state.__func__  # type: ignore[attr-defined]
+
+    def counted(cls, state, **kwargs):
+        loads.append(cls)
+        return load(cls, state, **kwargs)
+
+    counts: dict[str, list[int]] = {"kept": [], "plain": []}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Mechanism, "from_state", classmethod(counted))
+        for seed, team in enumerate("cab", start=len(steps)):
+            blob = flipped(sol, 0.45, seed)
+            released = []
+            for name, engine in (("kept", store), ("plain", plain)):
+                loads.clear()
+                released.append(engine.submit("c", team, blob).public_score)
+                counts[name].append(len(loads))
+            assert released[0] == released[1]
+    # Rejected down to each team's own rank: c tests three ranks, a two, b one.
+    assert counts == {"kept": [0, 0, 0], "plain": [3, 2, 1]}
+    assert stored(store) == stored(plain)
+    verify(store, "c")
+    store.engine.dispose()
+    plain.engine.dispose()
 
 
 def test_a_failed_transaction_drops_the_cached_mechanism(database_url, tmp_path, monkeypatch):
@@ -162,6 +225,30 @@ def test_the_cache_keeps_at_most_its_size():
     assert cache.take(1, 1) is None
     assert cache.take(2, 1) is entries[2]
     assert cache.take(2, 1) is None  # taken: gone until put back
+
+
+def test_the_cache_keeps_the_last_used_within_its_bytes_and_the_last_one_put():
+    from ladderboard.engine.performance import MechanismCache
+
+    def entry(key, n):
+        kept = CachedMechanism(key, ParameterFreeLadder(n=n))
+        kept.mechanism.submit(np.linspace(0.0, 1.0, n))
+        kept.mechanism.get_state(encode_vars=kept.encoded)
+        return kept
+
+    small = [entry(i, 1000) for i in range(3)]
+    one = small[0].nbytes
+    assert one >= 2 * 8000  # the best losses and the copy they are compared against
+    cache = MechanismCache(size=10, max_bytes=2 * one + one // 2)
+    for kept in small:
+        cache.put(kept, 1)
+    assert cache.nbytes == 2 * one
+    assert cache.take(0, 1) is None  # over the bytes: the least recently put went
+    big = entry("big", 100_000)
+    cache.put(big, 1)  # larger than the budget: kept alone, the last one put
+    assert cache.nbytes == big.nbytes > cache.max_bytes
+    assert cache.take(1, 1) is None and cache.take(2, 1) is None
+    assert cache.take("big", 1) is big and cache.nbytes == 0
 
 
 def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):

@@ -182,11 +182,12 @@ class Competitions:
         *,
         clock: Callable[[], datetime] = now_utc,
         mechanism_cache: int = 64,
+        mechanism_cache_bytes: int = 2**30,
     ):
         self.engine = engine
         self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
         self._clock = clock
-        self.caches = Caches(mechanisms=mechanism_cache)
+        self.caches = Caches(mechanisms=mechanism_cache, mechanism_bytes=mechanism_cache_bytes)
         self.submitter = Submitter(engine, self.reader, clock, self.caches)
         # Shared by every process over this store: the web edge's rate limits
         # and the organiser's sign-ins.

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ladderboard.engine.performance import CachedMechanism
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS, Mechanism
 from ladderboard.random import KeyedStream
@@ -69,21 +70,58 @@ def submit_per_rank(
     x: np.ndarray,
     *,
     size: int,
+    kept: dict[int, CachedMechanism] | None = None,
 ) -> tuple[float, bool, dict[str, Any]]:
     """One submission to the per-rank board whose JSON state is ``state``
-    (left as it was): the release, whether it took a rank, and the new state."""
+    (left as it was): the release, whether it took a rank, and the new state.
+
+    ``kept``, when given, maps instance numbers to mechanisms exactly as
+    ``state`` stores them (a process's copies from its last submission): a
+    rank tested is taken from there instead of loaded, and ``kept`` is left
+    holding the instances exactly as the new state stores them. An instance
+    that moved to a new rank under a fresh key, and the entry it beat (whose
+    stored state is the one from before the test), are not kept: the next
+    submission loads them.
+    """
     state = copy.deepcopy(state) if state else {"entries": [], "created": 0}
+    before = dict(kept) if kept is not None else {}
+    used: dict[int, CachedMechanism] = {}  # by id() of the mechanism
+    dumped: dict[int, tuple[dict[str, Any], CachedMechanism]] = {}  # by id() of the state
 
     def label(instance: int) -> str:
         return f"rank-instance:{instance}"
+
+    def use(instance: int, make: Callable[[], Mechanism]) -> Mechanism:
+        entry = before.pop(instance, None) or CachedMechanism(instance, make())
+        used[id(entry.mechanism)] = entry
+        return entry.mechanism
+
+    def dump_kept(mechanism: Mechanism) -> dict[str, Any]:
+        entry = used[id(mechanism)]
+        dumped_state = dump(mechanism, encode_vars=entry.encoded if kept is not None else None)
+        dumped[id(dumped_state)] = (dumped_state, entry)
+        return dumped_state
 
     board = RankBoard(
         size=size,
         entries=state["entries"],
         created=state["created"],
-        load=lambda entry: load(entry["state"], label(entry["instance"])),
-        fresh=lambda instance: fresh(label(instance)),
-        dump=dump,
+        load=lambda entry: use(
+            entry["instance"], lambda: load(entry["state"], label(entry["instance"]))
+        ),
+        fresh=lambda instance: use(instance, lambda: fresh(label(instance))),
+        dump=dump_kept,
     )
     outcome = board.submit(team_id, sequence, x)
+    if kept is not None:
+        kept.clear()
+        for entry in board.entries:
+            instance = entry["instance"]
+            if instance in before:  # not tested: its stored state is unchanged
+                kept[instance] = before[instance]
+                continue
+            found = dumped.get(id(entry["state"]))
+            # Kept only when the stored state is this mechanism's, under its own key.
+            if found is not None and found[0] is entry["state"] and found[1].key == instance:
+                kept[instance] = found[1]
     return outcome.score, outcome.improved, {"entries": board.entries, "created": board.created}

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ladderboard.encoding import encode_array
+from ladderboard.encoding import encode_array, payload
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
@@ -33,6 +33,7 @@ from ladderboard.store.models import CompetitionRow
 __all__ = [
     "BoardCache",
     "CachedMechanism",
+    "CachedRanks",
     "Caches",
     "ClearedWhenFull",
     "ConfigCache",
@@ -237,6 +238,31 @@ class CachedMechanism:
         self._arrays[name] = (np.array(array, copy=True), encoding)
         return encoding
 
+    @property
+    def nbytes(self) -> int:
+        """About the memory this entry holds: its learned arrays twice (the
+        mechanism's and the copy compared against) and their encodings."""
+        return sum(
+            2 * array.nbytes + len(payload(encoding) or "")
+            for array, encoding in self._arrays.values()
+        )
+
+
+class CachedRanks:
+    """A per-rank board's instances as advanced by this process's last
+    commit, by instance number (see
+    :func:`~ladderboard.engine.instances.submit_per_rank`)."""
+
+    __slots__ = ("instances", "key")
+
+    def __init__(self, key: Hashable) -> None:
+        self.key = key
+        self.instances: dict[int, CachedMechanism] = {}
+
+    @property
+    def nbytes(self) -> int:
+        return sum(entry.nbytes for entry in self.instances.values())
+
 
 def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     """Whether ``a`` and ``b`` hold the same bytes (so ``-0.0`` differs from ``0.0``).
@@ -252,8 +278,14 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
 
 
+Cached = CachedMechanism | CachedRanks
+
+
 class MechanismCache:
-    """The mechanisms of the scopes this process submitted to last, at most ``size``.
+    """The mechanisms of the scopes this process submitted to last: at most
+    ``size`` of them, and those last used up to ``max_bytes`` (about: see
+    :attr:`CachedMechanism.nbytes`) but the last one put, which its
+    submission held in memory anyway.
 
     :meth:`take` hands an entry over only when the stored state has seen
     exactly as many submissions as the entry (another process may have
@@ -262,30 +294,47 @@ class MechanismCache:
     stored state. :meth:`put` returns it after the commit.
     """
 
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
+    def __init__(self, size: int = 64, max_bytes: int = 2**30) -> None:
+        self.size, self.max_bytes = size, max_bytes
         self._lock = threading.Lock()
-        self._items: OrderedDict[Hashable, tuple[int, CachedMechanism]] = OrderedDict()
+        self._items: OrderedDict[Hashable, tuple[int, Cached, int]] = OrderedDict()
+        self._bytes = 0
 
-    def take(self, key: Hashable, n_submissions: int) -> CachedMechanism | None:
+    def take(self, key: Hashable, n_submissions: int) -> Cached | None:
         with self._lock:
             found = self._items.pop(key, None)
+            if found is not None:
+                self._bytes -= found[2]
         if found is None or found[0] != n_submissions:
             return None
         return found[1]
 
-    def put(self, entry: CachedMechanism, n_submissions: int) -> None:
+    def put(self, entry: Cached, n_submissions: int) -> None:
         if self.size <= 0:
             return
+        nbytes = entry.nbytes
         with self._lock:
-            self._items[entry.key] = (n_submissions, entry)
-            self._items.move_to_end(entry.key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+            replaced = self._items.pop(entry.key, None)
+            if replaced is not None:
+                self._bytes -= replaced[2]
+            self._items[entry.key] = (n_submissions, entry, nbytes)
+            self._bytes += nbytes
+            while len(self._items) > self.size or (
+                len(self._items) > 1 and self._bytes > self.max_bytes
+            ):
+                _, (_, _, dropped) = self._items.popitem(last=False)
+                self._bytes -= dropped
+
+    @property
+    def nbytes(self) -> int:
+        """About the memory the kept mechanisms hold."""
+        with self._lock:
+            return self._bytes
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._bytes = 0
 
 
 class BoardCache:
@@ -343,10 +392,16 @@ class Caches:
     team's rows, which never change) and the boards last built (the public
     boards of per-team competitions to be patched)."""
 
-    def __init__(self, mechanisms: int = 64, targets: int = 65536, boards: int = 64) -> None:
+    def __init__(
+        self,
+        mechanisms: int = 64,
+        targets: int = 65536,
+        boards: int = 64,
+        mechanism_bytes: int = 2**30,
+    ) -> None:
         self.solutions = SolutionCache()
         self.configs = ConfigCache()
-        self.mechanisms = MechanismCache(mechanisms)
+        self.mechanisms = MechanismCache(mechanisms, mechanism_bytes)
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)

@@ -32,6 +32,7 @@ from ladderboard.engine.errors import (
 )
 from ladderboard.engine.performance import (
     CachedMechanism,
+    CachedRanks,
     Caches,
     background,
     hash_and_pack,
@@ -124,7 +125,7 @@ class _Step:
     improved: bool
     state: Any  # JSON, its large arrays spilled
     spilled: list  # the arrays this transaction stored
-    cached: CachedMechanism | None  # the advanced mechanism, kept after the commit
+    cached: CachedMechanism | CachedRanks  # the advanced mechanism(s), kept after the commit
 
 
 class _StaleTarget(Exception):
@@ -488,26 +489,31 @@ class Submitter:
     def _advance(self, connection: Connection, target: Target, locked: Any, x: Any) -> _Step:
         """The board's mechanism takes the public scores ``x``: this process's
         copy when it has seen exactly the stored submissions, else one rebuilt
-        from the stored state; the new state is returned with its large
-        arrays spilled to the store."""
+        from the stored state (on a per-rank board, likewise each rank's
+        instance tested); the new state is returned with its large arrays
+        spilled to the store."""
         config, arrays = target.config, self.caches.arrays
         sequence = locked.n_submissions + 1
-        cached = None
+        key = (target.competition_id, locked.commitment, target.scope)
+        cached = self.caches.mechanisms.take(key, locked.n_submissions)
         if config.board == "per-rank":
+            ranks = cached if isinstance(cached, CachedRanks) else CachedRanks(key)
             fresh, load = instances.factory(locked.secret_key, config, target.solution)
+            competition_id = target.competition_id
             score, improved, state = instances.submit_per_rank(
-                arrays.fill(connection, target.competition_id, locked.state),
+                locked.state,
                 fresh,
-                load,
+                # Only the ranks tested and not kept here are read from the store.
+                lambda stored, label: load(arrays.fill(connection, competition_id, stored), label),
                 target.team_id,
                 sequence,
                 x,
                 size=config.ranks,
+                kept=ranks.instances,
             )
+            cached = ranks
         else:
-            key = (target.competition_id, locked.commitment, target.scope)
-            cached = self.caches.mechanisms.take(key, locked.n_submissions)
-            if cached is None:
+            if not isinstance(cached, CachedMechanism):
                 fresh, load = instances.factory(locked.secret_key, config, target.solution)
                 if locked.state is None:
                     mechanism = fresh(target.scope)
@@ -525,8 +531,7 @@ class Submitter:
         """After the commit: the arrays are known stored, and the next
         submission to the board continues from this process's mechanism."""
         self.caches.arrays.committed(step.spilled)
-        if step.cached is not None:
-            self.caches.mechanisms.put(step.cached, step.sequence)
+        self.caches.mechanisms.put(step.cached, step.sequence)
 
     @staticmethod
     def _resent(
