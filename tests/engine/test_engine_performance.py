@@ -19,7 +19,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.store import MechanismStateRow, SubmissionRow
+from ladderboard.store import MechanismStateRow, SubmissionRow, TeamRow
 
 MECHANISMS = ["parameter-free-ladder", "ladder-boot", "shaky-ladder"]
 
@@ -269,6 +269,10 @@ def test_the_submission_queries_search_an_index_on_sqlite(tmp_path):
         "team releases": submitting.TEAM_RELEASES,
         "update standing": submitting.UPDATE_STANDING,
         "bump board version": submitting.BUMP_BOARD_VERSION,
+        "admission": submitting.ADMISSION,
+        "member admission": select(TeamRow.id, *submitting.MEMBER_ADMISSION).where(
+            TeamRow.token_hash == "h"
+        ),
     }
     with store.engine.connect() as connection:
         for name, query in queries.items():

@@ -92,6 +92,60 @@ def test_running_an_extended_deadline_lets_a_cached_target_submit_again(store, c
         store.update("comp", deadline=START + timedelta(days=9))
 
 
+def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(store, clock):
+    """The server reads a submission's admission with its caller, in one
+    query (``member_admission``): for every team and key it gives what the
+    admission's own read gives, and ``admit`` refuses with it as without it."""
+    from ladderboard.store import statements
+
+    solution, _ = create(store, daily_quota=2, invalid_quota=1)
+    store.add_teams("comp", ["alpha", "beta", "gamma", "delta"], ["ha", "hb", "hc", "hd"])
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)), idempotency_key="k1")
+    clock.advance(days=1)  # alpha: one yesterday, two today (its quota for the day)
+    for seed in (1, 2):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, seed)))
+    store.submit("comp", "beta", csv_for(solution, noisy(solution, 0.4, 3)), idempotency_key="k2")
+    with pytest.raises(SubmissionError):
+        store.submit("comp", "gamma", b"not a csv")  # gamma: its one invalid file
+    store.set_team_disabled("comp", "delta", True)
+    outcomes = {}
+    for team, token_hash in (("alpha", "ha"), ("beta", "hb"), ("gamma", "hc"), ("delta", "hd")):
+        for key in (None, "k1", "k2"):
+            info, member, read = store.member_admission("comp", token_hash, key)
+            assert info.slug == "comp" and member.name == team and read.now == clock()
+            with store.reader.connect() as connection:
+                alone = statements.admission(connection, info_id(store), member.id, key, clock())
+            assert tuple(read[2:]) == tuple(alone) and read.team_id == member.id
+            refusals = []
+            for given in (read, None):
+                try:
+                    store.admit("comp", team, key, read=given)
+                    refusals.append(None)
+                except (QuotaExceeded, TeamDisabled) as exc:
+                    refusals.append(type(exc))
+            assert refusals[0] == refusals[1]
+            outcomes[team, key] = refusals[0]
+    assert outcomes["alpha", None] is QuotaExceeded and outcomes["alpha", "k1"] is None  # resent
+    assert outcomes["beta", None] is None and outcomes["gamma", None] is QuotaExceeded
+    assert outcomes["delta", "k2"] is TeamDisabled
+    assert store.member_admission("comp", "nobody", None)[1:] == (None, None)
+    assert store.member_admission("gone", "ha", None) == (None, None, None)
+    with pytest.raises(QuotaExceeded):  # another team's read is not this team's: read again
+        store.admit("comp", "alpha", read=store.member_admission("comp", "hb")[2])
+    store.close("comp")
+    with pytest.raises(CompetitionClosed):
+        store.admit("comp", "beta", read=store.member_admission("comp", "hb")[2])
+
+
+def info_id(store) -> int:
+    from sqlalchemy import select
+
+    from ladderboard.store.models import CompetitionRow
+
+    with store.reader.connect() as connection:
+        return connection.execute(select(CompetitionRow.id)).scalar_one()
+
+
 def test_running_title_overview_and_rules_are_edited(store):
     create(store)
     info = store.update("comp", title="Cats", description="# Overview", rules="Be *nice*.")

@@ -286,9 +286,17 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
         for i in range(8)
     ]
     assert codes == [401] * 5 + [429] * 3
-    # Once the address has spent its failures, no token is even compared.
+    # Once the address has spent its failures, no token is even compared, and
+    # a valid one is refused too: a team's (looked up, or found with its
+    # competition when it submits) and the organiser's.
     blocked = client.get("/api/competitions/demo/submissions", headers=bearer(token))
     assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) >= 1
+    sent = submit(client, token, predictions(solution, 0))
+    assert sent.status_code == 429 and "failed authentications" in sent.json()["message"]
+    listed = client.get("/api/competitions/demo/teams", headers=organiser())
+    assert listed.status_code == 429 and "failed authentications" in listed.json()["message"]
+    with Session(client.app.state.competitions.engine) as session:
+        assert session.scalar(select(func.count()).select_from(SubmissionRow)) == 0
 
 
 def test_guessed_organiser_tokens_at_sign_in_are_limited(make_client):

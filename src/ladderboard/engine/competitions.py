@@ -28,6 +28,7 @@ from ladderboard.engine.performance import Caches
 from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.views import (
     BOARD_SCOPE,
+    Admission,
     CompetitionInfo,
     DuplicateFlag,
     FileInfo,
@@ -702,6 +703,36 @@ class Competitions:
             )
         return lookup.info(row), team
 
+    def member_admission(
+        self, slug: str, token_hash: str, idempotency_key: str | None = None
+    ) -> tuple[CompetitionInfo | None, TeamInfo | None, Admission | None]:
+        """:meth:`member`, with what admits the team's submission
+        (:meth:`admit` takes it as ``read``), in the same one read; the
+        admission is ``None`` when the team is."""
+        lookup.refuse_impossible(slug)
+        now = self._clock()
+        with self.reader.connect() as connection:
+            row = statements.member_admission(connection, slug, token_hash, idempotency_key, now)
+        if row is None:
+            return None, None, None
+        if row.team_id is None:
+            return lookup.info(row), None, None
+        team = TeamInfo(
+            row.team_id, row.team_name, aware(row.team_created_at), row.team_disabled_at is not None
+        )
+        admission = Admission(
+            now,
+            row.team_id,
+            row.closed_at,
+            row.deadline,
+            row.team_disabled_at,
+            row.admission_today,
+            row.admission_total,
+            row.admission_invalid,
+            row.admission_resent,
+        )
+        return lookup.info(row), team, admission
+
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         lookup.refuse_impossible(slug)
         with self.reader.connect() as connection:
@@ -733,14 +764,23 @@ class Competitions:
             slug, team, data, message=message, idempotency_key=idempotency_key
         )
 
-    def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
+    def admit(
+        self,
+        slug: str,
+        team: str,
+        idempotency_key: str | None = None,
+        *,
+        read: Admission | None = None,
+    ) -> None:
         """Refuse what needs no file, before one is read: a closed competition,
         a spent quota or invalid-file cap (:class:`CompetitionClosed`,
         :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
         again under the lock; this only spares the server the work of reading
         a file it would refuse. A submission resent with an idempotency key
-        already used passes: ``submit`` answers it with the first result."""
-        self.submitter.admit(slug, team, idempotency_key)
+        already used passes: ``submit`` answers it with the first result.
+        ``read`` is the admission :meth:`member_admission` read for this team
+        and key, which spares reading it again."""
+        self.submitter.admit(slug, team, idempotency_key, read)
 
     def submissions(self, slug: str, team: str) -> list[SubmissionView]:
         """A team's own submissions; private scores only after the close."""

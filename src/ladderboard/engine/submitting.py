@@ -39,6 +39,7 @@ from ladderboard.engine.performance import (
 )
 from ladderboard.engine.views import (
     BOARD_SCOPE,
+    Admission,
     SubmissionResult,
     aware,
     is_closed,
@@ -377,15 +378,26 @@ class Submitter:
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 
-    def admit(self, slug: str, team: str, idempotency_key: str | None = None) -> None:
+    def admit(
+        self,
+        slug: str,
+        team: str,
+        idempotency_key: str | None = None,
+        read: Admission | None = None,
+    ) -> None:
         """Refuse what needs no file, before one is read (see
         :meth:`~ladderboard.engine.Competitions.admit`)."""
-        now = self.clock()
+        now = self.clock() if read is None else read.now
         target = self._open_target(slug, team, now)
-        with self.reader.connect() as connection:
-            row = statements.admission(
-                connection, target.competition_id, target.team_id, idempotency_key, now
-            )
+        if read is not None and read.team_id == target.team_id:
+            # Read with the caller (a team's id is never another's, even
+            # across a competition deleted and created again under its slug).
+            row = read[2:]
+        else:
+            with self.reader.connect() as connection:
+                row = statements.admission(
+                    connection, target.competition_id, target.team_id, idempotency_key, now
+                )
         if row is None:  # the competition is gone: forget it
             self.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")

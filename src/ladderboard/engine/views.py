@@ -6,13 +6,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import overload
+from typing import NamedTuple, overload
 
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 
 __all__ = [
     "BOARD_SCOPE",
+    "Admission",
     "BoardRow",
     "CompetitionInfo",
     "DuplicateFlag",
@@ -114,6 +115,23 @@ class TeamInfo:
     name: str
     created_at: datetime
     disabled: bool = False
+
+
+class Admission(NamedTuple):
+    """What refuses a team's submission before its file is read (the close,
+    the team's being disabled, its quota and invalid files; whether its
+    idempotency key was used), as read at ``now`` with the team itself:
+    :meth:`~ladderboard.engine.Competitions.member_admission`."""
+
+    now: datetime
+    team_id: int
+    closed_at: datetime | None
+    deadline: datetime | None
+    disabled_at: datetime | None
+    today: int
+    total: int
+    invalid: int
+    resent: int
 
 
 @dataclass(frozen=True)

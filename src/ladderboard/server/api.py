@@ -667,9 +667,11 @@ def admit_submission(
     (:func:`~ladderboard.server.deps.team_member`), not one trip a dependency:
     those trips cost more than the reads.
     """
-    team, competition = team_member(request, competitions, settings, credentials, slug)
+    team, competition, read = team_member(
+        request, competitions, settings, credentials, slug, idempotency_key
+    )
     check_submission_fields("", idempotency_key)
-    competitions.admit(competition.slug, team.name, idempotency_key)
+    competitions.admit(competition.slug, team.name, idempotency_key, read=read)
     return team, competition
 
 

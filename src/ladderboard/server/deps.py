@@ -32,7 +32,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import NotFound
-from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.engine.views import Admission, CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
 from ladderboard.server.settings import Settings
 
@@ -133,8 +133,11 @@ def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError
     count = limits.take if spend_one else limits.wait
     per_minute = settings.auth_failures_per_minute
     wait = count(f"auth-failures:{client_address(request)}", per_minute=per_minute)
-    if not wait:
-        return None
+    return _failures_refusal(wait, settings) if wait else None
+
+
+def _failures_refusal(wait: int, settings: Settings) -> ApiError:
+    per_minute = settings.auth_failures_per_minute
     return _too_many(
         wait, f"too many failed authentications from this address (at most {per_minute} a minute)"
     )
@@ -171,14 +174,26 @@ def authenticate(
     """The caller of ``token``: the organiser or a team of some competition,
     refused with 401 (counted against the address) when it is neither.
     ``a_team_token`` says the caller already found a team with the token."""
-    check_failures(request, settings)
-    if is_organiser_token(settings, token):
-        is_organiser = True
-    elif a_team_token or competitions.knows_token_hash(hash_token(token)):
-        is_organiser = False
-    else:
-        raise failed_authentication(request, settings, "the token is not valid on this server")
-    spend(request, "token:" + hash_token(token), settings.rate_limit_per_minute, "with this token")
+    is_organiser = is_organiser_token(settings, token)
+    looked_up = not (is_organiser or a_team_token)
+    if looked_up:
+        check_failures(request, settings)  # before the token is looked up
+        if not competitions.knows_token_hash(hash_token(token)):
+            raise failed_authentication(request, settings, "the token is not valid on this server")
+    # An address whose failed authentications are spent is refused even with
+    # a valid token: for a token known valid without a lookup, that is
+    # checked in the transaction that spends the token's request.
+    per_minute = settings.rate_limit_per_minute
+    blocked, wait = _competitions(request).rate_limits.take_unless(
+        "token:" + hash_token(token),
+        per_minute=per_minute,
+        blocked_by=None if looked_up else f"auth-failures:{client_address(request)}",
+        blocked_per_minute=settings.auth_failures_per_minute,
+    )
+    if blocked:
+        raise _failures_refusal(blocked, settings)
+    if wait:
+        raise _too_many(wait, f"too many requests with this token; at most {per_minute} a minute")
     return Caller(token, is_organiser)
 
 
@@ -253,19 +268,24 @@ def team_member(
     settings: Settings,
     credentials: HTTPAuthorizationCredentials | None,
     slug: str,
-) -> tuple[TeamInfo, CompetitionInfo]:
+    idempotency_key: str | None = None,
+) -> tuple[TeamInfo, CompetitionInfo, Admission | None]:
     """The calling team and its competition: what :func:`caller`,
     :func:`competition_of` and :func:`team_of` give a team's route, with
     the same refusals in the same order, but in one read of the store (and
     no trip through the thread pool of its own) when the token is a team's
-    of this competition, as it is on every request that goes through."""
-    competition = team = None
+    of this competition, as it is on every request that goes through. That
+    read also gives what admits the team's submission with this idempotency
+    key (``None`` when the caller was found otherwise)."""
+    competition = team = admission = None
     token = None if credentials is None else credentials.credentials
     if token is not None:
         try:
-            competition, team = competitions.member(slug, hash_token(token))
+            competition, team, admission = competitions.member_admission(
+                slug, hash_token(token), idempotency_key
+            )
         except NotFound:  # a slug no competition can have: refused below, in order
-            competition = team = None
+            competition = team = admission = None
     if token is None or team is None:
         who = caller(request, settings, credentials)
     else:
@@ -273,8 +293,8 @@ def team_member(
     if competition is None:
         competition = competition_of(competitions, slug)
     if team is None or who.is_organiser:
-        team = team_of(competitions, who, competition)
-    return team, competition
+        team, admission = team_of(competitions, who, competition), None
+    return team, competition, admission
 
 
 OrganiserDep = Annotated[Caller, Depends(organiser)]

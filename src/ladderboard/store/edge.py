@@ -67,6 +67,17 @@ def _take_statement(dialect: str):
     )
 
 
+_TAT = select(_LIMITS.c.tat).where(_LIMITS.c.key == bindparam("key"))
+
+
+def _wait(tat: float | None, now: float, per_minute: int) -> int:
+    """The whole seconds before a key whose ``tat`` is this may make a request."""
+    interval = 60.0 / per_minute
+    if tat is None or max(tat, now) + interval - now <= per_minute * interval:
+        return 0
+    return max(1, math.ceil(tat + interval - now - per_minute * interval))
+
+
 class RateLimits:
     """Rate limits over the store of ``engine``, shared by all its users.
 
@@ -113,40 +124,58 @@ class RateLimits:
     def take(self, key: str, *, per_minute: int) -> int:
         """Spend one request of ``key``: 0 if allowed, else the whole seconds
         to wait. ``per_minute`` 0 means no limit."""
-        if per_minute <= 0:
-            return 0
-        interval = 60.0 / per_minute
-        burst = per_minute * interval
+        return self.take_unless(key, per_minute=per_minute)[1]
+
+    def take_unless(
+        self,
+        key: str,
+        *,
+        per_minute: int,
+        blocked_by: str | None = None,
+        blocked_per_minute: int = 0,
+    ) -> tuple[int, int]:
+        """:meth:`wait` of ``blocked_by`` and, only when that is 0, :meth:`take`
+        of ``key``, in one transaction: ``(seconds, 0)`` when ``blocked_by``
+        must wait (``key`` is not spent), else ``(0, take's answer)``."""
+        blocked = blocked_by is not None and blocked_per_minute > 0
+        if per_minute <= 0 and not blocked:
+            return 0, 0
         now = self._clock()
-        params = {
-            "key": key,
-            "now": now,
-            "interval": interval,
-            "burst": burst,
-            "first": now + interval,
-        }
         with writer_turn(self.engine), self.engine.begin() as connection:
+            if blocked:
+                tat = connection.execute(_TAT, {"key": blocked_by}).scalar()
+                wait = _wait(tat, now, blocked_per_minute)
+                if wait:
+                    return wait, 0
+            if per_minute <= 0:
+                return 0, 0
+            interval = 60.0 / per_minute
+            burst = per_minute * interval
+            params = {
+                "key": key,
+                "now": now,
+                "interval": interval,
+                "burst": burst,
+                "first": now + interval,
+            }
             tat, allowed = connection.execute(self._statement, params).one()
             if now - self._purged > PURGE_EVERY_SECONDS:
                 self._purged = now
                 connection.execute(delete(_LIMITS).where(_LIMITS.c.tat < now))
         if allowed:
-            return 0
-        return max(1, math.ceil(tat + interval - now - burst))
+            return 0, 0
+        return 0, max(1, math.ceil(tat + interval - now - burst))
 
     def wait(self, key: str, *, per_minute: int) -> int:
         """The seconds before ``key`` may make a request (0: now), spending nothing."""
         if per_minute <= 0:
             return 0
-        interval = 60.0 / per_minute
         now = self._clock()
         # A read: on SQLite it must not take the write lock (a writer's
         # ``BEGIN IMMEDIATE``), or every request would queue for it twice.
         with read_only(self.engine).connect() as connection:
-            tat = connection.execute(select(_LIMITS.c.tat).where(_LIMITS.c.key == key)).scalar()
-        if tat is None or max(tat, now) + interval - now <= per_minute * interval:
-            return 0
-        return max(1, math.ceil(tat + interval - now - per_minute * interval))
+            tat = connection.execute(_TAT, {"key": key}).scalar()
+        return _wait(tat, now, per_minute)
 
     def dispose(self) -> None:
         if self._engine is not None and self._engine is not self._store:

@@ -180,11 +180,19 @@ def token_hash_known(connection: Connection, token_hash: str) -> bool:
     return found is not None
 
 
-def member(connection: Connection, slug: str, token_hash: str) -> Any:
+def member(
+    connection: Connection,
+    slug: str,
+    token_hash: str,
+    extra: tuple[Any, ...] = (),
+    params: dict[str, Any] | None = None,
+) -> Any:
     """The competition ``slug`` (the columns of :func:`competition_info`)
     with ``(team_id, team_name, team_created_at, team_disabled_at)`` of its
     team whose token has this hash (``None`` each when it has none), or
-    ``None`` when there is no such competition: one query for a team's request."""
+    ``None`` when there is no such competition: one query for a team's request.
+    ``extra`` columns (which may refer to the team's row) follow, with the
+    ``params`` they bind."""
     query = (
         select(
             *_INFO_COLUMNS,
@@ -192,6 +200,7 @@ def member(connection: Connection, slug: str, token_hash: str) -> Any:
             TeamRow.name.label("team_name"),
             TeamRow.created_at.label("team_created_at"),
             TeamRow.disabled_at.label("team_disabled_at"),
+            *extra,
         )
         .outerjoin(
             TeamRow,
@@ -199,7 +208,7 @@ def member(connection: Connection, slug: str, token_hash: str) -> Any:
         )
         .where(CompetitionRow.slug == slug)
     )
-    return connection.execute(query).first()
+    return connection.execute(query, params or {}).first()
 
 
 def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import bindparam, func, insert, select, true, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
+from ladderboard.store import queries
 from ladderboard.store.models import (
     CompetitionRow,
     DuplicateFlagRow,
@@ -38,6 +39,7 @@ __all__ = [
     "INSERT_SUBMISSION",
     "INVALID",
     "LOCK_STATE",
+    "MEMBER_ADMISSION",
     "OTHER_TEAM",
     "RESET_BOARD_VERSION",
     "STAMP_STANDING",
@@ -55,6 +57,7 @@ __all__ = [
     "first_release",
     "invalid_files",
     "lock_state",
+    "member_admission",
     "released_before",
     "stamp_standing",
     "store_rejection",
@@ -174,6 +177,24 @@ ADMISSION = select(
     )
     .scalar_subquery(),
 ).where(CompetitionRow.id == bindparam("competition"))
+# The same counts for the team a member read finds (correlated to its row), so
+# that a submission's admission is read with its caller in one query.
+_MEMBER_SUBMISSIONS = _SUBMISSIONS.c.team_id == TeamRow.id
+MEMBER_ADMISSION = (
+    select(func.count().filter(_TODAY))
+    .where(_MEMBER_SUBMISSIONS)
+    .scalar_subquery()
+    .label("admission_today"),
+    select(func.count()).where(_MEMBER_SUBMISSIONS).scalar_subquery().label("admission_total"),
+    select(func.count())
+    .where(RejectionRow.team_id == TeamRow.id)
+    .scalar_subquery()
+    .label("admission_invalid"),
+    select(func.count())
+    .where(_MEMBER_SUBMISSIONS, _SUBMISSIONS.c.idempotency_key == bindparam("key"))
+    .scalar_subquery()
+    .label("admission_resent"),
+)
 UPDATE_STATE = (
     update(_STATES)
     .where(_STATES.c.id == bindparam("state_id"))
@@ -329,6 +350,18 @@ def admission(
         "key": idempotency_key,
     }
     return connection.execute(ADMISSION, params).one_or_none()
+
+
+def member_admission(
+    connection: Any, slug: str, token_hash: str, idempotency_key: str | None, now: datetime
+) -> Any:
+    """:func:`~ladderboard.store.queries.member`'s row followed by the
+    admission's counts of its team at ``now`` (``admission_today``,
+    ``admission_total``, ``admission_invalid``, ``admission_resent``; see
+    :func:`admission`)."""
+    day = count_params(0, "", now)
+    params = {"day": day["day"], "next_day": day["next_day"], "key": idempotency_key}
+    return queries.member(connection, slug, token_hash, MEMBER_ADMISSION, params)
 
 
 def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -> Any:
