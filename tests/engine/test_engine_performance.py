@@ -166,13 +166,17 @@ def test_per_rank_instances_kept_between_submissions_are_the_stored_ones(
     plain.engine.dispose()
 
 
-def test_a_failed_transaction_drops_the_cached_mechanism(database_url, tmp_path, monkeypatch):
-    """The advanced mechanism of a submission whose transaction fails is not
-    reused: the next submission continues from the stored state."""
+@pytest.mark.parametrize("board", BOARDS, ids=lambda b: b["board"])
+def test_a_failed_transaction_drops_the_cached_mechanism(
+    database_url, board, tmp_path, monkeypatch
+):
+    """The advanced mechanism of a submission whose transaction fails (on a
+    per-rank board, every instance it tested) is not reused: the next
+    submission continues from the stored state."""
     store = open_store(database_url)
     plain = open_store(f"sqlite:///{tmp_path / 'plain.db'}", mechanism_cache=0)
-    sol = create(store, "ladder-boot")
-    create(plain, "ladder-boot")
+    sol = create(store, "ladder-boot", **board)
+    create(plain, "ladder-boot", **board)
     data = files(sol, 6)
     for blob in data[:3]:
         assert (
@@ -239,6 +243,11 @@ def test_the_cache_keeps_the_last_used_within_its_bytes_and_the_last_one_put():
     small = [entry(i, 1000) for i in range(3)]
     one = small[0].nbytes
     assert one >= 2 * 8000  # the best losses and the copy they are compared against
+    labels = np.tile([0.0, 1.0], 500)
+    metric = CachedMechanism(
+        "m", COMPETITION_MECHANISMS["metric-full-disclosure"](metric="auc", y_true=labels)
+    )
+    assert metric.nbytes >= labels.nbytes  # its own copy of the labels
     cache = MechanismCache(size=10, max_bytes=2 * one + one // 2)
     for kept in small:
         cache.put(kept, 1)

@@ -115,7 +115,8 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
             assert info.slug == "comp" and member.name == team and read.now == clock()
             with store.reader.connect() as connection:
                 alone = statements.admission(connection, info_id(store), member.id, key, clock())
-            assert tuple(read[2:]) == tuple(alone) and read.team_id == member.id
+            assert tuple(read[3:]) == tuple(alone) and read.team_id == member.id
+            assert read.commitment == info.commitment
             refusals = []
             for given in (read, None):
                 try:

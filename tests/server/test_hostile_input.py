@@ -23,11 +23,13 @@ from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
+from ladderboard.server.deps import hash_token
 from ladderboard.server.local import LocalServer
 from ladderboard.server.settings import Settings
 from ladderboard.store import (
     CompetitionRow,
     OrganiserSessionRow,
+    RateLimitRow,
     RejectionRow,
     SubmissionRow,
     TeamRow,
@@ -297,6 +299,8 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
     assert listed.status_code == 429 and "failed authentications" in listed.json()["message"]
     with Session(client.app.state.competitions.engine) as session:
         assert session.scalar(select(func.count()).select_from(SubmissionRow)) == 0
+        # Refused before it was spent: the team's token has no request counted.
+        assert session.get(RateLimitRow, "token:" + hash_token(token)) is None
 
 
 def test_guessed_organiser_tokens_at_sign_in_are_limited(make_client):

@@ -685,30 +685,14 @@ class Competitions:
         with self.reader.connect() as connection:
             return queries.token_hash_known(connection, token_hash)
 
-    def member(self, slug: str, token_hash: str) -> tuple[CompetitionInfo | None, TeamInfo | None]:
-        """The competition ``slug`` and its team with this token (SHA-256),
-        each ``None`` when there is none, in one read."""
-        lookup.refuse_impossible(slug)
-        with self.reader.connect() as connection:
-            row = queries.member(connection, slug, token_hash)
-        if row is None:
-            return None, None
-        team = None
-        if row.team_id is not None:
-            team = TeamInfo(
-                row.team_id,
-                row.team_name,
-                aware(row.team_created_at),
-                row.team_disabled_at is not None,
-            )
-        return lookup.info(row), team
-
     def member_admission(
         self, slug: str, token_hash: str, idempotency_key: str | None = None
     ) -> tuple[CompetitionInfo | None, TeamInfo | None, Admission | None]:
-        """:meth:`member`, with what admits the team's submission
-        (:meth:`admit` takes it as ``read``), in the same one read; the
-        admission is ``None`` when the team is."""
+        """The competition ``slug`` and its team with this token (SHA-256),
+        each ``None`` when there is none, with what admits the team's
+        submission with this idempotency key (:meth:`admit` takes it as
+        ``read``; ``None`` when the team is): one read, as every submission
+        over HTTP asks it."""
         lookup.refuse_impossible(slug)
         now = self._clock()
         with self.reader.connect() as connection:
@@ -723,6 +707,7 @@ class Competitions:
         admission = Admission(
             now,
             row.team_id,
+            row.commitment,
             row.closed_at,
             row.deadline,
             row.team_disabled_at,

@@ -8,6 +8,7 @@ bit.
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -32,10 +33,13 @@ def factory(key_hex: str, config: CompetitionConfig, solution: Solution) -> tupl
     stream, derived from the competition's key."""
     klass = MECHANISMS[config.mechanism]
     master = KeyedStream.from_hex(key_hex)
-    # The public labels are a metric mechanism's secret; a loss-based one
-    # never sees them (gathering them is 45 ms at 1e7 rows, each submission
-    # to a per-rank board).
-    y_public = None if klass.input_kind == "losses" else solution.targets[solution.public_rows]
+
+    @functools.cache
+    def y_public() -> np.ndarray | None:
+        # The public labels are a metric mechanism's secret; a loss-based one
+        # never sees them. Gathered when first needed (45 ms at 1e7 rows), not
+        # by a submission whose mechanisms are all kept in process.
+        return None if klass.input_kind == "losses" else solution.targets[solution.public_rows]
 
     def fresh(label: str) -> Mechanism:
         params = dict(config.mechanism_params)
@@ -43,14 +47,14 @@ def factory(key_hex: str, config: CompetitionConfig, solution: Solution) -> tupl
             params["n"] = solution.n_public
         else:
             params["metric"] = config.score
-            params["y_true"] = y_public
+            params["y_true"] = y_public()
         if klass.stochastic:
             params["random_state"] = master.derive(label)
         return klass(**params)
 
     def load(state: dict[str, Any], label: str) -> Mechanism:
         key = master.derive(label) if klass.stochastic else None
-        return Mechanism.from_state(state, key=key, y_true=y_public)
+        return Mechanism.from_state(state, key=key, y_true=y_public())
 
     return fresh, load
 
@@ -112,7 +116,12 @@ def submit_per_rank(
         fresh=lambda instance: use(instance, lambda: fresh(label(instance))),
         dump=dump_kept,
     )
-    outcome = board.submit(team_id, sequence, x)
+    try:
+        outcome = board.submit(team_id, sequence, x)
+    except BaseException:
+        if kept is not None:
+            kept.clear()  # some instances may have advanced: none is the stored one now
+        raise
     if kept is not None:
         kept.clear()
         for entry in board.entries:

@@ -240,12 +240,13 @@ class CachedMechanism:
 
     @property
     def nbytes(self) -> int:
-        """About the memory this entry holds: its learned arrays twice (the
-        mechanism's and the copy compared against) and their encodings."""
-        return sum(
-            2 * array.nbytes + len(payload(encoding) or "")
-            for array, encoding in self._arrays.values()
-        )
+        """About the memory this entry holds: the mechanism's own arrays (its
+        learned ones, a metric mechanism's copy of the labels), and the
+        copies and encodings of the learned ones kept here."""
+        held = [value for value in vars(self.mechanism).values() if isinstance(value, np.ndarray)]
+        kept = [array for array, _ in self._arrays.values()]
+        encodings = [len(payload(encoding) or "") for _, encoding in self._arrays.values()]
+        return sum(array.nbytes for array in held + kept) + sum(encodings)
 
 
 class CachedRanks:

@@ -389,10 +389,11 @@ class Submitter:
         :meth:`~ladderboard.engine.Competitions.admit`)."""
         now = self.clock() if read is None else read.now
         target = self._open_target(slug, team, now)
-        if read is not None and read.team_id == target.team_id:
-            # Read with the caller (a team's id is never another's, even
-            # across a competition deleted and created again under its slug).
-            row = read[2:]
+        if read is not None and (read.team_id, read.commitment) == (
+            target.team_id,
+            target.commitment,
+        ):
+            row = read[3:]  # read with the caller, of this very team and competition
         else:
             with self.reader.connect() as connection:
                 row = statements.admission(

@@ -125,6 +125,7 @@ class Admission(NamedTuple):
 
     now: datetime
     team_id: int
+    commitment: str  # the competition's (a slug may name another one later)
     closed_at: datetime | None
     deadline: datetime | None
     disabled_at: datetime | None

@@ -138,8 +138,11 @@ class RateLimits:
         of ``key``, in one transaction: ``(seconds, 0)`` when ``blocked_by``
         must wait (``key`` is not spent), else ``(0, take's answer)``."""
         blocked = blocked_by is not None and blocked_per_minute > 0
-        if per_minute <= 0 and not blocked:
-            return 0, 0
+        if per_minute <= 0:  # nothing to spend: at most a read, without the write lock
+            if not blocked:
+                return 0, 0
+            assert blocked_by is not None
+            return self.wait(blocked_by, per_minute=blocked_per_minute), 0
         now = self._clock()
         with writer_turn(self.engine), self.engine.begin() as connection:
             if blocked:
@@ -147,8 +150,6 @@ class RateLimits:
                 wait = _wait(tat, now, blocked_per_minute)
                 if wait:
                     return wait, 0
-            if per_minute <= 0:
-                return 0, 0
             interval = 60.0 / per_minute
             burst = per_minute * interval
             params = {
