@@ -129,8 +129,9 @@ def submit_per_rank(
             if instance in before:  # not tested: its stored state is unchanged
                 kept[instance] = before[instance]
                 continue
+            # Kept only when the stored state is this mechanism's dump (each
+            # dump is held in ``dumped``, so its id is its own), under its own key.
             found = dumped.get(id(entry["state"]))
-            # Kept only when the stored state is this mechanism's, under its own key.
-            if found is not None and found[0] is entry["state"] and found[1].key == instance:
+            if found is not None and found[1].key == instance:
                 kept[instance] = found[1]
     return outcome.score, outcome.improved, {"entries": board.entries, "created": board.created}

@@ -175,17 +175,18 @@ def authenticate(
     refused with 401 (counted against the address) when it is neither.
     ``a_team_token`` says the caller already found a team with the token."""
     is_organiser = is_organiser_token(settings, token)
+    token_hash = hash_token(token)
     looked_up = not (is_organiser or a_team_token)
     if looked_up:
         check_failures(request, settings)  # before the token is looked up
-        if not competitions.knows_token_hash(hash_token(token)):
+        if not competitions.knows_token_hash(token_hash):
             raise failed_authentication(request, settings, "the token is not valid on this server")
     # An address whose failed authentications are spent is refused even with
     # a valid token: for a token known valid without a lookup, that is
     # checked in the transaction that spends the token's request.
     per_minute = settings.rate_limit_per_minute
     blocked, wait = _competitions(request).rate_limits.take_unless(
-        "token:" + hash_token(token),
+        "token:" + token_hash,
         per_minute=per_minute,
         blocked_by=None if looked_up else f"auth-failures:{client_address(request)}",
         blocked_per_minute=settings.auth_failures_per_minute,

@@ -158,6 +158,23 @@ _STANDING_AT = len(COUNTS.selected_columns) - len(_STANDING_SUB.c)  # COUNTS' st
 # What a bad file is checked against before it is recorded, under its board's
 # lock (LOCK_STATE): the team's invalid files so far.
 INVALID = _INVALID_FILES
+
+
+def _admission_counts(team: Any) -> tuple[Any, ...]:
+    """The team's valid submissions today and in all, its invalid files, and
+    its submissions sent with the idempotency key ``key``, for the team whose
+    id is ``team`` (a bound parameter, or a column to correlate with)."""
+    own = _SUBMISSIONS.c.team_id == team
+    return (
+        select(func.count().filter(_TODAY)).where(own).scalar_subquery(),
+        select(func.count()).where(own).scalar_subquery(),
+        select(func.count()).where(RejectionRow.team_id == team).scalar_subquery(),
+        select(func.count())
+        .where(own, _SUBMISSIONS.c.idempotency_key == bindparam("key"))
+        .scalar_subquery(),
+    )
+
+
 # What a submission is refused for before its file is read: the close, and the
 # team's counts and invalid files (no hash: duplicates need the parsed file);
 # and whether its idempotency key was used (a resent submission is answered).
@@ -165,35 +182,15 @@ ADMISSION = select(
     CompetitionRow.closed_at,
     CompetitionRow.deadline,
     _DISABLED,
-    select(func.count().filter(_TODAY))
-    .where(_SUBMISSIONS.c.team_id == bindparam("team"))
-    .scalar_subquery(),
-    select(func.count()).where(_SUBMISSIONS.c.team_id == bindparam("team")).scalar_subquery(),
-    _INVALID_FILES.scalar_subquery(),
-    select(func.count())
-    .where(
-        _SUBMISSIONS.c.team_id == bindparam("team"),
-        _SUBMISSIONS.c.idempotency_key == bindparam("key"),
-    )
-    .scalar_subquery(),
+    *_admission_counts(bindparam("team")),
 ).where(CompetitionRow.id == bindparam("competition"))
 # The same counts for the team a member read finds (correlated to its row), so
 # that a submission's admission is read with its caller in one query.
-_MEMBER_SUBMISSIONS = _SUBMISSIONS.c.team_id == TeamRow.id
-MEMBER_ADMISSION = (
-    select(func.count().filter(_TODAY))
-    .where(_MEMBER_SUBMISSIONS)
-    .scalar_subquery()
-    .label("admission_today"),
-    select(func.count()).where(_MEMBER_SUBMISSIONS).scalar_subquery().label("admission_total"),
-    select(func.count())
-    .where(RejectionRow.team_id == TeamRow.id)
-    .scalar_subquery()
-    .label("admission_invalid"),
-    select(func.count())
-    .where(_MEMBER_SUBMISSIONS, _SUBMISSIONS.c.idempotency_key == bindparam("key"))
-    .scalar_subquery()
-    .label("admission_resent"),
+MEMBER_ADMISSION = tuple(
+    count.label(f"admission_{name}")
+    for name, count in zip(
+        ("today", "total", "invalid", "resent"), _admission_counts(TeamRow.id), strict=True
+    )
 )
 UPDATE_STATE = (
     update(_STATES)
@@ -308,15 +305,15 @@ STAMP_STANDING = (
 _UPSERT_STANDING_BUMPED = _upsert_standing_bumped()
 
 
+def _day_params(now: datetime) -> dict[str, datetime]:
+    """The bounds of ``now``'s UTC day, as the counts of today bind them."""
+    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return {"day": day, "next_day": day + timedelta(days=1)}
+
+
 def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
     """The parameters of :data:`TEAM_COUNTS` and :data:`COUNTS` (the day is UTC)."""
-    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return {
-        "team": team_id,
-        "hash": predictions_sha256,
-        "day": day,
-        "next_day": day + timedelta(days=1),
-    }
+    return {"team": team_id, "hash": predictions_sha256, **_day_params(now)}
 
 
 def team_counts(
@@ -359,8 +356,7 @@ def member_admission(
     admission's counts of its team at ``now`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
     :func:`admission`)."""
-    day = count_params(0, "", now)
-    params = {"day": day["day"], "next_day": day["next_day"], "key": idempotency_key}
+    params = _day_params(now) | {"key": idempotency_key}
     return queries.member(connection, slug, token_hash, MEMBER_ADMISSION, params)
 
 
