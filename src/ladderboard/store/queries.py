@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
 from ladderboard.store.models import (
@@ -29,6 +29,7 @@ from ladderboard.store.models import (
 )
 
 __all__ = [
+    "MEMBER",
     "add_competition",
     "add_team",
     "board_states",
@@ -87,12 +88,14 @@ _INFO_COLUMNS = (
 )
 
 
+_COMPETITION_INFO = select(*_INFO_COLUMNS).where(CompetitionRow.slug == bindparam("slug"))
+
+
 def competition_info(connection: Connection, slug: str) -> Any:
     """What :class:`~ladderboard.engine.views.CompetitionInfo` is built from
     (a row with the model's attribute names), or ``None``: one Core query,
     as every API request reads it."""
-    query = select(*_INFO_COLUMNS).where(CompetitionRow.slug == slug)
-    return connection.execute(query).first()
+    return connection.execute(_COMPETITION_INFO, {"slug": slug}).first()
 
 
 def competitions(session: Session) -> list[CompetitionRow]:
@@ -180,47 +183,47 @@ def token_hash_known(connection: Connection, token_hash: str) -> bool:
     return found is not None
 
 
-def member(
-    connection: Connection,
-    slug: str,
-    token_hash: str,
-    extra: tuple[Any, ...] = (),
-    params: dict[str, Any] | None = None,
-) -> Any:
-    """The competition ``slug`` (the columns of :func:`competition_info`)
-    with ``(team_id, team_name, team_created_at, team_disabled_at)`` of its
-    team whose token has this hash (``None`` each when it has none), or
-    ``None`` when there is no such competition: one query for a team's request.
-    ``extra`` columns (which may refer to the team's row) follow, with the
-    ``params`` they bind."""
-    query = (
-        select(
-            *_INFO_COLUMNS,
-            TeamRow.id.label("team_id"),
-            TeamRow.name.label("team_name"),
-            TeamRow.created_at.label("team_created_at"),
-            TeamRow.disabled_at.label("team_disabled_at"),
-            *extra,
-        )
-        .outerjoin(
-            TeamRow,
-            (TeamRow.competition_id == CompetitionRow.id) & (TeamRow.token_hash == token_hash),
-        )
-        .where(CompetitionRow.slug == slug)
+# The competition with its team whose token has this hash: every request of a
+# team reads it, so it is built once (a select built per call costs about ten
+# times what running it costs). The team's columns are NULL when no team has
+# the token, and there is no row when there is no such competition.
+MEMBER = (
+    select(
+        *_INFO_COLUMNS,
+        TeamRow.id.label("team_id"),
+        TeamRow.name.label("team_name"),
+        TeamRow.created_at.label("team_created_at"),
+        TeamRow.disabled_at.label("team_disabled_at"),
     )
-    return connection.execute(query, params or {}).first()
+    .outerjoin(
+        TeamRow,
+        (TeamRow.competition_id == CompetitionRow.id)
+        & (TeamRow.token_hash == bindparam("token_hash")),
+    )
+    .where(CompetitionRow.slug == bindparam("slug"))
+)
+
+
+def member(connection: Connection, slug: str, token_hash: str) -> Any:
+    """:data:`MEMBER`'s row: the competition ``slug`` (the columns of
+    :func:`competition_info`) with ``(team_id, team_name, team_created_at,
+    team_disabled_at)`` of its team whose token has this hash (``None`` each
+    when it has none), or ``None`` when there is no such competition."""
+    return connection.execute(MEMBER, {"slug": slug, "token_hash": token_hash}).first()
+
+
+_TEAM_WITH_TOKEN = (
+    select(TeamRow.id, TeamRow.name, TeamRow.created_at, TeamRow.disabled_at)
+    .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
+    .where(CompetitionRow.slug == bindparam("slug"), TeamRow.token_hash == bindparam("token_hash"))
+)
 
 
 def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:
     """``(id, name, created_at, disabled_at)`` of the team of competition
     ``slug`` whose token has this hash, or ``None``: one query, as every
     request a team makes asks it."""
-    query = (
-        select(TeamRow.id, TeamRow.name, TeamRow.created_at, TeamRow.disabled_at)
-        .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
-        .where(CompetitionRow.slug == slug, TeamRow.token_hash == token_hash)
-    )
-    return connection.execute(query).first()
+    return connection.execute(_TEAM_WITH_TOKEN, {"slug": slug, "token_hash": token_hash}).first()
 
 
 # ------------------------------------------------------------- submissions

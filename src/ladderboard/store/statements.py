@@ -184,12 +184,15 @@ ADMISSION = select(
     _DISABLED,
     *_admission_counts(bindparam("team")),
 ).where(CompetitionRow.id == bindparam("competition"))
-# The same counts for the team a member read finds (correlated to its row), so
-# that a submission's admission is read with its caller in one query.
-MEMBER_ADMISSION = tuple(
-    count.label(f"admission_{name}")
-    for name, count in zip(
-        ("today", "total", "invalid", "resent"), _admission_counts(TeamRow.id), strict=True
+# The member read (the competition and the caller's team) with the same counts
+# for the team it finds, correlated to its row, so that a submission's
+# admission is read with its caller in one query, built once.
+MEMBER_ADMISSION = queries.MEMBER.add_columns(
+    *(
+        count.label(f"admission_{name}")
+        for name, count in zip(
+            ("today", "total", "invalid", "resent"), _admission_counts(TeamRow.id), strict=True
+        )
     )
 )
 UPDATE_STATE = (
@@ -356,8 +359,8 @@ def member_admission(
     admission's counts of its team at ``now`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
     :func:`admission`)."""
-    params = _day_params(now) | {"key": idempotency_key}
-    return queries.member(connection, slug, token_hash, MEMBER_ADMISSION, params)
+    params = _day_params(now) | {"slug": slug, "token_hash": token_hash, "key": idempotency_key}
+    return connection.execute(MEMBER_ADMISSION, params).first()
 
 
 def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -> Any:
