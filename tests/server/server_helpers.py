@@ -55,6 +55,27 @@ def submit(client: TestClient, token: str, content: bytes, slug: str = "demo", *
     )
 
 
+def send_file(
+    client: TestClient,
+    token: str,
+    content: bytes,
+    slug: str = "demo",
+    *,
+    content_type: str | None = "text/csv",
+    message: str | None = None,
+    headers: dict[str, str] | None = None,
+):
+    """A submission whose body is the file itself (as the ladderboard client
+    sends it), the message in the query."""
+    typed = {"Content-Type": content_type} if content_type else {}
+    return client.post(
+        f"/api/competitions/{slug}/submissions",
+        content=content,
+        params={"message": message} if message is not None else None,
+        headers=bearer(token) | typed | (headers or {}),
+    )
+
+
 def assert_stored_once(database_url: str, acknowledged: dict, slug: str) -> None:
     """Every acknowledged submission, as ``(team number, the team's own
     submission number)`` of teams named ``team-N``, is stored exactly once,

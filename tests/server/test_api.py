@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from server_helpers import add_team, bearer, create, organiser, predictions, submit
+from server_helpers import add_team, bearer, create, organiser, predictions, send_file, submit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -136,6 +137,36 @@ def test_healthz_and_openapi(client):
     assert {"400", "401", "403", "404", "409", "413", "422", "429"} <= set(refusal)
     assert refusal["422"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorOut")
     assert "HTTPValidationError" not in schema["components"]["schemas"]
+
+
+def test_a_file_sent_as_the_body_is_scored_as_the_same_file_in_a_form(client, solution):
+    """The ladderboard client sends the file as the whole body (gzip or
+    not), the message in the query; a browser sends a form. The same file is
+    scored alike either way, and its message is kept."""
+    create(client, solution)
+    data = predictions(solution, 3)
+    tokens = {kind: add_team(client, kind) for kind in ("form", "csv", "gzip", "octets")}
+    sent = {
+        "form": submit(client, tokens["form"], data, data={"message": "first try"}),
+        "csv": send_file(client, tokens["csv"], data, message="first try"),
+        "gzip": send_file(
+            client,
+            tokens["gzip"],
+            gzip.compress(data),
+            content_type="application/gzip",
+            message="first try",
+        ),
+        "octets": send_file(
+            client, tokens["octets"], data, content_type="Application/Octet-Stream; x=1"
+        ),
+    }
+    for kind, response in sent.items():
+        assert response.status_code == 201, (kind, response.text)
+    scores = {kind: response.json()["public_score"] for kind, response in sent.items()}
+    assert scores["form"] is not None and len(set(scores.values())) == 1, scores
+    for kind, token in tokens.items():
+        (own,) = client.get("/api/competitions/demo/submissions", headers=bearer(token)).json()
+        assert own["message"] == ("" if kind == "octets" else "first try"), (kind, own)
 
 
 def test_idempotency_key_returns_the_first_result(client, solution):

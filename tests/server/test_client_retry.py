@@ -4,6 +4,7 @@ answers from a script (``http.server`` in a thread)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 import time
@@ -32,6 +33,7 @@ class Scripted(ThreadingHTTPServer):
         self.script = list(script)
         self.seen: list[tuple[str, str, str | None, float]] = []
         self.authorizations: list[str | None] = []
+        self.bodies: list[tuple[str | None, bytes]] = []  # (Content-Type, body)
 
     @property
     def url(self) -> str:
@@ -43,7 +45,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
-        self.rfile.read(length)
+        self.server.bodies.append((self.headers.get("Content-Type"), self.rfile.read(length)))
         key = self.headers.get("Idempotency-Key")
         self.server.seen.append((self.command, self.path, key, time.monotonic()))
         self.server.authorizations.append(self.headers.get("Authorization"))
@@ -142,6 +144,32 @@ def test_a_post_is_retried_after_a_429_and_a_503_only_with_an_idempotency_key(sc
     with Client(server.url, "t") as client:
         assert client.submit("demo", b"id,target\n", idempotency_key="k1") == created
     assert [s[2] for s in server.seen] == [None, "k1"]
+
+
+def test_a_submission_sent_again_is_the_whole_file_again(scripted):
+    """The client sends the file as the body (its type from its first bytes,
+    the message in the query); a retry, which re-reads the body that
+    reported its progress, sends all of it again."""
+    created = {"id": 1, "public_score": 0.5}
+    data = b"id,target\n" + b"".join(b"%d,1\n" % i for i in range(50_000))
+    told: list[tuple[int, int]] = []
+    for body, kind in ((data, "text/csv"), (gzip.compress(data), "application/gzip")):
+        server = scripted([(503, {"Retry-After": "0"}, UNAVAILABLE), (201, {}, created)])
+        told.clear()
+        with Client(server.url, "t") as client:
+            answer = client.submit(
+                "demo",
+                body,
+                message="a b",
+                idempotency_key="k",
+                progress=lambda done, total: told.append((done, total)),
+            )
+        assert answer == created
+        assert server.bodies == [(kind, body), (kind, body)]
+        assert [path for _, path, _, _ in server.seen] == [
+            "/api/competitions/demo/submissions?message=a+b"
+        ] * 2
+        assert told[-1] == (len(body), len(body))
 
 
 def test_a_download_is_retried_before_its_body_is_read(scripted, tmp_path):

@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
+import pytest
+from server_helpers import (
+    ADMIN,
+    add_team,
+    bearer,
+    create,
+    organiser,
+    predictions,
+    send_file,
+    submit,
+)
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladderboard.store import RejectionRow, SubmissionRow
 
 
 def refused(response, status: int, code: str) -> dict:
@@ -109,6 +123,7 @@ def test_413_for_files_over_the_limits(make_client, solution):
     create(client, tiny)
     token = add_team(client, "alpha")
     refused(submit(client, token, b"x" * 401), 413, "too_large")
+    refused(send_file(client, token, b"x" * 401), 413, "too_large")  # the file as the body
     refused(
         client.post(
             "/api/competitions/demo/submissions",
@@ -138,6 +153,52 @@ def test_413_for_files_over_the_limits(make_client, solution):
     assert client.app.state.competitions.competition("small").config.max_bytes == 100
     small = add_team(client, "alpha", slug="small")
     refused(submit(client, small, b"id,target\n" + b"0,1\n" * 50, slug="small"), 413, "too_large")
+
+
+def stored(client) -> tuple[int, int]:
+    """The store's submissions and refused files."""
+    with Session(client.app.state.competitions.engine) as session:
+        return tuple(
+            session.scalar(select(func.count()).select_from(row))
+            for row in (SubmissionRow, RejectionRow)
+        )
+
+
+@pytest.mark.parametrize(
+    "content_type", [None, "application/json", "application/x-www-form-urlencoded", "text/html"]
+)
+def test_415_for_a_submission_that_is_neither_a_file_nor_a_form(client, solution, content_type):
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    data = predictions(solution, 0)
+    body = refused(
+        send_file(client, token, data, content_type=content_type), 415, "unsupported_media_type"
+    )
+    assert "text/csv" in body["message"] and "multipart/form-data" in body["message"]
+    assert stored(client) == (0, 0)
+    assert send_file(client, token, data).status_code == 201  # the day's one submission
+
+
+def test_422_for_a_submission_body_that_says_nothing(client, solution):
+    """An empty body, and a message both in the query and in a form, are
+    refused before anything is spent: not the quota, not the invalid cap."""
+    create(client, solution, daily_quota=2, invalid_quota=1)
+    token = add_team(client, "alpha")
+    body = refused(send_file(client, token, b""), 422, "invalid_request")
+    assert "empty" in body["message"]
+    twice = client.post(
+        "/api/competitions/demo/submissions",
+        params={"message": "a"},
+        files={"file": ("p.csv", predictions(solution, 0), "text/csv")},
+        data={"message": "b"},
+        headers=bearer(token),
+    )
+    assert "query" in refused(twice, 422, "invalid_request")["message"]
+    long = send_file(client, token, predictions(solution, 0), message="m" * 10_000)
+    refused(long, 422, "invalid_request")
+    assert stored(client) == (0, 0)
+    assert send_file(client, token, predictions(solution, 0)).status_code == 201
+    assert send_file(client, token, b"not,a\nsubmission\n").status_code == 400  # cap unspent
 
 
 def test_422_for_a_bad_form(client, solution):

@@ -15,7 +15,16 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
+from server_helpers import (
+    ADMIN,
+    add_team,
+    bearer,
+    create,
+    organiser,
+    predictions,
+    send_file,
+    submit,
+)
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
@@ -88,14 +97,19 @@ def test_team_names_are_refused_alike(client, solution, name):
     assert count(client, TeamRow) == 0
 
 
-def test_a_message_or_idempotency_key_with_a_nul_spends_nothing(client, solution):
+@pytest.mark.parametrize("body", ["form", "file"])
+def test_a_message_or_idempotency_key_with_a_nul_spends_nothing(client, solution, body):
     create(client, solution)
     token = add_team(client, "alpha")
     data = predictions(solution, 0)
-    refused = submit(client, token, data, data={"message": "hi\x00there"})
+    if body == "form":
+        refused = submit(client, token, data, data={"message": "hi\x00there"})
+    else:
+        refused = send_file(client, token, data, message="hi\x00there")
     assert refused.status_code == 422, refused.text
     assert "message" in refused.json()["message"].lower()
-    refused = submit(client, token, data, headers={"Idempotency-Key": "key\x7f"})
+    send = submit if body == "form" else send_file
+    refused = send(client, token, data, headers={"Idempotency-Key": "key\x7f"})
     assert refused.status_code == 422, refused.text
     assert count(client, SubmissionRow) == 0
     assert count(client, RejectionRow) == 0
@@ -153,8 +167,9 @@ def test_a_solution_that_inflates_past_the_limit_is_refused(make_client, solutio
 
 
 # ---------------------------------------------- 6: refusals before the body is read
+@pytest.mark.parametrize("send", [submit, send_file], ids=["form", "file"])
 @pytest.mark.parametrize("refusal", ["quota", "invalid_cap", "closed"])
-def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch, refusal):
+def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch, refusal, send):
     create(client, solution, daily_quota=1, invalid_quota=1)
     token = add_team(client, "alpha")
     if refusal == "quota":
@@ -167,7 +182,7 @@ def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch
     parsed = []
     monkeypatch.setattr(store, "submit", lambda *a, **k: parsed.append(a))
     for headers in ({}, {"Idempotency-Key": "a-new-key"}):  # a new key changes nothing
-        response = submit(client, token, predictions(solution, 1), headers=headers)
+        response = send(client, token, predictions(solution, 1), headers=headers)
         assert response.status_code == (409 if refusal == "closed" else 429), response.text
     assert parsed == []
 
@@ -183,7 +198,10 @@ def test_a_resent_submission_is_answered_after_the_quota_is_spent(client, soluti
 
 
 @pytest.mark.slow
-def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, solution):
+@pytest.mark.parametrize("content_type", ["multipart/form-data; boundary=xyz", "text/csv"])
+def test_a_refused_submission_is_answered_before_its_body_arrives(
+    database_url, solution, content_type
+):
     """A live server answers a team whose quota is spent without waiting for
     the 50 MB it announced (the old server read the whole body first)."""
     with LocalServer(database_url) as server, httpx.Client(base_url=server.url) as http:
@@ -210,7 +228,7 @@ def test_a_refused_submission_is_answered_before_its_body_arrives(database_url, 
             "POST /api/competitions/demo/submissions HTTP/1.1\r\n"
             f"Host: {server.host}:{server.port}\r\n"
             f"Authorization: Bearer {token}\r\n"
-            "Content-Type: multipart/form-data; boundary=xyz\r\n"
+            f"Content-Type: {content_type}\r\n"
             f"Content-Length: {50 * 2**20}\r\n\r\n"
         )
         with socket.create_connection((server.host, server.port), timeout=10) as sock:

@@ -265,10 +265,17 @@ def _install_hooks(schema, seeds) -> None:
         ),
     }
 
+    # A submission's body is a form (a dict) or the file itself (text/csv, gzip).
+    file_body = FRESH.map(lambda seed: predictions(SOLUTION, seed)).flatmap(_mutated_csv)
+
     @schema.hook
     def flatmap_body(ctx, body):
         ours = bodies.get(route(ctx))
-        return st.just(body) if ours is None else _pick(ours, ours, st.just(body))
+        if ours is None:
+            return st.just(body)
+        if route(ctx)[1].endswith("/submissions") and not isinstance(body, dict):
+            ours = file_body
+        return _pick(ours, ours, st.just(body))
 
 
 # -------------------------------------------------------------------- test

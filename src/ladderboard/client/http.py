@@ -320,7 +320,11 @@ class Client:
     def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = self._headers(kwargs.pop("headers", None))
 
+        content = kwargs.get("content")
+
         def send() -> httpx.Response:
+            if isinstance(content, io.IOBase):
+                content.seek(0)  # a body sent again is sent whole
             return self._http.request(
                 method, self.server + path, headers=headers, timeout=self.timeout, **kwargs
             )
@@ -518,20 +522,25 @@ class Client:
         data: bytes,
         *,
         message: str = "",
-        filename: str = "predictions.csv",
         idempotency_key: str | None = None,
         progress: Progress | None = None,
     ) -> dict[str, Any]:
         """Send a predictions file (team): id, public_score, previous_score,
         explanation, status, remaining_today. With ``idempotency_key``, a
         resent file is answered with the first result (and a 503 may be
-        retried); ``progress`` is told ``(bytes sent, bytes in all)``."""
-        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+        retried); ``progress`` is told ``(bytes sent, bytes in all)``.
+
+        The file is the request's whole body (``text/csv``, or
+        ``application/gzip`` when it is compressed), the message in the
+        query: the server has no form to parse."""
+        headers = {"Content-Type": "application/gzip" if data[:2] == _GZIP_MAGIC else "text/csv"}
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
         return self._json(
             "POST",
             self._path(slug, "submissions"),
-            files={"file": (filename, _uploads([data], progress)[0], "text/csv")},
-            data={"message": message},
+            content=_uploads([data], progress)[0],
+            params={"message": message} if message else None,
             headers=headers,
         )
 
@@ -559,6 +568,7 @@ class Client:
 
 
 _OCTETS = "application/octet-stream"
+_GZIP_MAGIC = b"\x1f\x8b"  # a gzip file's first two bytes (RFC 1952)
 
 
 def _form_value(value: Any) -> str:

@@ -12,9 +12,10 @@ import hashlib
 import io
 import json
 import secrets
+import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, BinaryIO, Literal
+from typing import Annotated, Any, BinaryIO, Literal, TypeVar, cast
 
 from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
@@ -93,6 +94,7 @@ _ERRORS = {
     404: "No such competition, team submission or page.",
     409: "A duplicate, a name or key already used, or the competition is closed.",
     413: "The file is larger than the server's or the competition's limit.",
+    415: "The body is neither the file (text/csv, application/gzip) nor a multipart form.",
     422: "A form field, query parameter or JSON body is not valid.",
     429: "The team's quota or the token's rate limit is spent (see Retry-After).",
     503: "The database does not answer.",
@@ -598,9 +600,18 @@ def delete_file(
 
 
 # -------------------------------------------------------------- submissions
-_SUBMISSION_FORM = {
+# A submission's body is the predictions file itself (what the ladderboard
+# client sends: no form to parse) or a multipart form (what a browser and
+# ``curl -F`` send) with the file in the field ``file``.
+_FILE_TYPES = ("text/csv", "application/gzip", "application/x-gzip", "application/octet-stream")
+_FILE_BODY = {"schema": {"type": "string", "format": "binary"}}
+_SUBMISSION_BODY = {
     "requestBody": {
         "required": True,
+        "description": (
+            "The predictions file (CSV, gzip or not) as the whole body, with the message "
+            "in the query; or a multipart form with the file and the message as fields."
+        ),
         "content": {
             "multipart/form-data": {
                 "schema": {
@@ -619,10 +630,14 @@ _SUBMISSION_FORM = {
                         },
                     },
                 }
-            }
+            },
+            **dict.fromkeys(_FILE_TYPES, _FILE_BODY),
         },
     }
 }
+# A file body is kept in memory up to this size, on disk past it: a body that
+# waits for its slot costs little memory.
+_SPOOL_BYTES = 1 << 20
 
 
 def check_submission_fields(message: str, idempotency_key: str | None) -> None:
@@ -660,6 +675,7 @@ def admit_submission(
     credentials: HTTPAuthorizationCredentials | None,
     slug: str,
     idempotency_key: str | None,
+    message: str,
 ) -> tuple[TeamInfo, CompetitionInfo]:
     """The calling team and its competition, once its submission is admitted.
 
@@ -670,22 +686,40 @@ def admit_submission(
     team, competition, read = team_member(
         request, competitions, settings, credentials, slug, idempotency_key
     )
-    check_submission_fields("", idempotency_key)
+    check_submission_fields(message, idempotency_key)
     competitions.admit(competition.slug, team.name, idempotency_key, read=read)
     return team, competition
 
 
+def _body_kind(request: Request) -> Literal["form", "file"]:
+    """Whether the body is a multipart form or the file itself; any other
+    type is refused with 415 before anything else is done."""
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media == "multipart/form-data":
+        return "form"
+    if media in _FILE_TYPES:
+        return "file"
+    raise ApiError(
+        415,
+        "unsupported_media_type",
+        f"a submission's body is the predictions file ({', '.join(_FILE_TYPES)}) or a "
+        f"multipart/form-data form with the file in the field 'file', not {media or 'untyped'}",
+    )
+
+
 @router.post(
     "/competitions/{slug}/submissions",
-    responses=errors(400, 401, 403, 404, 409, 413, 422, 429),
+    responses=errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
     status_code=201,
     response_model=SubmissionCreated,
     summary="Submit predictions (team)",
     description=(
-        "A closed competition, a spent quota and a spent invalid-file cap are refused "
-        "before the file is read."
+        "Send the predictions file as the body (`Content-Type: text/csv` or "
+        "`application/gzip`; the message, if any, in the query) or as the field `file` "
+        "of a multipart form. A closed competition, a spent quota and a spent "
+        "invalid-file cap are refused before the body is read."
     ),
-    openapi_extra=_SUBMISSION_FORM,
+    openapi_extra=_SUBMISSION_BODY,
 )
 async def submit(
     request: Request,
@@ -701,13 +735,37 @@ async def submit(
             description="Resending the same file with the same key returns the first result.",
         ),
     ] = None,
+    message: Annotated[
+        str | None,
+        Query(
+            max_length=MESSAGE_CHARS,
+            description="A note for the team's own list, when the body is the file itself.",
+        ),
+    ] = None,
 ) -> SubmissionCreated:
+    kind = _body_kind(request)
+    if kind == "form" and message is not None:
+        raise invalid("with a multipart form, the message is its field 'message', not in the query")
     # The body is read only here, after the token, the rate limit and every
     # refusal that needs no file: a team whose quota is spent cannot make the
     # server receive, decompress and parse its file.
     team, competition = await run_in_threadpool(
-        admit_submission, request, competitions, settings, credentials, slug, idempotency_key
+        admit_submission,
+        request,
+        competitions,
+        settings,
+        credentials,
+        slug,
+        idempotency_key,
+        message or "",
     )
+    if kind == "file":
+        upload = await _file_body(request, settings.max_upload_bytes)
+        async with _closing(upload):
+            return await _scored(
+                request, competitions, settings, team, competition, upload, message or "",
+                idempotency_key,
+            )  # fmt: skip
     try:
         # Spooled to a temporary file past 1 MiB: a body waiting for its
         # slot costs little memory, and a slow upload holds no slot.
@@ -717,35 +775,86 @@ async def submit(
     except (ValueError, KeyError) as exc:
         raise invalid(f"the body must be a multipart form with a file: {exc}") from None
     async with _closing(form):
-        upload = form.get("file")
-        if not isinstance(upload, StarletteUpload):
+        field = form.get("file")
+        if not isinstance(field, StarletteUpload):
             raise invalid("the form has no file field 'file'")
-        message = form.get("message", "")
-        if not isinstance(message, str):
+        text = form.get("message", "")
+        if not isinstance(text, str):
             raise invalid("the field 'message' must be text")
-        check_submission_fields(message, None)  # the key was checked before the admission
-        # At most ``submission_slots`` submissions of this worker are scored
-        # at once; the others wait here, so that a burst does not share one
-        # core among dozens of threads (which costs each more CPU time).
-        async with request.app.state.submission_slots:
-            return await run_in_threadpool(
-                submit_file,
-                competitions,
-                settings,
-                team,
-                competition,
-                upload.file,
-                message,
-                idempotency_key,
+        check_submission_fields(text, None)  # the key was checked before the admission
+        return await _scored(
+            request, competitions, settings, team, competition, field, text, idempotency_key
+        )
+
+
+async def _file_body(request: Request, limit: int) -> StarletteUpload:
+    """The body as a file (in memory up to 1 MiB, then on disk), refused
+    with 413 past ``limit`` bytes and with 422 when empty or cut short."""
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 (closed below)
+    upload = StarletteUpload(cast(BinaryIO, spool))
+    received = 0
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise ApiError(
+                    413,
+                    "too_large",
+                    f"the submission file is larger than the limit of {limit} bytes",
+                )
+            await upload.write(chunk)
+        if not received:
+            raise invalid(
+                "the body is empty: send the predictions file as the body, or as the field "
+                "'file' of a multipart form"
             )
+    except ClientDisconnect:
+        await upload.close()
+        raise invalid("the body ended before it was complete") from None
+    except BaseException:
+        await upload.close()
+        raise
+    await upload.seek(0)
+    return upload
+
+
+async def _scored(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    upload: StarletteUpload,
+    message: str,
+    idempotency_key: str | None,
+) -> SubmissionCreated:
+    """The admitted submission of ``upload``, scored in the thread pool once a
+    slot is free."""
+    # At most ``submission_slots`` submissions of this worker are scored at
+    # once; the others wait here, so that a burst does not share one core
+    # among dozens of threads (which costs each more CPU time).
+    async with request.app.state.submission_slots:
+        return await run_in_threadpool(
+            submit_file,
+            competitions,
+            settings,
+            team,
+            competition,
+            upload.file,
+            message,
+            idempotency_key,
+        )
+
+
+_Closable = TypeVar("_Closable", FormData, StarletteUpload)
 
 
 @asynccontextmanager
-async def _closing(form: FormData) -> AsyncIterator[FormData]:
+async def _closing(closable: _Closable) -> AsyncIterator[_Closable]:
     try:
-        yield form
+        yield closable
     finally:
-        await form.close()
+        await closable.close()
 
 
 @router.get(
