@@ -201,6 +201,20 @@ def test_422_for_a_submission_body_that_says_nothing(client, solution):
     assert send_file(client, token, b"not,a\nsubmission\n").status_code == 400  # cap unspent
 
 
+def test_405_names_the_methods_a_path_takes(client):
+    paths = {
+        "/api/competitions/demo/submissions": "GET, POST",
+        "/api/competitions": "GET, POST",
+        "/api/competitions/demo/teams": "GET, POST",
+        "/healthz": "GET",
+    }
+    for path, allowed in paths.items():
+        response = client.put(path, headers=organiser())
+        body = refused(response, 405, "method_not_allowed")
+        assert response.headers["allow"] == allowed
+        assert body["message"].endswith(f"(it takes {allowed}).")
+
+
 def test_422_for_a_bad_form(client, solution):
     files = {"solution": ("solution.csv", solution.to_csv())}
 

@@ -12,36 +12,24 @@ import hashlib
 import io
 import json
 import secrets
-import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import Annotated, Any, BinaryIO, Literal, TypeVar, cast
+from typing import Annotated, Any, BinaryIO, Literal
 
-from fastapi import APIRouter, File, Form, Header, Query, Request, UploadFile
-from fastapi.concurrency import run_in_threadpool
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import Response
-from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
-from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
-from starlette.requests import ClientDisconnect
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import (
     FILE_NAME_CHARS,
-    IDEMPOTENCY_KEY_CHARS,
-    MESSAGE_CHARS,
     TEAM_NAME_CHARS,
     check_file_name,
     check_json,
-    check_text,
 )
 from ladderboard.server.deps import (
-    BearerDep,
     CallerDep,
     Competition,
     CompetitionsDep,
@@ -50,7 +38,6 @@ from ladderboard.server.deps import (
     TeamDep,
     hash_token,
     no_store,
-    team_member,
 )
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_forms import team_names
@@ -68,7 +55,6 @@ from ladderboard.server.schemas import (
     RejectionOut,
     SelectionIn,
     SelectionOut,
-    SubmissionCreated,
     SubmissionOut,
     TeamCreated,
     TeamOut,
@@ -104,6 +90,16 @@ _ERRORS = {
 def errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The OpenAPI description of the error responses a route can give."""
     return {s: {"model": ErrorOut, "description": _ERRORS[s]} for s in statuses}
+
+
+def responses(*statuses: int) -> dict[str, dict[str, Any]]:
+    """:func:`errors` as an OpenAPI document spells them, for a route that
+    FastAPI does not describe."""
+    schema = {"$ref": "#/components/schemas/ErrorOut"}
+    return {
+        str(s): {"description": _ERRORS[s], "content": {"application/json": {"schema": schema}}}
+        for s in statuses
+    }
 
 
 def invalid(message: str) -> ApiError:
@@ -600,261 +596,7 @@ def delete_file(
 
 
 # -------------------------------------------------------------- submissions
-# A submission's body is the predictions file itself (what the ladderboard
-# client sends: no form to parse) or a multipart form (what a browser and
-# ``curl -F`` send) with the file in the field ``file``.
-_FILE_TYPES = ("text/csv", "application/gzip", "application/x-gzip", "application/octet-stream")
-_FILE_BODY = {"schema": {"type": "string", "format": "binary"}}
-_SUBMISSION_BODY = {
-    "requestBody": {
-        "required": True,
-        "description": (
-            "The predictions file (CSV, gzip or not) as the whole body, with the message "
-            "in the query; or a multipart form with the file and the message as fields."
-        ),
-        "content": {
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["file"],
-                    "properties": {
-                        "file": {
-                            "type": "string",
-                            "format": "binary",
-                            "description": "The predictions CSV, gzip or not.",
-                        },
-                        "message": {
-                            "type": "string",
-                            "maxLength": MESSAGE_CHARS,
-                            "description": "A note for the team's own list.",
-                        },
-                    },
-                }
-            },
-            **dict.fromkeys(_FILE_TYPES, _FILE_BODY),
-        },
-    }
-}
-# A file body is kept in memory up to this size, on disk past it: a body that
-# waits for its slot costs little memory.
-_SPOOL_BYTES = 1 << 20
-
-
-def check_submission_fields(message: str, idempotency_key: str | None) -> None:
-    """The submission's text fields, refused with 422 (the engine checks them too)."""
-    try:
-        check_text("message", message, max_chars=MESSAGE_CHARS, multiline=True)
-        if idempotency_key is not None:
-            check_text("Idempotency-Key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
-    except (TypeError, ValueError) as exc:
-        raise invalid(str(exc)) from None
-
-
-def submit_file(
-    competitions: Competitions,
-    settings: Settings,
-    team: TeamInfo,
-    competition: CompetitionInfo,
-    upload: BinaryIO,
-    message: str,
-    idempotency_key: str | None,
-) -> SubmissionCreated:
-    """Read and submit an uploaded file whose submission was admitted."""
-    data = read_upload(upload, settings.max_upload_bytes, "submission file")
-    result = competitions.submit(
-        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
-    )
-    explanation = competitions.explain(competition.slug, team.name, result, competition)
-    return SubmissionCreated.of(result, explanation)
-
-
-def admit_submission(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    credentials: HTTPAuthorizationCredentials | None,
-    slug: str,
-    idempotency_key: str | None,
-    message: str,
-) -> tuple[TeamInfo, CompetitionInfo]:
-    """The calling team and its competition, once its submission is admitted.
-
-    The busiest route takes its caller in one trip through the thread pool
-    (:func:`~ladderboard.server.deps.team_member`), not one trip a dependency:
-    those trips cost more than the reads.
-    """
-    team, competition, read = team_member(
-        request, competitions, settings, credentials, slug, idempotency_key
-    )
-    check_submission_fields(message, idempotency_key)
-    competitions.admit(competition.slug, team.name, idempotency_key, read=read)
-    return team, competition
-
-
-def _body_kind(request: Request) -> Literal["form", "file"]:
-    """Whether the body is a multipart form or the file itself; any other
-    type is refused with 415 before anything else is done."""
-    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if media == "multipart/form-data":
-        return "form"
-    if media in _FILE_TYPES:
-        return "file"
-    raise ApiError(
-        415,
-        "unsupported_media_type",
-        f"a submission's body is the predictions file ({', '.join(_FILE_TYPES)}) or a "
-        f"multipart/form-data form with the file in the field 'file', not {media or 'untyped'}",
-    )
-
-
-@router.post(
-    "/competitions/{slug}/submissions",
-    responses=errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
-    status_code=201,
-    response_model=SubmissionCreated,
-    summary="Submit predictions (team)",
-    description=(
-        "Send the predictions file as the body (`Content-Type: text/csv` or "
-        "`application/gzip`; the message, if any, in the query) or as the field `file` "
-        "of a multipart form. A closed competition, a spent quota and a spent "
-        "invalid-file cap are refused before the body is read."
-    ),
-    openapi_extra=_SUBMISSION_BODY,
-)
-async def submit(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    credentials: BearerDep,
-    slug: str,
-    idempotency_key: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            max_length=IDEMPOTENCY_KEY_CHARS,
-            description="Resending the same file with the same key returns the first result.",
-        ),
-    ] = None,
-    message: Annotated[
-        str | None,
-        Query(
-            max_length=MESSAGE_CHARS,
-            description="A note for the team's own list, when the body is the file itself.",
-        ),
-    ] = None,
-) -> SubmissionCreated:
-    kind = _body_kind(request)
-    if kind == "form" and message is not None:
-        raise invalid("with a multipart form, the message is its field 'message', not in the query")
-    # The body is read only here, after the token, the rate limit and every
-    # refusal that needs no file: a team whose quota is spent cannot make the
-    # server receive, decompress and parse its file.
-    team, competition = await run_in_threadpool(
-        admit_submission,
-        request,
-        competitions,
-        settings,
-        credentials,
-        slug,
-        idempotency_key,
-        message or "",
-    )
-    if kind == "file":
-        upload = await _file_body(request, settings.max_upload_bytes)
-        async with _closing(upload):
-            return await _scored(
-                request, competitions, settings, team, competition, upload, message or "",
-                idempotency_key,
-            )  # fmt: skip
-    try:
-        # Spooled to a temporary file past 1 MiB: a body waiting for its
-        # slot costs little memory, and a slow upload holds no slot.
-        form = await request.form(max_files=1, max_fields=4)
-    except ClientDisconnect:
-        raise invalid("the body ended before it was complete") from None
-    except (ValueError, KeyError) as exc:
-        raise invalid(f"the body must be a multipart form with a file: {exc}") from None
-    async with _closing(form):
-        field = form.get("file")
-        if not isinstance(field, StarletteUpload):
-            raise invalid("the form has no file field 'file'")
-        text = form.get("message", "")
-        if not isinstance(text, str):
-            raise invalid("the field 'message' must be text")
-        check_submission_fields(text, None)  # the key was checked before the admission
-        return await _scored(
-            request, competitions, settings, team, competition, field, text, idempotency_key
-        )
-
-
-async def _file_body(request: Request, limit: int) -> StarletteUpload:
-    """The body as a file (in memory up to 1 MiB, then on disk), refused
-    with 413 past ``limit`` bytes and with 422 when empty or cut short."""
-    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 (closed below)
-    upload = StarletteUpload(cast(BinaryIO, spool))
-    received = 0
-    try:
-        async for chunk in request.stream():
-            received += len(chunk)
-            if received > limit:
-                raise ApiError(
-                    413,
-                    "too_large",
-                    f"the submission file is larger than the limit of {limit} bytes",
-                )
-            await upload.write(chunk)
-        if not received:
-            raise invalid(
-                "the body is empty: send the predictions file as the body, or as the field "
-                "'file' of a multipart form"
-            )
-    except ClientDisconnect:
-        await upload.close()
-        raise invalid("the body ended before it was complete") from None
-    except BaseException:
-        await upload.close()
-        raise
-    await upload.seek(0)
-    return upload
-
-
-async def _scored(
-    request: Request,
-    competitions: Competitions,
-    settings: Settings,
-    team: TeamInfo,
-    competition: CompetitionInfo,
-    upload: StarletteUpload,
-    message: str,
-    idempotency_key: str | None,
-) -> SubmissionCreated:
-    """The admitted submission of ``upload``, scored in the thread pool once a
-    slot is free."""
-    # At most ``submission_slots`` submissions of this worker are scored at
-    # once; the others wait here, so that a burst does not share one core
-    # among dozens of threads (which costs each more CPU time).
-    async with request.app.state.submission_slots:
-        return await run_in_threadpool(
-            submit_file,
-            competitions,
-            settings,
-            team,
-            competition,
-            upload.file,
-            message,
-            idempotency_key,
-        )
-
-
-_Closable = TypeVar("_Closable", FormData, StarletteUpload)
-
-
-@asynccontextmanager
-async def _closing(closable: _Closable) -> AsyncIterator[_Closable]:
-    try:
-        yield closable
-    finally:
-        await closable.close()
+# ``POST /competitions/{slug}/submissions`` is :mod:`ladderboard.server.submissions`.
 
 
 @router.get(

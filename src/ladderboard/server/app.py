@@ -19,12 +19,14 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
 from fastapi import FastAPI
 
 from ladderboard import __version__
 from ladderboard.engine import Competitions
+from ladderboard.server import submissions
 from ladderboard.server.api import health, router
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
@@ -81,9 +83,18 @@ def create_app(
         message=f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
         "for a file.",
     )
+    # The busiest route first: a plain route, which no other route is tried before.
+    app.router.routes.insert(0, submissions.route)
     app.include_router(router)
     app.include_router(health)
     install_pages(app)
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = submissions.document(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     return app
 
 

@@ -42,6 +42,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from ladderboard.engine.errors import (
     CompetitionClosed,
@@ -162,6 +163,23 @@ def status_of(exc: CompetitionError | SubmissionError | SolutionError) -> int:
     return 413 if exc.code == "too_large" else 400
 
 
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods some route of the app takes at the request's path (a
+    router answers 405 from the first route whose path matches, which
+    names only its own)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
+        )
+    ]
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every refusal into the JSON above
     (or, on a page's path, an HTML page)."""
@@ -196,13 +214,15 @@ def install_error_handlers(app: FastAPI) -> None:
         detail = exc.detail if isinstance(exc.detail, str) else "the request was refused"
         if exc.status_code == 404 and detail == "Not Found":
             detail = f"there is no page at {printable(request.url.path)}"
-        elif exc.status_code == 405 and detail == "Method Not Allowed":
-            allowed = (exc.headers or {}).get("allow", "")
+        headers = exc.headers
+        if exc.status_code == 405 and detail == "Method Not Allowed":
+            allowed = ", ".join(_allowed_methods(request))
+            headers = {**(headers or {}), "Allow": allowed}
             method, path = printable(request.method, 20), printable(request.url.path)
             detail = f"{method} is not allowed at {path}"
             if allowed:
                 detail += f" (it takes {allowed})"
-        return _respond(request, exc.status_code, code, sentence(detail), exc.headers)
+        return _respond(request, exc.status_code, code, sentence(detail), headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:

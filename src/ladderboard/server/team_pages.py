@@ -30,7 +30,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import TeamDisabled
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
-from ladderboard.server import api
+from ladderboard.server import api, submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
 from ladderboard.server.errors import ApiError
@@ -195,9 +195,11 @@ def submit_page(
         team = _form_team(request, competitions, settings, info, token, csrf)
         if file is None or not file.filename:
             raise ApiError(422, "invalid_request", "choose a predictions file to submit")
-        api.check_submission_fields(message, None)
+        submissions.check_submission_fields(message, None)
         competitions.admit(info.slug, team.name)  # before the file is read
-        result = api.submit_file(competitions, settings, team, info, file.file, message, None)
+        result = submissions.submit_file(
+            competitions, settings, team, info, file.file, message, None
+        )
     except REFUSALS as exc:
         status, text = refusal(exc)
         return _page(request, info, "submit.html", status, error=text, message=message)

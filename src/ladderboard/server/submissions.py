@@ -1,0 +1,359 @@
+"""``POST /api/competitions/{slug}/submissions``: the busiest route, as a
+plain Starlette route placed before the API's others.
+
+Every other route of the API goes through FastAPI's dependency and
+validation layers, which cost a submission about half a millisecond before
+its handler starts and a quarter after it returns, more than its admission
+read. This route reads its few inputs itself (the token, the
+``Idempotency-Key`` header, the ``message`` query parameter and the body's
+type), refuses as the API does (the same error handlers answer its
+exceptions), and writes its JSON in the thread that scored the file. Its
+OpenAPI operation, which FastAPI cannot derive from a plain route, is
+:data:`OPERATION`, added to the app's schema by :func:`document`.
+
+A submission's body is the predictions file itself (``text/csv`` or
+``application/gzip``, as the ladderboard client sends it: no form to parse)
+or a multipart form (what a browser and ``curl -F`` send) with the file in
+the field ``file``. It is read only after the token, the rate limit and
+every refusal that needs no file: a team whose quota is spent cannot make
+the server receive, decompress and parse its file.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any, BinaryIO, Literal, TypeVar, cast
+
+from fastapi.concurrency import run_in_threadpool
+from fastapi.security import HTTPAuthorizationCredentials
+from fastapi.security.utils import get_authorization_scheme_param
+from starlette.datastructures import FormData
+from starlette.datastructures import UploadFile as StarletteUpload
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import Response
+from starlette.routing import Match, Route
+from starlette.types import Receive, Scope, Send
+
+from ladderboard.engine import Competitions
+from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text
+from ladderboard.server.api import invalid, read_upload, responses
+from ladderboard.server.deps import team_member
+from ladderboard.server.errors import ApiError
+from ladderboard.server.schemas import SubmissionCreated
+from ladderboard.server.settings import Settings
+
+__all__ = [
+    "OPERATION",
+    "PATH",
+    "check_submission_fields",
+    "document",
+    "route",
+    "submit_file",
+]
+
+PATH = "/api/competitions/{slug}/submissions"
+FILE_TYPES = ("text/csv", "application/gzip", "application/x-gzip", "application/octet-stream")
+# A file body is kept in memory up to this size and on disk past it, as
+# Starlette spools a form's file: a body that waits for its slot costs little
+# memory, and a slow upload holds no slot.
+_SPOOL_BYTES = 1 << 20
+
+
+def check_submission_fields(message: str, idempotency_key: str | None) -> None:
+    """The submission's text fields, refused with 422 (the engine checks them too)."""
+    try:
+        check_text("message", message, max_chars=MESSAGE_CHARS, multiline=True)
+        if idempotency_key is not None:
+            check_text("Idempotency-Key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+
+
+def submit_file(
+    competitions: Competitions,
+    settings: Settings,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    upload: BinaryIO,
+    message: str,
+    idempotency_key: str | None,
+) -> SubmissionCreated:
+    """Read and submit an uploaded file whose submission was admitted."""
+    data = read_upload(upload, settings.max_upload_bytes, "submission file")
+    result = competitions.submit(
+        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
+    )
+    explanation = competitions.explain(competition.slug, team.name, result, competition)
+    return SubmissionCreated.of(result, explanation)
+
+
+def _admit(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    idempotency_key: str | None,
+) -> tuple[TeamInfo, CompetitionInfo]:
+    """The calling team and its competition, once its submission is admitted,
+    in one trip through the thread pool (:func:`~ladderboard.server.deps.team_member`)."""
+    team, competition, read = team_member(
+        request, competitions, settings, _credentials(request), slug, idempotency_key
+    )
+    competitions.admit(competition.slug, team.name, idempotency_key, read=read)
+    return team, competition
+
+
+def _submitted_json(
+    competitions: Competitions,
+    settings: Settings,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    upload: BinaryIO,
+    message: str,
+    idempotency_key: str | None,
+) -> bytes:
+    """:func:`submit_file`'s answer as the JSON the route sends."""
+    created = submit_file(
+        competitions, settings, team, competition, upload, message, idempotency_key
+    )
+    return created.model_dump_json().encode()
+
+
+def _credentials(request: Request) -> HTTPAuthorizationCredentials | None:
+    """The bearer token, read as the API's other routes read it (none when
+    the header is missing or of another scheme)."""
+    authorization = request.headers.get("authorization")
+    scheme, token = get_authorization_scheme_param(authorization)
+    if not (authorization and scheme and token) or scheme.lower() != "bearer":
+        return None
+    return HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
+
+
+def _body_kind(request: Request) -> Literal["form", "file"]:
+    """Whether the body is a multipart form or the file itself; any other
+    type is refused with 415 before anything else is done."""
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media == "multipart/form-data":
+        return "form"
+    if media in FILE_TYPES:
+        return "file"
+    raise ApiError(
+        415,
+        "unsupported_media_type",
+        f"a submission's body is the predictions file ({', '.join(FILE_TYPES)}) or a "
+        f"multipart/form-data form with the file in the field 'file', not {media or 'untyped'}",
+    )
+
+
+async def submit(request: Request) -> Response:
+    """Admit, read, score and answer one submission (see the module's text)."""
+    kind = _body_kind(request)
+    message = request.query_params.get("message")
+    if kind == "form" and message is not None:
+        raise invalid("with a multipart form, the message is its field 'message', not in the query")
+    idempotency_key = request.headers.get("idempotency-key")
+    check_submission_fields(message or "", idempotency_key)
+    competitions: Competitions = request.app.state.competitions
+    settings: Settings = request.app.state.settings
+    slug = request.path_params["slug"]
+    team, competition = await run_in_threadpool(
+        _admit, request, competitions, settings, slug, idempotency_key
+    )
+    if kind == "file":
+        upload = await _file_body(request, settings.max_upload_bytes)
+        async with _closing(upload):
+            body = await _scored(
+                request, competitions, settings, team, competition, upload, message or "",
+                idempotency_key,
+            )  # fmt: skip
+        return Response(body, status_code=201, media_type="application/json")
+    try:
+        form = await request.form(max_files=1, max_fields=4)  # spooled as a file body is
+    except ClientDisconnect:
+        raise invalid("the body ended before it was complete") from None
+    except (ValueError, KeyError) as exc:
+        raise invalid(f"the body must be a multipart form with a file: {exc}") from None
+    async with _closing(form):
+        field = form.get("file")
+        if not isinstance(field, StarletteUpload):
+            raise invalid("the form has no file field 'file'")
+        text = form.get("message", "")
+        if not isinstance(text, str):
+            raise invalid("the field 'message' must be text")
+        check_submission_fields(text, None)
+        body = await _scored(
+            request, competitions, settings, team, competition, field, text, idempotency_key
+        )
+    return Response(body, status_code=201, media_type="application/json")
+
+
+async def _file_body(request: Request, limit: int) -> StarletteUpload:
+    """The body as a file (in memory up to 1 MiB, then on disk), refused
+    with 413 past ``limit`` bytes and with 422 when empty or cut short."""
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 (closed below)
+    upload = StarletteUpload(cast(BinaryIO, spool))
+    received = 0
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise ApiError(
+                    413,
+                    "too_large",
+                    f"the submission file is larger than the limit of {limit} bytes",
+                )
+            await upload.write(chunk)
+        if not received:
+            raise invalid(
+                "the body is empty: send the predictions file as the body, or as the field "
+                "'file' of a multipart form"
+            )
+    except ClientDisconnect:
+        await upload.close()
+        raise invalid("the body ended before it was complete") from None
+    except BaseException:
+        await upload.close()
+        raise
+    await upload.seek(0)
+    return upload
+
+
+async def _scored(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    upload: StarletteUpload,
+    message: str,
+    idempotency_key: str | None,
+) -> bytes:
+    """The admitted submission of ``upload``, scored in the thread pool once a
+    slot is free; its answer's JSON."""
+    # At most ``submission_slots`` submissions of this worker are scored at
+    # once; the others wait here, so that a burst does not share one core
+    # among dozens of threads (which costs each more CPU time).
+    async with request.app.state.submission_slots:
+        return await run_in_threadpool(
+            _submitted_json,
+            competitions,
+            settings,
+            team,
+            competition,
+            upload.file,
+            message,
+            idempotency_key,
+        )
+
+
+_Closable = TypeVar("_Closable", FormData, StarletteUpload)
+
+
+@asynccontextmanager
+async def _closing(closable: _Closable) -> AsyncIterator[_Closable]:
+    try:
+        yield closable
+    finally:
+        await closable.close()
+
+
+class _PostRoute(Route):
+    """The route of :data:`PATH`'s POST. A GET (a team's list of its own
+    submissions) goes on to the API's route of the same path; any other
+    method is answered 405, with the methods the path takes."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            return Match.NONE, {}
+        return super().matches(scope)  # PARTIAL for a method but POST: 405 below
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            raise HTTPException(405)
+        await super().handle(scope, receive, send)
+
+
+route = _PostRoute(PATH, submit, methods=["POST"], name="submit")
+
+# ------------------------------------------------------------------ OpenAPI
+_FILE_BODY = {"schema": {"type": "string", "format": "binary"}}
+OPERATION: dict[str, Any] = {
+    "summary": "Submit predictions (team)",
+    "description": (
+        "Send the predictions file as the body (`Content-Type: text/csv` or "
+        "`application/gzip`; the message, if any, in the query) or as the field `file` "
+        "of a multipart form. A closed competition, a spent quota and a spent "
+        "invalid-file cap are refused before the body is read."
+    ),
+    "operationId": "submit_api_competitions__slug__submissions_post",
+    "security": [{"HTTPBearer": []}],
+    "parameters": [
+        {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
+        {
+            "name": "Idempotency-Key",
+            "in": "header",
+            "required": False,
+            "description": "Resending the same file with the same key returns the first result.",
+            "schema": {"type": "string", "maxLength": IDEMPOTENCY_KEY_CHARS},
+        },
+        {
+            "name": "message",
+            "in": "query",
+            "required": False,
+            "description": "A note for the team's own list, when the body is the file itself.",
+            "schema": {"type": "string", "maxLength": MESSAGE_CHARS},
+        },
+    ],
+    "requestBody": {
+        "required": True,
+        "description": (
+            "The predictions file (CSV, gzip or not) as the whole body, with the message "
+            "in the query; or a multipart form with the file and the message as fields."
+        ),
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file"],
+                    "properties": {
+                        "file": {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "The predictions CSV, gzip or not.",
+                        },
+                        "message": {
+                            "type": "string",
+                            "maxLength": MESSAGE_CHARS,
+                            "description": "A note for the team's own list.",
+                        },
+                    },
+                }
+            },
+            **dict.fromkeys(FILE_TYPES, _FILE_BODY),
+        },
+    },
+    "responses": {
+        "201": {
+            "description": "The submission was scored: what the board released for it.",
+            "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/SubmissionCreated"}}
+            },
+        },
+        **responses(400, 401, 403, 404, 409, 413, 415, 422, 429),
+    },
+}
+
+
+def document(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` (the app's OpenAPI document) with this route's operation
+    and the models it refers to."""
+    components = schema.setdefault("components", {}).setdefault("schemas", {})
+    model = SubmissionCreated.model_json_schema(ref_template="#/components/schemas/{model}")
+    components.update(model.pop("$defs", {}))
+    components["SubmissionCreated"] = model
+    schema.setdefault("paths", {}).setdefault(PATH, {})["post"] = OPERATION
+    return schema
