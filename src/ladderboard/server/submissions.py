@@ -14,9 +14,12 @@ OpenAPI operation, which FastAPI cannot derive from a plain route, is
 A submission's body is the predictions file itself (``text/csv`` or
 ``application/gzip``, as the ladderboard client sends it: no form to parse)
 or a multipart form (what a browser and ``curl -F`` send) with the file in
-the field ``file``. It is read only after the token, the rate limit and
-every refusal that needs no file: a team whose quota is spent cannot make
-the server receive, decompress and parse its file.
+the field ``file``. A file is parsed only after the token, the rate limit
+and every refusal that needs no file: a team whose quota is spent cannot
+make the server decompress and parse its file, nor receive one of more
+than 1 MiB or a form (those are received only once admitted). A body of at
+most 1 MiB, which most often arrives with the headers, is received first,
+and then admitted and scored in one trip through the thread pool.
 """
 
 from __future__ import annotations
@@ -160,12 +163,24 @@ async def submit(request: Request) -> Response:
     competitions: Competitions = request.app.state.competitions
     settings: Settings = request.app.state.settings
     slug = request.path_params["slug"]
+    if kind == "file" and _announced_bytes(request) <= _SPOOL_BYTES:
+        # A body that fits in memory (most often it came with the headers) is
+        # received first, then admitted and scored in one trip through the
+        # thread pool: one trip less. A refused one is still never parsed.
+        upload, size = await _file_body(request, settings.max_upload_bytes)
+        async with _closing(upload), request.app.state.submission_slots:
+            body = await run_in_threadpool(
+                _admitted_json, request, competitions, settings, slug, upload.file, size,
+                message or "", idempotency_key,
+            )  # fmt: skip
+        return Response(body, status_code=201, media_type="application/json")
     team, competition = await run_in_threadpool(
         _admit, request, competitions, settings, slug, idempotency_key
     )
     if kind == "file":
-        upload = await _file_body(request, settings.max_upload_bytes)
+        upload, size = await _file_body(request, settings.max_upload_bytes)
         async with _closing(upload):
+            _refuse_empty(size)
             body = await _scored(
                 request, competitions, settings, team, competition, upload, message or "",
                 idempotency_key,
@@ -191,9 +206,42 @@ async def submit(request: Request) -> Response:
     return Response(body, status_code=201, media_type="application/json")
 
 
-async def _file_body(request: Request, limit: int) -> StarletteUpload:
-    """The body as a file (in memory up to 1 MiB, then on disk), refused
-    with 413 past ``limit`` bytes and with 422 when empty or cut short."""
+def _announced_bytes(request: Request) -> float:
+    """The body's ``Content-Length`` (infinite when it has none: chunked)."""
+    length = request.headers.get("content-length", "")
+    return int(length) if length.isdigit() else float("inf")
+
+
+def _refuse_empty(size: int) -> None:
+    if not size:
+        raise invalid(
+            "the body is empty: send the predictions file as the body, or as the field "
+            "'file' of a multipart form"
+        )
+
+
+def _admitted_json(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    upload: BinaryIO,
+    size: int,
+    message: str,
+    idempotency_key: str | None,
+) -> bytes:
+    """:func:`_admit`, then :func:`_submitted_json` of the file received
+    (``size`` bytes), in one trip through the thread pool."""
+    team, competition = _admit(request, competitions, settings, slug, idempotency_key)
+    _refuse_empty(size)
+    return _submitted_json(
+        competitions, settings, team, competition, upload, message, idempotency_key
+    )
+
+
+async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int]:
+    """The body as a file (in memory up to 1 MiB, then on disk) and its
+    size, refused with 413 past ``limit`` bytes and with 422 when cut short."""
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 (closed below)
     upload = StarletteUpload(cast(BinaryIO, spool))
     received = 0
@@ -207,11 +255,6 @@ async def _file_body(request: Request, limit: int) -> StarletteUpload:
                     f"the submission file is larger than the limit of {limit} bytes",
                 )
             await upload.write(chunk)
-        if not received:
-            raise invalid(
-                "the body is empty: send the predictions file as the body, or as the field "
-                "'file' of a multipart form"
-            )
     except ClientDisconnect:
         await upload.close()
         raise invalid("the body ended before it was complete") from None
@@ -219,7 +262,7 @@ async def _file_body(request: Request, limit: int) -> StarletteUpload:
         await upload.close()
         raise
     await upload.seek(0)
-    return upload
+    return upload, received
 
 
 async def _scored(
@@ -287,7 +330,8 @@ OPERATION: dict[str, Any] = {
         "Send the predictions file as the body (`Content-Type: text/csv` or "
         "`application/gzip`; the message, if any, in the query) or as the field `file` "
         "of a multipart form. A closed competition, a spent quota and a spent "
-        "invalid-file cap are refused before the body is read."
+        "invalid-file cap are refused before the file is parsed, and before a form or a "
+        "body of more than 1 MiB is received."
     ),
     "operationId": "submit_api_competitions__slug__submissions_post",
     "security": [{"HTTPBearer": []}],
