@@ -110,22 +110,6 @@ def _admit(
     return team, competition
 
 
-def _submitted_json(
-    competitions: Competitions,
-    settings: Settings,
-    team: TeamInfo,
-    competition: CompetitionInfo,
-    upload: BinaryIO,
-    message: str,
-    idempotency_key: str | None,
-) -> bytes:
-    """:func:`submit_file`'s answer as the JSON the route sends."""
-    created = submit_file(
-        competitions, settings, team, competition, upload, message, idempotency_key
-    )
-    return created.model_dump_json().encode()
-
-
 def _credentials(request: Request) -> HTTPAuthorizationCredentials | None:
     """The bearer token, read as the API's other routes read it (none when
     the header is missing or of another scheme)."""
@@ -230,13 +214,14 @@ def _admitted_json(
     message: str,
     idempotency_key: str | None,
 ) -> bytes:
-    """:func:`_admit`, then :func:`_submitted_json` of the file received
-    (``size`` bytes), in one trip through the thread pool."""
+    """:func:`_admit`, then :func:`submit_file` of the file received
+    (``size`` bytes), in one trip through the thread pool; the answer's JSON."""
     team, competition = _admit(request, competitions, settings, slug, idempotency_key)
     _refuse_empty(size)
-    return _submitted_json(
+    created = submit_file(
         competitions, settings, team, competition, upload, message, idempotency_key
     )
+    return created.model_dump_json().encode()
 
 
 async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int]:
@@ -281,8 +266,8 @@ async def _scored(
     # once; the others wait here, so that a burst does not share one core
     # among dozens of threads (which costs each more CPU time).
     async with request.app.state.submission_slots:
-        return await run_in_threadpool(
-            _submitted_json,
+        created = await run_in_threadpool(
+            submit_file,
             competitions,
             settings,
             team,
@@ -291,6 +276,7 @@ async def _scored(
             message,
             idempotency_key,
         )
+    return created.model_dump_json().encode()
 
 
 _Closable = TypeVar("_Closable", FormData, StarletteUpload)
