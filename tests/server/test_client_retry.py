@@ -172,6 +172,17 @@ def test_a_submission_sent_again_is_the_whole_file_again(scripted):
         assert told[-1] == (len(body), len(body))
 
 
+def test_a_message_too_long_for_a_url_goes_in_a_form(scripted):
+    created = {"id": 1, "public_score": 0.5}
+    server = scripted([(201, {}, created)])
+    message = "é" * 600  # 7,200 characters percent-encoded
+    with Client(server.url, "t") as client:
+        assert client.submit("demo", b"id,target\n0,1\n", message=message) == created
+    ((kind, body),) = server.bodies
+    assert kind.startswith("multipart/form-data") and message.encode() in body
+    assert server.seen[0][1] == "/api/competitions/demo/submissions"
+
+
 def test_a_download_is_retried_before_its_body_is_read(scripted, tmp_path):
     server = scripted([(503, {"Retry-After": "0"}, UNAVAILABLE), (200, {}, {"x": 1})])
     out = tmp_path / "f"

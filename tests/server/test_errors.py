@@ -213,6 +213,10 @@ def test_405_names_the_methods_a_path_takes(client):
         body = refused(response, 405, "method_not_allowed")
         assert response.headers["allow"] == allowed
         assert body["message"].endswith(f"(it takes {allowed}).")
+    # A mounted app's 405 keeps what it says it takes.
+    response = client.post("/static/style.css")
+    assert response.status_code == 405 and response.headers["allow"] == "GET, HEAD"
+    assert "(it takes GET, HEAD)" in response.text
 
 
 def test_422_for_a_bad_form(client, solution):

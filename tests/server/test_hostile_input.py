@@ -303,7 +303,13 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
     token = add_team(client, "alpha")
     codes = [
         client.get("/api/competitions/demo/submissions", headers=bearer(f"guess-{i}")).status_code
-        for i in range(8)
+        for i in range(3)
+    ]
+    # A guess sent with a file is counted too.
+    codes += [send_file(client, f"guess-{i}", predictions(solution, i)).status_code for i in (3, 4)]
+    codes += [
+        client.get("/api/competitions/demo/submissions", headers=bearer(f"guess-{i}")).status_code
+        for i in range(5, 8)
     ]
     assert codes == [401] * 5 + [429] * 3
     # Once the address has spent its failures, no token is even compared, and
@@ -311,8 +317,9 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
     # competition when it submits) and the organiser's.
     blocked = client.get("/api/competitions/demo/submissions", headers=bearer(token))
     assert blocked.status_code == 429 and int(blocked.headers["Retry-After"]) >= 1
-    sent = submit(client, token, predictions(solution, 0))
-    assert sent.status_code == 429 and "failed authentications" in sent.json()["message"]
+    for send in (submit, send_file):  # a form, and a file received before its admission
+        sent = send(client, token, predictions(solution, 0))
+        assert sent.status_code == 429 and "failed authentications" in sent.json()["message"]
     listed = client.get("/api/competitions/demo/teams", headers=organiser())
     assert listed.status_code == 429 and "failed authentications" in listed.json()["message"]
     with Session(client.app.state.competitions.engine) as session:

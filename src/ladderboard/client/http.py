@@ -532,16 +532,26 @@ class Client:
 
         The file is the request's whole body (``text/csv``, or
         ``application/gzip`` when it is compressed), the message in the
-        query: the server has no form to parse."""
-        headers = {"Content-Type": "application/gzip" if data[:2] == _GZIP_MAGIC else "text/csv"}
-        if idempotency_key:
-            headers["Idempotency-Key"] = idempotency_key
+        query: the server has no form to parse. A message too long for a
+        URL (proxies refuse long ones, and logs keep them) goes with the
+        file in a multipart form instead."""
+        kind = "application/gzip" if data[:2] == _GZIP_MAGIC else "text/csv"
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else {}
+        upload = _uploads([data], progress)[0]
+        if len(quote(message)) > _QUERY_MESSAGE_CHARS:
+            return self._json(
+                "POST",
+                self._path(slug, "submissions"),
+                files={"file": ("predictions", upload, kind)},
+                data={"message": message},
+                headers=headers,
+            )
         return self._json(
             "POST",
             self._path(slug, "submissions"),
-            content=_uploads([data], progress)[0],
+            content=upload,
             params={"message": message} if message else None,
-            headers=headers,
+            headers=headers | {"Content-Type": kind},
         )
 
     def submissions(self, slug: str) -> list[dict[str, Any]]:
@@ -569,6 +579,9 @@ class Client:
 
 _OCTETS = "application/octet-stream"
 _GZIP_MAGIC = b"\x1f\x8b"  # a gzip file's first two bytes (RFC 1952)
+# A message longer than this once percent-encoded is sent in a form, not in
+# the URL (nginx refuses request lines past 8 KiB by default).
+_QUERY_MESSAGE_CHARS = 1024
 
 
 def _form_value(value: Any) -> str:

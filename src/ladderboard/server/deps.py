@@ -37,7 +37,6 @@ from ladderboard.server.errors import ApiError
 from ladderboard.server.settings import Settings
 
 __all__ = [
-    "BearerDep",
     "Caller",
     "authenticate",
     "caller",
@@ -224,7 +223,6 @@ def caller(
 
 
 CallerDep = Annotated[Caller, Depends(caller)]
-BearerDep = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 
 
 def _unauthorized(message: str) -> ApiError:

@@ -42,7 +42,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.routing import Match
+from starlette.routing import Match, Mount
 
 from ladderboard.engine.errors import (
     CompetitionClosed,
@@ -166,18 +166,20 @@ def status_of(exc: CompetitionError | SubmissionError | SolutionError) -> int:
 _METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE")
 
 
-def _allowed_methods(request: Request) -> list[str]:
-    """The methods some route of the app takes at the request's path (a
-    router answers 405 from the first route whose path matches, which
-    names only its own)."""
-    routes = request.app.router.routes
-    return [
-        method
-        for method in _METHODS
-        if any(
-            route.matches({**request.scope, "method": method})[0] == Match.FULL for route in routes
-        )
-    ]
+def _allowed_methods(request: Request, headers: Mapping[str, str]) -> list[str]:
+    """The methods of the 405's own ``Allow`` (a mounted app's, such as the
+    static files') and those some route of the app takes at the request's
+    path: a router answers 405 from the first route whose path matches,
+    which names only its own. Mounts are left out: one matches every method."""
+    given = next((v for k, v in headers.items() if k.lower() == "allow"), "")
+    allowed = {m.strip().upper() for m in given.split(",") if m.strip()}
+    routes = [route for route in request.app.router.routes if not isinstance(route, Mount)]
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in routes):
+            allowed.add(method)
+    order = {method: i for i, method in enumerate(("GET", "HEAD", *_METHODS[1:]))}
+    return sorted(allowed, key=lambda method: (order.get(method, len(order)), method))
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -216,8 +218,9 @@ def install_error_handlers(app: FastAPI) -> None:
             detail = f"there is no page at {printable(request.url.path)}"
         headers = exc.headers
         if exc.status_code == 405 and detail == "Method Not Allowed":
-            allowed = ", ".join(_allowed_methods(request))
-            headers = {**(headers or {}), "Allow": allowed}
+            allowed = ", ".join(_allowed_methods(request, headers or {}))
+            if allowed:
+                headers = {**(headers or {}), "Allow": allowed}
             method, path = printable(request.method, 20), printable(request.url.path)
             detail = f"{method} is not allowed at {path}"
             if allowed:

@@ -59,8 +59,8 @@ class Settings(BaseSettings):
         the organiser's token.
     submission_slots : int
         Submissions one worker process scores at once through the API; the
-        others wait, their files read (to a temporary file past 1 MiB) and
-        their admission checked. Scoring is CPU work that
+        others wait, their admission checked and their files received (to a
+        temporary file past 1 MiB). Scoring is CPU work that
         Python threads share one core for, so on a SQLite store one slot
         per worker gives the most submissions a second and the most even
         latency (more workers use more cores); on a PostgreSQL server

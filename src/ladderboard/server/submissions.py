@@ -16,14 +16,16 @@ A submission's body is the predictions file itself (``text/csv`` or
 or a multipart form (what a browser and ``curl -F`` send) with the file in
 the field ``file``. A file is parsed only after the token, the rate limit
 and every refusal that needs no file: a team whose quota is spent cannot
-make the server decompress and parse its file, nor receive one of more
-than 1 MiB or a form (those are received only once admitted). A body of at
-most 1 MiB, which most often arrives with the headers, is received first,
-and then admitted and scored in one trip through the thread pool.
+make the server decompress and parse its file, nor receive a form or a
+body announced as more than 256 KiB or sent chunked (those are received
+only once admitted). A smaller body, which most often arrives with the
+headers, is received first when a scoring slot is free, and then admitted
+and scored in one trip through the thread pool.
 """
 
 from __future__ import annotations
 
+import copy
 import tempfile
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -60,6 +62,10 @@ __all__ = [
 
 PATH = "/api/competitions/{slug}/submissions"
 FILE_TYPES = ("text/csv", "application/gzip", "application/x-gzip", "application/octet-stream")
+# A file body announced as at most this size may be received before the
+# submission is admitted (a 1e4-row file is about 90 KB): what a caller
+# without a valid token can make the server receive.
+_RECEIVED_FIRST_BYTES = 256 << 10
 # A file body is kept in memory up to this size and on disk past it, as
 # Starlette spools a form's file: a body that waits for its slot costs little
 # memory, and a slow upload holds no slot.
@@ -147,12 +153,18 @@ async def submit(request: Request) -> Response:
     competitions: Competitions = request.app.state.competitions
     settings: Settings = request.app.state.settings
     slug = request.path_params["slug"]
-    if kind == "file" and _announced_bytes(request) <= _SPOOL_BYTES:
-        # A body that fits in memory (most often it came with the headers) is
-        # received first, then admitted and scored in one trip through the
-        # thread pool: one trip less. A refused one is still never parsed.
+    slots = request.app.state.submission_slots
+    if (
+        kind == "file"
+        and _announced_bytes(request) <= _RECEIVED_FIRST_BYTES
+        and slots.available_tokens
+    ):
+        # A small body, when a slot is free, is received first (most often it
+        # came with the headers), then admitted and scored in one trip through
+        # the thread pool: one trip less. A refused one is still never parsed;
+        # with every slot busy, refusals are not queued behind scoring.
         upload, size = await _file_body(request, settings.max_upload_bytes)
-        async with _closing(upload), request.app.state.submission_slots:
+        async with _closing(upload), slots:
             body = await run_in_threadpool(
                 _admitted_json, request, competitions, settings, slug, upload.file, size,
                 message or "", idempotency_key,
@@ -193,7 +205,7 @@ async def submit(request: Request) -> Response:
 def _announced_bytes(request: Request) -> float:
     """The body's ``Content-Length`` (infinite when it has none: chunked)."""
     length = request.headers.get("content-length", "")
-    return int(length) if length.isdigit() else float("inf")
+    return int(length) if length.isascii() and length.isdigit() else float("inf")
 
 
 def _refuse_empty(size: int) -> None:
@@ -317,7 +329,7 @@ OPERATION: dict[str, Any] = {
         "`application/gzip`; the message, if any, in the query) or as the field `file` "
         "of a multipart form. A closed competition, a spent quota and a spent "
         "invalid-file cap are refused before the file is parsed, and before a form or a "
-        "body of more than 1 MiB is received."
+        "body announced as more than 256 KiB (or chunked) is received."
     ),
     "operationId": "submit_api_competitions__slug__submissions_post",
     "security": [{"HTTPBearer": []}],
@@ -385,5 +397,5 @@ def document(schema: dict[str, Any]) -> dict[str, Any]:
     model = SubmissionCreated.model_json_schema(ref_template="#/components/schemas/{model}")
     components.update(model.pop("$defs", {}))
     components["SubmissionCreated"] = model
-    schema.setdefault("paths", {}).setdefault(PATH, {})["post"] = OPERATION
+    schema.setdefault("paths", {}).setdefault(PATH, {})["post"] = copy.deepcopy(OPERATION)
     return schema

@@ -43,7 +43,6 @@ __all__ = [
     "duplicate_flags",
     "files_by_board",
     "files_in_order",
-    "member",
     "ping",
     "rejection_count",
     "rejections",
@@ -202,14 +201,6 @@ MEMBER = (
     )
     .where(CompetitionRow.slug == bindparam("slug"))
 )
-
-
-def member(connection: Connection, slug: str, token_hash: str) -> Any:
-    """:data:`MEMBER`'s row: the competition ``slug`` (the columns of
-    :func:`competition_info`) with ``(team_id, team_name, team_created_at,
-    team_disabled_at)`` of its team whose token has this hash (``None`` each
-    when it has none), or ``None`` when there is no such competition."""
-    return connection.execute(MEMBER, {"slug": slug, "token_hash": token_hash}).first()
 
 
 _TEAM_WITH_TOKEN = (

@@ -355,7 +355,7 @@ def admission(
 def member_admission(
     connection: Any, slug: str, token_hash: str, idempotency_key: str | None, now: datetime
 ) -> Any:
-    """:func:`~ladderboard.store.queries.member`'s row followed by the
+    """:data:`~ladderboard.store.queries.MEMBER`'s row followed by the
     admission's counts of its team at ``now`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
     :func:`admission`)."""
