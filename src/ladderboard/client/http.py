@@ -319,7 +319,6 @@ class Client:
 
     def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         headers = self._headers(kwargs.pop("headers", None))
-
         content = kwargs.get("content")
 
         def send() -> httpx.Response:

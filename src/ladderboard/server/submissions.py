@@ -7,7 +7,7 @@ its handler starts and a quarter after it returns, more than its admission
 read. This route reads its few inputs itself (the token, the
 ``Idempotency-Key`` header, the ``message`` query parameter and the body's
 type), refuses as the API does (the same error handlers answer its
-exceptions), and writes its JSON in the thread that scored the file. Its
+exceptions), and writes its JSON itself, without a response model. Its
 OpenAPI operation, which FastAPI cannot derive from a plain route, is
 :data:`OPERATION`, added to the app's schema by :func:`document`.
 
@@ -36,11 +36,10 @@ from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.security.utils import get_authorization_scheme_param
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
-from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Match, Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import Scope
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
@@ -169,7 +168,7 @@ async def submit(request: Request) -> Response:
                 _admitted_json, request, competitions, settings, slug, upload.file, size,
                 message or "", idempotency_key,
             )  # fmt: skip
-        return Response(body, status_code=201, media_type="application/json")
+        return _created(body)
     team, competition = await run_in_threadpool(
         _admit, request, competitions, settings, slug, idempotency_key
     )
@@ -181,7 +180,7 @@ async def submit(request: Request) -> Response:
                 request, competitions, settings, team, competition, upload, message or "",
                 idempotency_key,
             )  # fmt: skip
-        return Response(body, status_code=201, media_type="application/json")
+        return _created(body)
     try:
         form = await request.form(max_files=1, max_fields=4)  # spooled as a file body is
     except ClientDisconnect:
@@ -199,6 +198,10 @@ async def submit(request: Request) -> Response:
         body = await _scored(
             request, competitions, settings, team, competition, field, text, idempotency_key
         )
+    return _created(body)
+
+
+def _created(body: bytes) -> Response:
     return Response(body, status_code=201, media_type="application/json")
 
 
@@ -305,17 +308,13 @@ async def _closing(closable: _Closable) -> AsyncIterator[_Closable]:
 class _PostRoute(Route):
     """The route of :data:`PATH`'s POST. A GET (a team's list of its own
     submissions) goes on to the API's route of the same path; any other
-    method is answered 405, with the methods the path takes."""
+    method is a 405, whose ``Allow`` the error handler completes with the
+    methods of every route of the path."""
 
     def matches(self, scope: Scope) -> tuple[Match, Scope]:
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
             return Match.NONE, {}
-        return super().matches(scope)  # PARTIAL for a method but POST: 405 below
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["method"] != "POST":
-            raise HTTPException(405)
-        await super().handle(scope, receive, send)
+        return super().matches(scope)
 
 
 route = _PostRoute(PATH, submit, methods=["POST"], name="submit")
