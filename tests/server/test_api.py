@@ -169,17 +169,36 @@ def test_a_file_sent_as_the_body_is_scored_as_the_same_file_in_a_form(client, so
         assert own["message"] == ("" if kind == "octets" else "first try"), (kind, own)
 
 
-def test_idempotency_key_returns_the_first_result(client, solution):
+def _chunked(client, token, content, **kwargs):
+    """The file as the body, sent in pieces with no ``Content-Length``
+    (``Transfer-Encoding: chunked``): received only once admitted."""
+    pieces = iter([content[: len(content) // 3], content[len(content) // 3 :]])
+    return send_file(client, token, pieces, **kwargs)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("send", [submit, send_file, _chunked], ids=["form", "file", "chunked"])
+def test_idempotency_key_returns_the_first_result(client, solution, send):
     create(client, solution)
     token = add_team(client, "alpha")
     data = predictions(solution, 7)
     key = {"Idempotency-Key": "upload-1"}
-    first = submit(client, token, data, headers=key)
-    again = submit(client, token, data, headers=key)
-    assert first.status_code == again.status_code == 201
+    first = send(client, token, data, headers=key)
+    again = send(client, token, data, headers=key)
+    assert first.status_code == again.status_code == 201, first.text
     assert again.json()["id"] == first.json()["id"]
-    other = submit(client, token, predictions(solution, 8), headers=key)
+    other = send(client, token, predictions(solution, 8), headers=key)
     assert other.status_code == 409 and other.json()["error"] == "conflict"
+    (own,) = client.get("/api/competitions/demo/submissions", headers=bearer(token)).json()
+    assert own["id"] == first.json()["id"]
+
+
+def test_a_file_body_sent_in_pieces_is_scored_as_the_file_sent_whole(client, solution):
+    create(client, solution)
+    data = predictions(solution, 4)
+    whole = send_file(client, add_team(client, "whole"), data, message="m")
+    pieces = _chunked(client, add_team(client, "pieces"), data, message="m")
+    assert whole.status_code == pieces.status_code == 201, pieces.text
+    assert pieces.json()["public_score"] == whole.json()["public_score"] is not None
 
 
 def test_self_registration(make_client, solution):

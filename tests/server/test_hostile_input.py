@@ -328,6 +328,29 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
         assert session.get(RateLimitRow, "token:" + hash_token(token)) is None
 
 
+def test_what_a_submission_says_of_itself_is_refused_before_its_token_is_read(
+    make_client, solution
+):
+    """A body of another type (415) and a text field the API refuses (422)
+    are answered from the request alone, whatever its token: a guess sent so
+    learns nothing of the token and is not counted against the address."""
+    client = make_client(auth_failures_per_minute=2)
+    create(client, solution)
+    data = predictions(solution, 0)
+    for token in ("guess-1", "guess-2", "guess-3"):
+        assert send_file(client, token, data, content_type="text/html").status_code == 415
+        assert send_file(client, token, data, message="a\x00b").status_code == 422
+    untyped = client.post("/api/competitions/demo/submissions", content=data)
+    assert untyped.status_code == 415
+    anonymous = client.post(
+        "/api/competitions/demo/submissions", content=data, headers={"Content-Type": "text/csv"}
+    )
+    assert anonymous.status_code == 401
+    # Only now is a guess counted: two are allowed a minute.
+    codes = [send_file(client, f"guess-{i}", data).status_code for i in range(3)]
+    assert codes == [401, 401, 429]
+
+
 def test_guessed_organiser_tokens_at_sign_in_are_limited(make_client):
     client = make_client(auth_failures_per_minute=3)
     codes = [
