@@ -15,9 +15,13 @@ PostgreSQL database on ``--pg``. One client sends a submission to A then one
 to B (B first every other time), each a new file, so that the drift of a
 shared machine falls on both sides alike; it prints each side's median and
 B against A, beside the goal when A is the engine and B a server (HTTP at
-most 1.5 × the engine at 1e4 rows, 1.3 × at 1e5).
+most 1.5 × the engine at 1e4 rows, 1.3 × at 1e5). With ``--floor`` a third
+side joins the turns: a bare ASGI app on the same uvicorn (httptools and
+uvloop when installed, as ``ladderboard serve`` runs), which receives the
+body and answers a short JSON: what any server on this stack pays to move
+the request and its answer, of which the rest of B's time over A is ours.
 
-    python benchmarks/bench_http_ab.py --a-engine                 # HTTP over the engine
+    python benchmarks/bench_http_ab.py --a-engine --floor         # HTTP over the engine
     python benchmarks/bench_http_ab.py --a-engine --a-pg --b-pg --pg postgresql+psycopg://…
     git worktree add /tmp/old <commit>
     python benchmarks/bench_http_ab.py --a-src /tmp/old/src [--sizes 10000 100000] [--count 80]
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import multiprocessing
 import os
 import statistics
 import tempfile
@@ -43,12 +48,13 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
+from starlette.types import Receive, Scope, Send
 
 from ladderboard.client import Client
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
-from ladderboard.server.local import LocalServer
-from load_http import SLUG, build_request, config, fresh_database, make_files
+from ladderboard.server.local import LocalServer, free_port
+from load_http import SLUG, Request, build_request, config, fresh_database, make_files
 
 HERE = Path(__file__).resolve().parents[1] / "src"
 WARM = 4  # submissions of each side not counted
@@ -115,9 +121,57 @@ def _sender(
     connection = HTTPConnection(address.hostname, address.port, timeout=120)
     stack.callback(connection.close)
     requests = [build_request(token, f"k{j}", f, form=side.form) for j, f in enumerate(files)]
+    return _poster(connection, requests)
+
+
+async def _bare_app(scope: Scope, receive: Receive, send: Send) -> None:
+    """Receive the whole body, answer 201 with its size: the floor."""
+    if scope["type"] != "http":
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = f'{{"id": 1, "bytes": {size}}}'.encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 201, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _serve_bare(port: int) -> None:
+    import uvicorn
+
+    uvicorn.run(_bare_app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def _floor(stack: contextlib.ExitStack, files: list[bytes]) -> Callable[[int], None]:
+    """A function sending submission ``j`` to a bare app served by uvicorn."""
+    port = free_port()
+    process = multiprocessing.get_context("spawn").Process(target=_serve_bare, args=(port,))
+    process.start()
+    stack.callback(process.join, 30)
+    stack.callback(process.terminate)
+    deadline = time.monotonic() + 60
+    while True:
+        connection = HTTPConnection("127.0.0.1", port, timeout=120)
+        try:
+            connection.connect()
+            break
+        except ConnectionRefusedError:
+            connection.close()
+            if time.monotonic() > deadline or not process.is_alive():
+                raise RuntimeError("the bare app did not start") from None
+            time.sleep(0.1)
+    stack.callback(connection.close)
+    requests = [build_request("token", f"k{j}", f) for j, f in enumerate(files)]
+    return _poster(connection, requests)
+
+
+def _poster(connection: HTTPConnection, requests: list[Request]) -> Callable[[int], None]:
     path = f"/api/competitions/{SLUG}/submissions"
 
-    def http(j: int) -> None:
+    def post(j: int) -> None:
         request = requests[j]
         connection.request("POST", path, body=request.body, headers=request.headers)
         answer = connection.getresponse()
@@ -125,11 +179,14 @@ def _sender(
         if answer.status != 201:
             raise AssertionError(f"{answer.status} {text[:300]!r}")
 
-    return http
+    return post
 
 
-def side_ms(n: int, count: int, sides: list[Side], pg: str | None, folder: Path) -> list[float]:
-    """The median milliseconds of each side's submissions, alternated."""
+def side_ms(
+    n: int, count: int, sides: list[Side], floor: bool, pg: str | None, folder: Path
+) -> list[float]:
+    """The median milliseconds of each side's submissions (then the
+    floor's), one to each in turn, the first of each turn rotating."""
     rng = np.random.default_rng(n)
     solution = Solution.from_labels(rng.integers(0, 2, n), public_fraction=0.5, random_state=0)
     files = make_files(solution, count, seed=n)
@@ -138,9 +195,12 @@ def side_ms(n: int, count: int, sides: list[Side], pg: str | None, folder: Path)
         for side in sides:
             url = stack.enter_context(fresh_database(pg if side.pg else None, folder))
             senders.append(_sender(stack, side, url, solution, files))
-        times: list[list[float]] = [[] for _ in sides]
+        if floor:
+            senders.append(_floor(stack, files))
+        times: list[list[float]] = [[] for _ in senders]
         for j in range(count):
-            for i in (0, 1) if j % 2 else (1, 0):
+            for k in range(len(senders)):
+                i = (j + k) % len(senders)
                 start = time.perf_counter()
                 senders[i](j)
                 times[i].append(time.perf_counter() - start)
@@ -160,6 +220,9 @@ def main() -> None:
             help=f"{side}'s per-token limit a minute (0: off).",
         )  # fmt: skip
     parser.add_argument("--a-engine", action="store_true", help="A is the engine alone.")
+    parser.add_argument(
+        "--floor", action="store_true", help="Also a bare ASGI app on the same uvicorn."
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--count", type=int, default=80, help="Submissions to each side.")
     args = parser.parse_args()
@@ -173,16 +236,19 @@ def main() -> None:
     ]
     for name, side in zip("AB", sides, strict=True):
         print(f"{name}: {side.describe()}")
-    print(f"{'n':>7} {'A ms':>7} {'B ms':>7} {'B/A':>6}   (one client, alternated)")
+    floor_head = f" {'floor ms':>8}" if args.floor else ""
+    print(f"{'n':>7} {'A ms':>7} {'B ms':>7}{floor_head} {'B/A':>6}   (one client, in turns)")
     with tempfile.TemporaryDirectory(prefix="ladderboard-ab-") as folder:
         for n in args.sizes:
-            a, b = side_ms(n, args.count, sides, args.pg, Path(folder))
-            goal = (
-                f"   goal <= {GOALS[n]} (HTTP over the engine)"
-                if args.a_engine and n in GOALS
-                else ""
+            a, b, *floor = side_ms(n, args.count, sides, args.floor, args.pg, Path(folder))
+            goal = GOALS.get(n) if args.a_engine else None
+            print(
+                f"{n:>7} {a:>7.2f} {b:>7.2f}"
+                + "".join(f" {f:>8.2f}" for f in floor)
+                + f" {b / a:>6.2f}"
+                + (f"   goal <= {goal} (HTTP over the engine)" if goal else ""),
+                flush=True,
             )
-            print(f"{n:>7} {a:>7.2f} {b:>7.2f} {b / a:>6.2f}{goal}", flush=True)
 
 
 if __name__ == "__main__":

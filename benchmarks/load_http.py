@@ -35,7 +35,7 @@ is checked to be stored exactly once.
 
     python benchmarks/load_http.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
         [--sizes 10000 100000] [--workers 1 2] [--clients 32] [--processes 4]
-        [--rounds 3] [--load 96] [--solo 12] [--form]
+        [--rounds 3] [--load 96] [--solo 12] [--form] [--rate-limit N]
 
 Loopback only; every request loop is bounded by count and by ``--seconds``;
 every server it starts is stopped, every database it creates is dropped.
@@ -317,7 +317,7 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
         engine_store.create(SLUG, solution, config())
         for r in range(args.rounds):
             engine_store.add_team(SLUG, f"engine-{r}")
-        with LocalServer(url, workers=workers) as server:
+        with LocalServer(url, workers=workers, rate_limit_per_minute=args.rate_limit) as server:
             organiser = Client(server.url, server.admin_token, timeout=120)
             organiser.create_competition(
                 SLUG, solution.to_csv(), score="zero_one", mechanism="parameter-free-ladder",
@@ -405,6 +405,11 @@ def main() -> None:
     parser.add_argument(
         "--form", action="store_true", help="Send multipart forms (as a browser does)."
     )
+    parser.add_argument(
+        "--rate-limit", type=int, default=0, metavar="N",
+        help="The server's per-token limit a minute (0, the default here: off; a served "
+        "site's default is 60, which this load would exceed).",
+    )  # fmt: skip
     args = parser.parse_args()
     if not 1 <= args.clients <= 256 or args.clients % args.processes:
         parser.error("--clients must be in [1, 256] and a multiple of --processes")
@@ -414,7 +419,8 @@ def main() -> None:
         f"{args.clients} clients in {args.processes} processes against 1 client, "
         f"{args.rounds} rounds of {args.load} and {args.solo} submissions, alternated; "
         f"ParameterFreeLadder, 0/1 loss; {os.cpu_count()} cores shared by server and clients; "
-        f"{'multipart forms' if args.form else 'the file as the body'}"
+        f"{'multipart forms' if args.form else 'the file as the body'}; "
+        f"{f'token limit {args.rate_limit}/min' if args.rate_limit else 'no token limit'}"
     )
     header = (
         f"{'store':<10} {'n':>7} {'wrk':>3} {'1 cl/s':>7} {f'{args.clients} cl/s':>7} "

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 import numpy as np
 import pytest
+from sqlalchemy import select
 
 from engine_helpers import START, create, csv_for, make_solution, noisy, snapshot
 from ladderboard.engine.errors import (
@@ -23,6 +24,7 @@ from ladderboard.engine.errors import (
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
+from ladderboard.store import RateLimitRow
 
 
 # -------------------------------------------------------------- data files
@@ -111,7 +113,8 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
     outcomes = {}
     for team, token_hash in (("alpha", "ha"), ("beta", "hb"), ("gamma", "hc"), ("delta", "hd")):
         for key in (None, "k1", "k2"):
-            info, member, read = store.member_admission("comp", token_hash, key)
+            info, member, read, tat = store.member_admission("comp", token_hash, key)
+            assert tat is None  # no bucket asked for
             assert info.slug == "comp" and member.name == team and read.now == clock()
             with store.reader.connect() as connection:
                 alone = statements.admission(connection, info_id(store), member.id, key, clock())
@@ -129,8 +132,16 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
     assert outcomes["alpha", None] is QuotaExceeded and outcomes["alpha", "k1"] is None  # resent
     assert outcomes["beta", None] is None and outcomes["gamma", None] is QuotaExceeded
     assert outcomes["delta", "k2"] is TeamDisabled
-    assert store.member_admission("comp", "nobody", None)[1:] == (None, None)
-    assert store.member_admission("gone", "ha", None) == (None, None, None)
+    assert store.member_admission("comp", "nobody", None)[1:] == (None, None, None)
+    # A rate-limit bucket read with it: its tat, for a team or none; None without a row.
+    store.rate_limits.take("auth-failures:10.0.0.1", per_minute=6)
+    with store.reader.connect() as connection:
+        tat = connection.execute(select(RateLimitRow.tat)).scalar_one()
+    for token_hash in ("ha", "nobody"):
+        read = store.member_admission("comp", token_hash, rate_key="auth-failures:10.0.0.1")
+        assert read.rate_tat == tat
+    assert store.member_admission("comp", "ha", rate_key="auth-failures:10.0.0.2").rate_tat is None
+    assert store.member_admission("gone", "ha", None) == (None, None, None, None)
     with pytest.raises(QuotaExceeded):  # another team's read is not this team's: read again
         store.admit("comp", "alpha", read=store.member_admission("comp", "hb")[2])
     store.close("comp")

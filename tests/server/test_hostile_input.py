@@ -43,6 +43,7 @@ from ladderboard.store import (
     SubmissionRow,
     TeamRow,
 )
+from ladderboard.store.edge import RateLimits
 
 
 def count(client: TestClient, row) -> int:
@@ -297,8 +298,11 @@ def test_rate_limits_hold_across_server_processes(database_url, solution):
     assert codes.count(200) == 5, codes  # 6 a minute, one spent on the creation
 
 
-def test_guessed_tokens_are_limited_per_address(make_client, solution):
-    client = make_client(auth_failures_per_minute=5, rate_limit_per_minute=1000)
+@pytest.mark.parametrize("token_limit", [1000, 0], ids=["token-limit", "no-token-limit"])
+def test_guessed_tokens_are_limited_per_address(make_client, solution, token_limit):
+    """With a token limit, the address's failures are checked in the write
+    that spends the token's request; without one, with the team's own read."""
+    client = make_client(auth_failures_per_minute=5, rate_limit_per_minute=token_limit)
     create(client, solution)
     token = add_team(client, "alpha")
     codes = [
@@ -326,6 +330,34 @@ def test_guessed_tokens_are_limited_per_address(make_client, solution):
         assert session.scalar(select(func.count()).select_from(SubmissionRow)) == 0
         # Refused before it was spent: the team's token has no request counted.
         assert session.get(RateLimitRow, "token:" + hash_token(token)) is None
+
+
+def test_a_team_submitting_reads_its_address_failures_with_its_own_read(
+    make_client, solution, monkeypatch
+):
+    """Without a token limit, a team's submission is authenticated by the
+    read that finds its team: the address's failed authentications come
+    with it, and are not read again."""
+    client = make_client(auth_failures_per_minute=2)
+    create(client, solution)
+    token = add_team(client, "alpha")
+    reads: list[str] = []
+    wait = RateLimits.wait
+
+    def counted_wait(self: RateLimits, key: str, **kwargs: int) -> int:
+        reads.append(key)
+        return wait(self, key, **kwargs)
+
+    monkeypatch.setattr(RateLimits, "wait", counted_wait)
+    for seed, send in enumerate((submit, send_file)):
+        assert send(client, token, predictions(solution, seed)).status_code == 201
+    assert reads == []
+    guesses = [send_file(client, f"guess-{i}", predictions(solution, 0)) for i in range(2)]
+    assert [guess.status_code for guess in guesses] == [401, 401]
+    reads.clear()  # a guess's failures are read before its token is looked up
+    blocked = send_file(client, token, predictions(solution, 2))
+    assert blocked.status_code == 429 and "failed authentications" in blocked.json()["message"]
+    assert reads == []
 
 
 def test_what_a_submission_says_of_itself_is_refused_before_its_token_is_read(

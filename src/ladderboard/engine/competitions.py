@@ -32,6 +32,7 @@ from ladderboard.engine.views import (
     CompetitionInfo,
     DuplicateFlag,
     FileInfo,
+    MemberRead,
     QuotaView,
     RejectionView,
     SubmissionResult,
@@ -686,21 +687,29 @@ class Competitions:
             return queries.token_hash_known(connection, token_hash)
 
     def member_admission(
-        self, slug: str, token_hash: str, idempotency_key: str | None = None
-    ) -> tuple[CompetitionInfo | None, TeamInfo | None, Admission | None]:
+        self,
+        slug: str,
+        token_hash: str,
+        idempotency_key: str | None = None,
+        *,
+        rate_key: str | None = None,
+    ) -> MemberRead:
         """The competition ``slug`` and its team with this token (SHA-256),
-        each ``None`` when there is none, with what admits the team's
-        submission with this idempotency key (:meth:`admit` takes it as
-        ``read``; ``None`` when the team is): one read, as every submission
-        over HTTP asks it."""
+        with what admits the team's submission with this idempotency key
+        (:meth:`admit` takes it as ``read``) and the ``tat`` of the rate-limit
+        bucket ``rate_key`` (:meth:`RateLimits.take_unless
+        <ladderboard.store.RateLimits.take_unless>` takes it as
+        ``blocked_tat``): one read, as every submission over HTTP asks it."""
         lookup.refuse_impossible(slug)
         now = self._clock()
         with self.reader.connect() as connection:
-            row = statements.member_admission(connection, slug, token_hash, idempotency_key, now)
+            row = statements.member_admission(
+                connection, slug, token_hash, idempotency_key, now, rate_key
+            )
         if row is None:
-            return None, None, None
+            return MemberRead(None, None, None)
         if row.team_id is None:
-            return lookup.info(row), None, None
+            return MemberRead(lookup.info(row), None, None, row.rate_tat)
         team = TeamInfo(
             row.team_id, row.team_name, aware(row.team_created_at), row.team_disabled_at is not None
         )
@@ -716,7 +725,7 @@ class Competitions:
             row.admission_invalid,
             row.admission_resent,
         )
-        return lookup.info(row), team, admission
+        return MemberRead(lookup.info(row), team, admission, row.rate_tat)
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         lookup.refuse_impossible(slug)

@@ -18,6 +18,7 @@ __all__ = [
     "CompetitionInfo",
     "DuplicateFlag",
     "FileInfo",
+    "MemberRead",
     "QuotaView",
     "RejectionView",
     "SubmissionResult",
@@ -133,6 +134,19 @@ class Admission(NamedTuple):
     total: int
     invalid: int
     resent: int
+
+
+class MemberRead(NamedTuple):
+    """What one read gives a team's request: the competition and the team
+    of its token (each ``None`` when there is none), what admits the team's
+    submission (``None`` when there is no team), and the ``tat`` of the
+    rate-limit bucket asked for with it (``None`` when it has no row or none
+    was asked for)."""
+
+    competition: CompetitionInfo | None
+    team: TeamInfo | None
+    admission: Admission | None
+    rate_tat: float | None = None
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,11 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def failures_key(request: Request) -> str:
+    """The rate-limit bucket of the client address's failed authentications."""
+    return f"auth-failures:{client_address(request)}"
+
+
 def _too_many(wait: int, text: str) -> ApiError:
     return ApiError(
         429, "rate_limited", f"{text}; try again in {wait} s", headers={"Retry-After": str(wait)}
@@ -131,7 +136,7 @@ def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError
     limits = _competitions(request).rate_limits
     count = limits.take if spend_one else limits.wait
     per_minute = settings.auth_failures_per_minute
-    wait = count(f"auth-failures:{client_address(request)}", per_minute=per_minute)
+    wait = count(failures_key(request), per_minute=per_minute)
     return _failures_refusal(wait, settings) if wait else None
 
 
@@ -169,10 +174,13 @@ def authenticate(
     token: str,
     *,
     a_team_token: bool = False,
+    failures_tat: tuple[float | None] | None = None,
 ) -> Caller:
     """The caller of ``token``: the organiser or a team of some competition,
     refused with 401 (counted against the address) when it is neither.
-    ``a_team_token`` says the caller already found a team with the token."""
+    ``a_team_token`` says the caller already found a team with the token,
+    and ``failures_tat`` holds the address's failed-authentication bucket
+    as read with it (:func:`failures_key`)."""
     is_organiser = is_organiser_token(settings, token)
     token_hash = hash_token(token)
     looked_up = not (is_organiser or a_team_token)
@@ -187,8 +195,9 @@ def authenticate(
     blocked, wait = _competitions(request).rate_limits.take_unless(
         "token:" + token_hash,
         per_minute=per_minute,
-        blocked_by=None if looked_up else f"auth-failures:{client_address(request)}",
+        blocked_by=None if looked_up else failures_key(request),
         blocked_per_minute=settings.auth_failures_per_minute,
+        blocked_tat=failures_tat,
     )
     if blocked:
         raise _failures_refusal(blocked, settings)
@@ -277,18 +286,26 @@ def team_member(
     read also gives what admits the team's submission with this idempotency
     key (``None`` when the caller was found otherwise)."""
     competition = team = admission = None
+    failures_tat: tuple[float | None] | None = None
     token = None if credentials is None else credentials.credentials
     if token is not None:
+        # With the address's failed authentications read here too, a team's
+        # authentication needs no read of its own when its token spends nothing.
+        blocked = settings.auth_failures_per_minute > 0
         try:
-            competition, team, admission = competitions.member_admission(
-                slug, hash_token(token), idempotency_key
-            )
+            competition, team, admission, tat = competitions.member_admission(
+                slug, hash_token(token), idempotency_key,
+                rate_key=failures_key(request) if blocked else None,
+            )  # fmt: skip
+            failures_tat = (tat,) if blocked else None
         except NotFound:  # a slug no competition can have: refused below, in order
             competition = team = admission = None
     if token is None or team is None:
         who = caller(request, settings, credentials)
     else:
-        who = authenticate(request, competitions, settings, token, a_team_token=True)
+        who = authenticate(
+            request, competitions, settings, token, a_team_token=True, failures_tat=failures_tat
+        )
     if competition is None:
         competition = competition_of(competitions, slug)
     if team is None or who.is_organiser:

@@ -133,15 +133,22 @@ class RateLimits:
         per_minute: int,
         blocked_by: str | None = None,
         blocked_per_minute: int = 0,
+        blocked_tat: tuple[float | None] | None = None,
     ) -> tuple[int, int]:
         """:meth:`wait` of ``blocked_by`` and, only when that is 0, :meth:`take`
         of ``key``, in one transaction: ``(seconds, 0)`` when ``blocked_by``
-        must wait (``key`` is not spent), else ``(0, take's answer)``."""
+        must wait (``key`` is not spent), else ``(0, take's answer)``.
+
+        ``blocked_tat``, when given, holds ``blocked_by``'s ``tat`` as the
+        caller read it with its own read (``(None,)``: no row): with nothing
+        to spend, the wait is told from it without a read of its own."""
         blocked = blocked_by is not None and blocked_per_minute > 0
         if per_minute <= 0:  # nothing to spend: at most a read, without the write lock
             if not blocked:
                 return 0, 0
             assert blocked_by is not None
+            if blocked_tat is not None:
+                return _wait(blocked_tat[0], self._clock(), blocked_per_minute), 0
             return self.wait(blocked_by, per_minute=blocked_per_minute), 0
         now = self._clock()
         with writer_turn(self.engine), self.engine.begin() as connection:

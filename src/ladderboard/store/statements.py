@@ -22,6 +22,7 @@ from ladderboard.store.models import (
     CompetitionRow,
     DuplicateFlagRow,
     MechanismStateRow,
+    RateLimitRow,
     RejectionRow,
     SubmissionFileRow,
     SubmissionRow,
@@ -77,6 +78,7 @@ _DUPLICATE_FLAGS = table_of(DuplicateFlagRow)
 _REJECTIONS = table_of(RejectionRow)
 _STANDINGS = table_of(TeamStandingRow)
 _COMPETITIONS = table_of(CompetitionRow)
+_RATE_LIMITS = table_of(RateLimitRow)
 TARGET = (
     select(
         CompetitionRow.id,
@@ -186,14 +188,20 @@ ADMISSION = select(
 ).where(CompetitionRow.id == bindparam("competition"))
 # The member read (the competition and the caller's team) with the same counts
 # for the team it finds, correlated to its row, so that a submission's
-# admission is read with its caller in one query, built once.
+# admission is read with its caller in one query, built once; and the rate
+# limit bucket ``rate_key``'s ``tat`` (the caller's address's failed
+# authentications), which its authentication would otherwise read alone.
 MEMBER_ADMISSION = queries.MEMBER.add_columns(
     *(
         count.label(f"admission_{name}")
         for name, count in zip(
             ("today", "total", "invalid", "resent"), _admission_counts(TeamRow.id), strict=True
         )
-    )
+    ),
+    select(_RATE_LIMITS.c.tat)
+    .where(_RATE_LIMITS.c.key == bindparam("rate_key"))
+    .scalar_subquery()
+    .label("rate_tat"),
 )
 UPDATE_STATE = (
     update(_STATES)
@@ -353,13 +361,24 @@ def admission(
 
 
 def member_admission(
-    connection: Any, slug: str, token_hash: str, idempotency_key: str | None, now: datetime
+    connection: Any,
+    slug: str,
+    token_hash: str,
+    idempotency_key: str | None,
+    now: datetime,
+    rate_key: str | None = None,
 ) -> Any:
     """:data:`~ladderboard.store.queries.MEMBER`'s row followed by the
     admission's counts of its team at ``now`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
-    :func:`admission`)."""
-    params = _day_params(now) | {"slug": slug, "token_hash": token_hash, "key": idempotency_key}
+    :func:`admission`) and ``rate_tat``, the ``tat`` of the rate-limit
+    bucket ``rate_key`` (``None`` without one)."""
+    params = _day_params(now) | {
+        "slug": slug,
+        "token_hash": token_hash,
+        "key": idempotency_key,
+        "rate_key": rate_key,
+    }
     return connection.execute(MEMBER_ADMISSION, params).first()
 
 
