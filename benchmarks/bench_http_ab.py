@@ -11,9 +11,9 @@ the default here, turns it off; a served site's default is 60); or, with
 ``--a-engine``, the engine alone (``Competitions.submit`` in this process,
 what the server calls once a submission is admitted). Each side has a
 database of its own: a SQLite file, or with ``--a-pg`` / ``--b-pg`` a new
-PostgreSQL database on ``--pg``. One client sends a submission to A then one
-to B (B first every other time), each a new file, so that the drift of a
-shared machine falls on both sides alike; it prints each side's median and
+PostgreSQL database on ``--pg``. One client sends a submission to each side
+in turn (the first of a turn rotating), each a new file, so that the drift of
+a shared machine falls on every side alike; it prints each side's median and
 B against A, beside the goal when A is the engine and B a server (HTTP at
 most 1.5 × the engine at 1e4 rows, 1.3 × at 1e5). With ``--floor`` a third
 side joins the turns: a bare ASGI app on the same uvicorn (httptools and
@@ -142,7 +142,10 @@ async def _bare_app(scope: Scope, receive: Receive, send: Send) -> None:
 def _serve_bare(port: int) -> None:
     import uvicorn
 
-    uvicorn.run(_bare_app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+    uvicorn.run(
+        _bare_app, host="127.0.0.1", port=port, lifespan="off", log_level="warning",
+        access_log=False,
+    )  # fmt: skip
 
 
 def _floor(stack: contextlib.ExitStack, files: list[bytes]) -> Callable[[int], None]:
@@ -230,6 +233,11 @@ def main() -> None:
         parser.error(f"--count must be in ({WARM}, 1000]")
     if (args.a_pg or args.b_pg) and not args.pg:
         parser.error("--a-pg and --b-pg need --pg")
+    if args.a_engine and (args.a_form or args.a_rate_limit or args.a_src != HERE):
+        parser.error(
+            "the engine (--a-engine) is sent no HTTP: --a-form, --a-rate-limit and "
+            "--a-src are a server's"
+        )
     sides = [
         Side(args.a_src.resolve(), args.a_form, args.a_engine, args.a_pg, args.a_rate_limit),
         Side(args.b_src.resolve(), args.b_form, False, args.b_pg, args.b_rate_limit),

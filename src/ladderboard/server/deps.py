@@ -289,15 +289,18 @@ def team_member(
     failures_tat: tuple[float | None] | None = None
     token = None if credentials is None else credentials.credentials
     if token is not None:
-        # With the address's failed authentications read here too, a team's
-        # authentication needs no read of its own when its token spends nothing.
-        blocked = settings.auth_failures_per_minute > 0
+        # When the token spends nothing, the address's failed authentications
+        # are read here, so that the team's authentication needs no read of its
+        # own; with a token limit, the write that spends the request reads them.
+        read_failures = (
+            settings.auth_failures_per_minute > 0 and settings.rate_limit_per_minute <= 0
+        )
         try:
             competition, team, admission, tat = competitions.member_admission(
                 slug, hash_token(token), idempotency_key,
-                rate_key=failures_key(request) if blocked else None,
+                rate_key=failures_key(request) if read_failures else None,
             )  # fmt: skip
-            failures_tat = (tat,) if blocked else None
+            failures_tat = (tat,) if read_failures else None
         except NotFound:  # a slug no competition can have: refused below, in order
             competition = team = admission = None
     if token is None or team is None:
