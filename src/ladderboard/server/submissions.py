@@ -16,11 +16,13 @@ A submission's body is the predictions file itself (``text/csv`` or
 or a multipart form (what a browser and ``curl -F`` send) with the file in
 the field ``file``. A file is parsed only after the token, the rate limit
 and every refusal that needs no file: a team whose quota is spent cannot
-make the server decompress and parse its file, nor receive a form or a
-body announced as more than 256 KiB or sent chunked (those are received
-only once admitted). A smaller body, which most often arrives with the
-headers, is received first when a scoring slot is free, and then admitted
-and scored in one trip through the thread pool.
+make the server decompress and parse its file. A small file body (announced
+as at most 256 KiB), which most often arrives with the headers, is received
+first when a scoring slot is free, and then admitted and scored in one trip
+through the thread pool. A larger or chunked one is received while its
+admission is read, and abandoned where it has got to when the submission is
+refused (a body of 1e5 rows takes about as long to arrive as the admission
+to read). A form is received only once admitted.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any, BinaryIO, Literal, TypeVar, cast
 
+import anyio
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.security.utils import get_authorization_scheme_param
@@ -169,11 +172,10 @@ async def submit(request: Request) -> Response:
                 message or "", idempotency_key,
             )  # fmt: skip
         return _created(body)
-    team, competition = await run_in_threadpool(
-        _admit, request, competitions, settings, slug, idempotency_key
-    )
     if kind == "file":
-        upload, size = await _file_body(request, settings.max_upload_bytes)
+        team, competition, upload, size = await _admitted_while_received(
+            request, competitions, settings, slug, idempotency_key
+        )
         async with _closing(upload):
             _refuse_empty(size)
             body = await _scored(
@@ -181,6 +183,9 @@ async def submit(request: Request) -> Response:
                 idempotency_key,
             )  # fmt: skip
         return _created(body)
+    team, competition = await run_in_threadpool(
+        _admit, request, competitions, settings, slug, idempotency_key
+    )
     try:
         form = await request.form(max_files=1, max_fields=4)  # spooled as a file body is
     except ClientDisconnect:
@@ -239,6 +244,51 @@ def _admitted_json(
     return created.model_dump_json().encode()
 
 
+async def _admitted_while_received(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    idempotency_key: str | None,
+) -> tuple[TeamInfo, CompetitionInfo, StarletteUpload, int]:
+    """:func:`_admit` in the thread pool while the file body is received
+    (:func:`_file_body`): the calling team, its competition, the body and its
+    size. A refused admission abandons the body where its receipt has got to
+    and is answered first, as if the body had not been sent; only an admitted
+    submission is refused for its body (413, or 422 when cut short)."""
+    received: list[tuple[StarletteUpload, int]] = []
+    unreceived: list[Exception] = []
+
+    async def receive() -> None:
+        try:
+            received.append(await _file_body(request, settings.max_upload_bytes))
+        except Exception as exc:  # raised below only if the submission is admitted
+            unreceived.append(exc)
+
+    refusal: Exception | None = None
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(receive)
+            try:
+                team, competition = await run_in_threadpool(
+                    _admit, request, competitions, settings, slug, idempotency_key
+                )
+            except Exception as exc:  # raised outside the group: not wrapped in a group
+                refusal = exc
+                group.cancel_scope.cancel()
+        if refusal is not None:
+            raise refusal
+        if unreceived:
+            raise unreceived[0]
+    except BaseException:  # a body received in full is closed all the same
+        for upload, _ in received:
+            with anyio.CancelScope(shield=True):
+                await upload.close()
+        raise
+    ((upload, size),) = received
+    return team, competition, upload, size
+
+
 async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int]:
     """The body as a file (in memory up to 1 MiB, then on disk) and its
     size, refused with 413 past ``limit`` bytes and with 422 when cut short."""
@@ -258,8 +308,9 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
     except ClientDisconnect:
         await upload.close()
         raise invalid("the body ended before it was complete") from None
-    except BaseException:
-        await upload.close()
+    except BaseException:  # a refusal, or the receipt abandoned (cancelled)
+        with anyio.CancelScope(shield=True):  # a body spooled to disk is closed in a thread
+            await upload.close()
         raise
     await upload.seek(0)
     return upload, received
@@ -327,8 +378,8 @@ OPERATION: dict[str, Any] = {
         "Send the predictions file as the body (`Content-Type: text/csv` or "
         "`application/gzip`; the message, if any, in the query) or as the field `file` "
         "of a multipart form. A closed competition, a spent quota and a spent "
-        "invalid-file cap are refused before the file is parsed, and before a form or a "
-        "body announced as more than 256 KiB (or chunked) is received."
+        "invalid-file cap are refused before the file is parsed and before a form is "
+        "received; a file body's receipt stops at the refusal."
     ),
     "operationId": "submit_api_competitions__slug__submissions_post",
     "security": [{"HTTPBearer": []}],
