@@ -375,3 +375,57 @@ def test_the_scratch_pool_lends_each_scratch_to_one_submission_and_keeps_few():
     with small.lent(sol) as scratch:
         assert scratch is None
     assert small.idle == 0
+
+
+def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_needs_it(
+    monkeypatch,
+):
+    """The first submissions to a worker arrive together: one thread parses
+    the solution, the others wait for it; a failed read leaves the next
+    thread to read it again."""
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ladderboard.engine.performance import SolutionCache
+    from ladderboard.store.blobs import pack
+
+    sol = solution()
+    blob = pack(sol.to_csv())
+    parsed = []
+    from_csv = Solution.from_csv
+
+    def slow_parse(data):
+        parsed.append(threading.get_ident())
+        time.sleep(0.05)  # long enough for every other thread to ask meanwhile
+        return from_csv(data)
+
+    monkeypatch.setattr(Solution, "from_csv", staticmethod(slow_parse))
+
+    class Row:  # what the cache reads of a competition's row
+        def __init__(self, ident: int, fails: bool = False) -> None:
+            self.id, self.solution_sha256, self.fails = ident, "sha", fails
+
+        @property
+        def solution(self) -> bytes:
+            if self.fails:
+                raise OSError("the store went away")
+            return blob
+
+    cache = SolutionCache()
+    asked = threading.Barrier(8)
+
+    def get(_: int) -> Solution:
+        asked.wait()
+        return cache.get(Row(1))  # type: ignore[arg-type]
+
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(get, range(8)))
+    assert len(parsed) == 1
+    assert all(f is found[0] for f in found)
+    assert np.array_equal(found[0].targets, sol.targets)
+
+    with pytest.raises(OSError):
+        cache.get(Row(2, fails=True))  # type: ignore[arg-type]
+    again = cache.get(Row(2))  # type: ignore[arg-type]  # not left waiting on the failed read
+    assert np.array_equal(again.targets, sol.targets) and len(parsed) == 2
