@@ -167,7 +167,7 @@ def test_a_solution_that_inflates_past_the_limit_is_refused(make_client, solutio
     assert count(client, CompetitionRow) == 0
 
 
-# ---------------------------------------------- 6: refusals before the body is read
+# -------------------------------------------- 6: refusals before the file is parsed
 def _large_file(client, token, content, **kwargs):
     """The file as a body announced as more than 256 KiB: received while the
     submission is admitted, not before."""
@@ -178,7 +178,7 @@ def _large_file(client, token, content, **kwargs):
     "send", [submit, send_file, _large_file], ids=["form", "file", "large file"]
 )
 @pytest.mark.parametrize("refusal", ["quota", "invalid_cap", "closed"])
-def test_refusals_that_need_no_file_do_not_read_it(client, solution, monkeypatch, refusal, send):
+def test_refusals_that_need_no_file_do_not_parse_it(client, solution, monkeypatch, refusal, send):
     create(client, solution, daily_quota=1, invalid_quota=1)
     token = add_team(client, "alpha")
     if refusal == "quota":

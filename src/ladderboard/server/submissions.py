@@ -19,10 +19,11 @@ and every refusal that needs no file: a team whose quota is spent cannot
 make the server decompress and parse its file. A small file body (announced
 as at most 256 KiB), which most often arrives with the headers, is received
 first when a scoring slot is free, and then admitted and scored in one trip
-through the thread pool. A larger or chunked one is received while its
-admission is read, and abandoned where it has got to when the submission is
-refused (a body of 1e5 rows takes about as long to arrive as the admission
-to read). A form is received only once admitted.
+through the thread pool. Any other file body (larger, chunked, or small with
+every slot busy) is received while its admission is read, and abandoned
+where it has got to when the submission is refused (a body of 1e5 rows
+takes about as long to arrive as the admission to read). A form is received
+only once admitted.
 """
 
 from __future__ import annotations
@@ -64,9 +65,12 @@ __all__ = [
 
 PATH = "/api/competitions/{slug}/submissions"
 FILE_TYPES = ("text/csv", "application/gzip", "application/x-gzip", "application/octet-stream")
-# A file body announced as at most this size may be received before the
-# submission is admitted (a 1e4-row file is about 90 KB): what a caller
-# without a valid token can make the server receive.
+# A file body announced as at most this size is received before the
+# submission is admitted when a scoring slot is free (a 1e4-row file is about
+# 90 KB): it most often came with the headers. Any other file body is
+# received while the admission is read, so a caller without a valid token
+# makes the server receive what arrives meanwhile (up to the upload limit,
+# spooled to disk past 1 MiB), and no more.
 _RECEIVED_FIRST_BYTES = 256 << 10
 # A file body is kept in memory up to this size and on disk past it, as
 # Starlette spools a form's file: a body that waits for its slot costs little
@@ -255,7 +259,9 @@ async def _admitted_while_received(
     (:func:`_file_body`): the calling team, its competition, the body and its
     size. A refused admission abandons the body where its receipt has got to
     and is answered first, as if the body had not been sent; only an admitted
-    submission is refused for its body (413, or 422 when cut short)."""
+    submission is refused for what its body turns out to be (413 past the
+    limit as it streams in, or 422 when cut short; a body announced as over
+    the limit is refused before, by :class:`~ladderboard.server.limits.BodyLimit`)."""
     received: list[tuple[StarletteUpload, int]] = []
     unreceived: list[Exception] = []
 
@@ -282,8 +288,7 @@ async def _admitted_while_received(
             raise unreceived[0]
     except BaseException:  # a body received in full is closed all the same
         for upload, _ in received:
-            with anyio.CancelScope(shield=True):
-                await upload.close()
+            upload.file.close()
         raise
     ((upload, size),) = received
     return team, competition, upload, size
@@ -305,14 +310,16 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
                     f"the submission file is larger than the limit of {limit} bytes",
                 )
             await upload.write(chunk)
+        # Seeking or closing an unlinked file on disk is one system call: done
+        # here rather than in a thread, so that a cancellation cannot come
+        # between the receipt and the file's closing.
+        spool.seek(0)
     except ClientDisconnect:
-        await upload.close()
+        spool.close()
         raise invalid("the body ended before it was complete") from None
     except BaseException:  # a refusal, or the receipt abandoned (cancelled)
-        with anyio.CancelScope(shield=True):  # a body spooled to disk is closed in a thread
-            await upload.close()
+        spool.close()
         raise
-    await upload.seek(0)
     return upload, received
 
 
