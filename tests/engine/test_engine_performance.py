@@ -385,7 +385,6 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
     thread to read it again."""
     import threading
     import time
-    from concurrent.futures import ThreadPoolExecutor
 
     from ladderboard.engine.performance import SolutionCache
     from ladderboard.store.blobs import pack
@@ -416,42 +415,37 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
                 raise OSError("the store went away")
             return blob
 
-    def within_seconds(function):
-        """``function()``, failing the test rather than hanging if it waits on."""
-        out: list = []
-        thread = threading.Thread(target=lambda: out.append(function()), daemon=True)
-        thread.start()
-        thread.join(10)
-        assert out, "left waiting"
-        return out[0]
+    def at_once(function, count: int) -> list:
+        """``function()`` in ``count`` threads started together; the test
+        fails rather than hangs if one of them is left waiting."""
+        asked = threading.Barrier(count)
+        out: list = [None] * count
+
+        def run(k: int) -> None:
+            asked.wait()
+            try:
+                out[k] = function()
+            except OSError as exc:
+                out[k] = exc
+
+        threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert not any(thread.is_alive() for thread in threads), "left waiting"
+        return out
 
     cache = SolutionCache()
-    asked = threading.Barrier(8)
-
-    def get(_: int) -> Solution:
-        asked.wait()
-        return cache.get(Row(1))  # type: ignore[arg-type]
-
-    with ThreadPoolExecutor(8) as pool:
-        found = list(pool.map(get, range(8)))
+    found = at_once(lambda: cache.get(Row(1)), 8)  # type: ignore[arg-type]
     assert len(parsed) == 1
     assert all(f is found[0] for f in found)
     assert np.array_equal(found[0].targets, sol.targets)
 
     # A read that fails: the threads waiting for it read it in turn, one of them at a time.
     row = Row(2, fails=1)
-    asked = threading.Barrier(4)
-
-    def get_or_fail(_: int) -> Solution | OSError:
-        asked.wait()
-        try:
-            return cache.get(row)  # type: ignore[arg-type]
-        except OSError as exc:
-            return exc
-
-    with ThreadPoolExecutor(4) as pool:
-        outcomes = within_seconds(lambda: list(pool.map(get_or_fail, range(4))))
+    outcomes = at_once(lambda: cache.get(row), 4)  # type: ignore[arg-type]
     solutions = [o for o in outcomes if not isinstance(o, OSError)]
     assert len(solutions) == 3 and all(o is solutions[0] for o in solutions)
     assert reads.count(2) == 2 and len(parsed) == 2  # one failed read, one that parsed
-    assert within_seconds(lambda: cache.get(Row(2))) is solutions[0]  # type: ignore[arg-type]
+    assert at_once(lambda: cache.get(Row(2)), 1) == [solutions[0]]  # type: ignore[arg-type]

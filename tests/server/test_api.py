@@ -171,7 +171,7 @@ def test_a_file_sent_as_the_body_is_scored_as_the_same_file_in_a_form(client, so
 
 def _chunked(client, token, content, **kwargs):
     """The file as the body, sent in pieces with no ``Content-Length``
-    (``Transfer-Encoding: chunked``): received only once admitted."""
+    (``Transfer-Encoding: chunked``): received while its submission is admitted."""
     pieces = iter([content[: len(content) // 3], content[len(content) // 3 :]])
     return send_file(client, token, pieces, **kwargs)  # type: ignore[arg-type]
 

@@ -18,8 +18,8 @@ form fields such as ``slug``, ``score``, ``deadline`` or ``*_params`` are
 validated by the engine, not the schema), ``negative_data_rejection`` (extra
 form fields and query parameters are ignored) and ``status_code_conformance``
 (the 400 for an unparsable body is not declared on every route).
-``unsupported_method`` failed on the ``Allow`` of a 405 on a path with two
-methods, which named only one; test_errors checks that header now.
+``unsupported_method`` is left out too: the ``Allow`` of a 405 is checked on
+every path with more than one method by test_errors.
 
 Hostile input: schemathesis' defaults are set explicitly (``allow_x00``, codec
 ``utf-8``: NUL and any code point in bodies, queries and path parameters).

@@ -147,9 +147,8 @@ class SolutionCache:
     A solution missing here is read and parsed by one thread while the others
     that need it wait for it: the first submissions to a worker (a new worker,
     a new competition, the morning of a last day) arrive together, and each
-    reading its own copy would take the CPU and memory of as many parses (a
-    1e5-row solution takes about 30 ms; one of 1e7 rows, seconds and
-    hundreds of megabytes).
+    reading its own copy would take the CPU and memory of as many parses (at
+    ten million rows, each holds the whole file and its arrays at once).
     """
 
     def __init__(self) -> None:
