@@ -19,10 +19,12 @@ charged to the first read after a submission. Each group has an untimed
 round first.
 
 - engine: ``leaderboard_from_submissions`` (the old full rebuild), the board
-  built from the standings with the kept boards emptied first, the first
-  read after a new team's submission (which puts it anywhere on the board:
-  the kept board is patched with its standing and its rows ranked again;
-  the submission itself is not timed), and the board kept;
+  built from the standings with the kept boards emptied first, by one
+  reader and by eight at once (a cold worker's first page views, which share
+  one build: the line after the table gives their time over one reader's),
+  the first read after a new team's submission (which puts it anywhere on
+  the board: the kept board is patched with its standing and its rows ranked
+  again; the submission itself is not timed), and the board kept;
 - HTTP (FastAPI's TestClient, in process): ``/healthz`` (the floor of a
   request), the JSON public board with the engine's ``kept_board`` swapped
   for the full rebuild, built with the kept boards emptied before each
@@ -43,6 +45,7 @@ from __future__ import annotations
 import argparse
 import gc
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -72,6 +75,7 @@ from ladderboard.store.models import table_of
 SLUG = "large"
 GOAL_SECONDS = 0.020
 CHUNK = 10_000
+READERS = 8  # readers of a board not kept, at once
 
 
 def fill(store: Competitions, teams: int, submissions: int) -> float:
@@ -238,9 +242,26 @@ def bench(url: str, label: str, teams: int, submissions: int, rounds: int) -> No
         rows = "".join(f"{i},{int(v)}\n" for i, v in zip(solution.ids, guess, strict=True))
         store.submit(SLUG, name, f"id,target\n{rows}".encode())
 
+    def readers_at_once() -> None:
+        """READERS threads read the board not kept, together (a cold worker's
+        first page views): one builds it while the others wait for it."""
+        forget(store)
+        asked = threading.Barrier(READERS)
+
+        def read() -> None:
+            asked.wait()
+            store.leaderboard(SLUG)
+
+        threads = [threading.Thread(target=read) for _ in range(READERS)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+
     built: dict[str, Read] = {
         "old: every submission": (None, lambda: store.leaderboard_from_submissions(SLUG)),
         "new: from standings, uncached": (None, rebuilt),
+        f"new: uncached, {READERS} readers at once": (None, readers_at_once),
     }
     served: dict[str, Read] = {
         "new: after a submission (patch)": (submit_one, lambda: store.leaderboard(SLUG)),
@@ -249,6 +270,13 @@ def bench(url: str, label: str, teams: int, submissions: int, rounds: int) -> No
     times = _rounds(built, rounds) | _rounds(served, rounds)
     print(" engine")
     _report("", times, "old: every submission", None)
+    crowd = np.median(times[f"new: uncached, {READERS} readers at once"])
+    alone = np.median(times["new: from standings, uncached"])
+    print(
+        f"  {READERS} readers of a board not kept, at once, over one reader: "
+        f"{crowd / alone:.2f} (about 1 when they share one build; "
+        f"{READERS} or more if each built its own)"
+    )
 
     settings = Settings(
         admin_token="organiser-token-of-the-board-bench-0123456789",

@@ -5,6 +5,9 @@ another process submitting in between, and after a failed transaction."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 import numpy as np
 import pytest
 from sqlalchemy import select
@@ -377,15 +380,35 @@ def test_the_scratch_pool_lends_each_scratch_to_one_submission_and_keeps_few():
     assert small.idle == 0
 
 
+def at_once(function, count: int) -> list:
+    """``function()`` in ``count`` threads started together, its results
+    (or the exception each raised); the test fails rather than hangs if one
+    of them is left waiting."""
+    asked = threading.Barrier(count)
+    out: list = [None] * count
+
+    def run(k: int) -> None:
+        asked.wait()
+        try:
+            out[k] = function()
+        except Exception as exc:
+            out[k] = exc
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads), "left waiting"
+    return out
+
+
 def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_needs_it(
     monkeypatch,
 ):
     """The first submissions to a worker arrive together: one thread parses
     the solution, the others wait for it; a failed read leaves the next
     thread to read it again."""
-    import threading
-    import time
-
     from ladderboard.engine.performance import SolutionCache
     from ladderboard.store.blobs import pack
 
@@ -415,27 +438,6 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
                 raise OSError("the store went away")
             return blob
 
-    def at_once(function, count: int) -> list:
-        """``function()`` in ``count`` threads started together; the test
-        fails rather than hangs if one of them is left waiting."""
-        asked = threading.Barrier(count)
-        out: list = [None] * count
-
-        def run(k: int) -> None:
-            asked.wait()
-            try:
-                out[k] = function()
-            except OSError as exc:
-                out[k] = exc
-
-        threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(10)
-        assert not any(thread.is_alive() for thread in threads), "left waiting"
-        return out
-
     cache = SolutionCache()
     found = at_once(lambda: cache.get(Row(1)), 8)  # type: ignore[arg-type]
     assert len(parsed) == 1
@@ -449,3 +451,53 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
     assert len(solutions) == 3 and all(o is solutions[0] for o in solutions)
     assert reads.count(2) == 2 and len(parsed) == 2  # one failed read, one that parsed
     assert at_once(lambda: cache.get(Row(2)), 1) == [solutions[0]]  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("board", ["per-team", "per-rank"])
+def test_a_board_missing_from_the_cache_is_built_once_for_every_reader_that_asks_for_it(
+    database_url, board, monkeypatch
+):
+    """After a restart or a submission a board's readers arrive together: one
+    of them builds (or patches) the board while the others wait for it, and
+    all are handed the same board, the one a store that kept nothing builds."""
+    from ladderboard.engine.kept_board import KeptBoard
+
+    made: list[str] = []
+
+    def slowed(name, function):
+        def run(*args, **kwargs):
+            made.append(name)
+            time.sleep(0.05)  # long enough for every other reader to ask meanwhile
+            return function(*args, **kwargs)
+
+        return run
+
+    for name, owner in [
+        ("build", KeptBoard),
+        ("patched", KeptBoard),
+        ("_public_board", Competitions),
+        ("_private_board", Competitions),
+    ]:
+        monkeypatch.setattr(owner, name, slowed(name, getattr(owner, name)))
+
+    store = open_store(database_url)
+    sol = create(store, "parameter-free-ladder", board=board)
+    data = files(sol, 4)
+    for team, blob in zip("abc", data, strict=False):
+        store.submit("c", team, blob)
+    public = "build" if board == "per-team" else "_public_board"
+
+    def readers(**kwargs) -> list:
+        made.clear()
+        found = at_once(lambda: store.board("c", **kwargs), 8)
+        assert all(f is found[0] for f in found)
+        fresh = open_store(database_url)  # keeps nothing yet
+        assert found[0] == fresh.board("c", **kwargs)
+        fresh.engine.dispose()
+        return made[:-1]  # what the fresh store built is not counted
+
+    assert readers() == [public]
+    store.submit("c", "a", data[3])
+    assert readers() == ["patched" if board == "per-team" else "_public_board"]
+    assert readers(board="private", organiser=True) == ["_private_board"]
+    store.engine.dispose()

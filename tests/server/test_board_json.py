@@ -126,3 +126,39 @@ def test_the_ranks_openings_stay_in_order_when_threads_make_them_at_once(monkeyp
             assert all(made[n] == b',{"rank":%d,' % n for n in range(1, len(made)))
     finally:
         sys.setswitchinterval(interval)
+
+
+def test_a_board_asked_for_by_many_readers_at_once_is_serialised_once(monkeypatch):
+    """A new board's readers arrive together (after a submission): one
+    serialises it while the others wait, and all are handed the same bytes."""
+    import threading
+    import time
+
+    at = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    board = tuple(BoardRow(r, f"team {r}", r / 100, 1, at, 1) for r in range(1, 51))
+    kept = BoardJson()
+    made = []
+    piece = kept._piece
+
+    def slow(row):
+        made.append(row)
+        time.sleep(0.001)  # 50 ms a board: every other reader asks meanwhile
+        return piece(row)
+
+    monkeypatch.setattr(kept, "_piece", slow)
+    asked = threading.Barrier(8)
+    out: list = []
+
+    def read() -> None:
+        asked.wait()
+        out.append(kept.rows(board))
+
+    threads = [threading.Thread(target=read, daemon=True) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert not any(thread.is_alive() for thread in threads), "left waiting"
+    assert len(made) == len(board)  # each row serialised once
+    assert len(out) == 8 and all(o is out[0] for o in out)
+    assert out[0] == schema_json(board)

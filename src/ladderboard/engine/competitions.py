@@ -914,11 +914,13 @@ class Competitions:
         team, sorted here); either board is then kept in this process under
         the competition's board version, and handed out again while the store
         says the version is the same (one query, the competition's row, which
-        every call reads anyway). A per-team public board kept at an older
-        version is patched with the standings changed since
-        (:mod:`~ladderboard.engine.kept_board`). The tuple returned is the one kept: the same
-        object while the board stays the same, so that what a caller derives
-        from it (a serialised response) may be kept by its identity."""
+        every call reads anyway); a board not kept is built by one caller
+        while the others that ask for it meanwhile wait for it. A per-team
+        public board kept at an older version is patched with the standings
+        changed since (:mod:`~ladderboard.engine.kept_board`). The tuple
+        returned is the one kept: the same object while the board stays the
+        same, so that what a caller derives from it (a serialised response)
+        may be kept by its identity."""
         found = self.kept_board(slug, board, organiser=organiser)
         return found.rows if isinstance(found, KeptBoard) else found
 
@@ -941,36 +943,39 @@ class Competitions:
             version = competition.board_version
             if board == "public" and info.config.board == "per-team":
                 return self._patched_public_board(session, competition, info, key)
-            found = self.caches.boards.get(key, version)
-            if found is None:
+
+            def build() -> tuple[int, tuple[BoardRow, ...]]:
                 if board == "private":
-                    found = tuple(self._private_board(session, competition, info))
-                else:
-                    found = tuple(self._public_board(session, competition, info))
-                self.caches.boards.put(key, version, found)
-        return found
+                    return version, tuple(self._private_board(session, competition, info))
+                return version, tuple(self._public_board(session, competition, info))
+
+            return self.caches.boards.made(key, version, build)
 
     def _patched_public_board(
         self, session: Session, competition: CompetitionRow, info: CompetitionInfo, key: Any
     ) -> KeptBoard:
         """The public board of a per-team competition: the one kept here if it
-        is at the store's board version; else the one kept patched with the
-        standings changed since (:mod:`~ladderboard.engine.kept_board`),
-        unless a change that is not one of standings came between; else
-        built from every standing."""
+        is at the store's board version (or a later one); else the one kept
+        patched with the standings changed since
+        (:mod:`~ladderboard.engine.kept_board`), unless a change that is not
+        one of standings came between; else built from every standing. Its
+        readers after a submission or a restart arrive together: one of them
+        patches or builds it while the others wait for it."""
         version = competition.board_version
-        found = self.caches.public_boards.latest(key)
-        kept = None if found is None else found[1]
-        if kept is not None and kept.version >= version:
-            return kept  # a later board kept meanwhile is as right, and never older
-        direction = info.config.scoring().direction
-        if kept is not None and competition.board_reset_version <= kept.version < version:
-            changed = queries.standings_since(session, competition.id, kept.version)
-            kept = kept.patched(version, changed, direction)
-        else:
-            kept = KeptBoard.build(version, queries.standings(session, competition.id), direction)
-        self.caches.public_boards.put(key, version, kept)
-        return kept
+
+        def patch() -> tuple[int, KeptBoard]:
+            direction = info.config.scoring().direction
+            found = self.caches.public_boards.latest(key)
+            kept = None if found is None else found[1]
+            if kept is not None and competition.board_reset_version <= kept.version < version:
+                changed = queries.standings_since(session, competition.id, kept.version)
+                return version, kept.patched(version, changed, direction)
+            return version, KeptBoard.build(
+                version, queries.standings(session, competition.id), direction
+            )
+
+        # A later board kept meanwhile is as right, and never older.
+        return self.caches.public_boards.made(key, version, patch)
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
         """The board rebuilt from every stored submission by the rules, as

@@ -39,6 +39,7 @@ __all__ = [
     "ConfigCache",
     "MechanismCache",
     "ScratchPool",
+    "SingleFlight",
     "SolutionCache",
     "background",
     "hash_and_pack",
@@ -141,6 +142,46 @@ class ClearedWhenFull(dict):
         super().__setitem__(key, value)
 
 
+class SingleFlight:
+    """What is made for a key by one thread at a time: the other threads that
+    need it meanwhile wait for that thread to end, then look again for what it
+    kept, rather than each making a copy of their own.
+
+    So a cold cache meets a crowd with one read: a worker's first submissions
+    arriving together each need the solution, and after a restart or a
+    submission, a board's readers each need its new board.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._making: dict[Hashable, threading.Event] = {}
+
+    def run(self, key: Hashable, look: Callable[[], T | None], make: Callable[[], T]) -> T:
+        """What ``look`` finds, else what ``make`` returns. ``make`` keeps
+        what it makes where ``look`` finds it (or not: a thread that then
+        looks in vain makes its own); while another thread makes ``key``'s,
+        this one waits, then looks again, and makes it itself only if the
+        other failed or kept nothing that ``look`` takes. ``look`` runs under
+        this object's lock, so it must be quick and take no lock that is held
+        while calling :meth:`run`."""
+        while True:
+            with self._lock:
+                found = look()
+                if found is not None:
+                    return found
+                making = self._making.get(key)
+                if making is None:  # this thread makes it
+                    making = self._making[key] = threading.Event()
+                    break
+            making.wait()
+        try:
+            return make()
+        finally:
+            with self._lock:
+                del self._making[key]
+            making.set()
+
+
 class SolutionCache:
     """Parsed solutions by competition, so a submission does not re-read them.
 
@@ -154,7 +195,7 @@ class SolutionCache:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[tuple[int, str], Solution] = {}
-        self._loading: dict[tuple[int, str], threading.Event] = {}
+        self._flight = SingleFlight()
         self._suits: dict[Hashable, bool] = {}
 
     def get(self, row: CompetitionRow) -> Solution:
@@ -191,27 +232,17 @@ class SolutionCache:
 
     def _get(self, competition_id: int, sha256: str, read: Any) -> Solution:
         key = (competition_id, sha256)
-        while True:
+        found = self._items.get(key)
+        if found is not None:
+            return found
+
+        def parse() -> Solution:
+            parsed = Solution.from_csv(unpack(read()))
             with self._lock:
-                found = self._items.get(key)
-                if found is not None:
-                    return found
-                loading = self._loading.get(key)
-                if loading is None:  # this thread reads it
-                    loading = self._loading[key] = threading.Event()
-                    break
-            # Another thread is reading it: wait, then look again (if that
-            # read failed, this thread reads it in turn).
-            loading.wait()
-        try:
-            found = Solution.from_csv(unpack(read()))
-            with self._lock:
-                self._items[key] = found
-        finally:
-            with self._lock:
-                del self._loading[key]
-            loading.set()
-        return found
+                self._items[key] = parsed
+            return parsed
+
+        return self._flight.run(key, lambda: self._items.get(key), parse)
 
 
 class ConfigCache:
@@ -367,21 +398,24 @@ class BoardCache:
     A board is asked for with the version just read from the store
     (``CompetitionRow.board_version``, which every change to the board
     increments in the transaction that makes it): the board kept is handed
-    out only if it was read at that very version, and so is the board as the
-    store holds it, whichever process or host changed it last. A board read
-    at version ``v`` is read after ``v`` was: it holds every change up to
-    ``v``, and perhaps a later one, which the next version then replaces.
+    out only if it was read at that version or a later one, and so is the
+    board as the store holds it, whichever process or host changed it last. A
+    board read at version ``v`` is read after ``v`` was: it holds every change
+    up to ``v``, and perhaps a later one, which the next version then
+    replaces. A board missing here is built by one thread while the others
+    that ask for it wait for it (:class:`SingleFlight`).
     """
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._lock = threading.Lock()
         self._items: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
+        self._flight = SingleFlight()
 
     def get(self, key: Hashable, version: int) -> Any:
-        """The board kept under ``key`` if it was read at ``version``, else ``None``."""
+        """The board kept under ``key`` if it was read at ``version`` or later, else ``None``."""
         found = self.latest(key)
-        return None if found is None or found[0] != version else found[1]
+        return None if found is None or found[0] < version else found[1]
 
     def latest(self, key: Hashable) -> tuple[int, Any] | None:
         """The board kept under ``key`` with its version, whatever it is."""
@@ -390,6 +424,23 @@ class BoardCache:
             if found is not None:
                 self._items.move_to_end(key)
             return found
+
+    def made(self, key: Hashable, version: int, make: Callable[[], tuple[int, Any]]) -> Any:
+        """:meth:`get`, or else the board ``make`` returns with the version
+        it was read at, which is kept: made by one thread while the others
+        asking for ``key`` wait, then take it if it is as recent as they
+        need (a board read at an earlier version is theirs to make, by a
+        patch of this one, say)."""
+        found = self.get(key, version)
+        if found is not None:
+            return found
+
+        def build() -> Any:
+            made_at, board = make()
+            self.put(key, made_at, board)
+            return board
+
+        return self._flight.run(key, lambda: self.get(key, version), build)
 
     def put(self, key: Hashable, version: int, board: Any) -> None:
         if self.size <= 0:

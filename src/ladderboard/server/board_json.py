@@ -28,6 +28,7 @@ from datetime import datetime
 from pydantic import TypeAdapter
 
 from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.performance import SingleFlight
 from ladderboard.rules.boards import BoardRow
 from ladderboard.server.schemas import BoardRowOut
 
@@ -50,6 +51,7 @@ class BoardJson:
     def __init__(self, size: int = 16) -> None:
         self.size = size
         self._lock = threading.Lock()
+        self._flight = SingleFlight()
         # A board's identity -> (the board, its rows' JSON, the digest, each row's piece).
         self._items: OrderedDict[int, tuple[Board, bytes, str, list[bytes]]] = OrderedDict()
         self._pieces: dict[tuple, bytes] = {}  # a row's JSON after '{"rank":N,', by content
@@ -68,11 +70,24 @@ class BoardJson:
         return self._kept(board)[1]
 
     def _kept(self, board: Board) -> tuple[bytes, str]:
+        """``board``'s rows and digest, serialised by one thread while the
+        others that ask for them meanwhile (a board's readers after a
+        submission) wait for it."""
+        found = self._found(board)
+        if found is not None:
+            return found
+        return self._flight.run(id(board), lambda: self._found(board), lambda: self._made(board))
+
+    def _found(self, board: Board) -> tuple[bytes, str] | None:
         with self._lock:
             found = self._items.get(id(board))
             if found is not None and found[0] is board:
                 self._items.move_to_end(id(board))
                 return found[1], found[2]
+        return None
+
+    def _made(self, board: Board) -> tuple[bytes, str]:
+        with self._lock:
             before = self._pieces_before(board)
         if isinstance(board, KeptBoard):
             pieces = self._patched(board, before)
