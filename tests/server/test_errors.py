@@ -52,9 +52,9 @@ def test_401_without_or_with_an_unknown_token(client, solution):
     data = predictions(solution, 1)
     refused(client.post("/api/competitions/demo/close"), 401, "unauthorized")
     refused(submit(client, "not-a-token", data), 401, "unauthorized")
-    # A body received while the token is read (more than 256 KiB, or chunked)
+    # A body received while the token is read (more than 1 MiB, or chunked)
     # is abandoned, and the refusal answered.
-    refused(send_file(client, "not-a-token", data + b"\n" * (300 << 10)), 401, "unauthorized")
+    refused(send_file(client, "not-a-token", data + b"\n" * (1100 << 10)), 401, "unauthorized")
     refused(send_file(client, "not-a-token", iter([data, data])), 401, "unauthorized")
     response = client.post(
         "/api/competitions/demo/submissions",

@@ -169,9 +169,9 @@ def test_a_solution_that_inflates_past_the_limit_is_refused(make_client, solutio
 
 # -------------------------------------------- 6: refusals before the file is parsed
 def _large_file(client, token, content, **kwargs):
-    """The file as a body announced as more than 256 KiB: received while the
+    """The file as a body announced as more than 1 MiB: received while the
     submission is admitted, not before."""
-    return send_file(client, token, content + b"\n" * (300 << 10), **kwargs)
+    return send_file(client, token, content + b"\n" * (1100 << 10), **kwargs)
 
 
 @pytest.mark.parametrize(
