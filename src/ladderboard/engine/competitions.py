@@ -915,12 +915,13 @@ class Competitions:
         the competition's board version, and handed out again while the store
         says the version is the same (one query, the competition's row, which
         every call reads anyway); a board not kept is built by one caller
-        while the others that ask for it meanwhile wait for it. A per-team
-        public board kept at an older version is patched with the standings
-        changed since (:mod:`~ladderboard.engine.kept_board`). The tuple
-        returned is the one kept: the same object while the board stays the
-        same, so that what a caller derives from it (a serialised response)
-        may be kept by its identity."""
+        while the others that ask for it at the same version wait for it. A
+        per-team public board kept at a later version is handed out too, and
+        one kept at an older version is patched with the standings changed
+        since (:mod:`~ladderboard.engine.kept_board`). The tuple returned is
+        the one kept: the same object while the board stays the same, so
+        that what a caller derives from it (a serialised response) may be
+        kept by its identity."""
         found = self.kept_board(slug, board, organiser=organiser)
         return found.rows if isinstance(found, KeptBoard) else found
 
@@ -944,10 +945,10 @@ class Competitions:
             if board == "public" and info.config.board == "per-team":
                 return self._patched_public_board(session, competition, info, key)
 
-            def build() -> tuple[int, tuple[BoardRow, ...]]:
+            def build() -> tuple[BoardRow, ...]:
                 if board == "private":
-                    return version, tuple(self._private_board(session, competition, info))
-                return version, tuple(self._public_board(session, competition, info))
+                    return tuple(self._private_board(session, competition, info))
+                return tuple(self._public_board(session, competition, info))
 
             return self.caches.boards.made(key, version, build)
 
@@ -963,18 +964,17 @@ class Competitions:
         patches or builds it while the others wait for it."""
         version = competition.board_version
 
-        def patch() -> tuple[int, KeptBoard]:
+        def patch() -> KeptBoard:
             direction = info.config.scoring().direction
             found = self.caches.public_boards.latest(key)
             kept = None if found is None else found[1]
             if kept is not None and competition.board_reset_version <= kept.version < version:
                 changed = queries.standings_since(session, competition.id, kept.version)
-                return version, kept.patched(version, changed, direction)
-            return version, KeptBoard.build(
-                version, queries.standings(session, competition.id), direction
-            )
+                return kept.patched(version, changed, direction)
+            return KeptBoard.build(version, queries.standings(session, competition.id), direction)
 
-        # A later board kept meanwhile is as right, and never older.
+        # A board kept at a later version holds every change up to this one
+        # (public_boards hands it out: BoardCache's ``later``).
         return self.caches.public_boards.made(key, version, patch)
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:

@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -142,44 +142,66 @@ class ClearedWhenFull(dict):
         super().__setitem__(key, value)
 
 
+class _Making:
+    """One key's making under way: set ``done`` when it ends, with ``made``
+    what it made (left :data:`_FAILED` when it raised)."""
+
+    __slots__ = ("done", "made")
+
+    def __init__(self) -> None:
+        self.done = threading.Event()
+        self.made: Any = _FAILED
+
+
+_FAILED = object()
+
+
 class SingleFlight:
     """What is made for a key by one thread at a time: the other threads that
-    need it meanwhile wait for that thread to end, then look again for what it
-    kept, rather than each making a copy of their own.
+    ask for the same key meanwhile wait for that making to end and are handed
+    what it made, rather than each making a copy of their own.
 
     So a cold cache meets a crowd with one read: a worker's first submissions
     arriving together each need the solution, and after a restart or a
-    submission, a board's readers each need its new board.
+    submission, a board's readers each need its new board. A key names
+    exactly what is made (a board at its version, not a board at any
+    version), since a waiter takes what was made for the key as its own.
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._making: dict[Hashable, threading.Event] = {}
+        self._making: dict[Hashable, _Making] = {}
 
     def run(self, key: Hashable, look: Callable[[], T | None], make: Callable[[], T]) -> T:
-        """What ``look`` finds, else what ``make`` returns. ``make`` keeps
-        what it makes where ``look`` finds it (or not: a thread that then
-        looks in vain makes its own); while another thread makes ``key``'s,
-        this one waits, then looks again, and makes it itself only if the
-        other failed or kept nothing that ``look`` takes. ``look`` runs under
-        this object's lock, so it must be quick and take no lock that is held
-        while calling :meth:`run`."""
-        while True:
-            with self._lock:
-                found = look()
-                if found is not None:
-                    return found
-                making = self._making.get(key)
-                if making is None:  # this thread makes it
-                    making = self._making[key] = threading.Event()
-                    break
-            making.wait()
+        """What ``look`` finds (where ``make`` keeps what it makes, if it
+        does), else what ``make`` returns for ``key``: made by this thread
+        unless another is making it, which this one then waits for and takes
+        the result of. If that making raised, each thread that waited makes
+        its own, at once (one failure costs a waiter two makings' time, not
+        one for every thread ahead of it). ``look`` runs under this object's
+        lock, so it must be quick and take no lock held while calling
+        :meth:`run`; ``make`` must not ask for the same key (it would wait
+        for itself)."""
+        with self._lock:
+            found = look()
+            if found is not None:
+                return found
+            making = self._making.get(key)
+            mine = making is None
+            if mine:
+                making = self._making[key] = _Making()
+        assert making is not None
+        if not mine:
+            making.done.wait()
+            made = making.made
+            return make() if made is _FAILED else cast(T, made)
         try:
-            return make()
+            making.made = made = make()
+            return made
         finally:
             with self._lock:
                 del self._making[key]
-            making.set()
+            making.done.set()
 
 
 class SolutionCache:
@@ -398,24 +420,31 @@ class BoardCache:
     A board is asked for with the version just read from the store
     (``CompetitionRow.board_version``, which every change to the board
     increments in the transaction that makes it): the board kept is handed
-    out only if it was read at that version or a later one, and so is the
-    board as the store holds it, whichever process or host changed it last. A
-    board read at version ``v`` is read after ``v`` was: it holds every change
-    up to ``v``, and perhaps a later one, which the next version then
-    replaces. A board missing here is built by one thread while the others
-    that ask for it wait for it (:class:`SingleFlight`).
+    out only if it was read at that very version (or, with ``later``, at that
+    version or a later one), and so is the board as the store holds it,
+    whichever process or host changed it last. A board read at version ``v``
+    is read after ``v`` was: it holds every change up to ``v``, and perhaps a
+    later one, which the next version then replaces. (A board kept at a later
+    version is taken for a newer one: versions only grow, and a store put
+    back from a backup needs its workers restarted.) A board missing here is
+    built by one thread while the others that ask for it at the same version
+    wait for it (:class:`SingleFlight`).
     """
 
-    def __init__(self, size: int = 64) -> None:
+    def __init__(self, size: int = 64, *, later: bool = False) -> None:
         self.size = size
+        self.later = later
         self._lock = threading.Lock()
         self._items: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
         self._flight = SingleFlight()
 
     def get(self, key: Hashable, version: int) -> Any:
-        """The board kept under ``key`` if it was read at ``version`` or later, else ``None``."""
+        """The board kept under ``key`` if it was read at ``version`` (or
+        later, with ``later``), else ``None``."""
         found = self.latest(key)
-        return None if found is None or found[0] < version else found[1]
+        if found is None or found[0] < version or (found[0] > version and not self.later):
+            return None
+        return found[1]
 
     def latest(self, key: Hashable) -> tuple[int, Any] | None:
         """The board kept under ``key`` with its version, whatever it is."""
@@ -425,22 +454,20 @@ class BoardCache:
                 self._items.move_to_end(key)
             return found
 
-    def made(self, key: Hashable, version: int, make: Callable[[], tuple[int, Any]]) -> Any:
-        """:meth:`get`, or else the board ``make`` returns with the version
-        it was read at, which is kept: made by one thread while the others
-        asking for ``key`` wait, then take it if it is as recent as they
-        need (a board read at an earlier version is theirs to make, by a
-        patch of this one, say)."""
+    def made(self, key: Hashable, version: int, make: Callable[[], Any]) -> Any:
+        """:meth:`get`, or else the board ``make`` returns as read at
+        ``version``, which is kept: made by one thread while the others
+        asking for ``key`` at ``version`` wait for it and take it."""
         found = self.get(key, version)
         if found is not None:
             return found
 
         def build() -> Any:
-            made_at, board = make()
-            self.put(key, made_at, board)
+            board = make()
+            self.put(key, version, board)
             return board
 
-        return self._flight.run(key, lambda: self.get(key, version), build)
+        return self._flight.run((key, version), lambda: self.get(key, version), build)
 
     def put(self, key: Hashable, version: int, board: Any) -> None:
         if self.size <= 0:
@@ -479,5 +506,5 @@ class Caches:
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)
-        self.public_boards = BoardCache(boards)  # KeptBoards, to patch
+        self.public_boards = BoardCache(boards, later=True)  # KeptBoards, to patch
         self.scratch = ScratchPool()
