@@ -1,8 +1,11 @@
 """What the engine's tests share: a clock they move by hand, a store on
-each database, a solution, and submission files of a chosen error."""
+each database, a solution, submission files of a chosen error, and threads
+that ask for something at once."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 
 import numpy as np
@@ -72,3 +75,27 @@ def snapshot(store) -> tuple:
         ).all()
         submissions = session.scalar(select(func.count()).select_from(SubmissionRow))
     return [tuple(map(repr, s)) for s in states], submissions
+
+
+def at_once(function, count: int) -> list:
+    """``function()`` in ``count`` threads started together, its results
+    (or the exception each raised); the test fails rather than hangs if one
+    of them is left waiting."""
+    asked = threading.Barrier(count)
+    out: list = [None] * count
+
+    def run(k: int) -> None:
+        asked.wait()
+        try:
+            out[k] = function()
+        except Exception as exc:
+            out[k] = exc
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 10
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    assert not any(thread.is_alive() for thread in threads), "left waiting"
+    return out

@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from engine_helpers import at_once
 from ladderboard.encoding import encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
@@ -378,30 +379,6 @@ def test_the_scratch_pool_lends_each_scratch_to_one_submission_and_keeps_few():
     with small.lent(sol) as scratch:
         assert scratch is None
     assert small.idle == 0
-
-
-def at_once(function, count: int) -> list:
-    """``function()`` in ``count`` threads started together, its results
-    (or the exception each raised); the test fails rather than hangs if one
-    of them is left waiting."""
-    asked = threading.Barrier(count)
-    out: list = [None] * count
-
-    def run(k: int) -> None:
-        asked.wait()
-        try:
-            out[k] = function()
-        except Exception as exc:
-            out[k] = exc
-
-    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(count)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + 10
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    assert not any(thread.is_alive() for thread in threads), "left waiting"
-    return out
 
 
 def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_needs_it(

@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from pydantic import TypeAdapter
 
+from engine_helpers import at_once
 from ladderboard.rules.boards import BoardRow
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.schemas import BoardRowOut
@@ -131,7 +132,6 @@ def test_the_ranks_openings_stay_in_order_when_threads_make_them_at_once(monkeyp
 def test_a_board_asked_for_by_many_readers_at_once_is_serialised_once(monkeypatch):
     """A new board's readers arrive together (after a submission): one
     serialises it while the others wait, and all are handed the same bytes."""
-    import threading
     import time
 
     at = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
@@ -146,20 +146,7 @@ def test_a_board_asked_for_by_many_readers_at_once_is_serialised_once(monkeypatc
         return piece(row)
 
     monkeypatch.setattr(kept, "_piece", slow)
-    asked = threading.Barrier(8)
-    out: list = []
-
-    def read() -> None:
-        asked.wait()
-        out.append(kept.rows(board))
-
-    threads = [threading.Thread(target=read, daemon=True) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    deadline = time.monotonic() + 10
-    for thread in threads:
-        thread.join(max(0.0, deadline - time.monotonic()))
-    assert not any(thread.is_alive() for thread in threads), "left waiting"
+    out = at_once(lambda: kept.rows(board), 8)
     assert len(made) == len(board)  # each row serialised once
-    assert len(out) == 8 and all(o is out[0] for o in out)
+    assert all(o is out[0] for o in out)
     assert out[0] == schema_json(board)
