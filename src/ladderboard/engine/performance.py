@@ -142,6 +142,9 @@ class ClearedWhenFull(dict):
         super().__setitem__(key, value)
 
 
+_FAILED = object()
+
+
 class _Making:
     """One key's making under way: set ``done`` when it ends, with ``made``
     what it made (left :data:`_FAILED` when it raised)."""
@@ -151,9 +154,6 @@ class _Making:
     def __init__(self) -> None:
         self.done = threading.Event()
         self.made: Any = _FAILED
-
-
-_FAILED = object()
 
 
 class SingleFlight:
@@ -178,30 +178,31 @@ class SingleFlight:
         unless another is making it, which this one then waits for and takes
         the result of. If that making raised, each thread that waited makes
         its own, at once (one failure costs a waiter two makings' time, not
-        one for every thread ahead of it). ``look`` runs under this object's
-        lock, so it must be quick and take no lock held while calling
-        :meth:`run`; ``make`` must not ask for the same key (it would wait
-        for itself)."""
+        one for every thread ahead of it). ``look`` runs first on its own (a
+        hit takes no lock of this object's), then again under this object's
+        lock, so it must be quick, safe from any thread, and take no lock held
+        while calling :meth:`run`; ``make`` must not ask for the same key (it
+        would wait for itself)."""
+        found = look()
+        if found is not None:
+            return found
         with self._lock:
-            found = look()
+            found = look()  # kept since the look above, by a making that has ended
             if found is not None:
                 return found
-            making = self._making.get(key)
-            mine = making is None
-            if mine:
-                making = self._making[key] = _Making()
-        assert making is not None
-        if not mine:
-            making.done.wait()
-            made = making.made
-            return make() if made is _FAILED else cast(T, made)
+            other = self._making.get(key)
+            if other is None:
+                mine = self._making[key] = _Making()
+        if other is not None:
+            other.done.wait()
+            return make() if other.made is _FAILED else cast(T, other.made)
         try:
-            making.made = made = make()
+            mine.made = made = make()
             return made
         finally:
             with self._lock:
                 del self._making[key]
-            making.done.set()
+            mine.done.set()
 
 
 class SolutionCache:
@@ -254,9 +255,6 @@ class SolutionCache:
 
     def _get(self, competition_id: int, sha256: str, read: Any) -> Solution:
         key = (competition_id, sha256)
-        found = self._items.get(key)
-        if found is not None:
-            return found
 
         def parse() -> Solution:
             parsed = Solution.from_csv(unpack(read()))
@@ -458,9 +456,6 @@ class BoardCache:
         """:meth:`get`, or else the board ``make`` returns as read at
         ``version``, which is kept: made by one thread while the others
         asking for ``key`` at ``version`` wait for it and take it."""
-        found = self.get(key, version)
-        if found is not None:
-            return found
 
         def build() -> Any:
             board = make()

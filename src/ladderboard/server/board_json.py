@@ -73,9 +73,6 @@ class BoardJson:
         """``board``'s rows and digest, serialised by one thread while the
         others that ask for them meanwhile (a board's readers after a
         submission) wait for it."""
-        found = self._found(board)
-        if found is not None:
-            return found
         return self._flight.run(id(board), lambda: self._found(board), lambda: self._made(board))
 
     def _found(self, board: Board) -> tuple[bytes, str] | None:

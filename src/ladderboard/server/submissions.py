@@ -71,8 +71,8 @@ _SPOOL_BYTES = 1 << 20
 # file of labels is about 800 KB) is received before the submission is
 # admitted when a scoring slot is free, then admitted and scored in one trip
 # through the thread pool. Received while the admission is read, it would
-# take a second trip, and the two would contend for the interpreter: at 1e5
-# rows that costs about 0.3 ms more than the overlap saves. Any other file
+# take a second trip, and the two would contend for the interpreter, which
+# costs more than the overlap saves for a body this small. Any other file
 # body is received while the admission is read, so a caller without a valid
 # token makes the server receive up to this much, or what arrives while its
 # token is read (up to the upload limit, spooled to disk), and no more.
