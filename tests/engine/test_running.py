@@ -76,7 +76,10 @@ def test_running_a_past_deadline_is_refused_at_creation_and_at_an_edit(store, cl
     assert store.competition("comp").deadline == START + timedelta(days=1)
     later = store.update("comp", deadline=(START + timedelta(days=3)).isoformat())
     assert later.deadline == START + timedelta(days=3) == later.config.deadline
+    # A configuration is checked once and kept: the kept one follows the edit.
+    assert store.competition("comp").config.deadline == START + timedelta(days=3)
     assert store.update("comp", deadline=None).deadline is None
+    assert store.competition("comp").config.deadline is None
 
 
 def test_running_an_extended_deadline_lets_a_cached_target_submit_again(store, clock):

@@ -3,6 +3,10 @@ shows when there is none, and the frozen view of a competition's row."""
 
 from __future__ import annotations
 
+import functools
+import json
+from typing import Any
+
 from sqlalchemy.orm import Session
 
 from ladderboard.engine.errors import NotFound
@@ -12,7 +16,7 @@ from ladderboard.rules.text import TEAM_NAME_CHARS, check_text, is_slug
 from ladderboard.store import queries
 from ladderboard.store.models import CompetitionRow, TeamRow
 
-__all__ = ["competition", "info", "refuse_impossible", "team"]
+__all__ = ["competition", "config", "info", "refuse_impossible", "team"]
 
 
 def refuse_impossible(slug: str, team: str | None = None) -> None:
@@ -48,7 +52,7 @@ def info(row: CompetitionRow) -> CompetitionInfo:
         slug=row.slug,
         title=row.title,
         description=row.description,
-        config=CompetitionConfig.from_json(row.config),
+        config=config(row.config),
         created_at=aware(row.created_at),
         deadline=aware(row.deadline),
         closed_at=aware(row.closed_at),
@@ -58,3 +62,18 @@ def info(row: CompetitionRow) -> CompetitionInfo:
         rules=row.rules or "",
         published_at=aware(row.key_revealed_at),
     )
+
+
+def config(stored: dict[str, Any]) -> CompetitionConfig:
+    """The configuration stored as ``stored``, checked once per process for
+    each distinct one: every read of a competition needs it, and checking
+    it (the mechanism, the score and its parameters) costs several times
+    its read. Its deadline can change (:meth:`Competitions.update
+    <ladderboard.engine.Competitions.update>`), so it is looked up by its
+    whole content."""
+    return _checked_config(json.dumps(stored, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_config(text: str) -> CompetitionConfig:
+    return CompetitionConfig.from_json(json.loads(text))

@@ -161,9 +161,15 @@ class CompetitionConfig:
             raise ValueError(
                 f"mechanism_params must not set {sorted(forbidden)}: the engine supplies them"
             )
-        self.scoring()  # validates the score against the mechanism
+        # Checks the score against the mechanism, once: a configuration is
+        # frozen, and its scoring is asked for on every submission.
+        object.__setattr__(self, "_scoring", self._scoring_of())
 
     def scoring(self) -> Scoring:
+        """How this competition's predictions become a score."""
+        return self._scoring  # type: ignore[attr-defined]  # set by __post_init__
+
+    def _scoring_of(self) -> Scoring:
         klass = MECHANISMS[self.mechanism]
         if klass.input_kind == "losses":
             if self.score not in LOSSES:

@@ -175,14 +175,17 @@ def authenticate(
     *,
     a_team_token: bool = False,
     failures_tat: tuple[float | None] | None = None,
+    token_hash: str | None = None,
 ) -> Caller:
     """The caller of ``token``: the organiser or a team of some competition,
     refused with 401 (counted against the address) when it is neither.
     ``a_team_token`` says the caller already found a team with the token,
-    and ``failures_tat`` holds the address's failed-authentication bucket
-    as read with it (:func:`failures_key`)."""
+    ``failures_tat`` holds the address's failed-authentication bucket
+    as read with it (:func:`failures_key`), and ``token_hash`` the token's
+    :func:`hash_token` when the caller has it."""
     is_organiser = is_organiser_token(settings, token)
-    token_hash = hash_token(token)
+    if token_hash is None:
+        token_hash = hash_token(token)
     looked_up = not (is_organiser or a_team_token)
     if looked_up:
         check_failures(request, settings)  # before the token is looked up
@@ -274,21 +277,22 @@ def team_member(
     request: Request,
     competitions: Competitions,
     settings: Settings,
-    credentials: HTTPAuthorizationCredentials | None,
+    token: str | None,
     slug: str,
     idempotency_key: str | None = None,
 ) -> tuple[TeamInfo, CompetitionInfo, Admission | None]:
     """The calling team and its competition: what :func:`caller`,
     :func:`competition_of` and :func:`team_of` give a team's route, with
     the same refusals in the same order, but in one read of the store (and
-    no trip through the thread pool of its own) when the token is a team's
-    of this competition, as it is on every request that goes through. That
-    read also gives what admits the team's submission with this idempotency
-    key (``None`` when the caller was found otherwise)."""
+    no trip through the thread pool of its own) when the bearer ``token``
+    (``None`` without one) is a team's of this competition, as it is on
+    every request that goes through. That read also gives what admits the
+    team's submission with this idempotency key (``None`` when the caller
+    was found otherwise)."""
     competition = team = admission = None
     failures_tat: tuple[float | None] | None = None
-    token = None if credentials is None else credentials.credentials
     if token is not None:
+        token_hash = hash_token(token)
         # When the token spends nothing, the address's failed authentications
         # are read here, so that the team's authentication needs no read of its
         # own; with a token limit, the write that spends the request reads them.
@@ -297,18 +301,20 @@ def team_member(
         )
         try:
             competition, team, admission, tat = competitions.member_admission(
-                slug, hash_token(token), idempotency_key,
+                slug, token_hash, idempotency_key,
                 rate_key=failures_key(request) if read_failures else None,
             )  # fmt: skip
             failures_tat = (tat,) if read_failures else None
         except NotFound:  # a slug no competition can have: refused below, in order
             competition = team = admission = None
     if token is None or team is None:
-        who = caller(request, settings, credentials)
+        bearer = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token or "")
+        who = caller(request, settings, None if token is None else bearer)
     else:
         who = authenticate(
-            request, competitions, settings, token, a_team_token=True, failures_tat=failures_tat
-        )
+            request, competitions, settings, token,
+            a_team_token=True, failures_tat=failures_tat, token_hash=token_hash,
+        )  # fmt: skip
     if competition is None:
         competition = competition_of(competitions, slug)
     if team is None or who.is_organiser:

@@ -34,7 +34,6 @@ from typing import Any, BinaryIO, Literal, TypeVar, cast
 
 import anyio
 from fastapi.concurrency import run_in_threadpool
-from fastapi.security import HTTPAuthorizationCredentials
 from fastapi.security.utils import get_authorization_scheme_param
 from starlette.datastructures import FormData
 from starlette.datastructures import UploadFile as StarletteUpload
@@ -117,20 +116,20 @@ def _admit(
     """The calling team and its competition, once its submission is admitted,
     in one trip through the thread pool (:func:`~ladderboard.server.deps.team_member`)."""
     team, competition, read = team_member(
-        request, competitions, settings, _credentials(request), slug, idempotency_key
+        request, competitions, settings, _bearer_token(request), slug, idempotency_key
     )
     competitions.admit(competition.slug, team.name, idempotency_key, read=read)
     return team, competition
 
 
-def _credentials(request: Request) -> HTTPAuthorizationCredentials | None:
+def _bearer_token(request: Request) -> str | None:
     """The bearer token, read as the API's other routes read it (none when
     the header is missing or of another scheme)."""
     authorization = request.headers.get("authorization")
     scheme, token = get_authorization_scheme_param(authorization)
     if not (authorization and scheme and token) or scheme.lower() != "bearer":
         return None
-    return HTTPAuthorizationCredentials(scheme=scheme, credentials=token)
+    return token
 
 
 def _body_kind(request: Request) -> Literal["form", "file"]:
