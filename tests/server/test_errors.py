@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import anyio
 import pytest
 from server_helpers import (
     ADMIN,
@@ -157,6 +160,38 @@ def test_413_for_files_over_the_limits(make_client, solution):
     assert client.app.state.competitions.competition("small").config.max_bytes == 100
     small = add_team(client, "alpha", slug="small")
     refused(submit(client, small, b"id,target\n" + b"0,1\n" * 50, slug="small"), 413, "too_large")
+
+
+@pytest.mark.parametrize("announced", [200, 2 << 20], ids=["received-first", "while-admitted"])
+def test_422_for_a_file_body_cut_short_and_nothing_is_stored(client, solution, announced):
+    """A client that goes away mid-body (its body announced small, so received
+    before the admission, or large, so received while admitted) is refused and
+    leaves nothing behind: no submission, no refused file, the day's one
+    submission still unspent."""
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    messages = iter([{"type": "http.request", "body": b"id,target\n0,1\n", "more_body": True}])
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return next(messages, {"type": "http.disconnect"})
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    headers = bearer(token) | {"Content-Type": "text/csv", "Content-Length": str(announced)}
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/competitions/demo/submissions", "raw_path": b"",
+        "root_path": "", "query_string": b"", "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80), "app": client.app,
+        "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
+    }  # fmt: skip
+    anyio.run(client.app, scope, receive, send)
+    assert sent[0]["status"] == 422
+    assert json.loads(sent[1]["body"])["error"] == "invalid_request"
+    assert stored(client) == (0, 0)
+    assert send_file(client, token, predictions(solution, 0)).status_code == 201
 
 
 def stored(client) -> tuple[int, int]:

@@ -99,6 +99,18 @@ def submit_file(
 ) -> SubmissionCreated:
     """Read and submit an uploaded file whose submission was admitted."""
     data = read_upload(upload, settings.max_upload_bytes, "submission file")
+    return _submitted(competitions, team, competition, data, message, idempotency_key)
+
+
+def _submitted(
+    competitions: Competitions,
+    team: TeamInfo,
+    competition: CompetitionInfo,
+    data: bytes,
+    message: str,
+    idempotency_key: str | None,
+) -> SubmissionCreated:
+    """Submit the file ``data`` of an admitted submission; what it answers."""
     result = competitions.submit(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
@@ -169,11 +181,11 @@ async def submit(request: Request) -> Response:
         # came with the headers), then admitted and scored in one trip through
         # the thread pool: one trip less. A refused one is still never parsed;
         # with every slot busy, refusals are not queued behind scoring.
-        upload, size = await _file_body(request, settings.max_upload_bytes)
-        async with _closing(upload), slots:
+        data = await _body_bytes(request, settings.max_upload_bytes)
+        async with slots:
             body = await run_in_threadpool(
-                _admitted_json, request, competitions, settings, slug, upload.file, size,
-                message or "", idempotency_key,
+                _admitted_json, request, competitions, settings, slug, data, message or "",
+                idempotency_key,
             )  # fmt: skip
         return _created(body)
     if kind == "file":
@@ -233,18 +245,15 @@ def _admitted_json(
     competitions: Competitions,
     settings: Settings,
     slug: str,
-    upload: BinaryIO,
-    size: int,
+    data: bytes,
     message: str,
     idempotency_key: str | None,
 ) -> bytes:
-    """:func:`_admit`, then :func:`submit_file` of the file received
-    (``size`` bytes), in one trip through the thread pool; the answer's JSON."""
+    """:func:`_admit`, then the submission of the file ``data`` (received
+    whole), in one trip through the thread pool; the answer's JSON."""
     team, competition = _admit(request, competitions, settings, slug, idempotency_key)
-    _refuse_empty(size)
-    created = submit_file(
-        competitions, settings, team, competition, upload, message, idempotency_key
-    )
+    _refuse_empty(len(data))
+    created = _submitted(competitions, team, competition, data, message, idempotency_key)
     return created.model_dump_json().encode()
 
 
@@ -304,11 +313,7 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
         async for chunk in request.stream():
             received += len(chunk)
             if received > limit:
-                raise ApiError(
-                    413,
-                    "too_large",
-                    f"the submission file is larger than the limit of {limit} bytes",
-                )
+                raise _too_large(limit)
             await upload.write(chunk)
         # Seeking or closing an unlinked file on disk is one system call: done
         # here rather than in a thread, so that a cancellation cannot come
@@ -321,6 +326,28 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
         spool.close()
         raise
     return upload, received
+
+
+async def _body_bytes(request: Request, limit: int) -> bytes:
+    """A body announced as small (see :data:`_RECEIVED_FIRST_BYTES`),
+    received whole into memory: no file to write it into and read it back
+    from. Refused as :func:`_file_body` refuses."""
+    chunks, received = [], 0
+    try:
+        async for chunk in request.stream():
+            received += len(chunk)
+            if received > limit:
+                raise _too_large(limit)
+            chunks.append(chunk)
+    except ClientDisconnect:
+        raise invalid("the body ended before it was complete") from None
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(
+        413, "too_large", f"the submission file is larger than the limit of {limit} bytes"
+    )
 
 
 async def _scored(
