@@ -162,15 +162,11 @@ def test_413_for_files_over_the_limits(make_client, solution):
     refused(submit(client, small, b"id,target\n" + b"0,1\n" * 50, slug="small"), 413, "too_large")
 
 
-@pytest.mark.parametrize("announced", [200, 2 << 20], ids=["received-first", "while-admitted"])
-def test_422_for_a_file_body_cut_short_and_nothing_is_stored(client, solution, announced):
-    """A client that goes away mid-body (its body announced small, so received
-    before the admission, or large, so received while admitted) is refused and
-    leaves nothing behind: no submission, no refused file, the day's one
-    submission still unspent."""
-    create(client, solution, daily_quota=1)
-    token = add_team(client, "alpha")
-    messages = iter([{"type": "http.request", "body": b"id,target\n0,1\n", "more_body": True}])
+def sent_raw(client, token: str, announced: int, parts: list[bytes]) -> tuple[int, dict]:
+    """A file body sent to the app as an HTTP server hands it over: its
+    ``Content-Length`` header says ``announced``, ``parts`` arrive, then the
+    client goes away. The answer's status and JSON."""
+    messages = iter([{"type": "http.request", "body": p, "more_body": True} for p in parts])
     sent: list[dict] = []
 
     async def receive() -> dict:
@@ -188,10 +184,36 @@ def test_422_for_a_file_body_cut_short_and_nothing_is_stored(client, solution, a
         "headers": [(k.lower().encode(), v.encode()) for k, v in headers.items()],
     }  # fmt: skip
     anyio.run(client.app, scope, receive, send)
-    assert sent[0]["status"] == 422
-    assert json.loads(sent[1]["body"])["error"] == "invalid_request"
+    return sent[0]["status"], json.loads(sent[1]["body"])
+
+
+@pytest.mark.parametrize("announced", [200, 2 << 20], ids=["received-first", "while-admitted"])
+def test_422_for_a_file_body_cut_short_and_nothing_is_stored(client, solution, announced):
+    """A client that goes away mid-body (its body announced small, so received
+    before the admission, or large, so received while admitted) is refused and
+    leaves nothing behind: no submission, no refused file, the day's one
+    submission still unspent."""
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    status, body = sent_raw(client, token, announced, [b"id,target\n0,1\n"])
+    assert (status, body["error"]) == (422, "invalid_request")
+    assert body["message"] == "The body ended before it was complete."
     assert stored(client) == (0, 0)
     assert send_file(client, token, predictions(solution, 0)).status_code == 201
+
+
+def test_422_for_a_small_file_body_longer_than_it_announced(client, solution):
+    """A body announced as small is held in memory whole: no more of it than
+    its ``Content-Length`` said (a request both sized and chunked, which some
+    HTTP servers frame as chunked) is taken, and nothing is stored."""
+    create(client, solution, daily_quota=1)
+    token = add_team(client, "alpha")
+    data = predictions(solution, 0)
+    status, body = sent_raw(client, token, 100, [data[:100], data[100:]])
+    assert (status, body["error"]) == (422, "invalid_request")
+    assert "longer than its Content-Length" in body["message"]
+    assert stored(client) == (0, 0)
+    assert send_file(client, token, data).status_code == 201
 
 
 def stored(client) -> tuple[int, int]:

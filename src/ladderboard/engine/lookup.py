@@ -66,9 +66,10 @@ def info(row: CompetitionRow) -> CompetitionInfo:
 
 def config(stored: dict[str, Any]) -> CompetitionConfig:
     """The configuration stored as ``stored``, checked once per process for
-    each distinct one: every read of a competition needs it, and checking
-    it (the mechanism, the score and its parameters) costs several times
-    its read. Its deadline can change (:meth:`Competitions.update
+    each distinct one and shared (read-only) by every reader: every read of
+    a competition and every submission's target needs it, and checking it
+    (the mechanism, the score and its parameters) costs several times its
+    read. Its deadline can change (:meth:`Competitions.update
     <ladderboard.engine.Competitions.update>`), so it is looked up by its
     whole content."""
     return _checked_config(json.dumps(stored, sort_keys=True))

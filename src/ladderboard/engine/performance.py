@@ -23,7 +23,7 @@ from ladderboard.encoding import encode_array, payload
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
-from ladderboard.rules.config import CompetitionConfig, Scoring
+from ladderboard.rules.config import Scoring
 from ladderboard.rules.scoring import ScoringScratch, check_targets
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
@@ -36,7 +36,6 @@ __all__ = [
     "CachedRanks",
     "Caches",
     "ClearedWhenFull",
-    "ConfigCache",
     "MechanismCache",
     "ScratchPool",
     "SingleFlight",
@@ -265,26 +264,6 @@ class SolutionCache:
         return self._flight.run(key, lambda: self._items.get(key), parse)
 
 
-class ConfigCache:
-    """Parsed configurations (a competition's never changes after creation)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._items: dict[tuple[int, str], CompetitionConfig] = {}
-
-    def get(self, competition_id: int, commitment: str, data: dict) -> CompetitionConfig:
-        """The configuration stored as ``data`` for the competition created
-        with ``commitment`` (unique to each creation: it covers the random key)."""
-        key = (competition_id, commitment)
-        with self._lock:
-            found = self._items.get(key)
-        if found is None:
-            found = CompetitionConfig.from_json(data)
-            with self._lock:
-                self._items[key] = found
-        return found
-
-
 class CachedMechanism:
     """A scope's mechanism as advanced by this process's last commit, with
     the encodings of its learned arrays.
@@ -482,8 +461,8 @@ class BoardCache:
 
 
 class Caches:
-    """Everything the engine keeps in process, in one place: parsed solutions
-    and configurations, the mechanisms last advanced here, the large arrays
+    """Everything the engine keeps in process, in one place: parsed solutions,
+    the mechanisms last advanced here, the large arrays
     known to be stored, the targets of submissions (a competition's and a
     team's rows, which never change) and the boards last built (the public
     boards of per-team competitions to be patched)."""
@@ -496,7 +475,6 @@ class Caches:
         mechanism_bytes: int = 2**30,
     ) -> None:
         self.solutions = SolutionCache()
-        self.configs = ConfigCache()
         self.mechanisms = MechanismCache(mechanisms, mechanism_bytes)
         self.arrays = StoredArrays()
         self.targets = ClearedWhenFull(targets)

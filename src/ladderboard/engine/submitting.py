@@ -440,7 +440,7 @@ class Submitter:
                     lookup.team(session, lookup.competition(session, slug), team)
             competition_id, config, deadline, solution_sha256, commitment, team_id = row
             solution = caches.solutions.lookup(competition_id, solution_sha256, connection)
-        config = caches.configs.get(competition_id, commitment, config)
+        config = lookup.config(config)
         scoring = config.scoring()
         target = Target(
             competition_id=competition_id,

@@ -307,9 +307,11 @@ def team_member(
             failures_tat = (tat,) if read_failures else None
         except NotFound:  # a slug no competition can have: refused below, in order
             competition = team = admission = None
-    if token is None or team is None:
-        bearer = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token or "")
-        who = caller(request, settings, None if token is None else bearer)
+    if token is None:
+        who = caller(request, settings, None)
+    elif team is None:
+        bearer = HTTPAuthorizationCredentials(scheme="Bearer", credentials=token)
+        who = caller(request, settings, bearer)
     else:
         who = authenticate(
             request, competitions, settings, token,

@@ -181,7 +181,7 @@ async def submit(request: Request) -> Response:
         # came with the headers), then admitted and scored in one trip through
         # the thread pool: one trip less. A refused one is still never parsed;
         # with every slot busy, refusals are not queued behind scoring.
-        data = await _body_bytes(request, settings.max_upload_bytes)
+        data = await _body_bytes(request, settings.max_upload_bytes, _announced_bytes(request))
         async with slots:
             body = await run_in_threadpool(
                 _admitted_json, request, competitions, settings, slug, data, message or "",
@@ -328,16 +328,21 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
     return upload, received
 
 
-async def _body_bytes(request: Request, limit: int) -> bytes:
-    """A body announced as small (see :data:`_RECEIVED_FIRST_BYTES`),
-    received whole into memory: no file to write it into and read it back
-    from. Refused as :func:`_file_body` refuses."""
+async def _body_bytes(request: Request, limit: int, announced: float) -> bytes:
+    """A body announced as small (``announced`` bytes, at most
+    :data:`_RECEIVED_FIRST_BYTES`), received whole into memory: no file to
+    write it into and read it back from. Refused as :func:`_file_body`
+    refuses, and with 422 past its announced length (a request both sized and
+    chunked, which some HTTP servers frame as chunked), so that no more than
+    it announced is ever held."""
     chunks, received = [], 0
     try:
         async for chunk in request.stream():
             received += len(chunk)
             if received > limit:
                 raise _too_large(limit)
+            if received > announced:
+                raise invalid("the body is longer than its Content-Length")
             chunks.append(chunk)
     except ClientDisconnect:
         raise invalid("the body ended before it was complete") from None
