@@ -403,32 +403,34 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
     monkeypatch.setattr(Solution, "from_csv", staticmethod(slow_parse))
 
     reads = []
+    fails = {1: 0, 2: 1}  # a competition's reads that fail before one succeeds
 
-    class Row:  # what the cache reads of a competition's row
-        def __init__(self, ident: int, fails: int = 0) -> None:
-            self.id, self.solution_sha256, self.fails = ident, "sha", fails
+    def solution_file(connection, competition_id: int) -> bytes:  # the store's read
+        reads.append(competition_id)
+        if reads.count(competition_id) <= fails[competition_id]:
+            time.sleep(0.05)  # the others ask meanwhile
+            raise OSError("the store went away")
+        return blob
 
-        @property
-        def solution(self) -> bytes:
-            reads.append(self.id)
-            if reads.count(self.id) <= self.fails:
-                time.sleep(0.05)  # the others ask meanwhile
-                raise OSError("the store went away")
-            return blob
+    from ladderboard.engine import performance
 
+    monkeypatch.setattr(performance.queries, "solution_file", solution_file)
     cache = SolutionCache()
-    found = at_once(lambda: cache.get(Row(1)), 8)  # type: ignore[arg-type]
+
+    def get(ident: int):
+        return cache.lookup(ident, "sha", connection=None)
+
+    found = at_once(lambda: get(1), 8)
     assert len(parsed) == 1
     assert all(f is found[0] for f in found)
     assert np.array_equal(found[0].targets, sol.targets)
 
     # A read that fails: the threads that waited for it each read it once, at once.
-    row = Row(2, fails=1)
-    outcomes = at_once(lambda: cache.get(row), 4)  # type: ignore[arg-type]
+    outcomes = at_once(lambda: get(2), 4)
     solutions = [o for o in outcomes if not isinstance(o, OSError)]
     assert len(solutions) == 3 and len(outcomes) - len(solutions) == 1
     assert reads.count(2) == 4 and len(parsed) == 1 + 3  # one failed read, three that parsed
-    kept = at_once(lambda: cache.get(Row(2)), 1)[0]  # type: ignore[arg-type]
+    kept = at_once(lambda: get(2), 1)[0]
     assert any(kept is o for o in solutions) and len(parsed) == 4
 
 

@@ -137,3 +137,48 @@ def test_a_dead_idle_connection_is_replaced_before_use(database_url, monkeypatch
         assert connection.execute(text("SELECT pg_backend_pid()")).scalar() != pid
     assert pings
     engine.dispose()
+
+
+def test_solutions_survive_the_move_to_their_own_table_and_back(database_url):
+    """Migration 0010 moves each competition's solution file out of
+    ``competitions`` (whose row every submission updates) into
+    ``competition_solutions``; going down to 0009 and up again keeps every
+    solution, and ``verify`` (which checks the solution against the
+    commitment) passes after it."""
+    import numpy as np
+
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.audit import verify
+    from ladderboard.files.solution import Solution
+    from ladderboard.rules.config import CompetitionConfig
+    from ladderboard.store import unpack
+    from ladderboard.store.database import downgrade
+
+    rng = np.random.default_rng(1)
+    store = Competitions.open(database_url)
+    solutions = {}
+    for slug, n in (("small", 30), ("large", 3000)):
+        solutions[slug] = Solution.from_labels(
+            rng.integers(0, 2, n), public_fraction=0.5, random_state=0
+        )
+        config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+        store.create(slug, solutions[slug], config)
+        store.add_team(slug, "a")
+        labels = rng.integers(0, 2, n)
+        rows = "".join(f"{i},{v}\n" for i, v in zip(solutions[slug].ids, labels, strict=True))
+        store.submit(slug, "a", ("id,target\n" + rows).encode())
+    assert "solution" not in {c["name"] for c in inspect(store.engine).get_columns("competitions")}
+    downgrade(store.engine, "0009")
+    with store.engine.connect() as connection:
+        moved = dict(connection.exec_driver_sql("SELECT slug, solution FROM competitions").all())
+    assert {slug: unpack(blob) for slug, blob in moved.items()} == {
+        slug: solution.to_csv() for slug, solution in solutions.items()
+    }
+    assert "competition_solutions" not in inspect(store.engine).get_table_names()
+    migrate(store.engine)
+    reopened = Competitions.open(database_url)  # no solution cached
+    for slug, solution in solutions.items():
+        assert reopened.solution(slug).to_csv() == solution.to_csv()
+        assert verify(reopened, slug).submissions == 1
+    reopened.dispose()
+    store.engine.dispose()

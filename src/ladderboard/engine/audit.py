@@ -92,7 +92,7 @@ def verify(
         if row is None:
             raise VerificationError(f"no competition {slug!r}")
         key = key_hex or row.secret_key
-        solution_bytes = unpack(row.solution)
+        solution_bytes = unpack(queries.solution_file(session.connection(), row.id))
         solution = Solution.from_csv(solution_bytes)
         expected = commitment_of(
             hashlib.sha256(solution_bytes).hexdigest(), solution.split_sha256, key

@@ -277,7 +277,6 @@ class Competitions:
             created_at=self._clock(),
             deadline=config.deadline,
             closed_at=None,
-            solution=pack(solution_bytes),
             solution_sha256=solution_sha256,
             split_sha256=split,
             secret_key=stream.key_hex,
@@ -310,7 +309,7 @@ class Competitions:
         shared = BOARD_SCOPE if config.board == "per-rank" else None
         try:
             with self._transaction() as session:
-                queries.add_competition(session, row, shared)
+                queries.add_competition(session, row, pack(solution_bytes), shared)
                 _store_files(session, row, checked_files, replace=False)
         except IntegrityError as exc:
             raise Conflict(f"a competition {slug!r} already exists") from exc
@@ -380,7 +379,8 @@ class Competitions:
     def solution(self, slug: str) -> Solution:
         """The organiser's solution (labels)."""
         with Session(self.reader) as session:
-            return self.caches.solutions.get(lookup.competition(session, slug))
+            row = lookup.competition(session, slug)
+            return self.caches.solutions.lookup(row.id, row.solution_sha256, session.connection())
 
     def decimals(self, info: CompetitionInfo) -> int:
         """The decimals a board shows: those the mechanism's releases really

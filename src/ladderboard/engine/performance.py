@@ -28,7 +28,6 @@ from ladderboard.rules.scoring import ScoringScratch, check_targets
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import pack, unpack
-from ladderboard.store.models import CompetitionRow
 
 __all__ = [
     "BoardCache",
@@ -219,10 +218,6 @@ class SolutionCache:
         self._items: dict[tuple[int, str], Solution] = {}
         self._flight = SingleFlight()
         self._suits: dict[Hashable, bool] = {}
-
-    def get(self, row: CompetitionRow) -> Solution:
-        """The solution of the competition ``row`` (its file is loaded on a miss)."""
-        return self._get(row.id, row.solution_sha256, lambda: row.solution)
 
     def lookup(self, competition_id: int, solution_sha256: str, connection: Any) -> Solution:
         """The solution of competition ``competition_id``, read through

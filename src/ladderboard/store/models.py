@@ -1,7 +1,7 @@
 """The tables of a ladderboard store (SQLAlchemy 2.x declarative models).
 
-Secrets live in two places only: ``competitions.solution`` (the labels) and
-``competitions.secret_key`` (the key of every random stream). Nothing reads
+Secrets live in two places only: ``competition_solutions.file`` (the labels)
+and ``competitions.secret_key`` (the key of every random stream). Nothing reads
 them except the engine's scoring and the explicit reveal after the close;
 public schemas of the web edge never include these rows.
 
@@ -35,6 +35,7 @@ __all__ = [
     "Base",
     "CompetitionFileRow",
     "CompetitionRow",
+    "CompetitionSolutionRow",
     "DuplicateFlagRow",
     "MechanismArrayRow",
     "MechanismStateRow",
@@ -76,8 +77,8 @@ class CompetitionRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     deadline: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
     closed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
-    # Secrets: the solution file (zlib) and the key of every random stream.
-    solution: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+    # Secrets: the key of every random stream here, the solution file in
+    # ``competition_solutions``.
     solution_sha256: Mapped[str] = mapped_column(String(64))
     split_sha256: Mapped[str] = mapped_column(String(64))
     secret_key: Mapped[str] = mapped_column(String(64))
@@ -97,6 +98,23 @@ class CompetitionRow(Base):
     # as changed standings (the close, the publication, a selection): a
     # board kept from before it is built afresh, not patched.
     board_reset_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class CompetitionSolutionRow(Base):
+    """A competition's solution file, packed (:func:`ladderboard.store.blobs.pack`).
+
+    A table of its own: every submission updates its competition's row (the
+    board version), and SQLite writes a row whole, so a file kept in it
+    would be read and compared again on each submission (at ten million
+    rows, a blob of about 27 MB).
+    """
+
+    __tablename__ = "competition_solutions"
+
+    competition_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    file: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 class TeamRow(Base):

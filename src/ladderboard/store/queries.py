@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, aliased
 from ladderboard.store.models import (
     CompetitionFileRow,
     CompetitionRow,
+    CompetitionSolutionRow,
     DuplicateFlagRow,
     MechanismStateRow,
     RejectionRow,
@@ -104,7 +105,9 @@ def competitions(session: Session) -> list[CompetitionRow]:
 
 def solution_file(connection: Connection, competition_id: int) -> bytes:
     """The stored (packed) solution file of a competition."""
-    query = select(CompetitionRow.solution).where(CompetitionRow.id == competition_id)
+    query = select(CompetitionSolutionRow.file).where(
+        CompetitionSolutionRow.competition_id == competition_id
+    )
     return connection.execute(query).scalar_one()
 
 
@@ -114,11 +117,14 @@ def _state_row(competition_id: int, scope: str, now: datetime) -> MechanismState
     )
 
 
-def add_competition(session: Session, row: CompetitionRow, board_scope: str | None) -> None:
-    """Insert ``row``, and the empty state of its shared board when it has
-    one (``board_scope``, a per-rank board)."""
+def add_competition(
+    session: Session, row: CompetitionRow, solution_file: bytes, board_scope: str | None
+) -> None:
+    """Insert ``row`` with its packed ``solution_file``, and the empty state
+    of its shared board when it has one (``board_scope``, a per-rank board)."""
     session.add(row)
     session.flush()
+    session.add(CompetitionSolutionRow(competition_id=row.id, file=solution_file))
     if board_scope is not None:
         session.add(_state_row(row.id, board_scope, row.created_at))
 
