@@ -167,7 +167,17 @@ def test_solutions_survive_the_move_to_their_own_table_and_back(database_url):
         labels = rng.integers(0, 2, n)
         rows = "".join(f"{i},{v}\n" for i, v in zip(solutions[slug].ids, labels, strict=True))
         store.submit(slug, "a", ("id,target\n" + rows).encode())
+        store.add_file(slug, "notes.txt", b"notes")
     assert "solution" not in {c["name"] for c in inspect(store.engine).get_columns("competitions")}
+
+    def counts() -> dict[str, int]:  # the rows that refer to competitions
+        tables = ("teams", "submissions", "team_standings", "mechanism_states", "competition_files")
+        with store.engine.connect() as connection:
+            return {
+                t: connection.exec_driver_sql(f"SELECT count(*) FROM {t}").scalar() for t in tables
+            }
+
+    before = counts()
     downgrade(store.engine, "0009")
     with store.engine.connect() as connection:
         moved = dict(connection.exec_driver_sql("SELECT slug, solution FROM competitions").all())
@@ -175,7 +185,9 @@ def test_solutions_survive_the_move_to_their_own_table_and_back(database_url):
         slug: solution.to_csv() for slug, solution in solutions.items()
     }
     assert "competition_solutions" not in inspect(store.engine).get_table_names()
+    assert counts() == before
     migrate(store.engine)
+    assert counts() == before
     reopened = Competitions.open(database_url)  # no solution cached
     for slug, solution in solutions.items():
         assert reopened.solution(slug).to_csv() == solution.to_csv()

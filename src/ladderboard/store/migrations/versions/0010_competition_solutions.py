@@ -1,9 +1,7 @@
-"""Solution files move to a table of their own, ``competition_solutions``.
-
-Every submission updates its competition's row (``board_version``), and
-SQLite writes a row whole: with the packed solution in it, each submission
-read and compared the whole file again (2.7 MB at a million rows, about
-27 MB at ten million), and the competitions' pages grew the write-ahead log.
+"""Solution files live in ``competition_solutions``, apart from
+``competitions``, whose row every submission updates (its board version):
+SQLite writes a row whole, so a file kept in it would be read and written
+again on each submission.
 
 Revision ID: 0010
 Revises: 0009
