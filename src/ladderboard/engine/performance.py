@@ -222,12 +222,15 @@ class SolutionCache:
     def lookup(self, competition_id: int, solution_sha256: str, connection: Any) -> Solution:
         """The solution of competition ``competition_id``, read through
         ``connection`` only when it is not cached."""
+        key = (competition_id, solution_sha256)
 
-        return self._get(
-            competition_id,
-            solution_sha256,
-            lambda: queries.solution_file(connection, competition_id),
-        )
+        def parse() -> Solution:
+            parsed = Solution.from_csv(unpack(queries.solution_file(connection, competition_id)))
+            with self._lock:
+                self._items[key] = parsed
+            return parsed
+
+        return self._flight.run(key, lambda: self._items.get(key), parse)
 
     def suits(self, key: Hashable, solution: Solution, scoring: Scoring) -> bool:
         """Whether ``solution``'s targets pass :func:`check_targets` for
@@ -246,17 +249,6 @@ class SolutionCache:
             with self._lock:
                 self._suits[key] = found
         return found
-
-    def _get(self, competition_id: int, sha256: str, read: Any) -> Solution:
-        key = (competition_id, sha256)
-
-        def parse() -> Solution:
-            parsed = Solution.from_csv(unpack(read()))
-            with self._lock:
-                self._items[key] = parsed
-            return parsed
-
-        return self._flight.run(key, lambda: self._items.get(key), parse)
 
 
 class CachedMechanism:

@@ -27,9 +27,10 @@ refused. A form is received only once admitted.
 from __future__ import annotations
 
 import copy
+import math
 import tempfile
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing, asynccontextmanager
 from typing import Any, BinaryIO, Literal, TypeVar, cast
 
 import anyio
@@ -305,23 +306,19 @@ async def _admitted_while_received(
 
 async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int]:
     """The body as a file (in memory up to 1 MiB, then on disk) and its
-    size, refused with 413 past ``limit`` bytes and with 422 when cut short."""
+    size, refused as :func:`_chunks` refuses."""
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_BYTES)  # noqa: SIM115 (closed below)
     upload = StarletteUpload(cast(BinaryIO, spool))
     received = 0
     try:
-        async for chunk in request.stream():
-            received += len(chunk)
-            if received > limit:
-                raise _too_large(limit)
-            await upload.write(chunk)
+        async with aclosing(_chunks(request, limit)) as chunks:
+            async for chunk in chunks:
+                received += len(chunk)
+                await upload.write(chunk)
         # Seeking or closing an unlinked file on disk is one system call: done
         # here rather than in a thread, so that a cancellation cannot come
         # between the receipt and the file's closing.
         spool.seek(0)
-    except ClientDisconnect:
-        spool.close()
-        raise invalid("the body ended before it was complete") from None
     except BaseException:  # a refusal, or the receipt abandoned (cancelled)
         spool.close()
         raise
@@ -331,11 +328,20 @@ async def _file_body(request: Request, limit: int) -> tuple[StarletteUpload, int
 async def _body_bytes(request: Request, limit: int, announced: float) -> bytes:
     """A body announced as small (``announced`` bytes, at most
     :data:`_RECEIVED_FIRST_BYTES`), received whole into memory: no file to
-    write it into and read it back from. Refused as :func:`_file_body`
-    refuses, and with 422 past its announced length (a request both sized and
-    chunked, which some HTTP servers frame as chunked), so that no more than
-    it announced is ever held."""
-    chunks, received = [], 0
+    write it into and read it back from. Refused as :func:`_chunks` refuses,
+    past its announced length too (a request both sized and chunked, which
+    some HTTP servers frame as chunked), so that no more than it announced
+    is ever held."""
+    async with aclosing(_chunks(request, limit, announced)) as chunks:
+        return b"".join([chunk async for chunk in chunks])
+
+
+async def _chunks(
+    request: Request, limit: int, announced: float = math.inf
+) -> AsyncGenerator[bytes, None]:
+    """The body's pieces as they arrive, refused with 413 past ``limit``
+    bytes, with 422 past ``announced`` bytes, and with 422 when cut short."""
+    received = 0
     try:
         async for chunk in request.stream():
             received += len(chunk)
@@ -343,10 +349,9 @@ async def _body_bytes(request: Request, limit: int, announced: float) -> bytes:
                 raise _too_large(limit)
             if received > announced:
                 raise invalid("the body is longer than its Content-Length")
-            chunks.append(chunk)
+            yield chunk
     except ClientDisconnect:
         raise invalid("the body ended before it was complete") from None
-    return b"".join(chunks)
 
 
 def _too_large(limit: int) -> ApiError:
