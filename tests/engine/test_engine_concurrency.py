@@ -15,7 +15,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import Competitions
+from ladderboard.engine import Competitions, submitting
 from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import QuotaExceeded
 from ladderboard.files.solution import Solution
@@ -201,4 +201,41 @@ def test_a_read_left_open_does_not_hold_a_submission_up(database_url):
             assert reading.scalar(count) == 1  # still the snapshot it began with
     with Session(store.reader) as reading:
         assert reading.scalar(count) == 2
+    store.engine.dispose()
+
+
+def test_a_file_still_being_compressed_does_not_hold_the_board_up(database_url, monkeypatch):
+    """A submission waits for its file's hash and compressed copy (made on a
+    worker thread) before it takes its board's lock (on SQLite the writer's
+    turn too): another team's submission to the same per-rank board, which
+    takes the same lock, is not held up by a slow compression."""
+    setup(database_url, "ladder-boot", "per-rank")
+    slow, quick = files(solution(), 2, 31)
+    store = Competitions.open(database_url, create_schema=False)
+    store.submit("race", "t3", files(solution(), 1, 32)[0])  # targets and solution read
+    compressing, release = threading.Event(), threading.Event()
+    real = submitting.hash_and_pack
+
+    def hash_and_pack(data: bytes):
+        if data == slow:
+            compressing.set()
+            assert release.wait(30)
+        return real(data)
+
+    monkeypatch.setattr(submitting, "hash_and_pack", hash_and_pack)
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(store.submit, "race", "t1", slow)
+        try:
+            assert compressing.wait(30)
+            time.sleep(0.2)  # let the slow submission parse, score and reach the lock
+            done = threading.Event()
+            threading.Thread(
+                target=lambda: (store.submit("race", "t2", quick), done.set()), daemon=True
+            ).start()
+            held_up = not done.wait(10)
+        finally:
+            release.set()
+        assert first.result(30).id == 1
+    assert not held_up, "a submission waited for another one's compression"
+    assert verify(store, "race").submissions == 3
     store.engine.dispose()

@@ -321,11 +321,14 @@ class Submitter:
             except SubmissionError as exc:
                 self._reject(slug, team, target, now, exc, data)
                 raise
+            # Awaited before the lock: a board's writers (every writer, on
+            # SQLite) would otherwise queue behind this file's compression.
+            file_sha256, blob = packing.result()
+            predictions_sha256 = hashing.result()
             with writer_turn(self.engine), self.engine.begin() as connection:
                 locked = self._lock(connection, slug, target)
                 _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
                 _refuse_if_disabled(team, locked.disabled_at)
-                file_sha256, blob = packing.result()
                 if idempotency_key is not None:
                     earlier = statements.submission_with_key(
                         connection, target.team_id, idempotency_key
