@@ -4,7 +4,8 @@ mechanism and persistence, beside the floor of reading the same CSV with
 pyarrow alone. SQLite runs with its default ``synchronous = FULL`` and again
 with ``?synchronous=normal`` (no wait for the disk at each commit). Last,
 PostgreSQL against SQLite (default settings) with the same files sent to
-each in turn (goal: at most 1.3x).
+each in turn (goal: at most 1.3x), and a submission after another process's
+to the same board (its cached mechanism stale) against one after its own.
 
 The floor and the submissions alternate, a file read then another file
 submitted, each file once: wall time on a shared virtual machine drifts by
@@ -169,6 +170,43 @@ def versus(pg_admin: str, n: int, score: str, board: str) -> None:
     )
 
 
+def stale(n: int, score: str, board: str) -> None:
+    """A submission after another process submitted to the same board (two
+    uvicorn workers, or two hosts), whose cached mechanism is then stale and
+    loaded from the stored state, against one after the same process's own,
+    in turn on one SQLite file: team ``a`` always through the first store,
+    team ``b`` through the two stores alternately."""
+    rng = np.random.default_rng(2)
+    solution = Solution.from_labels(rng.integers(0, 2, 2 * n), public_fraction=0.5, random_state=0)
+    data = files(solution, 2 + 2 * ROUNDS, rng, score)
+    config = CompetitionConfig(
+        score=score, mechanism="parameter-free-ladder", board=board, daily_quota=None
+    )
+    times: dict[str, list[float]] = {"own": [], "stale": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        first = Competitions.open(url)
+        first.create("bench", solution, config, random_state=0)
+        for team in ("a", "b"):
+            first.add_team("bench", team)
+        second = Competitions.open(url)
+        first.submit("bench", "a", data[0])  # warm caches and connections
+        second.submit("bench", "b", data[1])
+        for k in range(ROUNDS):
+            for label, team, store in (("own", "a", first), ("stale", "b", (first, second)[k % 2])):
+                blob = data[2 + 2 * k + (label == "stale")]
+                start = time.perf_counter()
+                store.submit("bench", team, blob)
+                times[label].append(time.perf_counter() - start)
+        for store in (first, second):
+            store.engine.dispose()
+    own, after_other = (float(np.median(times[k])) for k in ("own", "stale"))
+    print(
+        f"n={2 * n:>7} rows, SQLite, alternating: after its own submission {own * 1e3:6.2f} ms, "
+        f"after another process's {after_other * 1e3:6.2f} ms: {after_other / own:5.2f}x"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
@@ -188,6 +226,9 @@ def main() -> None:
     print()
     for n in (5_000, 50_000):
         versus(args.pg, n, **run)
+    print()
+    for n in (5_000, 50_000):
+        stale(n, **run)
 
 
 if __name__ == "__main__":

@@ -221,6 +221,24 @@ def test_an_unchanged_array_keeps_its_encoding_and_a_changed_one_is_encoded_agai
     assert third["vars"]["best_losses"]["array"] == encode_array(np.zeros(4))
 
 
+def test_a_mechanism_loaded_from_its_state_keeps_the_encodings_of_its_arrays():
+    """Another process's submission leaves this process's mechanism stale; the
+    one loaded from the stored state reuses the state's encoding of an array
+    that its next submission leaves unchanged, and encodes a changed one."""
+    ladder = ParameterFreeLadder(n=4)
+    ladder.submit(np.array([1.0, 1.0, 0.0, 1.0]))
+    state = ladder.get_state()
+    entry = CachedMechanism.loaded("k", Mechanism.from_state(state), state)
+    entry.mechanism.submit(np.array([1.0, 1.0, 1.0, 1.0]))  # worse: nothing learned
+    again = entry.mechanism.get_state(encode_vars=entry.encoded)
+    assert again == entry.mechanism.get_state()
+    assert again["vars"]["best_losses"]["array"] is state["vars"]["best_losses"]["array"]
+    entry.mechanism.submit(np.zeros(4))  # accepted: the buffer is overwritten in place
+    third = entry.mechanism.get_state(encode_vars=entry.encoded)
+    assert third == entry.mechanism.get_state()
+    assert third["vars"]["best_losses"]["array"] == encode_array(np.zeros(4))
+
+
 def test_the_cache_keeps_at_most_its_size():
     from ladderboard.engine.performance import MechanismCache
 

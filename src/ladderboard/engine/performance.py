@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from ladderboard.encoding import encode_array, payload
+from ladderboard.encoding import decode_array, encode_array, payload
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
@@ -268,6 +268,20 @@ class CachedMechanism:
         self.key = key
         self.mechanism = mechanism
         self._arrays: dict[str, tuple[np.ndarray, dict]] = {}
+
+    @classmethod
+    def loaded(cls, key: Hashable, mechanism: Mechanism, state: dict[str, Any]) -> CachedMechanism:
+        """``mechanism`` as just rebuilt from the stored ``state`` (its arrays
+        filled in), keeping the state's encodings of its learned arrays: the
+        next dump encodes again only an array its submission changed (another
+        process's submission left this process's copy stale, and encoding a
+        best's losses costs more than loading them)."""
+        entry = cls(key, mechanism)
+        for name, value in state.get("vars", {}).items():
+            if isinstance(value, dict) and len(value) == 1 and "array" in value:
+                # What the encoding decodes to, bit for bit: reused only for those bits.
+                entry._arrays[name] = (decode_array(value["array"]), value["array"])
+        return entry
 
     def encoded(self, name: str, array: np.ndarray) -> dict:
         kept = self._arrays.get(name)

@@ -337,7 +337,6 @@ class Submitter:
                         if earlier.file_sha256 != file_sha256:
                             raise Conflict("this idempotency key was used for another file")
                         return self._resent(connection, earlier, team, config, now)
-                predictions_sha256 = hashing.result()
                 today, total, same, other, invalid, previous, stored = statements.counts(
                     connection, target.competition_id, target.team_id, predictions_sha256, now
                 )
@@ -532,11 +531,10 @@ class Submitter:
             if not isinstance(cached, CachedMechanism):
                 fresh, load = instances.factory(locked.secret_key, config, target.solution)
                 if locked.state is None:
-                    mechanism = fresh(target.scope)
+                    cached = CachedMechanism(key, fresh(target.scope))
                 else:
                     state = arrays.fill(connection, target.competition_id, locked.state)
-                    mechanism = load(state, target.scope)
-                cached = CachedMechanism(key, mechanism)
+                    cached = CachedMechanism.loaded(key, load(state, target.scope), state)
             release = cached.mechanism.submit(x)
             score, improved = release.score, release.improved
             state = instances.dump(cached.mechanism, encode_vars=cached.encoded)
