@@ -23,19 +23,32 @@ It prints, per configuration: accepted submissions a second with one client
 and with C, their ratio (goal: at least 1.6 with 32 clients and 2 workers),
 p50 and p99 latency under load (goal: p99 at most 4 × p50), the server's CPU
 time per submission with one client (``1cl CPU``) and per accepted
-submission under load (read from ``/proc`` for the server
-and its workers; on PostgreSQL the database's own processes are not counted,
-while SQLite's work is done inside the server), the client processes' own
-CPU (they share this machine's cores with the server: on 2 cores the load
-generator takes CPU from the server it measures, and the figure says how
-much), and the one-client HTTP
-time over the engine's (goal: at most 1.5 at n = 1e4, 1.3 at 1e5). Then
-``verify`` replays every board bit for bit, and every acknowledged submission
-is checked to be stored exactly once.
+submission under load (read from ``/proc`` for the server and its workers),
+the client processes' own CPU (they share this machine's cores with the
+server: on 2 cores the load generator takes CPU from the server it measures,
+and the figure says how much), and the one-client HTTP time over the
+engine's (goal: at most 1.5 at n = 1e4, 1.3 at 1e5).
+
+A second line says why the ratio is what it is. One client keeps some of the
+cores busy (CPU a submission of the server, the database and the client,
+over its latency; the server hashes and compresses a file on worker threads
+beside its parsing), so the cores allow at most ``cores / that`` times one
+client's rate; under load the ratio is that bound times the CPU of a
+submission alone over its CPU under load, times the share of the cores
+busy. On PostgreSQL the database's CPU is its server's, backends included
+(read through the postmaster, when it runs on this machine); SQLite's work
+is the server's own. Work the kernel does apart from any process (writing
+back pages, the loopback network) is in none of them.
+
+The first submissions of each one-client phase are sent but neither timed nor
+counted, and a load phase is long enough (``--load``) to measure a steady
+rate rather than the first requests after the server sat idle. Then
+``verify`` replays every board bit for bit, and every acknowledged
+submission is checked to be stored exactly once.
 
     python benchmarks/load_http.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
         [--sizes 10000 100000] [--workers 1 2] [--clients 32] [--processes 4]
-        [--rounds 3] [--load 96] [--solo 12] [--form] [--rate-limit N]
+        [--rounds 3] [--load 480] [--solo 40] [--form] [--rate-limit N]
 
 Loopback only; every request loop is bounded by count and by ``--seconds``;
 every server it starts is stopped, every database it creates is dropped.
@@ -45,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -61,7 +75,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session
 
 from ladderboard.client import Client
@@ -190,26 +204,56 @@ def _started(ready: threading.Barrier) -> None:
     ready.wait()
 
 
-def server_cpu(pid: int) -> float:
-    """CPU seconds used so far by process ``pid`` and its descendants (uvicorn's workers)."""
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command's name, or ``None``."""
+    try:
+        stat = Path("/proc", str(pid), "stat").read_text()
+    except OSError:
+        return None
+    return stat[stat.rindex(")") + 2 :].split()
+
+
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by process ``pid``, its descendants, and the
+    children it has reaped (a PostgreSQL backend that exits adds its time to
+    the postmaster's): the server and its uvicorn workers, or a database
+    server and its backends."""
     parents: dict[int, int] = {}
     times: dict[int, float] = {}
     for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = Path(entry.path, "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        parents[int(entry.name)] = int(fields[1])
-        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
-    total, frontier = 0.0, [pid]
+        if entry.name.isdigit() and (fields := _stat(entry.name)) is not None:
+            parents[int(entry.name)] = int(fields[1])
+            times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / TICKS
+    root = _stat(pid)
+    total = 0.0 if root is None else (int(root[13]) + int(root[14])) / TICKS
+    frontier = [pid]
     while frontier:
         current = frontier.pop()
         total += times.get(current, 0.0)
         frontier += [child for child, parent in parents.items() if parent == current]
     return total
+
+
+def postmaster(url: str) -> int | None:
+    """The PostgreSQL server process behind ``url`` when it runs on this
+    machine (its backends' parent), else ``None``."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            backend = connection.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    finally:
+        engine.dispose()
+    fields = _stat(backend)
+    if fields is None or _command(backend) != "postgres":
+        return None  # a server on another machine: its pid means nothing here
+    return int(fields[1])
+
+
+def _command(pid: int) -> str | None:
+    try:
+        return Path("/proc", str(pid), "comm").read_text().strip()
+    except OSError:
+        return None
 
 
 @dataclass
@@ -222,7 +266,13 @@ class Phase:
     refused: list[str]
     seconds: float
     server_cpu: float
+    database_cpu: float
     client_cpu: float
+
+    @property
+    def cpu(self) -> float:
+        """Every process's CPU seconds in the phase: server, database, clients."""
+        return self.server_cpu + self.database_cpu + self.client_cpu
 
     @property
     def per_s(self) -> float:
@@ -237,26 +287,32 @@ def run_phase(
     processes: int,
     threads: int,
     seconds: float,
+    database: int | None,
 ) -> Phase:
     """Send ``requests`` from ``processes`` client processes of ``threads``
-    threads each (request i goes to process i % processes)."""
+    threads each (request i goes to process i % processes); ``database`` is
+    the PostgreSQL server process whose CPU is counted too (SQLite's work is
+    the server's own)."""
     shares = [requests[i::processes] for i in range(processes)]
     ready = context.Barrier(processes + 1)
     with context.Pool(processes, initializer=_started, initargs=(ready,)) as pool:
         ready.wait()  # every client process is up before the clock starts
         deadline = time.time() + seconds
-        cpu_before, start = server_cpu(server.pid), time.perf_counter()
+        database_before = 0.0 if database is None else tree_cpu(database)
+        cpu_before, start = tree_cpu(server.pid), time.perf_counter()
         outcomes = pool.starmap(
             _client_process, [(server.url, share, threads, deadline) for share in shares]
         )
         elapsed = time.perf_counter() - start
-        cpu_after = server_cpu(server.pid)
+        cpu_after = tree_cpu(server.pid)
+        database_after = 0.0 if database is None else tree_cpu(database)
     return Phase(
         latencies=[x for o in outcomes for x in o.latencies],
         acknowledged={k: v for o in outcomes for k, v in o.acknowledged.items()},
         refused=[x for o in outcomes for x in o.refused],
         seconds=elapsed,
         server_cpu=cpu_after - cpu_before,
+        database_cpu=database_after - database_before,
         client_cpu=sum(o.cpu for o in outcomes),
     )
 
@@ -309,14 +365,14 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
     per_team = -(-(args.rounds * args.load) // teams) + 1
     per_solo = args.rounds * (args.solo + WARM)
     files = make_files(solution, max(per_team, per_solo), seed=n)
-    solo_rates, load_phases, solo_times, engine_times = [], [], [], []
-    solo_cpu, solo_count = 0.0, 0
+    solo_rates, solo_phases, load_phases, solo_times, engine_times = [], [], [], [], []
     acknowledged: dict[str, tuple[str, int]] = {}
     with fresh_database(pg, folder) as engine_url, fresh_database(pg, folder) as url:
         engine_store = Competitions.open(engine_url)
         engine_store.create(SLUG, solution, config())
         for r in range(args.rounds):
             engine_store.add_team(SLUG, f"engine-{r}")
+        database = None if pg is None else postmaster(url)
         with LocalServer(url, workers=workers, rate_limit_per_minute=args.rate_limit) as server:
             organiser = Client(server.url, server.admin_token, timeout=120)
             organiser.create_competition(
@@ -344,25 +400,28 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
                 load = requests_for(team_names, args.load)
                 for request in solo + load:
                     who[request.key] = request.key.rsplit("-", 1)[0]
-                one = run_phase(context, server, solo, processes=1, threads=1, seconds=args.seconds)
+                # The first submissions of a phase are sent, but neither timed nor counted.
+                solo_phase = functools.partial(
+                    run_phase, context, server, processes=1, threads=1,
+                    seconds=args.seconds, database=database,
+                )  # fmt: skip
+                warm, one = solo_phase(solo[:WARM]), solo_phase(solo[WARM:])
                 many = run_phase(
                     context, server, load,
                     processes=args.processes, threads=args.clients // args.processes,
-                    seconds=args.seconds,
+                    seconds=args.seconds, database=database,
                 )  # fmt: skip
                 engine_times += engine_batch(engine_store, f"engine-{r}", files[: args.solo + WARM])
-                for phase in (one, many):
+                for phase in (warm, one, many):
                     if phase.refused:
                         raise AssertionError(
                             f"{len(phase.refused)} refused, e.g. {phase.refused[0]}"
                         )
                     for key, number in phase.acknowledged.items():
                         acknowledged[key] = (who[key], number)
-                solo_cpu += one.server_cpu
-                solo_count += len(one.latencies)
-                solo_latencies = one.latencies[WARM:]  # one thread: in the order sent
-                solo_times += solo_latencies
-                solo_rates.append(len(solo_latencies) / sum(solo_latencies))
+                solo_phases.append(one)
+                solo_times += one.latencies
+                solo_rates.append(len(one.latencies) / sum(one.latencies))
                 load_phases.append(many)
         engine_store.dispose()
         verified = check_stored_once(url, acknowledged)
@@ -372,6 +431,23 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
     solo_rate = statistics.median(solo_rates)
     solo_ms = 1e3 * statistics.median(solo_times)
     engine_ms = 1e3 * statistics.median(engine_times)
+    solo_count = sum(len(p.latencies) for p in solo_phases)
+    solo_seconds = sum(sum(p.latencies) for p in solo_phases)
+
+    def per_submission(phases: list[Phase], count: int) -> dict[str, float]:
+        """Milliseconds of CPU a submission: server, database, clients, all."""
+        return {
+            part: 1e3 * sum(getattr(p, part) for p in phases) / count
+            for part in ("server_cpu", "database_cpu", "client_cpu", "cpu")
+        }
+
+    alone, loaded = per_submission(solo_phases, solo_count), per_submission(load_phases, accepted)
+    cores = os.cpu_count() or 1
+    # One client keeps alone["cpu"] / latency cores busy (the server's worker
+    # threads hash and compress beside its parsing). If a submission under
+    # load cost what it costs alone, the cores would allow at most this many
+    # times one client's rate.
+    alone_cores = alone["cpu"] * solo_count / (1e3 * solo_seconds)
     return {
         "n": n,
         "workers": workers,
@@ -382,13 +458,37 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
         "speedup": load_rate / solo_rate,
         "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
         "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
-        "server_cpu_ms": 1e3 * sum(p.server_cpu for p in load_phases) / accepted,
-        "solo_cpu_ms": 1e3 * solo_cpu / solo_count,
-        "client_cpu_ms": 1e3 * sum(p.client_cpu for p in load_phases) / accepted,
+        "server_cpu_ms": loaded["server_cpu"],
+        "solo_cpu_ms": alone["server_cpu"],
+        "client_cpu_ms": loaded["client_cpu"],
+        "alone": alone,
+        "loaded": loaded,
+        "alone_cores": alone_cores,
+        "ceiling": cores / alone_cores,
+        "busy": loaded["cpu"] * accepted / (1e3 * cores * sum(p.seconds for p in load_phases)),
         "solo_ms": solo_ms,
         "engine_ms": engine_ms,
         "http_ratio": solo_ms / engine_ms,
     }
+
+
+def explain(r: dict, cores: int) -> str:
+    """Why the ratio is what it is: ratio = ceiling x (CPU alone / CPU under
+    load) x the share of the cores busy under load."""
+    alone, loaded = r["alone"], r["loaded"]
+
+    def parts(cpu: dict[str, float]) -> str:
+        return (
+            f"{cpu['cpu']:.1f} ms (server {cpu['server_cpu']:.1f}, database "
+            f"{cpu['database_cpu']:.1f}, clients {cpu['client_cpu']:.1f})"
+        )
+
+    return (
+        f"{'':>10} CPU a submission alone {parts(alone)}, {r['alone_cores']:.2f} cores busy: "
+        f"{cores} cores allow a ratio of at most {r['ceiling']:.2f}; under load "
+        f"{parts(loaded)}, {loaded['cpu'] / alone['cpu']:.2f}x alone, "
+        f"{100 * r['busy']:.0f} % of the cores busy"
+    )
 
 
 def main() -> None:
@@ -399,8 +499,8 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--processes", type=int, default=4, help="Client processes.")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--load", type=int, default=96, help="Submissions a load phase.")
-    parser.add_argument("--solo", type=int, default=12, help="Submissions a one-client phase.")
+    parser.add_argument("--load", type=int, default=480, help="Submissions a load phase.")
+    parser.add_argument("--solo", type=int, default=40, help="Submissions a one-client phase.")
     parser.add_argument("--seconds", type=float, default=120.0, help="Time limit a phase.")
     parser.add_argument(
         "--form", action="store_true", help="Send multipart forms (as a browser does)."
@@ -440,7 +540,8 @@ def main() -> None:
                         f"{r['p99_ms']:>7.1f} {r['p99_ms'] / r['p50_ms']:>7.2f} "
                         f"{r['solo_cpu_ms']:>7.1f} "
                         f"{r['server_cpu_ms']:>10.1f} {r['client_cpu_ms']:>10.1f} "
-                        f"{r['solo_ms']:>8.1f} {r['engine_ms']:>9.1f} {r['http_ratio']:>8.2f}",
+                        f"{r['solo_ms']:>8.1f} {r['engine_ms']:>9.1f} {r['http_ratio']:>8.2f}\n"
+                        f"{explain(r, os.cpu_count() or 1)}",
                         flush=True,
                     )
     print(
