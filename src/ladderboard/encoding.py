@@ -28,6 +28,7 @@ import numpy as np
 
 __all__ = [
     "PayloadMemo",
+    "codec",
     "decode_array",
     "decode_float",
     "encode_array",
@@ -47,6 +48,11 @@ def _pyarrow() -> Any:
     except ImportError:
         return None
     return pyarrow
+
+
+def codec() -> str:
+    """The codec :func:`encode_array` writes here: ``"zstd"`` with pyarrow, else ``"zlib"``."""
+    return "zlib" if _pyarrow() is None else "zstd"
 
 
 def encode_array(array: np.ndarray) -> dict[str, Any]:
@@ -70,13 +76,13 @@ def encode_array(array: np.ndarray) -> dict[str, Any]:
     raw = np.ascontiguousarray(array, dtype=_DTYPES[name]).tobytes()
     pa = _pyarrow()
     if pa is None:
-        codec, packed = "zlib", zlib.compress(raw)
+        packed = zlib.compress(raw)
     else:
-        codec, packed = "zstd", pa.compress(raw, codec="zstd", asbytes=True) if raw else b""
+        packed = pa.compress(raw, codec="zstd", asbytes=True) if raw else b""
     return {
         "dtype": name,
         "shape": list(array.shape),
-        codec: base64.b64encode(packed).decode("ascii"),
+        codec(): base64.b64encode(packed).decode("ascii"),
     }
 
 

@@ -5,8 +5,10 @@ another process submitting in between, and after a failed transaction."""
 
 from __future__ import annotations
 
+import base64
 import threading
 import time
+import zlib
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine_helpers import at_once
-from ladderboard.encoding import encode_array
+from ladderboard.encoding import decode_array, encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import DuplicateSubmission
@@ -237,6 +239,23 @@ def test_a_mechanism_loaded_from_its_state_keeps_the_encodings_of_its_arrays():
     third = entry.mechanism.get_state(encode_vars=entry.encoded)
     assert third == entry.mechanism.get_state()
     assert third["vars"]["best_losses"]["array"] == encode_array(np.zeros(4))
+
+
+def test_a_state_encoded_by_another_codec_is_encoded_again_by_this_one():
+    """The audit re-runs a board here and compares the states as written: a
+    zlib encoding (written without pyarrow) is not carried into new states."""
+    ladder = ParameterFreeLadder(n=4)
+    ladder.submit(np.array([1.0, 1.0, 0.0, 1.0]))
+    state = ladder.get_state()
+    raw = decode_array(state["vars"]["best_losses"]["array"]).tobytes()
+    state["vars"]["best_losses"]["array"] = {
+        "dtype": "float64",
+        "shape": [4],
+        "zlib": base64.b64encode(zlib.compress(raw)).decode("ascii"),
+    }
+    entry = CachedMechanism.loaded("k", Mechanism.from_state(state), state)
+    entry.mechanism.submit(np.array([1.0, 1.0, 1.0, 1.0]))  # worse: nothing learned
+    assert entry.mechanism.get_state(encode_vars=entry.encoded) == entry.mechanism.get_state()
 
 
 def test_the_cache_keeps_at_most_its_size():

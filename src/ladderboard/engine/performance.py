@@ -19,7 +19,7 @@ from typing import Any, TypeVar, cast
 
 import numpy as np
 
-from ladderboard.encoding import decode_array, encode_array, payload
+from ladderboard.encoding import codec, decode_array, encode_array, payload
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import submission_sha256
 from ladderboard.mechanisms import Mechanism
@@ -275,12 +275,17 @@ class CachedMechanism:
         filled in), keeping the state's encodings of its learned arrays: the
         next dump encodes again only an array its submission changed (another
         process's submission left this process's copy stale, and encoding a
-        best's losses costs more than loading them)."""
+        best's losses costs more than loading them). An encoding by another
+        codec than this process writes (zlib, written without pyarrow) is not
+        kept: the audit re-runs the mechanism here and compares states as
+        written."""
         entry = cls(key, mechanism)
+        written = codec()
         for name, value in state.get("vars", {}).items():
-            if isinstance(value, dict) and len(value) == 1 and "array" in value:
+            encoded = value.get("array") if isinstance(value, dict) and len(value) == 1 else None
+            if isinstance(encoded, dict) and written in encoded:
                 # What the encoding decodes to, bit for bit: reused only for those bits.
-                entry._arrays[name] = (decode_array(value["array"]), value["array"])
+                entry._arrays[name] = (decode_array(encoded), encoded)
         return entry
 
     def encoded(self, name: str, array: np.ndarray) -> dict:
