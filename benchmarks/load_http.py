@@ -33,13 +33,16 @@ A second line says why the ratio is what it is. One client keeps some of the
 cores busy (CPU a submission of the server, the database and the client,
 over its latency; the server hashes and compresses a file on worker threads
 beside its parsing), so the cores allow at most ``cores / that`` times one
-client's rate; under load the ratio is that bound times the CPU of a
-submission alone over its CPU under load, times the share of the cores
-busy. On PostgreSQL the database's CPU is its server's, backends included
-(read through the postmaster, when it runs on this machine); SQLite's work
-is the server's own. Work the kernel does apart from any process (writing
-back pages, the loopback network) is in none of them.
+client's rate; under load the ratio is about that bound times the CPU of
+a submission alone over its CPU under load, times the share of the cores
+busy (exactly, for the rates pooled over the rounds rather than their
+medians). On PostgreSQL the database's CPU is its server's, backends included
+(read through the postmaster, when it runs on this machine; whatever else
+uses that server meanwhile counts too); SQLite's work is the server's own.
+Work the kernel does apart from any process (writing back pages, the
+loopback network) is in none of them.
 
+The clock of a phase starts once every client process holds its requests.
 The first submissions of each one-client phase are sent but neither timed nor
 counted, and a load phase is long enough (``--load``) to measure a steady
 rate rather than the first requests after the server sat idle. Then
@@ -72,10 +75,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.client import HTTPConnection
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
-from sqlalchemy import create_engine, select, text
+from sqlalchemy import create_engine, make_url, select, text
 from sqlalchemy.orm import Session
 
 from ladderboard.client import Client
@@ -154,9 +158,12 @@ class Outcome:
     cpu: float = 0.0
 
 
-def _client_process(url: str, requests: list[Request], threads: int, deadline: float) -> Outcome:
+def _client_process(url: str, requests: list[Request], threads: int, seconds: float) -> Outcome:
     """Send ``requests`` over ``threads`` keep-alive connections, until done or
-    ``deadline`` (``time.time()``)."""
+    ``seconds`` have passed, starting when every client process holds its
+    requests (the clock starts then)."""
+    _GO.wait()
+    deadline = time.time() + seconds
     start_cpu = resource.getrusage(resource.RUSAGE_SELF)
     outcome = Outcome()
     lock = threading.Lock()
@@ -199,8 +206,13 @@ def _client_process(url: str, requests: list[Request], threads: int, deadline: f
     return outcome
 
 
-def _started(ready: threading.Barrier) -> None:
+_GO: Any = None  # in a client process: passed once every client holds its requests
+
+
+def _started(ready: Any, go: Any) -> None:
     """A client process's initializer: wait until every one is up."""
+    global _GO
+    _GO = go
     ready.wait()
 
 
@@ -237,6 +249,9 @@ def tree_cpu(pid: int) -> float:
 def postmaster(url: str) -> int | None:
     """The PostgreSQL server process behind ``url`` when it runs on this
     machine (its backends' parent), else ``None``."""
+    host = make_url(url).host
+    if host not in (None, "", "localhost", "127.0.0.1", "::1"):
+        return None  # a server on another machine: its pids mean nothing here
     engine = create_engine(url)
     try:
         with engine.connect() as connection:
@@ -245,8 +260,9 @@ def postmaster(url: str) -> int | None:
         engine.dispose()
     fields = _stat(backend)
     if fields is None or _command(backend) != "postgres":
-        return None  # a server on another machine: its pid means nothing here
-    return int(fields[1])
+        return None  # not visible from here (another container, hidden pids)
+    parent = int(fields[1])
+    return parent if parent != 1 and _command(parent) == "postgres" else None
 
 
 def _command(pid: int) -> str | None:
@@ -294,15 +310,16 @@ def run_phase(
     the PostgreSQL server process whose CPU is counted too (SQLite's work is
     the server's own)."""
     shares = [requests[i::processes] for i in range(processes)]
-    ready = context.Barrier(processes + 1)
-    with context.Pool(processes, initializer=_started, initargs=(ready,)) as pool:
-        ready.wait()  # every client process is up before the clock starts
-        deadline = time.time() + seconds
+    ready, go = context.Barrier(processes + 1), context.Barrier(processes + 1)
+    with context.Pool(processes, initializer=_started, initargs=(ready, go)) as pool:
+        ready.wait()  # every client process is up
+        sent = pool.starmap_async(
+            _client_process, [(server.url, share, threads, seconds) for share in shares]
+        )
+        go.wait()  # and holds its requests (hundreds of MB at 1e5 rows): the clock starts
         database_before = 0.0 if database is None else tree_cpu(database)
         cpu_before, start = tree_cpu(server.pid), time.perf_counter()
-        outcomes = pool.starmap(
-            _client_process, [(server.url, share, threads, deadline) for share in shares]
-        )
+        outcomes = sent.get()
         elapsed = time.perf_counter() - start
         cpu_after = tree_cpu(server.pid)
         database_after = 0.0 if database is None else tree_cpu(database)
@@ -442,7 +459,7 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
         }
 
     alone, loaded = per_submission(solo_phases, solo_count), per_submission(load_phases, accepted)
-    cores = os.cpu_count() or 1
+    cores = len(os.sched_getaffinity(0))
     # One client keeps alone["cpu"] / latency cores busy (the server's worker
     # threads hash and compress beside its parsing). If a submission under
     # load cost what it costs alone, the cores would allow at most this many
@@ -515,10 +532,11 @@ def main() -> None:
         parser.error("--clients must be in [1, 256] and a multiple of --processes")
     if not 1 <= args.load <= 5000 or not 1 <= args.solo <= 500 or not 1 <= args.rounds <= 20:
         parser.error("--load must be in [1, 5000], --solo in [1, 500], --rounds in [1, 20]")
+    cores = len(os.sched_getaffinity(0))
     print(
         f"{args.clients} clients in {args.processes} processes against 1 client, "
         f"{args.rounds} rounds of {args.load} and {args.solo} submissions, alternated; "
-        f"ParameterFreeLadder, 0/1 loss; {os.cpu_count()} cores shared by server and clients; "
+        f"ParameterFreeLadder, 0/1 loss; {cores} cores shared by server and clients; "
         f"{'multipart forms' if args.form else 'the file as the body'}; "
         f"{f'token limit {args.rate_limit}/min' if args.rate_limit else 'no token limit'}"
     )
@@ -541,7 +559,7 @@ def main() -> None:
                         f"{r['solo_cpu_ms']:>7.1f} "
                         f"{r['server_cpu_ms']:>10.1f} {r['client_cpu_ms']:>10.1f} "
                         f"{r['solo_ms']:>8.1f} {r['engine_ms']:>9.1f} {r['http_ratio']:>8.2f}\n"
-                        f"{explain(r, os.cpu_count() or 1)}",
+                        f"{explain(r, cores)}",
                         flush=True,
                     )
     print(
