@@ -346,18 +346,16 @@ async def _chunks(
         async for chunk in request.stream():
             received += len(chunk)
             if received > limit:
-                raise _too_large(limit)
+                raise ApiError(
+                    413,
+                    "too_large",
+                    f"the submission file is larger than the limit of {limit} bytes",
+                )
             if received > announced:
                 raise invalid("the body is longer than its Content-Length")
             yield chunk
     except ClientDisconnect:
         raise invalid("the body ended before it was complete") from None
-
-
-def _too_large(limit: int) -> ApiError:
-    return ApiError(
-        413, "too_large", f"the submission file is larger than the limit of {limit} bytes"
-    )
 
 
 async def _scored(
