@@ -43,11 +43,13 @@ Work the kernel does apart from any process (writing back pages, the
 loopback network) is in none of them.
 
 The clock of a phase starts once every client process holds its requests.
-The first submissions of each one-client phase are sent but neither timed nor
-counted, and a load phase is long enough (``--load``) to measure a steady
-rate rather than the first requests after the server sat idle. Then
-``verify`` replays every board bit for bit, and every acknowledged
-submission is checked to be stored exactly once.
+Before the first round every team submits once over the load's connections,
+untimed, so that every worker has read the competition (one client's
+connection reaches one worker). The first submissions of each one-client
+phase are sent but neither timed nor counted, and a load phase is long
+enough (``--load``) to measure a steady rate rather than the first requests
+after the server sat idle. Then ``verify`` replays every board bit for bit,
+and every acknowledged submission is checked to be stored exactly once.
 
     python benchmarks/load_http.py [--pg postgresql+psycopg://postgres@127.0.0.1/test]
         [--sizes 10000 100000] [--workers 1 2] [--clients 32] [--processes 4]
@@ -61,7 +63,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
 import json
 import multiprocessing
 import os
@@ -379,7 +380,7 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
     rng = np.random.default_rng(n)
     solution = Solution.from_labels(rng.integers(0, 2, n), public_fraction=0.5, random_state=0)
     teams = 2 * args.clients
-    per_team = -(-(args.rounds * args.load) // teams) + 1
+    per_team = -(-(args.rounds * args.load) // teams) + 2  # and one each to open
     per_solo = args.rounds * (args.solo + WARM)
     files = make_files(solution, max(per_team, per_solo), seed=n)
     solo_rates, solo_phases, load_phases, solo_times, engine_times = [], [], [], [], []
@@ -411,35 +412,36 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
                 return out
 
             team_names = [f"team-{t}" for t in range(teams)]
-            who = {}
+
+            def send(requests: list[Request], processes: int, threads: int) -> Phase:
+                """One phase; every submission in it acknowledged (and recorded)."""
+                phase = run_phase(
+                    context, server, requests, processes=processes, threads=threads,
+                    seconds=args.seconds, database=database,
+                )  # fmt: skip
+                if phase.refused:
+                    raise AssertionError(f"{len(phase.refused)} refused, e.g. {phase.refused[0]}")
+                for key, number in phase.acknowledged.items():
+                    acknowledged[key] = (key.rsplit("-", 1)[0], number)
+                return phase
+
+            def many(count: int) -> Phase:
+                threads = args.clients // args.processes
+                return send(requests_for(team_names, count), args.processes, threads)
+
+            # Neither timed nor counted: a submission from every team, over as
+            # many connections as the load, so that every worker has read the
+            # competition (a one-client phase's connection reaches one worker).
+            many(teams)
             for r in range(args.rounds):
                 solo = requests_for([f"solo-{r}"], args.solo + WARM)
-                load = requests_for(team_names, args.load)
-                for request in solo + load:
-                    who[request.key] = request.key.rsplit("-", 1)[0]
-                # The first submissions of a phase are sent, but neither timed nor counted.
-                solo_phase = functools.partial(
-                    run_phase, context, server, processes=1, threads=1,
-                    seconds=args.seconds, database=database,
-                )  # fmt: skip
-                warm, one = solo_phase(solo[:WARM]), solo_phase(solo[WARM:])
-                many = run_phase(
-                    context, server, load,
-                    processes=args.processes, threads=args.clients // args.processes,
-                    seconds=args.seconds, database=database,
-                )  # fmt: skip
+                send(solo[:WARM], 1, 1)  # sent, but neither timed nor counted
+                one = send(solo[WARM:], 1, 1)
+                load_phases.append(many(args.load))
                 engine_times += engine_batch(engine_store, f"engine-{r}", files[: args.solo + WARM])
-                for phase in (warm, one, many):
-                    if phase.refused:
-                        raise AssertionError(
-                            f"{len(phase.refused)} refused, e.g. {phase.refused[0]}"
-                        )
-                    for key, number in phase.acknowledged.items():
-                        acknowledged[key] = (who[key], number)
                 solo_phases.append(one)
                 solo_times += one.latencies
                 solo_rates.append(len(one.latencies) / sum(one.latencies))
-                load_phases.append(many)
         engine_store.dispose()
         verified = check_stored_once(url, acknowledged)
     latencies = np.array([x for p in load_phases for x in p.latencies])
@@ -475,11 +477,9 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
         "speedup": load_rate / solo_rate,
         "p50_ms": 1e3 * float(np.percentile(latencies, 50)),
         "p99_ms": 1e3 * float(np.percentile(latencies, 99)),
-        "server_cpu_ms": loaded["server_cpu"],
-        "solo_cpu_ms": alone["server_cpu"],
-        "client_cpu_ms": loaded["client_cpu"],
         "alone": alone,
         "loaded": loaded,
+        "cores": cores,
         "alone_cores": alone_cores,
         "ceiling": cores / alone_cores,
         "busy": loaded["cpu"] * accepted / (1e3 * cores * sum(p.seconds for p in load_phases)),
@@ -489,7 +489,7 @@ def bench(args: argparse.Namespace, pg: str | None, n: int, workers: int, folder
     }
 
 
-def explain(r: dict, cores: int) -> str:
+def explain(r: dict) -> str:
     """Why the ratio is what it is: ratio = ceiling x (CPU alone / CPU under
     load) x the share of the cores busy under load."""
     alone, loaded = r["alone"], r["loaded"]
@@ -502,7 +502,7 @@ def explain(r: dict, cores: int) -> str:
 
     return (
         f"{'':>10} CPU a submission alone {parts(alone)}, {r['alone_cores']:.2f} cores busy: "
-        f"{cores} cores allow a ratio of at most {r['ceiling']:.2f}; under load "
+        f"{r['cores']} cores allow a ratio of at most {r['ceiling']:.2f}; under load "
         f"{parts(loaded)}, {loaded['cpu'] / alone['cpu']:.2f}x alone, "
         f"{100 * r['busy']:.0f} % of the cores busy"
     )
@@ -556,10 +556,10 @@ def main() -> None:
                         f"{label:<10} {r['n']:>7} {r['workers']:>3} {r['solo_per_s']:>7.1f} "
                         f"{r['load_per_s']:>7.1f} {r['speedup']:>5.2f} {r['p50_ms']:>7.1f} "
                         f"{r['p99_ms']:>7.1f} {r['p99_ms'] / r['p50_ms']:>7.2f} "
-                        f"{r['solo_cpu_ms']:>7.1f} "
-                        f"{r['server_cpu_ms']:>10.1f} {r['client_cpu_ms']:>10.1f} "
+                        f"{r['alone']['server_cpu']:>7.1f} {r['loaded']['server_cpu']:>10.1f} "
+                        f"{r['loaded']['client_cpu']:>10.1f} "
                         f"{r['solo_ms']:>8.1f} {r['engine_ms']:>9.1f} {r['http_ratio']:>8.2f}\n"
-                        f"{explain(r, cores)}",
+                        f"{explain(r)}",
                         flush=True,
                     )
     print(
