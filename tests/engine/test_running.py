@@ -310,11 +310,29 @@ def test_running_final_marks_the_submissions_that_count(store):
     store.add_team("comp", "alpha")
     for seed, flip in enumerate((0.4, 0.2, 0.3)):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, flip, seed)))
+    # On a ladder the automatic choice follows the mechanism's decisions,
+    # which a running board keeps from the team: no mark before the close.
+    assert [v.final for v in store.submissions("comp", "alpha")] == [False, False, False]
+    store.select("comp", "alpha", [3])
+    assert [v.final for v in store.submissions("comp", "alpha")] == [False, False, True]
+    store.select("comp", "alpha", [])
+    store.close("comp")
+    views = store.submissions("comp", "alpha")
+    # The second file (flips 0.2) beat the first; the third (0.3) did not.
+    assert [v.final for v in views] == [False, True, False]
+    assert [v.best for v in views] == [None, None, None]  # known after publication
+    store.publish("comp")
+    assert [v.best for v in store.submissions("comp", "alpha")] == [True, True, False]
+
+
+def test_running_full_disclosure_marks_its_best_releases_while_it_runs(store):
+    solution, _ = create(store, mechanism="full-disclosure", n_selections=1, daily_quota=None)
+    store.add_team("comp", "alpha")
+    for seed, flip in enumerate((0.4, 0.2, 0.3)):
+        store.submit("comp", "alpha", csv_for(solution, noisy(solution, flip, seed)))
     views = store.submissions("comp", "alpha")
     best = min(views, key=lambda v: (v.public_score, v.created_at))
     assert [v.final for v in views] == [v.id == best.id for v in views]
-    store.select("comp", "alpha", [3])
-    assert [v.final for v in store.submissions("comp", "alpha")] == [False, False, True]
 
 
 def test_running_each_release_carries_the_previous_one_and_its_explanation(store):
@@ -322,13 +340,13 @@ def test_running_each_release_carries_the_previous_one_and_its_explanation(store
     store.add_team("comp", "alpha")
     first = store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)))
     assert first.previous_score is None
-    assert store.explain("comp", "alpha", first).startswith("Your first public score")
+    assert store.explain("comp", "alpha", first).startswith("Your team's first board score")
     again = store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.39, 1)))
     assert again.previous_score == first.public_score == again.public_score
     said = store.explain("comp", "alpha", again)
-    assert "kept your previous score" in said and "0.05" in said
+    assert "board score stays at" in said and "0.05" in said
     better = store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.1, 2)))
-    assert store.explain("comp", "alpha", better).startswith("New public score")
+    assert store.explain("comp", "alpha", better).startswith("Your team's board score is now")
 
 
 def test_running_decimals_follow_the_mechanisms_resolution(store):

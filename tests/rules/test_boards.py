@@ -31,13 +31,62 @@ def test_a_team_whose_score_is_undefined_ranks_last(current_best, direction):
 
 def test_ties_go_to_the_team_that_reached_the_score_first():
     records = [
-        Record(1, "late", 5, 0.3, 0.1),
-        Record(2, "early", 1, 0.4, 0.1),
-        Record(3, "early", 2, 0.3, 0.1),
+        Record(1, "late", 5, 0.3, 0.1, improved=True),
+        Record(2, "early", 1, 0.4, 0.1, improved=True),
+        Record(3, "early", 2, 0.3, 0.1, improved=True),
         Record(4, "early", 9, 0.3, 0.1),  # a ladder repeats the release
     ]
     board = public_board(records, direction=LOWER_IS_BETTER, release_is_current_best=True)
     assert [(s.team, s.submission_id) for s in board] == [("early", 3), ("late", 1)]
+
+
+def test_a_ladder_standing_is_given_by_the_file_the_mechanism_holds_as_best():
+    """A later file the mechanism took as the best gives the team's score even
+    when its release equals an earlier one's (a Ladder's rounding), and it,
+    not the first release at that score, orders ties."""
+    records = [
+        Record(1, "a", 1, 0.3, 0.1, improved=True),
+        Record(2, "a", 3, 0.3, 0.1, improved=True),
+        Record(3, "a", 4, 0.3, 0.1),
+        Record(4, "b", 2, 0.3, 0.1, improved=True),  # "b" took its best before "a" did
+    ]
+    board = public_board(records, direction=LOWER_IS_BETTER, release_is_current_best=True)
+    assert [(s.team, s.submission_id) for s in board] == [("b", 4), ("a", 2)]
+
+
+def test_a_board_that_hides_its_decisions_names_the_latest_submission():
+    """Under bootstrap releases (a fresh draw of the best at every file), the
+    standing names the latest submission, whatever the mechanism took as best:
+    naming the best would tell the team which files were accepted."""
+    first = Record(1, "a", 1, 0.31, 0.1, improved=True)
+    for accepted in (True, False):
+        records = [first, Record(2, "a", 2, 0.29, 0.1, improved=accepted)]
+        (standing,) = public_board(
+            records,
+            direction=LOWER_IS_BETTER,
+            release_is_current_best=True,
+            release_hides_decision=True,
+        )
+        assert (standing.score, standing.submission_id) == (0.29, 2)
+
+
+def test_a_ladder_team_that_chose_nothing_is_given_the_files_its_mechanism_took():
+    """A good file, then files of random guesses whose bootstrap releases
+    happened to be lower: the automatic choice is the files the mechanism
+    accepted, most recent first, not the lowest releases."""
+    records = [
+        Record(1, "a", 1, 0.30, 0.05, improved=True),  # a real model
+        Record(2, "a", 2, 0.26, 0.90),  # random guesses: fresh draws of the best
+        Record(3, "a", 3, 0.25, 0.89),
+        Record(4, "a", 4, 0.27, 0.04, improved=True),  # a better model
+        Record(5, "a", 5, 0.24, 0.91),
+    ]
+    assert final_selection(records, 2, direction=LOWER_IS_BETTER, by_decision=True) == {1, 4}
+    assert final_selection(records, 1, direction=LOWER_IS_BETTER, by_decision=True) == {4}
+    # Fewer accepted files than selections: the most recent others fill up.
+    assert final_selection(records, 3, direction=LOWER_IS_BETTER, by_decision=True) == {1, 4, 5}
+    # Full disclosure ranks files by their own scores, as released.
+    assert final_selection(records, 2, direction=LOWER_IS_BETTER) == {5, 3}
 
 
 def test_a_team_that_chose_nothing_is_given_its_best_releases():

@@ -142,12 +142,12 @@ def test_explain_uses_only_what_the_board_prints(name, released, previous, decim
 
 def test_explain_the_four_cases_of_a_team_board():
     kw = {"direction": LOWER_IS_BETTER, "decimals": 4, "params": {"eta": 0.01}}
-    assert explain("ladder", 0.28, None, **kw).startswith("Your first public score: 0.2800.")
+    assert explain("ladder", 0.28, None, **kw).startswith("Your team's first board score: 0.2800.")
     assert explain("ladder", 0.24, 0.28, **kw).startswith(
-        "New public score: 0.2400, better than your previous 0.2800."
+        "Your team\'s board score is now 0.2400, better than 0.2800."
     )
     assert explain("ladder", 0.28, 0.28, **kw) == (
-        "The board kept your previous score, 0.2800: under the Ladder a file must beat it by "
+        "Your team's board score stays at 0.2800: under the Ladder a file must beat it by "
         "more than the step 0.01 to change it."
     )
     full = {"direction": LOWER_IS_BETTER, "decimals": 5}
@@ -162,7 +162,7 @@ def test_explain_follows_the_direction_of_the_score():
     kw = {"decimals": 3}
     up = explain("metric-full-disclosure", 0.8, 0.7, direction=GREATER_IS_BETTER, **kw)
     down = explain("metric-full-disclosure", 0.8, 0.7, direction=LOWER_IS_BETTER, **kw)
-    assert up.startswith("New public score: 0.800, better")
+    assert up.startswith("This file scored 0.800, better than your previous best 0.700")
     assert down.startswith("This file scored 0.800, worse than your best 0.700")
 
 
@@ -198,10 +198,10 @@ def test_explain_names_each_mechanisms_rule_and_parameters():
 
 def test_explain_a_shaky_first_score_of_one_is_where_it_starts():
     text = explain("shaky-ladder", 1.0, None, direction=LOWER_IS_BETTER, decimals=2)
-    assert text.startswith("Your public score stays at 1.00")
+    assert text.startswith("Your team's board score stays at 1.00")
     assert text.endswith("The board starts every team at 1.00.")
     assert explain("shaky-ladder", 0.5, None, direction=LOWER_IS_BETTER, decimals=2).startswith(
-        "Your first public score: 0.50."
+        "Your team's first board score: 0.50."
     )
 
 
@@ -261,12 +261,12 @@ def _explain_run(mechanism: Mechanism, xs) -> list[str]:
 def test_explain_a_ladders_releases_as_a_team_sees_them():
     texts = _explain_run(Ladder(eta=0.1), ([0.5] * 4, [0.45] * 4, [0.38] * 4, [0.27] * 4))
     assert texts == [
-        "Your first public score: 0.5. This is the file's score rounded to a multiple of 0.1.",
-        "The board kept your previous score, 0.5: under the Ladder a file must beat it by more "
+        "Your team's first board score: 0.5. This is the file's score rounded to a multiple of 0.1.",
+        "Your team's board score stays at 0.5: under the Ladder a file must beat it by more "
         "than the step 0.1 to change it.",
-        "New public score: 0.4, better than your previous 0.5. This file beat it by more than "
+        "Your team\'s board score is now 0.4, better than 0.5. This file beat it by more than "
         "the step 0.1.",
-        "New public score: 0.3, better than your previous 0.4. This file beat it by more than "
+        "Your team\'s board score is now 0.3, better than 0.4. This file beat it by more than "
         "the step 0.1.",
     ]
 
@@ -286,7 +286,13 @@ def test_explain_every_mechanism_through_real_releases(name):
         else:
             xs.append(mechanism.y_true + max(0.1, 2.0 - 0.3 * t) * rng.standard_normal(40))
     texts = _explain_run(mechanism, xs)
-    assert texts[0].startswith(("Your first public score", "Your public score stays at"))
+    assert texts[0].startswith(
+        (
+            "Your team's first board score",
+            "Your team's board score stays at",
+            "This file scored",
+        )
+    )
     assert all(t.endswith(".") for t in texts)
 
 
@@ -337,7 +343,7 @@ def test_explain_a_per_rank_board_from_what_the_board_shows():
     assert moved.startswith("Your file took rank 1, with public score 0.05.")
     assert "Your former entry at rank 2 left the board." in moved
     kept = submit(1, 1)
-    assert kept.startswith("Your entry keeps rank 1. Your public score stays at 0.05")
+    assert kept.startswith("Your entry keeps rank 1. Your team's board score stays at 0.05")
 
 
 def test_explain_a_baseline_and_an_update_cap_are_told():
@@ -359,3 +365,29 @@ def test_explain_a_baseline_and_an_update_cap_are_told():
     assert "baseline" not in took  # a file that takes a rank was accepted
     capped = explain("shaky-ladder", 0.3, 0.3, params={"max_updates": 12}, **kw)
     assert capped.endswith("It changes at most 12 times in all.")
+
+
+@pytest.mark.parametrize(
+    "name", [n for n in ALL if MECHANISMS[n].release_hides_decision], ids=str
+)
+def test_explain_a_fresh_estimate_never_calls_a_file_better_or_worse(name):
+    """Under bootstrap releases a new number is a fresh draw of the team's
+    best, so the answer is the same sentence whether it went down, up or
+    stayed: none attributes the number to the file just sent."""
+    kw = {"direction": LOWER_IS_BETTER, "decimals": 2}
+    texts = [explain(name, released, 0.30, **kw) for released in (0.25, 0.35, 0.30)]
+    for text, released in zip(texts, ("0.25", "0.35", "0.30"), strict=True):
+        assert text.startswith(
+            f"The board's estimate of your team's best is now {released} (it was 0.30)"
+        )
+        assert "whether or not this one improved on your best" in text
+        assert "better than" not in text and "worse" not in text
+    assert len({t.replace(r, "", 1) for t, r in zip(texts, ("0.25", "0.35", "0.30"))}) == 1
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_describe_opens_in_everyday_words(name):
+    """The first sentence a participant reads names no test or level."""
+    first = describe(name).split(". ")[0]
+    for jargon in ("t-test", "level", "paired", "Bayesian", "bootstrap", "significance"):
+        assert jargon not in first

@@ -206,7 +206,7 @@ def rescore(
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
         scored = _scores_of_file(solution, config, unpack(file))
         if mode == "per-rank":
-            score, _, rank_state = instances.submit_per_rank(
+            score, improved, rank_state = instances.submit_per_rank(
                 rank_state,
                 fresh,
                 load,
@@ -218,8 +218,11 @@ def rescore(
         else:
             if team not in mechanisms:
                 mechanisms[team] = fresh(f"whatif:{team}")
-            score = mechanisms[team].submit(scored.public_input).score
-        records.append(Record(ident, team, aware(created_at), score, scored.private, selected))
+            release = mechanisms[team].submit(scored.public_input)
+            score, improved = release.score, release.improved
+        records.append(
+            Record(ident, team, aware(created_at), score, scored.private, selected, improved)
+        )
     direction = config.scoring().direction
     standings: Sequence[Standing[datetime | None, int | None]]
     if board == "private":
@@ -232,5 +235,6 @@ def rescore(
             records,
             direction=direction,
             release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
+            release_hides_decision=MECHANISMS[mechanism].release_hides_decision,
         )
     return ranked(standings)

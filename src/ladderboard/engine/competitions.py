@@ -129,11 +129,24 @@ def _records(
     calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
     records = [
-        Record(id_, name, aware(created), public, private, selected)
-        for id_, name, created, public, private, selected, _ in rows
+        Record(id_, name, aware(created), public, private, selected, bool(improved))
+        for id_, name, created, public, private, selected, _, improved in rows
         if name not in left_out
     ]
     return records, {row[0]: row[6] for row in rows}
+
+
+def _final_selection(records: Sequence[Record[datetime]], config: CompetitionConfig) -> set[int]:
+    """The submissions that count for the final ranking: each team's own
+    selection, or, for a team that selected nothing, the files the mechanism
+    took as its best on a ladder, its best releases under full disclosure
+    (:func:`~ladderboard.rules.boards.auto_select`)."""
+    return final_selection(
+        records,
+        config.n_selections,
+        direction=config.scoring().direction,
+        by_decision=MECHANISMS[config.mechanism].release_is_current_best,
+    )
 
 
 def _numbered(
@@ -786,12 +799,24 @@ class Competitions:
             published = info.is_published(now)
             rows = queries.team_submissions(session, team_row.id)
         records = [
-            Record(r.number, team, aware(r.created_at), r.public_score, r.private_score, r.selected)
+            Record(
+                r.number,
+                team,
+                aware(r.created_at),
+                r.public_score,
+                r.private_score,
+                r.selected,
+                bool(r.improved),
+            )
             for r in rows
         ]
-        final = final_selection(
-            records, info.config.n_selections, direction=info.config.scoring().direction
-        )
+        if MECHANISMS[info.config.mechanism].release_is_current_best and not info.is_closed(now):
+            # A ladder's automatic choice follows the mechanism's decisions,
+            # which a running board keeps from the teams: until the close,
+            # only the team's own selection is shown.
+            final = {r.id for r in records if r.selected}
+        else:
+            final = _final_selection(records, info.config)
         return [
             SubmissionView(
                 r.number,
@@ -801,6 +826,7 @@ class Competitions:
                 r.selected,
                 r.private_score if published else None,
                 r.number in final,
+                bool(r.improved) if published else None,
             )
             for r in rows
         ]
@@ -889,11 +915,11 @@ class Competitions:
                 r.public_score,
                 r.private_score,
                 r.selected,
+                bool(r.improved),
             )
             for r in rows
         ]
-        direction = config.scoring().direction
-        picked = final_selection(records, config.n_selections, direction=direction)
+        picked = _final_selection(records, config)
         for row in rows:
             row.selected = row.id in picked
 
@@ -999,10 +1025,12 @@ class Competitions:
                     records,
                 )
             else:
+                mechanism = MECHANISMS[config.mechanism]
                 standings = public_board(
                     records,
                     direction=config.scoring().direction,
-                    release_is_current_best=MECHANISMS[config.mechanism].release_is_current_best,
+                    release_is_current_best=mechanism.release_is_current_best,
+                    release_hides_decision=mechanism.release_hides_decision,
                 )
         return _numbered(standings, numbers)
 
@@ -1050,7 +1078,7 @@ class Competitions:
         # deadline passed that nobody has closed yet: a read never
         # writes), the selections are made as the close would make them.
         if competition.closed_at is None:
-            picked = final_selection(records, config.n_selections, direction=direction)
+            picked = _final_selection(records, config)
             records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
         return _numbered(private_board(records, direction=direction), numbers)
 

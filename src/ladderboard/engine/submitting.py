@@ -165,34 +165,34 @@ def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -
 def _standing(
     connection: Connection,
     target: Target,
-    release: tuple[int, datetime, float, int],
+    release: tuple[int, datetime, float, int, bool],
     previous: statements.StoredStanding | None,
 ) -> dict[str, Any]:
     """The team's standing on the public board after its submission
-    ``release`` (``(id, created_at, public_score, number)``, just stored),
-    as the columns :func:`~ladderboard.store.statements.store_standing`
+    ``release`` (``(id, created_at, public_score, number, improved)``, just
+    stored), as the columns :func:`~ladderboard.store.statements.store_standing`
     writes, by the rule the whole board is built by
     (:func:`~ladderboard.rules.boards.team_standing`), from ``previous``,
     the standing before it (read with the team's counts, under the lock):
-    the team's score is its latest release when each release states the
-    current best, its best release otherwise, and the submission that gives
-    it is the first to have reached it. Reads at most one row, rather than
-    the team's whole history, when the submission is the team's latest in
-    time (as it is unless clocks disagree)."""
-    ident, created, score, number = release
+    under full disclosure the team's best release, given by the first
+    submission to reach it; on a ladder its latest release, given by the file
+    the mechanism holds as best (or by this submission, where the releases hide
+    which file that is). Reads no row, rather than the team's whole history,
+    when the submission is the team's latest in time (as it is unless clocks
+    disagree)."""
+    ident, created, score, number, improved = release
     if math.isnan(score) or (previous is not None and created < aware(previous.last_submission_at)):
-        # NaN matches no row in SQL, and a submission stamped before the
+        # NaN never compares better, and a submission stamped before the
         # team's latest (a worker's clock behind another's) is not the last
         # in the board's order: apply the rule to the whole history.
         return _standing_from_history(connection, target)
     reached = (ident, created, number)
     if previous is not None:
         kept = (previous.submission_id, previous.submission_at, previous.submission_number)
-        if MECHANISMS[target.config.mechanism].release_is_current_best:
-            if same_score(score, previous.score):
+        mechanism = MECHANISMS[target.config.mechanism]
+        if mechanism.release_is_current_best:
+            if not (improved or mechanism.release_hides_decision):
                 reached = kept
-            else:  # an earlier submission may have released this score before
-                reached = tuple(statements.first_release(connection, target.team_id, score))
         elif not target.scoring.direction.key(score) < target.scoring.direction.key(
             previous.score
         ):  # the best release stays (a later one wins no tie)
@@ -210,14 +210,19 @@ def _standing(
 def _standing_from_history(connection: Connection, target: Target) -> dict[str, Any]:
     """:func:`_standing` by the rule applied to all the team's releases."""
     rows = statements.team_releases(connection, target.team_id)
-    records = [Record(ident, "", created, score, score) for ident, created, score, _ in rows]
+    records = [
+        Record(ident, "", created, score, score, improved=bool(improved))
+        for ident, created, score, _, improved in rows
+    ]
     (ordered,) = by_team(records).values()
+    mechanism = MECHANISMS[target.config.mechanism]
     standing, reached_at = team_standing(
         ordered,
         direction=target.scoring.direction,
-        release_is_current_best=MECHANISMS[target.config.mechanism].release_is_current_best,
+        release_is_current_best=mechanism.release_is_current_best,
+        release_hides_decision=mechanism.release_hides_decision,
     )
-    numbers = {ident: number for ident, _, _, number in rows}
+    numbers = {ident: number for ident, _, _, number, _ in rows}
     return standing_columns(standing, reached_at, numbers[standing.submission_id])
 
 
@@ -371,7 +376,10 @@ class Submitter:
                     selected=False,
                 )
                 standing = _standing(
-                    connection, target, (submission_id, now, step.score, total + 1), stored
+                    connection,
+                    target,
+                    (submission_id, now, step.score, total + 1, step.improved),
+                    stored,
                 )
                 # The competition's row is locked from here to the commit: last.
                 statements.store_standing_and_bump(

@@ -238,6 +238,9 @@ class SubmissionView:
     selected: bool
     private_score: float | None
     final: bool = False  # counts for the final ranking: selected, or chosen automatically
+    # Whether the mechanism took the file as the team's best: known to the
+    # team once the private board is published, ``None`` before.
+    best: bool | None = None
 
 
 @dataclass(frozen=True)

@@ -231,6 +231,12 @@ class Mechanism(ABC, metaclass=_Constructed):
     release_is_current_best: ClassVar[bool] = True
     """Whether each release states the current best, so that a board shows a
     team's latest release; otherwise (full disclosure) it shows the best one."""
+    release_hides_decision: ClassVar[bool] = False
+    """Whether every submission is answered with a fresh estimate of the current
+    best, accepted or not (the bootstrap releases of Chaibub Neto et al. 2016,
+    Alg. 4 and 6), so that the releases do not say whether a file became the
+    best: that decision stays with the organiser until the private board is
+    published, and nothing shown to a team may depend on it."""
     pinned_defaults: ClassVar[tuple[str, ...]] = ()
     """Parameters whose defaults follow from the holdout size and may be
     chosen again in a later release: a competition stores the values they

@@ -77,6 +77,7 @@ class LadderBoot(Mechanism):
 
     name = "ladder-boot"
     stochastic = True
+    release_hides_decision = True
 
     def __init__(
         self,
@@ -401,6 +402,7 @@ class BayesBootLadderBoot(BayesBootLadder):
     """
 
     name = "bayes-boot-ladder-boot"
+    release_hides_decision = True
 
     def __init__(
         self,

@@ -276,6 +276,7 @@ def boards(
     teams: dict[str, list[int]],
     released: np.ndarray,
     private: np.ndarray,
+    improved: np.ndarray,
     *,
     direction: Direction,
     release_is_current_best: bool,
@@ -283,12 +284,14 @@ def boards(
     """The public and private boards of one replay, by the rule of the live
     boards (:func:`ladderboard.rules.boards.public_board`): submissions are
     ordered by their index, each team's selection is its public entry's
-    submission, and its private score is that submission's.
+    submission (on a ladder the file the mechanism last took as its best,
+    ``improved``), and its private score is that submission's.
 
     >>> from ladderboard.direction import LOWER_IS_BETTER
     >>> teams = {"a": [0, 2], "b": [1, 3]}
     >>> released = np.array([0.5, 0.4, 0.5, 0.3])
-    >>> public, private = boards(teams, released, np.array([.6, .2, .1, .5]),
+    >>> improved = np.array([True, True, False, True])
+    >>> public, private = boards(teams, released, np.array([.6, .2, .1, .5]), improved,
     ...                          direction=LOWER_IS_BETTER, release_is_current_best=True)
     >>> [(e.team, e.score, e.submission) for e in public]
     [('b', 0.3, 3), ('a', 0.5, 0)]
@@ -296,14 +299,14 @@ def boards(
     [('b', 0.5, 3), ('a', 0.6, 0)]
     """
     records = [
-        Record(i, team, i, float(released[i]), float(private[i]))
+        Record(i, team, i, float(released[i]), float(private[i]), improved=bool(improved[i]))
         for team, rows in teams.items()
         for i in rows
     ]
+    # The organiser's view: on a ladder each entry names the file the
+    # mechanism holds as best, even where the live board keeps it from the teams.
     public = public_board(
-        records,
-        direction=direction,
-        release_is_current_best=release_is_current_best,
+        records, direction=direction, release_is_current_best=release_is_current_best
     )
     chosen = {s.submission_id for s in public}
     selected = [dataclasses.replace(r, selected=r.id in chosen) for r in records]
@@ -424,6 +427,7 @@ def replay_mechanism(
         teams,
         released,
         private,
+        improved,
         direction=Direction(greater),
         release_is_current_best=klass.release_is_current_best,
     )

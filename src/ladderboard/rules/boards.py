@@ -19,6 +19,7 @@ __all__ = [
     "Standing",
     "auto_select",
     "by_team",
+    "current_best",
     "final_selection",
     "private_board",
     "public_board",
@@ -63,6 +64,7 @@ class Record(Generic[When]):
     public_score: float
     private_score: float
     selected: bool = False
+    improved: bool = False  # the mechanism took it as the team's best (organiser-side)
 
 
 @dataclass(frozen=True)
@@ -97,27 +99,50 @@ def by_team(records: Iterable[Record[When]]) -> dict[str, list[Record[When]]]:
     return teams
 
 
+def current_best(rows: Sequence[Record[When]]) -> Record[When] | None:
+    """The record the mechanism holds as the team's best: the latest one it
+    took as a new best (``improved``), or ``None`` if it took none (a Shaky
+    Ladder's file that never passed its noisy test, a first file that did not
+    beat a baseline). ``rows`` are the team's records, oldest first.
+
+    On a ladder this, not the latest file, is what the board's score is
+    about: a release states the current best (Blum & Hardt 2015, Fig. 1-2;
+    Chaibub Neto et al. 2016, Alg. 4-6)."""
+    return next((r for r in reversed(rows) if r.improved), None)
+
+
 def team_standing(
-    rows: Sequence[Record[When]], *, direction: Direction, release_is_current_best: bool
+    rows: Sequence[Record[When]],
+    *,
+    direction: Direction,
+    release_is_current_best: bool,
+    release_hides_decision: bool = False,
 ) -> tuple[Standing[When, int], When]:
     """One team's place on the public board from its records, oldest first
-    (as :func:`by_team` gives them): its standing and the time of the
-    submission that gives its score, which orders it against other teams
-    (:func:`public_order`).
+    (as :func:`by_team` gives them): its standing and the time that orders it
+    against teams with the same score (:func:`public_order`).
 
-    A team's score is its latest release when each release states the current
-    best (the ladders), and its best release otherwise (full disclosure); the
-    submission that gives it is the first to have reached that score.
+    Under full disclosure the team's score is its best release, given by the
+    first submission to reach it. On a ladder the score is the latest release,
+    which states the current best, and it is given by the file the mechanism
+    holds as best (:func:`current_best`; the first file while there is none).
+    On a board whose releases hide the mechanism's decision
+    (``release_hides_decision``: a fresh estimate of the best at every file),
+    the standing names the latest submission, whose answer the score is, and
+    is ordered by its time: naming or ordering by the best file would tell
+    every team which of its files were accepted.
     """
     key = _key(direction)
-    if release_is_current_best:
-        latest = rows[-1].public_score
-        reached = next(r for r in rows if same_score(r.public_score, latest))
-    else:
+    if not release_is_current_best:
         reached = min(rows, key=lambda r: key(r.public_score, r.created_at, r.id))
-    standing = Standing(
-        rows[0].team, reached.public_score, len(rows), rows[-1].created_at, reached.id
-    )
+        score = reached.public_score
+    else:
+        score = rows[-1].public_score
+        if release_hides_decision:
+            reached = rows[-1]
+        else:
+            reached = current_best(rows) or rows[0]
+    standing = Standing(rows[0].team, score, len(rows), rows[-1].created_at, reached.id)
     return standing, reached.created_at
 
 
@@ -137,13 +162,17 @@ def public_order(
 
 
 def public_board(
-    records: Iterable[Record[When]], *, direction: Direction, release_is_current_best: bool
+    records: Iterable[Record[When]],
+    *,
+    direction: Direction,
+    release_is_current_best: bool,
+    release_hides_decision: bool = False,
 ) -> list[Standing[When, int]]:
     """Teams ranked by their released public score.
 
     A team's score is its latest release when each release states the current
     best (the ladders), and its best release otherwise (full disclosure). Ties
-    go to the team that reached the score first.
+    go to the team whose score was reached first (:func:`team_standing`).
 
     >>> from datetime import datetime, UTC
     >>> from ladderboard.direction import LOWER_IS_BETTER
@@ -157,7 +186,10 @@ def public_board(
     return public_order(
         (
             team_standing(
-                rows, direction=direction, release_is_current_best=release_is_current_best
+                rows,
+                direction=direction,
+                release_is_current_best=release_is_current_best,
+                release_hides_decision=release_hides_decision,
             )
             for rows in by_team(records).values()
         ),
@@ -166,24 +198,57 @@ def public_board(
 
 
 def auto_select(
-    records: Sequence[Record[When]], n_selections: int, *, direction: Direction
+    records: Sequence[Record[When]],
+    n_selections: int,
+    *,
+    direction: Direction,
+    by_decision: bool = False,
 ) -> list[int]:
-    """The ids of a team's ``n_selections`` best released submissions, earlier
-    first among equals: what a team that selected nothing is given."""
-    key = _key(direction)
-    ranked = sorted(records, key=lambda r: key(r.public_score, r.created_at, r.id))
+    """The ids of the submissions a team that selected nothing is given.
+
+    ``by_decision`` (a ladder, whose release states the current best): the
+    ``n_selections`` most recent files the mechanism took as the team's best,
+    then, if it took fewer, the most recent others. A ladder's release after a
+    file that did not become the best is no score of that file (on a bootstrap
+    board it is a fresh draw of the best's), so ranking files by their
+    releases would pick files by the board's noise. Otherwise (full
+    disclosure, each release the file's own score): the best released ones,
+    earlier first among equals.
+
+    >>> from ladderboard.direction import LOWER_IS_BETTER
+    >>> rows = [Record(1, "a", 1, 0.30, 0.3, improved=True), Record(2, "a", 2, 0.28, 0.9),
+    ...         Record(3, "a", 3, 0.29, 0.2, improved=True), Record(4, "a", 4, 0.27, 0.9)]
+    >>> auto_select(rows, 2, direction=LOWER_IS_BETTER, by_decision=True)
+    [3, 1]
+    >>> auto_select(rows, 2, direction=LOWER_IS_BETTER)
+    [4, 2]
+    """
+    if by_decision:
+        latest_first = sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
+        ranked = [r for r in latest_first if r.improved] + [
+            r for r in latest_first if not r.improved
+        ]
+    else:
+        key = _key(direction)
+        ranked = sorted(records, key=lambda r: key(r.public_score, r.created_at, r.id))
     return [r.id for r in ranked[:n_selections]]
 
 
 def final_selection(
-    records: Iterable[Record[When]], n_selections: int, *, direction: Direction
+    records: Iterable[Record[When]],
+    n_selections: int,
+    *,
+    direction: Direction,
+    by_decision: bool = False,
 ) -> set[int]:
     """The ids selected at the close: each team's own choice, or, for a team
     that chose nothing, its :func:`auto_select` ones."""
     chosen: set[int] = set()
     for rows in by_team(records).values():
         own = {r.id for r in rows if r.selected}
-        chosen |= own or set(auto_select(rows, n_selections, direction=direction))
+        chosen |= own or set(
+            auto_select(rows, n_selections, direction=direction, by_decision=by_decision)
+        )
     return chosen
 
 

@@ -14,11 +14,14 @@ best cannot be read from the releases, and saying so would tell more.
 >>> from ladderboard.direction import LOWER_IS_BETTER
 >>> print(explain("ladder", 0.28, 0.28, direction=LOWER_IS_BETTER, decimals=2,
 ...               params={"eta": 0.01}))
-The board kept your previous score, 0.28: under the Ladder a file must beat
-it by more than the step 0.01 to change it.
+Your team's board score stays at 0.28: under the Ladder a file must beat it
+by more than the step 0.01 to change it.
 >>> print(describe("ladder", {"eta": 0.01}))
-A Ladder: your public score changes only when a file beats it by more than
-0.01, and it is shown rounded to a multiple of 0.01.
+The board keeps the file it holds as your team's best and shows its score; a
+new file replaces it only when it is clearly better, so that the board cannot
+be climbed by luck or by guessing. A Ladder: your public score changes only
+when a file beats it by more than 0.01, and it is shown rounded to a multiple
+of 0.01.
 """
 
 from __future__ import annotations
@@ -80,7 +83,13 @@ class _Wording:
     ``previous`` names the score the board showed before; ``start`` is the
     score a board shows before any submission, if it shows one; ``opening``
     follows ``first`` on a team's own board, where a first file may meet a
-    baseline instead of nothing.
+    baseline instead of nothing. ``plain`` is what the mechanism does in
+    everyday words, read before ``describe``'s precise statement. ``lead`` opens the answer to a file that
+    moved the score the better way, ``first_lead`` the answer to a team's
+    first file. ``moved``, on a board that answers every file with a fresh
+    estimate of the team's best, is the one answer to every later file: there
+    a changed number says nothing of the file just sent, so the answer never
+    says better or worse.
     """
 
     describe: str
@@ -93,6 +102,10 @@ class _Wording:
     previous: str = "your previous"
     start: float | None = None
     opening: str = ""
+    plain: str = ""
+    lead: str = "Your team's board score is now {released}, better than {previous}."
+    first_lead: str = "Your team's first board score: {released}."
+    moved: str | None = None
 
 
 _OWN_SCORE = "this file's score"
@@ -129,7 +142,27 @@ def _full_disclosure(p: Mapping[str, Any], what: str) -> _Wording:
         "the board keeps showing your best.",
         shown=_OWN_SCORE,
         previous="your previous best",
+        lead="This file scored {released}, better than your previous best {previous}; the "
+        "board now shows it.",
+        first_lead="This file scored {released}: your first public score.",
     )
+
+
+_STEP_PLAIN = (
+    "The board keeps the file it holds as your team's best and shows its score; a new file "
+    "replaces it only when it is clearly better, so that the board cannot be climbed by luck "
+    "or by guessing."
+)
+_FRESH_PLAIN = (
+    "The board keeps the file it holds as your team's best, replaces it only when a new file "
+    "is clearly better, and answers every file you send with a fresh estimate of your best's "
+    "score: the number moves a little each time, whether or not your file was better."
+)
+_NOISY_PLAIN = (
+    "The board keeps the file it holds as your team's best and shows its score with a little "
+    "noise added; a new file replaces it only when it is clearly better, so a better file can "
+    "read slightly worse, and the board cannot be climbed by luck or by guessing."
+)
 
 
 def _ladder(p: Mapping[str, Any]) -> _Wording:
@@ -137,6 +170,7 @@ def _ladder(p: Mapping[str, Any]) -> _Wording:
     step = "the step" if eta is None else f"the step {_plain(eta)}"
     by = "the step" if eta is None else _plain(eta)
     return _Wording(
+        plain=_STEP_PLAIN,
         describe=(
             f"A Ladder: your public score changes only when a file beats it by more than {by}, "
             f"and it is shown rounded to a multiple of {by}."
@@ -145,10 +179,10 @@ def _ladder(p: Mapping[str, Any]) -> _Wording:
         first=f" This is the file's score rounded to a multiple of {by}.",
         better=f" This file beat it by more than {step}.",
         same=(
-            "The board kept your previous score, {previous}: under the Ladder a file must beat "
+            "Your team's board score stays at {previous}: under the Ladder a file must beat "
             f"it by more than {step} to change it."
         ),
-        worse="Your public score is now {released} (it was {previous}).",
+        worse="Your team's board score is now {released} (it was {previous}).",
     )
 
 
@@ -157,6 +191,7 @@ _PAIRED = "a paired test of its losses against your best file's"
 
 def _parameter_free(p: Mapping[str, Any]) -> _Wording:
     return _Wording(
+        plain=_STEP_PLAIN,
         describe=(
             "A parameter-free Ladder: your public score changes only when a file beats it by "
             f"more than the holdout's noise, judged by {_PAIRED}; scores are shown rounded to "
@@ -166,10 +201,10 @@ def _parameter_free(p: Mapping[str, Any]) -> _Wording:
         first=" This is the file's score rounded to 1/n for n public rows.",
         better=f" This file beat it by more than the holdout's noise ({_PAIRED}).",
         same=(
-            "Your public score stays at {previous}: under the parameter-free Ladder a file must "
+            "Your team's board score stays at {previous}: under the parameter-free Ladder a file must "
             f"beat it by more than the noise of the holdout ({_PAIRED}) to change it."
         ),
-        worse="Your public score is now {released} (it was {previous}).",
+        worse="Your team's board score is now {released} (it was {previous}).",
     )
 
 
@@ -177,6 +212,7 @@ def _significance(p: Mapping[str, Any]) -> _Wording:
     alpha = _plain(p["alpha"])
     test = f"a one-sided paired t-test of its losses against your best file's, at level {alpha}"
     return _Wording(
+        plain=_STEP_PLAIN,
         describe=(
             f"A Ladder at significance level {alpha}: your public score changes only when a "
             f"file beats it in {test}; scores are shown rounded to 1/n for n public rows."
@@ -185,10 +221,10 @@ def _significance(p: Mapping[str, Any]) -> _Wording:
         first=" This is the file's score rounded to 1/n for n public rows.",
         better=f" This file beat it in {test}.",
         same=(
-            "Your public score stays at {previous}: under this Ladder a file must beat it by "
+            "Your team's board score stays at {previous}: under this Ladder a file must beat it by "
             f"more than the noise of the holdout ({test}) to change it."
         ),
-        worse="Your public score is now {released} (it was {previous}): the test took this "
+        worse="Your team's board score is now {released} (it was {previous}): the test took this "
         "file as your new best.",
     )
 
@@ -200,6 +236,7 @@ def _shaky(p: Mapping[str, Any]) -> _Wording:
     cap = _given(p, "max_updates")
     at_most = "" if cap is None else f" It changes at most {cap} times in all."
     return _Wording(
+        plain=_NOISY_PLAIN,
         describe=(
             f"A Shaky Ladder: your public score changes only when a file's score, with noise "
             f"added, beats it by more than {by}, compared with noise added too; what is shown "
@@ -209,17 +246,18 @@ def _shaky(p: Mapping[str, Any]) -> _Wording:
         first=" It is the file's score with noise added, near it but not exactly it.",
         better=(
             " This file passed the Shaky Ladder's noisy test; the number shown has fresh noise "
-            "added, so it is near this file's score, not exactly it."
+            "added, so it is near this file's score, not exactly it (and a better file can "
+            "read worse)."
         ),
         same=(
-            "Your public score stays at {previous}: under the Shaky Ladder a file must beat it "
+            "Your team's board score stays at {previous}: under the Shaky Ladder a file must beat it "
             f"by more than {by}, compared with noise added, so a small gain can also be missed."
             + at_most
         ),
         worse=(
-            "Your public score moved to {released} from {previous}: a file that passes the "
-            "Shaky Ladder's noisy test is shown with fresh noise added, so its public score "
-            "can land a little worse than the one before."
+            "Your team's board score moved to {released} from {previous}: a file that passes "
+            "the Shaky Ladder's noisy test is shown with fresh noise added, so a file that "
+            "passes, even a better one, can read a little worse than the score before."
         ),
         start=1.0,
     )
@@ -230,6 +268,16 @@ def _bootstrap_release(b: Any) -> str:
     return f"a fresh bootstrap estimate of your best file's score{resamples}"
 
 
+def _moved(fresh: str) -> str:
+    """The answer to every file after the first on a board of bootstrap
+    releases, ``fresh`` saying what each release is."""
+    return (
+        "The board's estimate of your team's best is now {released} (it was {previous}), "
+        f"{fresh}. It moves with every file you send, whether or not this one improved on "
+        "your best."
+    )
+
+
 def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
     alpha = _plain(p["alpha"])
     test = f"a one-sided paired t-test of their losses at level {alpha}"
@@ -237,6 +285,7 @@ def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
     best = f"your best file changes only when a file beats it in {test}."
     moves = f"LadderBoot answers every file with {fresh}, so the number moves a little each time;"
     return _Wording(
+        plain=_FRESH_PLAIN,
         describe=(
             f"LadderBoot: your best file changes only when a file beats it in {test}, and every "
             f"submission is answered with {fresh}, so the number moves a little each time."
@@ -247,9 +296,10 @@ def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
             f" LadderBoot answers every file with {fresh}, so a small change need not mean a new "
             f"best: {best}"
         ),
-        same="Your public score is {released} again. " + f"{moves} {best}",
-        worse="Your public score is {released} (it was {previous}). " + f"{moves} {best}",
+        same="",
+        worse="",
         shown="a fresh bootstrap estimate of that rank's score",
+        moved=f"{_moved(fresh)} {best[0].upper()}{best[1:]}",
     )
 
 
@@ -273,6 +323,7 @@ def _baseline(p: Mapping[str, Any], what: str) -> str:
 def _bayes_boot(p: Mapping[str, Any]) -> _Wording:
     test = _bayes_test(p)
     return _Wording(
+        plain=_STEP_PLAIN,
         describe=(
             f"A Bayesian-bootstrap Ladder: your public score changes only when a file beats "
             f"your best in {test}; scores are shown rounded to 1/n for n public rows."
@@ -282,11 +333,11 @@ def _bayes_boot(p: Mapping[str, Any]) -> _Wording:
         opening=_baseline(p, "is the baseline's score"),
         better=f" This file beat your best in {test}.",
         same=(
-            "Your public score stays at {previous}: a file changes it only when it beats your "
+            "Your team's board score stays at {previous}: a file changes it only when it beats your "
             f"best in {test}."
         ),
         worse=(
-            "Your public score is now {released} (it was {previous}): this file beat your best "
+            "Your team's board score is now {released} (it was {previous}): this file beat your best "
             f"in {test}, although its score on the whole holdout is worse."
         ),
     )
@@ -300,6 +351,7 @@ def _bayes_boot_boot(p: Mapping[str, Any]) -> _Wording:
         f"time; your best file changes only when a file beats it in {test}."
     )
     return _Wording(
+        plain=_FRESH_PLAIN,
         describe=(
             f"A Bayesian-bootstrap Ladder with bootstrap releases: your best file changes only "
             f"when a file beats it in {test}, and every submission is answered with {fresh}."
@@ -307,8 +359,9 @@ def _bayes_boot_boot(p: Mapping[str, Any]) -> _Wording:
         margin=f" in {test}",
         first=" It is a bootstrap estimate of this file's score, near it but not exactly it.",
         better=" A small change need not mean a new best: " + moves,
-        same="Your public score is {released} again: " + moves,
-        worse="Your public score is {released} (it was {previous}): " + moves,
+        same="",
+        worse="",
+        moved=f"{_moved(fresh)} Your best file changes only when a file beats it in {test}.",
         shown="a fresh bootstrap estimate of that rank's score",
         opening=_baseline(p, "estimates the baseline's score"),
     )
@@ -345,17 +398,23 @@ def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
 
 # ------------------------------------------------------------------ public
 def describe(mechanism: str, params: Mapping[str, Any] | None = None) -> str:
-    """One plain sentence on what ``mechanism`` (a registry name) does with
-    these parameters (its defaults for those not given), for a competition's
-    overview.
+    """What ``mechanism`` (a registry name) does with these parameters (its
+    defaults for those not given), for a competition's overview: first in
+    everyday words, then precisely.
 
     >>> print(describe("shaky-ladder", {"step": 0.02}))
-    A Shaky Ladder: your public score changes only when a file's score, with
+    The board keeps the file it holds as your team's best and shows its score
+    with a little noise added; a new file replaces it only when it is clearly
+    better, so a better file can read slightly worse, and the board cannot be
+    climbed by luck or by guessing. A Shaky Ladder: your public score changes only when a file's score, with
     noise added, beats it by more than the step 0.02, compared with noise added
     too; what is shown carries Laplace noise of its own, so it is near a file's
     score, not exactly it.
     """
-    return _wording(mechanism, params).describe
+    wording = _wording(mechanism, params)
+    if not wording.plain:
+        return wording.describe
+    return f"{wording.plain} {wording.describe}"
 
 
 def _show(x: float, decimals: int) -> str:
@@ -404,11 +463,11 @@ def explain(
     >>> from ladderboard.direction import LOWER_IS_BETTER
     >>> print(explain("ladder", 0.24, 0.28, direction=LOWER_IS_BETTER, decimals=2,
     ...               params={"eta": 0.01}))
-    New public score: 0.24, better than your previous 0.28. This file beat it by
+    Your team's board score is now 0.24, better than 0.28. This file beat it by
     more than the step 0.01.
     >>> print(explain("parameter-free-ladder", 0.3, None, direction=LOWER_IS_BETTER, decimals=4))
-    Your first public score: 0.3000. This is the file's score rounded to 1/n for
-    n public rows.
+    Your team's first board score: 0.3000. This is the file's score rounded to
+    1/n for n public rows.
     """
     if board not in BOARD_MODES:
         raise ValueError(f"board must be one of {BOARD_MODES}, got {board!r}")
@@ -423,7 +482,8 @@ def explain(
         if wording.start is not None and shown == _show(wording.start, decimals):
             kept = wording.same.format(released=shown, previous=shown)
             return f"{kept} The board starts every team at {shown}."
-        return f"Your first public score: {shown}.{wording.first}{wording.opening}"
+        lead = wording.first_lead.format(released=shown)
+        return f"{lead}{wording.first}{wording.opening}"
     return _change(wording, released, previous, direction, decimals)
 
 
@@ -436,11 +496,12 @@ def _change(
             "This file's score is undefined on the holdout (constant predictions under a "
             f"correlation, for example), so it cannot improve on your {before}."
         )
-    if shown == before:
+    if wording.moved is not None:
+        template = wording.moved
+    elif shown == before:
         template = wording.same
     elif direction.better(released, previous):
-        better = f"New public score: {shown}, better than {wording.previous} {before}."
-        return better + wording.better
+        return wording.lead.format(released=shown, previous=before) + wording.better
     else:
         template = wording.worse
     return template.format(released=shown, previous=before)

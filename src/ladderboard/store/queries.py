@@ -226,8 +226,9 @@ def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:
 # ------------------------------------------------------------- submissions
 def submissions_with_team(session: Session, competition_id: int) -> list[Any]:
     """What the boards read of the competition's submissions: ``(id, team
-    name, created_at, public_score, private_score, selected, number)``
-    tuples, not ORM objects (building 10,000 of those cost more than the query)."""
+    name, created_at, public_score, private_score, selected, number,
+    improved)`` tuples, not ORM objects (building 10,000 of those cost more
+    than the query)."""
     rows = session.execute(
         select(
             SubmissionRow.id,
@@ -237,6 +238,7 @@ def submissions_with_team(session: Session, competition_id: int) -> list[Any]:
             SubmissionRow.private_score,
             SubmissionRow.selected,
             SubmissionRow.number,
+            SubmissionRow.improved,
         )
         .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
         .where(SubmissionRow.competition_id == competition_id)

@@ -55,7 +55,6 @@ __all__ = [
     "bump_board_version",
     "count_params",
     "counts",
-    "first_release",
     "invalid_files",
     "lock_state",
     "member_admission",
@@ -240,16 +239,8 @@ TEAM_RELEASES = select(
     _SUBMISSIONS.c.created_at,
     _SUBMISSIONS.c.public_score,
     _SUBMISSIONS.c.number,
+    _SUBMISSIONS.c.improved,
 ).where(_SUBMISSIONS.c.team_id == bindparam("team"))
-FIRST_RELEASE = (
-    select(_SUBMISSIONS.c.id, _SUBMISSIONS.c.created_at, _SUBMISSIONS.c.number)
-    .where(
-        _SUBMISSIONS.c.team_id == bindparam("team"),
-        _SUBMISSIONS.c.public_score == bindparam("score"),
-    )
-    .order_by(_SUBMISSIONS.c.created_at, _SUBMISSIONS.c.id)
-    .limit(1)
-)
 _STANDING_VALUES = {
     name: bindparam(name, type_=_STANDINGS.c[name].type)
     for name in (
@@ -487,14 +478,8 @@ def store_rejection(connection: Any, **values: Any) -> None:
 
 
 def team_releases(connection: Any, team_id: int) -> list[Any]:
-    """``(id, created_at, public_score, number)`` of each of the team's submissions."""
+    """``(id, created_at, public_score, number, improved)`` of each of the team's submissions."""
     return list(connection.execute(TEAM_RELEASES, {"team": team_id}).all())
-
-
-def first_release(connection: Any, team_id: int, score: float) -> Any:
-    """``(id, created_at, number)`` of the team's first submission released
-    at exactly ``score`` (not NaN), or ``None``."""
-    return connection.execute(FIRST_RELEASE, {"team": team_id, "score": score}).first()
 
 
 def store_standing(connection: Any, competition_id: int, team_id: int, **values: Any) -> None:
