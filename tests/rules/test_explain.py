@@ -261,7 +261,8 @@ def _explain_run(mechanism: Mechanism, xs) -> list[str]:
 def test_explain_a_ladders_releases_as_a_team_sees_them():
     texts = _explain_run(Ladder(eta=0.1), ([0.5] * 4, [0.45] * 4, [0.38] * 4, [0.27] * 4))
     assert texts == [
-        "Your team's first board score: 0.5. This is the file's score rounded to a multiple of 0.1.",
+        "Your team's first board score: 0.5. This is the file's score rounded to a multiple "
+        "of 0.1.",
         "Your team's board score stays at 0.5: under the Ladder a file must beat it by more "
         "than the step 0.1 to change it.",
         "Your team\'s board score is now 0.4, better than 0.5. This file beat it by more than "
@@ -382,7 +383,8 @@ def test_explain_a_fresh_estimate_never_calls_a_file_better_or_worse(name):
         )
         assert "whether or not this one improved on your best" in text
         assert "better than" not in text and "worse" not in text
-    assert len({t.replace(r, "", 1) for t, r in zip(texts, ("0.25", "0.35", "0.30"))}) == 1
+    shown = ("0.25", "0.35", "0.30")
+    assert len({t.replace(r, "", 1) for t, r in zip(texts, shown, strict=True)}) == 1
 
 
 @pytest.mark.parametrize("name", ALL)

@@ -53,7 +53,7 @@ from ladderboard.files.submission import (
     submission_sha256,
 )
 from ladderboard.mechanisms import MECHANISMS
-from ladderboard.rules.boards import Record, Standing, by_team, same_score, team_standing
+from ladderboard.rules.boards import Record, Standing, by_team, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, ScoringScratch, score_predictions
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable

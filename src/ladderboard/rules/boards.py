@@ -138,10 +138,7 @@ def team_standing(
         score = reached.public_score
     else:
         score = rows[-1].public_score
-        if release_hides_decision:
-            reached = rows[-1]
-        else:
-            reached = current_best(rows) or rows[0]
+        reached = rows[-1] if release_hides_decision else current_best(rows) or rows[0]
     standing = Standing(rows[0].team, score, len(rows), rows[-1].created_at, reached.id)
     return standing, reached.created_at
 

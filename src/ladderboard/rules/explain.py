@@ -84,9 +84,9 @@ class _Wording:
     score a board shows before any submission, if it shows one; ``opening``
     follows ``first`` on a team's own board, where a first file may meet a
     baseline instead of nothing. ``plain`` is what the mechanism does in
-    everyday words, read before ``describe``'s precise statement. ``lead`` opens the answer to a file that
-    moved the score the better way, ``first_lead`` the answer to a team's
-    first file. ``moved``, on a board that answers every file with a fresh
+    everyday words, read before ``describe``'s precise statement. ``lead``
+    opens the answer to a file that moved the score the better way,
+    ``first_lead`` the answer to a team's first file. ``moved``, on a board that answers every file with a fresh
     estimate of the team's best, is the one answer to every later file: there
     a changed number says nothing of the file just sent, so the answer never
     says better or worse.
@@ -201,8 +201,8 @@ def _parameter_free(p: Mapping[str, Any]) -> _Wording:
         first=" This is the file's score rounded to 1/n for n public rows.",
         better=f" This file beat it by more than the holdout's noise ({_PAIRED}).",
         same=(
-            "Your team's board score stays at {previous}: under the parameter-free Ladder a file must "
-            f"beat it by more than the noise of the holdout ({_PAIRED}) to change it."
+            "Your team's board score stays at {previous}: under the parameter-free Ladder a "
+            f"file must beat it by more than the noise of the holdout ({_PAIRED}) to change it."
         ),
         worse="Your team's board score is now {released} (it was {previous}).",
     )
@@ -250,8 +250,9 @@ def _shaky(p: Mapping[str, Any]) -> _Wording:
             "read worse)."
         ),
         same=(
-            "Your team's board score stays at {previous}: under the Shaky Ladder a file must beat it "
-            f"by more than {by}, compared with noise added, so a small gain can also be missed."
+            "Your team's board score stays at {previous}: under the Shaky Ladder a file must "
+            f"beat it by more than {by}, compared with noise added, so a small gain can also be "
+            "missed."
             + at_most
         ),
         worse=(
@@ -283,7 +284,6 @@ def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
     test = f"a one-sided paired t-test of their losses at level {alpha}"
     fresh = _bootstrap_release(_given(p, "b"))
     best = f"your best file changes only when a file beats it in {test}."
-    moves = f"LadderBoot answers every file with {fresh}, so the number moves a little each time;"
     return _Wording(
         plain=_FRESH_PLAIN,
         describe=(
@@ -333,12 +333,12 @@ def _bayes_boot(p: Mapping[str, Any]) -> _Wording:
         opening=_baseline(p, "is the baseline's score"),
         better=f" This file beat your best in {test}.",
         same=(
-            "Your team's board score stays at {previous}: a file changes it only when it beats your "
-            f"best in {test}."
+            "Your team's board score stays at {previous}: a file changes it only when it beats "
+            f"your best in {test}."
         ),
         worse=(
-            "Your team's board score is now {released} (it was {previous}): this file beat your best "
-            f"in {test}, although its score on the whole holdout is worse."
+            "Your team's board score is now {released} (it was {previous}): this file beat your "
+            f"best in {test}, although its score on the whole holdout is worse."
         ),
     )
 
@@ -406,9 +406,9 @@ def describe(mechanism: str, params: Mapping[str, Any] | None = None) -> str:
     The board keeps the file it holds as your team's best and shows its score
     with a little noise added; a new file replaces it only when it is clearly
     better, so a better file can read slightly worse, and the board cannot be
-    climbed by luck or by guessing. A Shaky Ladder: your public score changes only when a file's score, with
-    noise added, beats it by more than the step 0.02, compared with noise added
-    too; what is shown carries Laplace noise of its own, so it is near a file's
+    climbed by luck or by guessing. A Shaky Ladder: your public score changes
+    only when a file's score, with noise added, beats it by more than the step
+    0.02, compared with noise added too; what is shown carries Laplace noise of its own, so it is near a file's
     score, not exactly it.
     """
     wording = _wording(mechanism, params)
