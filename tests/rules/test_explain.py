@@ -144,7 +144,7 @@ def test_explain_the_four_cases_of_a_team_board():
     kw = {"direction": LOWER_IS_BETTER, "decimals": 4, "params": {"eta": 0.01}}
     assert explain("ladder", 0.28, None, **kw).startswith("Your team's first board score: 0.2800.")
     assert explain("ladder", 0.24, 0.28, **kw).startswith(
-        "Your team\'s board score is now 0.2400, better than 0.2800."
+        "Your team's board score is now 0.2400, better than 0.2800."
     )
     assert explain("ladder", 0.28, 0.28, **kw) == (
         "Your team's board score stays at 0.2800: under the Ladder a file must beat it by "
@@ -265,9 +265,9 @@ def test_explain_a_ladders_releases_as_a_team_sees_them():
         "of 0.1.",
         "Your team's board score stays at 0.5: under the Ladder a file must beat it by more "
         "than the step 0.1 to change it.",
-        "Your team\'s board score is now 0.4, better than 0.5. This file beat it by more than "
+        "Your team's board score is now 0.4, better than 0.5. This file beat it by more than "
         "the step 0.1.",
-        "Your team\'s board score is now 0.3, better than 0.4. This file beat it by more than "
+        "Your team's board score is now 0.3, better than 0.4. This file beat it by more than "
         "the step 0.1.",
     ]
 
@@ -368,9 +368,7 @@ def test_explain_a_baseline_and_an_update_cap_are_told():
     assert capped.endswith("It changes at most 12 times in all.")
 
 
-@pytest.mark.parametrize(
-    "name", [n for n in ALL if MECHANISMS[n].release_hides_decision], ids=str
-)
+@pytest.mark.parametrize("name", [n for n in ALL if MECHANISMS[n].release_hides_decision], ids=str)
 def test_explain_a_fresh_estimate_never_calls_a_file_better_or_worse(name):
     """Under bootstrap releases a new number is a fresh draw of the team's
     best, so the answer is the same sentence whether it went down, up or

@@ -86,7 +86,8 @@ class _Wording:
     baseline instead of nothing. ``plain`` is what the mechanism does in
     everyday words, read before ``describe``'s precise statement. ``lead``
     opens the answer to a file that moved the score the better way,
-    ``first_lead`` the answer to a team's first file. ``moved``, on a board that answers every file with a fresh
+    ``first_lead`` the answer to a team's first file. ``moved``, on a board that answers every
+    file with a fresh
     estimate of the team's best, is the one answer to every later file: there
     a changed number says nothing of the file just sent, so the answer never
     says better or worse.
@@ -252,8 +253,7 @@ def _shaky(p: Mapping[str, Any]) -> _Wording:
         same=(
             "Your team's board score stays at {previous}: under the Shaky Ladder a file must "
             f"beat it by more than {by}, compared with noise added, so a small gain can also be "
-            "missed."
-            + at_most
+            "missed." + at_most
         ),
         worse=(
             "Your team's board score moved to {released} from {previous}: a file that passes "
@@ -408,7 +408,8 @@ def describe(mechanism: str, params: Mapping[str, Any] | None = None) -> str:
     better, so a better file can read slightly worse, and the board cannot be
     climbed by luck or by guessing. A Shaky Ladder: your public score changes
     only when a file's score, with noise added, beats it by more than the step
-    0.02, compared with noise added too; what is shown carries Laplace noise of its own, so it is near a file's
+    0.02, compared with noise added too; what is shown carries Laplace noise of its own, so it
+    is near a file's
     score, not exactly it.
     """
     wording = _wording(mechanism, params)
