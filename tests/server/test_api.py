@@ -40,12 +40,15 @@ def test_the_full_flow(client, solution):
     assert set(body) == {
         "id",
         "public_score",
+        "score_of",
         "previous_score",
         "explanation",
         "status",
         "remaining_today",
     }
     assert body["status"] == "scored"
+    mechanism = created["mechanism"]
+    assert body["score_of"] == ("file" if "full-disclosure" in mechanism else "team")
     assert body["remaining_today"] == 4
     second = submit(client, alpha, predictions(solution, 2)).json()
     assert second["remaining_today"] == 3
@@ -54,7 +57,8 @@ def test_the_full_flow(client, solution):
     own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha)).json()
     assert [s["id"] for s in own] == [body["id"], second["id"]]
     assert own[0]["message"] == "first try"
-    assert all(s["private_score"] is None for s in own)
+    assert all(s["private_score"] is None and s["best"] is None for s in own)
+    assert {s["score_of"] for s in own} == {body["score_of"]}
 
     chosen = client.put(
         "/api/competitions/demo/selection",

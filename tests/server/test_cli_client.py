@@ -87,9 +87,10 @@ def competition(server, tmp_path_factory):
 def test_create_and_submit(competition):
     first, second = competition["submits"]
     (row,) = rows("\n".join(first.splitlines()[:2]))  # the table, then the explanation
-    assert row["submission"] == "1" and row["public score"].startswith("0.2")
+    assert row["submission"] == "1" and row["board score after file"].startswith("0.2")
     assert row["left today"] == "no limit"
-    assert rows(second)[0]["submission"] == "2" and rows(second)[0]["public score"][:3] == "0.1"
+    (again,) = rows(second)
+    assert again["submission"] == "2" and again["board score after file"][:3] == "0.1"
 
 
 def test_submissions_lists_the_team_s_own(server, competition):
@@ -104,7 +105,14 @@ def test_piped_tables_are_whole_tab_separated_values(server, competition):
     result = invoke(["submissions", "cli-demo"], server, competition["token"], COLUMNS="20")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].split("\t") == ["id", "when", "message", "public", "private", "selected"]
+    assert lines[0].split("\t") == [
+        "id",
+        "when",
+        "message",
+        "board score after file",
+        "private",
+        "selected",
+    ]
     assert all(line.count("\t") == 5 for line in lines) and len(lines) == 3
     assert "│" not in result.output and "flip 10" in result.output  # not cut to 20 columns
 

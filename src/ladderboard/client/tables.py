@@ -91,11 +91,17 @@ def _limit(value: int | None) -> str:
     return "no limit" if value is None else str(value)
 
 
+def _score_header(row: dict[str, Any]) -> str:
+    """The column of a release: a file's own score under full disclosure, the
+    team's board score after the file on a ladder (``score_of``)."""
+    return "file's public score" if row.get("score_of") == "file" else "board score after file"
+
+
 def submission_table(slug: str, result: dict[str, Any]) -> Table:
     table = Table(title=f"{slug}: submission {result['id']}")
     table.add_column("submission", justify="right")
-    table.add_column("public score", justify="right")
-    table.add_column("previous", justify="right")
+    table.add_column(_score_header(result), justify="right")
+    table.add_column("before", justify="right")
     table.add_column("status")
     table.add_column("left today", justify="right")
     table.add_row(
@@ -113,7 +119,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
     table.add_column("id", justify="right")
     table.add_column("when")
     table.add_column("message")
-    table.add_column("public", justify="right")
+    table.add_column(_score_header(rows[0]) if rows else "public", justify="right")
     table.add_column("private", justify="right")
     table.add_column("selected")
     for row in rows:

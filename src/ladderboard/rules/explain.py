@@ -39,7 +39,7 @@ from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, REQUIRED,
 from ladderboard.mechanisms.boot import successes_needed
 from ladderboard.rules.config import BOARD_MODES
 
-__all__ = ["describe", "display_decimals", "explain"]
+__all__ = ["ReleaseWords", "describe", "display_decimals", "explain", "release_words"]
 
 _DIGITS_TOLERANCE = 1e-9
 """Room for the representation error of a step such as 0.01, whose ``-log10``
@@ -394,6 +394,54 @@ def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
     filled: dict[str, Any] = {info.name: info.default for info in parameters_of(mechanism)}
     filled.update(params or {})
     return _WORDINGS[mechanism](filled)
+
+
+# ------------------------------------------------------------------ labels
+@dataclass(frozen=True)
+class ReleaseWords:
+    """How every page, table, chart and export names a release, so that all
+    say the same thing of it.
+
+    ``of`` is ``"file"`` when a release is the score of the file just sent
+    (full disclosure) and ``"team"`` when it is the team's board score after
+    that file: on a ladder a release states the team's current best (Blum &
+    Hardt 2015, Fig. 1-2), and under bootstrap releases it is a fresh
+    estimate of the best's score at every file (Chaibub Neto et al. 2016,
+    Alg. 4 and 6), never a score of a file that did not become the best.
+    """
+
+    of: str
+    column: str
+    result: str
+    chart_title: str
+    chart_caption: str
+
+
+_FILE_WORDS = ReleaseWords(
+    of="file",
+    column="Public score",
+    result="This file's public score",
+    chart_title="Public score of each file",
+    chart_caption="Each point is one file's public score",
+)
+_TEAM_WORDS = ReleaseWords(
+    of="team",
+    column="Board score after this file",
+    result="Your team's board score",
+    chart_title="Your team's board score over time",
+    chart_caption="Each point is your team's board score after one file, not that file's own score",
+)
+
+
+def release_words(mechanism: str) -> ReleaseWords:
+    """The words for a release of ``mechanism`` (a registry name).
+
+    >>> release_words("full-disclosure").column, release_words("ladder-boot").column
+    ('Public score', 'Board score after this file')
+    """
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"unknown mechanism {mechanism!r}; known: {', '.join(sorted(MECHANISMS))}")
+    return _TEAM_WORDS if MECHANISMS[mechanism].release_is_current_best else _FILE_WORDS
 
 
 # ------------------------------------------------------------------ public

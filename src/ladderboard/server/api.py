@@ -23,6 +23,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.explain import release_words
 from ladderboard.rules.text import (
     FILE_NAME_CHARS,
     TEAM_NAME_CHARS,
@@ -608,7 +609,11 @@ def delete_file(
 def own_submissions(
     competitions: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> list[SubmissionOut]:
-    return [SubmissionOut.of(v) for v in competitions.submissions(competition.slug, team.name)]
+    score_of = release_words(competition.config.mechanism).of
+    return [
+        SubmissionOut.of(v, score_of=score_of)
+        for v in competitions.submissions(competition.slug, team.name)
+    ]
 
 
 @router.put(

@@ -37,7 +37,7 @@ from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.rules.explain import describe
+from ladderboard.rules.explain import describe, release_words
 from ladderboard.rules.text import SAMPLE_SUBMISSION
 from ladderboard.server.errors import ApiError, sentence, status_of
 
@@ -188,7 +188,8 @@ def competition_context(
 ) -> dict[str, Any]:
     """What every competition page's template needs: the competition, the
     current tab, its decimals and direction, where it stands (open, closed,
-    published) and the team signed in on this browser (``None`` if none)."""
+    published), the team signed in on this browser (``None`` if none) and the
+    words for a release (:func:`~ladderboard.rules.explain.release_words`)."""
     now = datetime.now(UTC)
     closed = info.is_closed(now)
     return {
@@ -202,6 +203,7 @@ def competition_context(
         "published_at": info.published_at or (info.deadline if info.is_published(now) else None),
         "signed_in": team,
         "now": now,
+        "words": release_words(info.config.mechanism),
     }
 
 

@@ -125,9 +125,17 @@ class TeamCreated(BaseModel):
     token: str = Field(description="The team's bearer token; it cannot be shown again.")
 
 
+_SCORE_OF = Field(
+    description="What public_score is a score of: 'file', the file's own public score (full "
+    "disclosure), or 'team', the team's board score after this file (a ladder: the board's "
+    "score of the file it holds as the team's best, which need not be this one)."
+)
+
+
 class SubmissionCreated(BaseModel):
     id: int = Field(description="The submission's number among the team's own.")
     public_score: float = Field(description="The score the board's mechanism released.")
+    score_of: Literal["file", "team"] = _SCORE_OF
     previous_score: float | None = Field(
         description="The score released for the team's previous submission (none for its first)."
     )
@@ -141,10 +149,13 @@ class SubmissionCreated(BaseModel):
     )
 
     @classmethod
-    def of(cls, result: SubmissionResult, explanation: str = "") -> SubmissionCreated:
+    def of(
+        cls, result: SubmissionResult, explanation: str = "", *, score_of: str = "team"
+    ) -> SubmissionCreated:
         return cls(
             id=result.id,
             public_score=result.public_score,
+            score_of=score_of,
             previous_score=result.previous_score,
             explanation=explanation,
             status=result.status,
@@ -159,23 +170,32 @@ class SubmissionOut(BaseModel):
     created_at: datetime
     message: str
     public_score: float
+    score_of: Literal["file", "team"] = _SCORE_OF
     selected: bool
     final: bool = Field(
-        description="Counts for the final ranking: selected, or (without a selection) among "
-        "the team's best released submissions."
+        description="Counts for the final ranking: selected or, for a team that selected "
+        "nothing, chosen automatically (on a ladder the files its mechanism took as the "
+        "team's best, shown from the close; under full disclosure the best public scores)."
     )
     private_score: float | None = Field(description="Only once the private board is published.")
+    best: bool | None = Field(
+        default=None,
+        description="Whether the mechanism took this file as the team's new best; only once "
+        "the private board is published.",
+    )
 
     @classmethod
-    def of(cls, view: SubmissionView) -> SubmissionOut:
+    def of(cls, view: SubmissionView, *, score_of: str = "team") -> SubmissionOut:
         return cls(
             id=view.id,
             created_at=view.created_at,
             message=view.message,
             public_score=view.public_score,
+            score_of=score_of,
             selected=view.selected,
             final=view.final,
             private_score=view.private_score,
+            best=view.best,
         )
 
 

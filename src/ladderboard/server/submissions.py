@@ -45,6 +45,7 @@ from starlette.types import Scope
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.rules.explain import release_words
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text
 from ladderboard.server.api import invalid, read_upload, responses
 from ladderboard.server.deps import team_member
@@ -116,7 +117,8 @@ def _submitted(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
     explanation = competitions.explain(competition.slug, team.name, result, competition)
-    return SubmissionCreated.of(result, explanation)
+    words = release_words(competition.config.mechanism)
+    return SubmissionCreated.of(result, explanation, score_of=words.of)
 
 
 def _admit(

@@ -30,6 +30,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import TeamDisabled
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.rules.explain import release_words
 from ladderboard.server import api, submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
@@ -170,11 +171,11 @@ def _explanation(result: Any, previous: float | None, decimals: int, direction: 
         return str(explanation)
     released = score(result.public_score, decimals)
     if previous is None:
-        return f"Your first released public score is {released} ({direction})."
+        return f"Your team's first board score is {released} ({direction})."
     before = score(previous, decimals)
     if before == released:
-        return f"Your released public score stays at {released}."
-    return f"Your released public score is now {released}; it was {before} ({direction})."
+        return f"Your team's board score stays at {released}."
+    return f"Your team's board score is now {released}; it was {before} ({direction})."
 
 
 @router.post("/c/{slug}/submit", response_class=HTMLResponse)
@@ -233,11 +234,12 @@ def _team_view(
     if info.is_published():
         private = competitions.leaderboard(info.slug, "private")
         ranks |= {"private": _rank(private, team.name), "private_of": len(private)}
+    words = release_words(info.config.mechanism)
     chart = score_chart(
         [(s.created_at, s.public_score) for s in submissions],
         precision=decimals,
-        title=f"Released public score of team {team.name}, submission by submission",
-        y_label=f"released score ({direction_words(info.config)})",
+        title=f"{words.chart_title}, team {team.name}",
+        y_label=f"{words.column.lower()} ({direction_words(info.config)})",
     )
     return _page(
         request,
