@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -410,7 +410,7 @@ class ReleaseWords:
     Alg. 4 and 6), never a score of a file that did not become the best.
     """
 
-    of: str
+    of: Literal["file", "team"]
     column: str
     result: str
     chart_title: str

@@ -150,7 +150,11 @@ class SubmissionCreated(BaseModel):
 
     @classmethod
     def of(
-        cls, result: SubmissionResult, explanation: str = "", *, score_of: str = "team"
+        cls,
+        result: SubmissionResult,
+        explanation: str = "",
+        *,
+        score_of: Literal["file", "team"] = "team",
     ) -> SubmissionCreated:
         return cls(
             id=result.id,
@@ -185,7 +189,9 @@ class SubmissionOut(BaseModel):
     )
 
     @classmethod
-    def of(cls, view: SubmissionView, *, score_of: str = "team") -> SubmissionOut:
+    def of(
+        cls, view: SubmissionView, *, score_of: Literal["file", "team"] = "team"
+    ) -> SubmissionOut:
         return cls(
             id=view.id,
             created_at=view.created_at,
