@@ -1,0 +1,139 @@
+"""On a board whose releases hide the mechanism's decision (a fresh estimate
+of the team's best at every file: LadderBoot, BayesBootLadderBoot), nothing a
+team can read before the private board is published may depend on whether
+its file was accepted: the answer to the submission, its list of
+submissions, the boards and its pages, compared between a history whose last
+file was accepted and one whose last file was not. Numbers are masked: the
+releases are fresh draws whatever the decision, so they are what the
+mechanism shows, not a leak of the platform's."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from server_helpers import bearer, create, organiser, submit
+
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
+
+HIDING = sorted(name for name, k in COMPETITION_MECHANISMS.items() if k.release_hides_decision)
+
+
+def _file(solution, wrong: float, seed: int) -> bytes:
+    """The true labels with a share ``wrong`` of them flipped."""
+    labels = np.asarray(solution.targets, dtype=float).reshape(-1).astype(int)
+    flip = np.random.default_rng(seed).random(labels.size) < wrong
+    values = np.where(flip, 1 - labels, labels)
+    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
+    return f"id,target\n{rows}".encode()
+
+
+def _masked(text: str, slug: str) -> str:
+    """``text`` with its numbers, times and the competition's name left out."""
+    text = text.replace(slug, "SLUG")
+    text = re.sub(r"\d{4}-\d\d-\d\d[T ][\d:.+Z UTC-]*", "TIME", text)
+    text = re.sub(r"name=\"csrf\" value=\"[^\"]*\"", "CSRF", text)
+    return re.sub(r"-?\d+(\.\d+)?(e-?\d+)?", "#", text)
+
+
+def _seen(client, slug: str, token: str, last: bytes) -> list[str]:
+    """Everything the team reads after sending ``last``, masked."""
+    answer = submit(client, token, last, slug=slug)
+    assert answer.status_code == 201, answer.text
+    pages = [
+        answer.text,
+        client.get(f"/api/competitions/{slug}/submissions", headers=bearer(token)).text,
+        client.get(f"/api/competitions/{slug}/leaderboard").text,
+        client.get(f"/api/competitions/{slug}/leaderboard.csv").text,
+        client.get(f"/c/{slug}/leaderboard").text,
+    ]
+    signed_in = client.post(f"/c/{slug}/team", data={"token": token})
+    assert signed_in.status_code == 200, signed_in.text
+    pages.append(signed_in.text)
+    return [_masked(page, slug) for page in pages]
+
+
+def _decisions(client, slug: str) -> list[bool]:
+    """The mechanism's decisions, as stored for the organiser."""
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from ladderboard.store import CompetitionRow, SubmissionRow
+
+    with Session(client.app.state.competitions.engine) as session:
+        return list(
+            session.scalars(
+                select(SubmissionRow.improved)
+                .join(CompetitionRow, CompetitionRow.id == SubmissionRow.competition_id)
+                .where(CompetitionRow.slug == slug)
+                .order_by(SubmissionRow.id)
+            )
+        )
+
+
+@pytest.mark.parametrize("mechanism", HIDING)
+def test_nothing_a_team_reads_tells_whether_its_file_was_accepted(client, solution, mechanism):
+    assert HIDING, "no registered mechanism hides its decisions"
+    score = "accuracy" if COMPETITION_MECHANISMS[mechanism].input_kind != "losses" else "zero_one"
+    seen = {}
+    for slug, last in (("taken", _file(solution, 0.0, 2)), ("not-taken", _file(solution, 0.5, 3))):
+        create(client, solution, slug=slug, mechanism=mechanism, score=score, n_selections=1)
+        token = client.post(
+            f"/api/competitions/{slug}/teams", json={"name": "alpha"}, headers=organiser()
+        ).json()["token"]
+        assert submit(client, token, _file(solution, 0.2, 1), slug=slug).status_code == 201
+        seen[slug] = _seen(client, slug, token, last)
+    assert _decisions(client, "taken") == [True, True]
+    assert _decisions(client, "not-taken") == [True, False]
+    for what, a, b in zip(
+        ("answer", "submissions", "board JSON", "board CSV", "board page", "My team"),
+        seen["taken"],
+        seen["not-taken"],
+        strict=True,
+    ):
+        assert a == b, f"the {what} differs between an accepted and a refused file"
+
+
+@pytest.mark.parametrize(
+    ("mechanism", "params"),
+    [
+        ("parameter-free-ladder", {}),
+        ("ladder-boot", {"b": 100}),
+        ("bayes-boot-ladder-boot", {}),
+    ],
+)
+def test_a_team_that_sends_random_files_after_a_model_is_ranked_on_the_model(
+    client, solution, mechanism, params
+):
+    """A good model, then four files of random guesses, and no selection: no
+    answer to a random file says it improved, and the final ranking takes the
+    model, whose private score the published board shows for the team."""
+    import json
+
+    score = "accuracy" if COMPETITION_MECHANISMS[mechanism].input_kind != "losses" else "zero_one"
+    create(
+        client,
+        solution,
+        mechanism=mechanism,
+        mechanism_params=json.dumps(params),
+        score=score,
+        n_selections=2,
+    )
+    token = client.post(
+        "/api/competitions/demo/teams", json={"name": "alpha"}, headers=organiser()
+    ).json()["token"]
+    model = submit(client, token, _file(solution, 0.05, 1))
+    assert model.status_code == 201, model.text
+    for seed in range(4):
+        answer = submit(client, token, _file(solution, 0.5, 10 + seed)).json()
+        assert "better than" not in answer["explanation"], answer["explanation"]
+        assert answer["score_of"] == "team"
+    store = client.app.state.competitions
+    store.close("demo")
+    store.publish("demo")
+    own = client.get("/api/competitions/demo/submissions", headers=bearer(token)).json()
+    assert own[0]["final"] and own[0]["best"]
+    private = client.get("/api/competitions/demo/leaderboard", params={"board": "private"}).json()
+    (row,) = private["rows"]
+    assert row["score"] == own[0]["private_score"]
