@@ -219,4 +219,13 @@ def leaderboard(
         found_page=found // BOARD_PAGE + 1 if found is not None else None,
         mine=ranked(mine, mine + 1)[0] if mine is not None else None,
         mine_page=mine // BOARD_PAGE + 1 if mine is not None else None,
+        public_ranks=_public_ranks(competitions, slug)
+        if board == "private" and published
+        else None,
     )
+
+
+def _public_ranks(competitions: Competitions, slug: str) -> dict[str, int]:
+    """Each team's rank on the public board, which no longer changes once the
+    private board is published: the shake-up column's reference."""
+    return {row.team: row.rank for row in competitions.leaderboard(slug, "public")}

@@ -132,6 +132,22 @@ def score(value: float | None, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
+def movement(public_rank: int | None, final_rank: int) -> str:
+    """How far a team moved from its public rank to its final one, as the
+    shake-up column shows it: ``'up 3'``, ``'down 2'``, ``'same'``, or
+    ``'new'`` for a team the public board did not rank.
+
+    >>> movement(5, 2), movement(1, 3), movement(4, 4), movement(None, 7)
+    ('up 3', 'down 2', 'same', 'new')
+    """
+    if public_rank is None:
+        return "new"
+    if public_rank == final_rank:
+        return "same"
+    moved = public_rank - final_rank
+    return f"up {moved}" if moved > 0 else f"down {-moved}"
+
+
 def human_size(size: int) -> str:
     """A file size for people: ``'812 bytes'``, ``'1.5 KB'``, ``'12.3 MB'`` (powers of 1024).
 
@@ -304,4 +320,4 @@ def plain_text(text: str, limit: int = 200) -> str:
 templates.env.filters.update(
     score=score, markdown=markdown, plain=plain_text, size=human_size, utc=utc
 )
-templates.env.globals.update(until=until, SAMPLE_SUBMISSION=SAMPLE_SUBMISSION)
+templates.env.globals.update(until=until, movement=movement, SAMPLE_SUBMISSION=SAMPLE_SUBMISSION)
