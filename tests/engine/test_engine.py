@@ -153,6 +153,8 @@ BAD_FILES = {
     "not_utf8": lambda s, p: csv_for(s, p).replace(b"id,", b"\xff\xfeid,", 1),
     "bad_gzip": lambda s, p: gzip.compress(csv_for(s, p))[:-20],
     "missing_column": lambda s, p: csv_for(s, p).replace(b"id,target", b"id,prediction", 1),
+    # Under zero_one a prediction is compared with a label: 0.5 is no class of the solution.
+    "not_a_class": lambda s, p: csv_for(s, p + 0.5),
 }
 
 
@@ -170,6 +172,37 @@ def test_bad_files_change_nothing_but_the_invalid_count(store, case):
     # The daily quota is untouched: four more valid submissions fit today.
     for seed in range(2, 6):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, seed)))
+
+
+@pytest.mark.parametrize("mechanism", ["metric-full-disclosure", "bayes-boot-ladder"])
+def test_accuracy_refuses_predictions_that_are_no_class_alike_on_both_stores(store, mechanism):
+    """Accuracy compares each prediction with its label: a prediction that is
+    no class of the solution (labels + 0.5) can never be right, and scoring
+    it would release a meaningless 0. The file is refused as malformed,
+    naming the value and the classes, and costs no quota."""
+    params = {"B": 50} if mechanism == "bayes-boot-ladder" else {}
+    solution = Solution.from_labels(labels(60) + 1, public_fraction=0.5, random_state=0)
+    config = CompetitionConfig(
+        score="accuracy", mechanism=mechanism, mechanism_params=params, daily_quota=2
+    )
+    store.create("comp", solution, config)
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, solution.targets))
+    before = snapshot(store)
+    shifted = solution.targets.copy()
+    shifted[7] += 0.5
+    with pytest.raises(SubmissionError) as error:
+        store.submit("comp", "alpha", csv_for(solution, shifted))
+    assert error.value.code == "not_a_class"
+    assert "1.5 (id '7'" in str(error.value) and "1, 2" in str(error.value)
+    assert snapshot(store) == before
+    assert store.invalid_count("comp", "alpha") == 1
+    # Whole numbers that are no label (0 and 3 here) are refused too.
+    with pytest.raises(SubmissionError, match="no class"):
+        store.submit("comp", "alpha", csv_for(solution, solution.targets * 0 + 3))
+    assert store.invalid_count("comp", "alpha") == 2
+    # The quota is untouched: the second of today's two is still there.
+    store.submit("comp", "alpha", csv_for(solution, 3 - solution.targets))
 
 
 def test_invalid_cap(store):

@@ -76,6 +76,7 @@ class Target:
     deadline: datetime | None
     solution: Solution
     checked: bool  # the solution's targets suit the scoring (check_targets)
+    classes: Any  # the solution's classes a prediction must be one of, or None
     commitment: str  # unique to the competition's creation
 
     @property
@@ -90,6 +91,7 @@ class Target:
             self.solution,
             max_bytes=self.config.max_bytes,
             probabilities=self.scoring.requires_probabilities,
+            classes=self.classes,
         )
 
     def score(self, predictions: Any, scratch: ScoringScratch | None = None) -> Scored:
@@ -452,6 +454,7 @@ class Submitter:
             deadline=aware(deadline),
             solution=solution,
             checked=caches.solutions.suits((competition_id, commitment), solution, scoring),
+            classes=solution.classes if scoring.takes_labels else None,
             commitment=commitment,
         )
         targets[slug, team] = target

@@ -330,6 +330,18 @@ class Solution:
         rows.setflags(write=False)
         return rows
 
+    @cached_property
+    def classes(self) -> np.ndarray:
+        """The distinct target values, sorted (read-only): the classes a
+        prediction must be one of when the score compares labels.
+
+        >>> Solution.from_labels([2, 0, 2, 1], public_fraction=0.5, random_state=0).classes
+        array([0., 1., 2.])
+        """
+        classes = np.unique(self.targets)
+        classes.setflags(write=False)
+        return classes
+
     @property
     def n_public(self) -> int:
         """The number of public rows."""
