@@ -477,12 +477,18 @@ class Competitions:
 
     def sample_submission(self, slug: str) -> bytes:
         """Every id of the holdout with every target column at 0: a valid
-        submission to start from, which says nothing of the labels. Its rows
-        are sorted by id (numerically when every id is a number), not in the
-        solution file's order, which may group the public rows apart from the
-        private ones and so give the split away."""
+        submission to start from, which says nothing of the labels. Under a
+        score that compares labels the value is the smallest class of the
+        solution when 0 is none (a file of another value would be refused);
+        the classes are no secret, the refusal of any other value names
+        them. Its rows are sorted by id (numerically when every id is a
+        number), not in the solution file's order, which may group the
+        public rows apart from the private ones and so give the split away."""
         solution = self.solution(slug)
-        header, *rows = solution.sample_submission_csv().decode().splitlines()
+        fill = 0.0
+        if self.competition(slug).config.scoring().takes_labels and 0.0 not in solution.classes:
+            fill = float(solution.classes[0])
+        header, *rows = solution.sample_submission_csv(fill).decode().splitlines()
         ids = solution.ids.tolist()  # in the rows' order
         numeric = all(i.isdigit() for i in ids)
         order = sorted(range(len(rows)), key=lambda k: int(ids[k]) if numeric else ids[k])
