@@ -43,6 +43,7 @@ def test_the_full_flow(client, solution):
         "previous_score",
         "explanation",
         "status",
+        "decimals",
         "remaining_today",
     }
     assert body["status"] == "scored"
@@ -73,7 +74,11 @@ def test_the_full_flow(client, solution):
 
     board = client.app.state.competitions.leaderboard("demo")
     whole = LeaderboardOut(
-        slug="demo", board="public", closed=False, rows=[BoardRowOut.of(r) for r in board]
+        slug="demo",
+        board="public",
+        closed=False,
+        decimals=created["decimals"],
+        rows=[BoardRowOut.of(r) for r in board],
     )
     for _ in range(2):  # serialised, then kept
         answer = client.get("/api/competitions/demo/leaderboard")

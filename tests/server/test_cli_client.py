@@ -136,6 +136,36 @@ def test_leaderboard_csv_and_json(server, competition):
     assert json.loads(as_json.stdout) == board
 
 
+def test_every_release_is_printed_with_the_board_s_decimals(server, competition):
+    """The Ladder with eta = 0.01 releases scores on a grid of 0.01: the
+    submit table, its sentence, the submissions, the board and the board's
+    CSV all print them with the two decimals the server's pages use, never
+    one precision in the table and another in the sentence."""
+    with Client(server.url, competition["token"]) as client:
+        decimals = client.competition("cli-demo")["decimals"]
+        own = client.submissions("cli-demo")
+        board = client.leaderboard("cli-demo")
+    assert decimals == 2 and board["decimals"] == 2
+
+    def shown(value: float) -> str:
+        return f"{value:.2f}"
+
+    for output, submission in zip(competition["submits"], own, strict=True):
+        table, sentence = output.splitlines()[:2], " ".join(output.splitlines()[2:])
+        (row,) = rows("\n".join(table))
+        assert row["public score"] == shown(submission["public_score"])
+        assert row["public score"] in sentence
+    listed = rows(invoke(["submissions", "cli-demo"], server, competition["token"]).output)
+    assert [r["public"] for r in listed] == [shown(s["public_score"]) for s in own]
+    (entry,) = rows(invoke(["leaderboard", "cli-demo"], server, "").output)
+    assert entry["score"] == shown(board["rows"][0]["score"])
+    target = competition["folder"] / "public.csv"
+    saved = invoke(["leaderboard", "cli-demo", "--download", str(target)], server, "")
+    assert saved.exit_code == 0, saved.output
+    (exported,) = csv.DictReader(io.StringIO(target.read_text()))
+    assert exported["score"] == shown(board["rows"][0]["score"])
+
+
 def test_leaderboard_private_is_refused_until_published_after_the_close(server, competition):
     public = invoke(["leaderboard", "cli-demo"], server, "")
     assert public.exit_code == 0, public.output

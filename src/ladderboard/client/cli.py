@@ -362,8 +362,10 @@ def submissions(
     from ladderboard.client.tables import submissions_table
 
     fmt = output_format(as_json, as_csv)
-    rows = _call(server, token, lambda c: c.submissions(slug))
-    _show(fmt, rows, lambda: submissions_table(slug, rows))
+    rows, decimals = _call(
+        server, token, lambda c: (c.submissions(slug), c.competition(slug).get("decimals"))
+    )
+    _show(fmt, rows, lambda: submissions_table(slug, rows, decimals))
 
 
 def select(

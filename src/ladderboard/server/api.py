@@ -21,6 +21,7 @@ from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import (
@@ -232,7 +233,7 @@ def create_competition(
         )
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
-    return CompetitionOut.of(info)
+    return CompetitionOut.of(info, competitions.decimals(info))
 
 
 def read_data_files(
@@ -286,9 +287,15 @@ def whoami(competitions: CompetitionsDep, who: CallerDep) -> WhoAmIOut:
     return WhoAmIOut(role="team", teams=teams)
 
 
+def _out(competitions: Competitions, info: CompetitionInfo) -> CompetitionOut:
+    return CompetitionOut.of(info, competitions.decimals(info))
+
+
 @router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
 def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
-    return [CompetitionOut.of(info) for info in competitions.competitions()]
+    return [
+        CompetitionOut.of(info, competitions.decimals(info)) for info in competitions.competitions()
+    ]
 
 
 @router.get(
@@ -297,8 +304,8 @@ def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
     response_model=CompetitionOut,
     summary="One competition",
 )
-def get_competition(competition: Competition) -> CompetitionOut:
-    return CompetitionOut.of(competition)
+def get_competition(competitions: CompetitionsDep, competition: Competition) -> CompetitionOut:
+    return CompetitionOut.of(competition, competitions.decimals(competition))
 
 
 @router.post(
@@ -310,7 +317,7 @@ def get_competition(competition: Competition) -> CompetitionOut:
 def close_competition(
     competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
-    return CompetitionOut.of(competitions.close(competition.slug))
+    return _out(competitions, competitions.close(competition.slug))
 
 
 @router.get(
@@ -341,7 +348,7 @@ def get_commitment(competitions: CompetitionsDep, competition: Competition) -> C
 def publish_competition(
     competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
-    return CompetitionOut.of(competitions.publish(competition.slug))
+    return _out(competitions, competitions.publish(competition.slug))
 
 
 @router.patch(
@@ -363,7 +370,7 @@ def update_competition(
     if "deadline" in body.model_fields_set:
         changes["deadline"] = body.deadline
     try:
-        return CompetitionOut.of(competitions.update(competition.slug, **changes))
+        return _out(competitions, competitions.update(competition.slug, **changes))
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
 
@@ -668,6 +675,7 @@ def leaderboard(
         slug=competition.slug,
         board=board,
         closed=competition.is_closed(),
+        decimals=competitions.decimals(competition),
         rows=[],
     ).model_dump_json()
     kept = request.app.state.board_json
@@ -726,12 +734,14 @@ def leaderboard_csv(
     board: Annotated[Board, Query()] = "public",
 ) -> Response:
     rows = _board_rows(competitions, who, competition, board)
+    decimals = competitions.decimals(competition)  # as the board's pages show the scores
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "team", "score", "entries", "last_submission"])
     for row in rows:
         last = "" if row.last_submission is None else row.last_submission.isoformat()
-        writer.writerow([row.rank, _cell(row.team), repr(float(row.score)), row.entries, last])
+        score = f"{row.score:.{decimals}f}"
+        writer.writerow([row.rank, _cell(row.team), score, row.entries, last])
     filename = f"{competition.slug}-{board}.csv"
     return Response(
         out.getvalue(),

@@ -53,6 +53,12 @@ __all__ = [
 ]
 
 
+_DECIMALS = (
+    "The decimals a score of the competition is shown with: those the mechanism's releases "
+    "really carry, at most the competition's precision."
+)
+
+
 class CompetitionOut(BaseModel):
     """A competition as anyone may see it."""
 
@@ -84,9 +90,12 @@ class CompetitionOut(BaseModel):
     n_public: int
     n_private: int
     commitment: str = Field(description="SHA-256 of the solution, its split and the key.")
+    decimals: int = Field(description=_DECIMALS)
 
     @classmethod
-    def of(cls, info: CompetitionInfo) -> CompetitionOut:
+    def of(cls, info: CompetitionInfo, decimals: int) -> CompetitionOut:
+        """``info`` as anyone may see it, its scores shown with ``decimals``
+        (:meth:`~ladderboard.engine.Competitions.decimals`)."""
         config = info.config
         return cls(
             slug=info.slug,
@@ -113,6 +122,7 @@ class CompetitionOut(BaseModel):
             n_public=info.n_public,
             n_private=info.n_private,
             commitment=info.commitment,
+            decimals=decimals,
         )
 
 
@@ -139,9 +149,12 @@ class SubmissionCreated(BaseModel):
     remaining_today: int | None = Field(
         description="Valid submissions left today (UTC), within the total quota too."
     )
+    decimals: int = Field(description=_DECIMALS)
 
     @classmethod
-    def of(cls, result: SubmissionResult, explanation: str = "") -> SubmissionCreated:
+    def of(
+        cls, result: SubmissionResult, explanation: str = "", *, decimals: int
+    ) -> SubmissionCreated:
         return cls(
             id=result.id,
             public_score=result.public_score,
@@ -149,6 +162,7 @@ class SubmissionCreated(BaseModel):
             explanation=explanation,
             status=result.status,
             remaining_today=result.remaining_today,
+            decimals=decimals,
         )
 
 
@@ -209,7 +223,8 @@ class LeaderboardOut(BaseModel):
     slug: str
     board: Literal["public", "private"]
     closed: bool
-    rows: list[BoardRowOut]
+    decimals: int = Field(description=_DECIMALS)
+    rows: list[BoardRowOut]  # last: the API puts the rows' kept JSON at the end
 
 
 class CommitmentOut(BaseModel):

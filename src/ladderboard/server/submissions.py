@@ -116,7 +116,7 @@ def _submitted(
         competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
     )
     explanation = competitions.explain(competition.slug, team.name, result, competition)
-    return SubmissionCreated.of(result, explanation)
+    return SubmissionCreated.of(result, explanation, decimals=competitions.decimals(competition))
 
 
 def _admit(
