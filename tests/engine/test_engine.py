@@ -205,6 +205,24 @@ def test_accuracy_refuses_predictions_that_are_no_class_alike_on_both_stores(sto
     store.submit("comp", "alpha", csv_for(solution, 3 - solution.targets))
 
 
+def test_a_refused_file_keeps_the_name_it_was_sent_under(store):
+    """The team's list of refused files says which file each refusal was
+    about: the name it was sent under (its last path component, control
+    characters escaped), or None when the request named none."""
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    names = ["C:\\runs\\first.csv", "runs/second\n.csv", None, "   "]
+    for name in names:
+        with pytest.raises(SubmissionError):
+            store.submit("comp", "alpha", b"id,target\n", filename=name)
+    refused = store.rejections("comp", "alpha")  # newest first
+    assert [r.filename for r in reversed(refused)] == ["first.csv", "second\\n.csv", None, None]
+    assert all(r.code == "header_only" and r.first_line == r.message for r in refused)
+    # A valid file's name is not kept: only a refusal needs telling apart.
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)), filename="ok.csv")
+    assert len(store.rejections("comp", "alpha")) == 4
+
+
 def test_invalid_cap(store):
     solution, _ = create(store, invalid_quota=2)
     store.add_team("comp", "alpha")

@@ -92,6 +92,20 @@ def test_create_and_submit(competition):
     assert rows(second)[0]["submission"] == "2" and rows(second)[0]["public score"][:3] == "0.1"
 
 
+def test_a_refused_file_is_listed_under_its_name(server, competition):
+    """``submit`` sends the file's name with it: the team's refused files
+    (``status``, as on its page) say which file each refusal was about."""
+    bad = competition["folder"] / "no-rows.csv"
+    bad.write_bytes(b"id,target\n")
+    refused = invoke(["submit", "cli-demo", "-f", str(bad)], server, competition["token"])
+    assert refused.exit_code == 1 and "header_only" in refused.output
+    standing = invoke(["status", "cli-demo", "--json"], server, competition["token"])
+    (rejection,) = json.loads(standing.stdout)["rejections"]
+    assert (rejection["filename"], rejection["code"]) == ("no-rows.csv", "header_only")
+    table = invoke(["status", "cli-demo"], server, competition["token"])
+    assert "no-rows.csv" in table.output
+
+
 def test_submissions_lists_the_team_s_own(server, competition):
     result = invoke(["submissions", "cli-demo"], server, competition["token"])
     assert result.exit_code == 0, result.output

@@ -344,7 +344,14 @@ def submit(
         result = _call(
             server,
             token,
-            lambda c: c.submit(slug, data, message=message, idempotency_key=key, progress=advance),
+            lambda c: c.submit(
+                slug,
+                data,
+                message=message,
+                idempotency_key=key,
+                progress=advance,
+                filename=file.name,
+            ),
         )
     _show(fmt, result, lambda: submission_table(slug, result))
     if fmt == "table" and result.get("explanation"):

@@ -279,11 +279,13 @@ def rejections_table(slug: str, rejections: list[dict[str, Any]]) -> Table:
     """The team's refused files, newest first, with the reason."""
     table = Table(title=f"{slug}: refused files")
     table.add_column("when")
+    table.add_column("file")
     table.add_column("reason")
     table.add_column("bytes", justify="right")
     for rejection in rejections:
         table.add_row(
             _when(rejection["created_at"]),
+            _plain(rejection.get("filename") or "-"),
             _plain(f"{rejection['code']}: {rejection['message']}"),
             str(rejection["size"]),
         )

@@ -683,7 +683,7 @@ class Competitions:
         with Session(self.reader) as session:
             team_row = lookup.team(session, lookup.competition(session, slug), team)
             return [
-                RejectionView(aware(r.created_at), r.code, r.message, r.size)
+                RejectionView(aware(r.created_at), r.code, r.message, r.size, r.filename)
                 for r in queries.rejections(session, team_row.id)
             ]
 
@@ -751,17 +751,19 @@ class Competitions:
         *,
         message: str = "",
         idempotency_key: str | None = None,
+        filename: str | None = None,
     ) -> SubmissionResult:
         """Score one submission file for ``team``; all of it is stored or none.
 
         Raises :class:`SubmissionError` (bad file: recorded against the
-        invalid cap only), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
+        invalid cap only, with the ``filename`` it was sent under, which
+        the team's list of refused files shows), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched. The rules are
         :meth:`Submitter.submit_once <ladderboard.engine.submitting.Submitter.submit_once>`.
         """
         return self.submitter.submit(
-            slug, team, data, message=message, idempotency_key=idempotency_key
+            slug, team, data, message=message, idempotency_key=idempotency_key, filename=filename
         )
 
     def admit(

@@ -338,6 +338,9 @@ class RejectionOut(BaseModel):
     code: str
     message: str
     size: int
+    filename: str | None = Field(
+        description="The name the file was sent under (none when the request named none)."
+    )
 
     @classmethod
     def of(cls, rejection: RejectionView) -> RejectionOut:

@@ -198,7 +198,7 @@ def submit_page(
         submissions.check_submission_fields(message, None)
         competitions.admit(info.slug, team.name)  # before the file is read
         result = submissions.submit_file(
-            competitions, settings, team, info, file.file, message, None
+            competitions, settings, team, info, file.file, message, None, file.filename
         )
     except REFUSALS as exc:
         status, text = refusal(exc)
