@@ -223,6 +223,31 @@ def test_a_refused_file_keeps_the_name_it_was_sent_under(store):
     assert len(store.rejections("comp", "alpha")) == 4
 
 
+def test_a_team_gets_back_its_own_files_byte_for_byte(store):
+    """A team downloads the files it submitted exactly as they were received
+    (gzip, a byte-order mark and CRLF line ends kept); its numbers are its
+    own, so another team's files cannot be named, and a number it has not
+    used is NotFound."""
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.add_team("comp", "beta")
+    plain = csv_for(solution, noisy(solution, 0.4, 0))
+    files = [
+        b"\xef\xbb\xbf" + plain.replace(b"\n", b"\r\n"),
+        gzip.compress(csv_for(solution, noisy(solution, 0.4, 1)), mtime=0),
+    ]
+    for data in files:
+        store.submit("comp", "alpha", data)
+    store.submit("comp", "beta", csv_for(solution, noisy(solution, 0.4, 2)))
+    assert [store.submission_file("comp", "alpha", n) for n in (1, 2)] == files
+    assert store.submission_file("comp", "beta", 1) == csv_for(solution, noisy(solution, 0.4, 2))
+    for number in (2, 0, -1, 2**40):
+        with pytest.raises(NotFound):
+            store.submission_file("comp", "beta", number)
+    with pytest.raises(NotFound):
+        store.submission_file("comp", "gamma", 1)
+
+
 def test_invalid_cap(store):
     solution, _ = create(store, invalid_quota=2)
     store.add_team("comp", "alpha")

@@ -114,6 +114,26 @@ def test_submissions_lists_the_team_s_own(server, competition):
     ]  # fmt: skip
 
 
+def test_submissions_download_saves_each_file_as_it_was_sent(server, competition, tmp_path):
+    folder = tmp_path / "mine"
+    saved = invoke(
+        ["submissions", "cli-demo", "--download", str(folder)], server, competition["token"]
+    )
+    assert saved.exit_code == 0, saved.output
+    assert "saved 2 files" in saved.output
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "cli-demo-submission-1.csv", "cli-demo-submission-2.csv",
+    ]  # fmt: skip
+    for number, flip in ((1, 4), (2, 10)):
+        sent = (competition["folder"] / f"flip{flip}.csv").read_bytes()
+        assert (folder / f"cli-demo-submission-{number}.csv").read_bytes() == sent
+    both = invoke(
+        ["submissions", "cli-demo", "--download", str(folder), "--json"],
+        server, competition["token"],
+    )  # fmt: skip
+    assert both.exit_code == 2
+
+
 def test_piped_tables_are_whole_tab_separated_values(server, competition):
     result = invoke(["submissions", "cli-demo"], server, competition["token"], COLUMNS="20")
     assert result.exit_code == 0, result.output

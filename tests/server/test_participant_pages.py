@@ -383,6 +383,30 @@ def test_participant_refused_files_show_each_file_s_name_and_first_line(client, 
     assert len(client.app.state.competitions.rejections("demo", "alpha")) == 4
 
 
+def test_participant_team_page_links_each_file_as_it_was_received(client, solution):
+    create(client, solution)
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    sent = [predictions(solution, 0).replace(b"\n", b"\r\n"), predictions(solution, 1)]
+    for data in sent:
+        assert submit(client, alpha, data).status_code == 201
+    page = _sign_in(client, alpha).text
+    links = re.findall(r'href="(/c/demo/team/submissions/\d+/file)" download', page)
+    assert links == ["/c/demo/team/submissions/1/file", "/c/demo/team/submissions/2/file"]
+    for link, data in zip(links, sent, strict=True):
+        answer = client.get(link)
+        assert answer.status_code == 200 and answer.content == data
+        assert answer.headers["content-type"].startswith("text/csv")
+        assert "attachment" in answer.headers["content-disposition"]
+    assert client.get("/c/demo/team/submissions/3/file").status_code == 404
+    client.cookies.clear()
+    _sign_in(client, beta)  # beta has no submission: alpha's numbers are not its own
+    assert client.get(links[0]).status_code == 404
+    client.cookies.clear()
+    refused = client.get(links[0])
+    assert refused.status_code == 401 and "sign in" in refused.text.lower()
+    assert "text/html" in refused.headers["content-type"]
+
+
 # ------------------------------------------------------------------- closed
 def test_participant_closed_competition_disables_submitting_and_says_why(client, solution):
     create(client, solution)

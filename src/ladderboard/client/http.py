@@ -565,6 +565,13 @@ class Client:
         """The calling team's own submissions."""
         return self._json("GET", self._path(slug, "submissions"))
 
+    def submission_file(self, slug: str, number: int) -> bytes:
+        """The calling team's submission ``number``'s file, byte for byte
+        as the server received it (gzip-compressed if it was sent so)."""
+        return self._request(
+            "GET", self._path(slug, "submissions", str(int(number)), "file")
+        ).content
+
     def select(self, slug: str, submission_ids: list[int]) -> dict[str, Any]:
         """Choose the team's final submissions, replacing an earlier choice."""
         return self._json(

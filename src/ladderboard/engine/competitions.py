@@ -813,6 +813,22 @@ class Competitions:
             for r in rows
         ]
 
+    def submission_file(self, slug: str, team: str, number: int) -> bytes:
+        """The file of the team's own submission ``number`` (its number among
+        the team's, as :meth:`submissions` lists them), byte for byte as it
+        was received; :class:`NotFound` if the team has no such submission.
+        Only the team's own: the number is looked up among its submissions."""
+        with Session(self.reader) as session:
+            team_row = lookup.team(session, lookup.competition(session, slug), team)
+            blob = (
+                queries.team_submission_file(session, team_row.id, number)
+                if isinstance(number, int) and 0 < number < 2**31
+                else None
+            )
+        if blob is None:
+            raise NotFound(f"team {team!r} has no submission {number!r}")
+        return unpack(blob)
+
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),
         by the team's own numbers (``SubmissionView.id``)."""

@@ -618,6 +618,49 @@ def own_submissions(
     return [SubmissionOut.of(v) for v in competitions.submissions(competition.slug, team.name)]
 
 
+def submitted_file(slug: str, number: int, data: bytes) -> Response:
+    """A submission's file as the team sent it: the bytes received, named
+    after the competition and the submission's number, typed by what they
+    are (gzip by its first bytes, CSV otherwise)."""
+    gzipped = data[:2] == b"\x1f\x8b"
+    name = f"{slug}-submission-{number}.csv" + (".gz" if gzipped else "")
+    return Response(
+        data,
+        media_type="application/gzip" if gzipped else "text/csv",
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "private, no-cache",  # the team's own
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+SUBMITTED_FILE_CONTENT = {
+    "text/csv": {"schema": {"type": "string", "format": "binary"}},
+    "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+}
+"""The OpenAPI content of a submitted file: CSV, or gzip-compressed CSV."""
+
+
+@router.get(
+    "/competitions/{slug}/submissions/{number}/file",
+    response_class=Response,
+    responses={
+        200: {
+            "content": SUBMITTED_FILE_CONTENT,
+            "description": "The file, byte for byte as the server received it.",
+        },
+        **errors(401, 403, 404, 422, 429),
+    },
+    summary="Download one of the calling team's own submitted files",
+)
+def own_submission_file(
+    competitions: CompetitionsDep, team: TeamDep, competition: Competition, number: int
+) -> Response:
+    data = competitions.submission_file(competition.slug, team.name, number)
+    return submitted_file(competition.slug, number, data)
+
+
 @router.put(
     "/competitions/{slug}/selection",
     responses=errors(401, 403, 404, 409, 422, 429),

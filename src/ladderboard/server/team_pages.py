@@ -275,6 +275,21 @@ def team_page(request: Request, competitions: CompetitionsDep, slug: str) -> HTM
     return response
 
 
+@router.get("/c/{slug}/team/submissions/{number}/file", response_class=Response)
+def submission_file(
+    request: Request, competitions: CompetitionsDep, slug: str, number: int
+) -> Response:
+    """One of the signed-in team's own submitted files, as it was received."""
+    info = find(competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    team = signed_in_team(request, competitions, slug)
+    if team is None:
+        raise ApiError(401, "unauthorized", "sign in as your team to download its files")
+    data = competitions.submission_file(info.slug, team.name, number)
+    return api.submitted_file(info.slug, number, data)
+
+
 @router.post("/c/{slug}/team", response_class=HTMLResponse)
 def sign_in(
     request: Request,
