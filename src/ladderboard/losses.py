@@ -213,6 +213,10 @@ class Loss:
         Whether predictions must be probabilities in ``[0, 1]`` (the log losses
         and the Brier scores), as :attr:`Metric.requires_probabilities
         <ladderboard.metrics.Metric.requires_probabilities>` states for a metric.
+    takes_labels : bool
+        Whether predictions are class labels, compared with the solution's
+        (``zero_one``): a prediction that is no class of the solution is then
+        an error in the file, not a wrong answer.
 
     Every loss is better lower: :attr:`direction` is
     :data:`~ladderboard.direction.LOWER_IS_BETTER`.
@@ -237,6 +241,7 @@ class Loss:
     params: tuple[tuple[str, Any], ...] = ()
     checked: Callable[..., np.ndarray] | None = field(default=None, repr=False, compare=False)
     requires_probabilities: bool = False
+    takes_labels: bool = False
 
     def __call__(self, y_true: Any, y_pred: Any) -> np.ndarray:
         """Per-sample losses, shape ``(n,)``.
@@ -309,11 +314,12 @@ class Loss:
                 None if self.checked is None else partial(_affine_checked, self.checked, lo, hi)
             ),
             requires_probabilities=self.requires_probabilities,
+            takes_labels=self.takes_labels,
         )
 
 
 def _zero_one() -> Loss:
-    return Loss("zero_one", (0.0, 1.0), _zero_one_values, checked=zero_one_of)
+    return Loss("zero_one", (0.0, 1.0), _zero_one_values, checked=zero_one_of, takes_labels=True)
 
 
 def _absolute() -> Loss:

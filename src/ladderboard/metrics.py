@@ -71,7 +71,9 @@ class Metric(ABC):
 
     Subclasses set ``name``, ``greater_is_better`` (the metric's direction,
     stated once: every comparison goes through :attr:`direction`) and
-    ``requires_probabilities``, and implement ``_weighted``.
+    ``requires_probabilities`` and ``takes_labels`` (predictions are class
+    labels compared with the solution's, as accuracy's), and implement
+    ``_weighted``.
 
     >>> from ladderboard.metrics import get_metric
     >>> mse = get_metric("mse")
@@ -84,6 +86,7 @@ class Metric(ABC):
     name: str
     greater_is_better: bool
     requires_probabilities: bool = False
+    takes_labels: bool = False
 
     @property
     def direction(self) -> Direction:
@@ -281,11 +284,13 @@ class _MeanOf(_MomentMetric):
         greater_is_better: bool = False,
         requires_probabilities: bool = False,
         binary_targets: bool = False,
+        takes_labels: bool = False,
         transform: Callable[[np.ndarray], np.ndarray] | None = None,
     ) -> None:
         self.name = name
         self.greater_is_better = greater_is_better
         self.requires_probabilities = requires_probabilities
+        self.takes_labels = takes_labels
         self.binary_targets = binary_targets
         self.column = column
         self.transform = transform
@@ -429,7 +434,10 @@ METRICS: dict[str, Metric] = {
     "rmse": _MeanOf("rmse", squared_of, transform=np.sqrt),
     "mae": _MeanOf("mae", absolute_of),
     "accuracy": _MeanOf(
-        "accuracy", lambda y, p: (y == p).astype(np.float64), greater_is_better=True
+        "accuracy",
+        lambda y, p: (y == p).astype(np.float64),
+        greater_is_better=True,
+        takes_labels=True,
     ),
     "r2": _R2(),
     "pearson": _Pearson(),

@@ -153,6 +153,8 @@ BAD_FILES = {
     "not_utf8": lambda s, p: csv_for(s, p).replace(b"id,", b"\xff\xfeid,", 1),
     "bad_gzip": lambda s, p: gzip.compress(csv_for(s, p))[:-20],
     "missing_column": lambda s, p: csv_for(s, p).replace(b"id,target", b"id,prediction", 1),
+    # Under zero_one a prediction is compared with a label: 0.5 is no class of the solution.
+    "not_a_class": lambda s, p: csv_for(s, p + 0.5),
 }
 
 
@@ -170,6 +172,80 @@ def test_bad_files_change_nothing_but_the_invalid_count(store, case):
     # The daily quota is untouched: four more valid submissions fit today.
     for seed in range(2, 6):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, seed)))
+
+
+@pytest.mark.parametrize("mechanism", ["metric-full-disclosure", "bayes-boot-ladder"])
+def test_accuracy_refuses_predictions_that_are_no_class_alike_on_both_stores(store, mechanism):
+    """Accuracy compares each prediction with its label: a prediction that is
+    no class of the solution (labels + 0.5) can never be right, and scoring
+    it would release a meaningless 0. The file is refused as malformed,
+    naming the value and the classes, and costs no quota."""
+    params = {"B": 50} if mechanism == "bayes-boot-ladder" else {}
+    solution = Solution.from_labels(labels(60) + 1, public_fraction=0.5, random_state=0)
+    config = CompetitionConfig(
+        score="accuracy", mechanism=mechanism, mechanism_params=params, daily_quota=2
+    )
+    store.create("comp", solution, config)
+    store.add_team("comp", "alpha")
+    store.submit("comp", "alpha", csv_for(solution, solution.targets))
+    before = snapshot(store)
+    shifted = solution.targets.copy()
+    shifted[7] += 0.5
+    with pytest.raises(SubmissionError) as error:
+        store.submit("comp", "alpha", csv_for(solution, shifted))
+    assert error.value.code == "not_a_class"
+    assert "1.5 (id '7'" in str(error.value) and "1, 2" in str(error.value)
+    assert snapshot(store) == before
+    assert store.invalid_count("comp", "alpha") == 1
+    # Whole numbers that are no label (0 and 3 here) are refused too.
+    with pytest.raises(SubmissionError, match="no class"):
+        store.submit("comp", "alpha", csv_for(solution, solution.targets * 0 + 3))
+    assert store.invalid_count("comp", "alpha") == 2
+    # The quota is untouched: the second of today's two is still there.
+    store.submit("comp", "alpha", csv_for(solution, 3 - solution.targets))
+
+
+def test_a_refused_file_keeps_the_name_it_was_sent_under(store):
+    """The team's list of refused files says which file each refusal was
+    about: the name it was sent under (its last path component, control
+    characters escaped), or None when the request named none."""
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    names = ["C:\\runs\\first.csv", "runs/second\n.csv", None, "   "]
+    for name in names:
+        with pytest.raises(SubmissionError):
+            store.submit("comp", "alpha", b"id,target\n", filename=name)
+    refused = store.rejections("comp", "alpha")  # newest first
+    assert [r.filename for r in reversed(refused)] == ["first.csv", "second\\n.csv", None, None]
+    assert all(r.code == "header_only" and r.first_line == r.message for r in refused)
+    # A valid file's name is not kept: only a refusal needs telling apart.
+    store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 0)), filename="ok.csv")
+    assert len(store.rejections("comp", "alpha")) == 4
+
+
+def test_a_team_gets_back_its_own_files_byte_for_byte(store):
+    """A team downloads the files it submitted exactly as they were received
+    (gzip, a byte-order mark and CRLF line ends kept); its numbers are its
+    own, so another team's files cannot be named, and a number it has not
+    used is NotFound."""
+    solution, _ = create(store)
+    store.add_team("comp", "alpha")
+    store.add_team("comp", "beta")
+    plain = csv_for(solution, noisy(solution, 0.4, 0))
+    files = [
+        b"\xef\xbb\xbf" + plain.replace(b"\n", b"\r\n"),
+        gzip.compress(csv_for(solution, noisy(solution, 0.4, 1)), mtime=0),
+    ]
+    for data in files:
+        store.submit("comp", "alpha", data)
+    store.submit("comp", "beta", csv_for(solution, noisy(solution, 0.4, 2)))
+    assert [store.submission_file("comp", "alpha", n) for n in (1, 2)] == files
+    assert store.submission_file("comp", "beta", 1) == csv_for(solution, noisy(solution, 0.4, 2))
+    for number in (2, 0, -1, 2**40):
+        with pytest.raises(NotFound):
+            store.submission_file("comp", "beta", number)
+    with pytest.raises(NotFound):
+        store.submission_file("comp", "gamma", 1)
 
 
 def test_invalid_cap(store):

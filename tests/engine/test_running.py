@@ -391,6 +391,27 @@ def test_running_the_sample_submission_does_not_give_the_split_away(store):
     assert [int(r.split(",")[0]) for r in rows[1:]] == sorted(int(i) for i in ids)
 
 
+@pytest.mark.parametrize(
+    ("score", "labels", "value"),
+    [("zero_one", [0, 1], "0"), ("accuracy", [1, 2], "1"), ("squared", [0.5, 2.5], "0")],
+)
+def test_running_the_sample_submission_writes_a_class_as_the_labels_are_written(
+    store, score, labels, value
+):
+    """The sample is a file the team can submit as it is: its predictions are
+    written as whole numbers (``0``, as the labels are, not ``0.0``), and
+    under a score that compares labels they are a class of the solution
+    (the smallest), which 0 need not be."""
+    mechanism = "metric-full-disclosure" if score == "accuracy" else "parameter-free-ladder"
+    solution = Solution.from_labels(labels * 10, public_fraction=0.5, random_state=0)
+    store.create("comp", solution, CompetitionConfig(score=score, mechanism=mechanism))
+    store.add_team("comp", "alpha")
+    sample = store.sample_submission("comp")
+    assert {row.split(",")[1] for row in sample.decode().splitlines()[1:]} == {value}
+    assert store.file("comp", "sample_submission.csv")[1] == sample
+    assert store.submit("comp", "alpha", sample).status == "scored"
+
+
 def test_running_data_files_are_stored_all_or_none(store):
     create(store)
     with pytest.raises(ValueError, match="file name"):

@@ -263,7 +263,10 @@ def test_sha256_commits_to_the_split():
 
 def test_sample_submission():
     sol = Solution.from_csv(KAGGLE)
-    assert sol.sample_submission_csv() == b"id,target\n10,0.0\n11,0.0\n12,0.0\n13,0.0\n"
+    assert sol.sample_submission_csv() == b"id,target\n10,0\n11,0\n12,0\n13,0\n"
+    assert sol.sample_submission_csv(2.0) == b"id,target\n10,2\n11,2\n12,2\n13,2\n"
+    assert sol.sample_submission_csv(-0.0) == sol.sample_submission_csv(0)
+    assert b"\n10,0.5\n" in sol.sample_submission_csv(0.5)
     np.testing.assert_array_equal(parse_submission(sol.sample_submission_csv(0.5), sol), 0.5)
     with pytest.raises(ValueError, match="fill"):
         sol.sample_submission_csv(float("nan"))

@@ -403,6 +403,43 @@ def test_negative_probability(solution, good):
     assert error.code == "probability_out_of_range" and "-0.01" in str(error)
 
 
+def test_not_a_class(solution):
+    """With the solution's classes given (a score comparing labels), every
+    prediction must be one of them; the first few others are named."""
+    labels = solution.targets.copy()
+    assert solution.classes.tolist() == [0.0, 1.0]
+    assert parse_submission(csv_bytes(solution, labels), solution, classes=solution.classes)[
+        1
+    ] == float(labels[1])
+    shifted = labels.copy()
+    shifted[[2, 4, 6, 8]] += 0.5
+    error = refused(csv_bytes(solution, shifted), solution, classes=solution.classes)
+    assert error.code == "not_a_class"
+    assert "4 values" in str(error) and "the classes are 0, 1" in str(error)
+    assert "0.5 (id '2', line 4)" in str(error) and "id '8'" not in str(error)
+    whole = labels.copy()
+    whole[3] = 2.0  # whole, but still no class
+    assert "2.0 (id '3'" in str(refused(csv_bytes(solution, whole), solution, classes=[0, 1]))
+    # Without classes the same values are predictions like any other.
+    assert parse_submission(csv_bytes(solution, shifted), solution)[2] == shifted[2]
+
+
+def test_not_a_class_in_a_second_column_lists_the_first_classes():
+    sol = Solution.from_labels(
+        np.arange(24).reshape(12, 2), public_fraction=0.5, random_state=0, target_columns=("a", "b")
+    )
+    values = sol.targets.copy()
+    values[5, 1] = 7.25
+    error = refused(csv_bytes(sol, values), sol, classes=sol.classes)
+    assert error.code == "not_a_class" and "'b'" in str(error) and "7.25" in str(error)
+    assert "0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 14 more" in str(error)
+
+
+def test_not_finite_is_reported_before_not_a_class(solution, good):
+    data = replace_row(good, b"\n3,0.35\n", b"\n3,nan\n")
+    assert refused(data, solution, classes=solution.classes).code == "not_finite"
+
+
 # ------------------------------------------------------------------ ids
 @pytest.mark.parametrize("kind", ["int", "sparse", "text", "mixed"])
 def test_missing_ids(kind):

@@ -44,6 +44,7 @@ def test_the_full_flow(client, solution):
         "previous_score",
         "explanation",
         "status",
+        "decimals",
         "remaining_today",
     }
     assert body["status"] == "scored"
@@ -77,7 +78,11 @@ def test_the_full_flow(client, solution):
 
     board = client.app.state.competitions.leaderboard("demo")
     whole = LeaderboardOut(
-        slug="demo", board="public", closed=False, rows=[BoardRowOut.of(r) for r in board]
+        slug="demo",
+        board="public",
+        closed=False,
+        decimals=created["decimals"],
+        rows=[BoardRowOut.of(r) for r in board],
     )
     for _ in range(2):  # serialised, then kept
         answer = client.get("/api/competitions/demo/leaderboard")
@@ -222,6 +227,28 @@ def test_team_tokens_are_stored_hashed_and_shown_once(client, solution):
     assert stored == [hash_token(token)]
     listed = client.get("/api/competitions/demo", headers=organiser()).text
     assert token not in listed
+
+
+def test_a_team_downloads_its_own_files_as_the_schema_documents(client, solution):
+    """The file comes back as it was sent, typed as the schema says (gzip or
+    CSV); a team asks only by its own numbers, so another's are not there."""
+    create(client, solution)
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    packed = gzip.compress(predictions(solution, 1), mtime=0)
+    assert send_file(client, alpha, packed, content_type="application/gzip").status_code == 201
+    url = "/api/competitions/demo/submissions/1/file"
+    answer = client.get(url, headers=bearer(alpha))
+    assert answer.status_code == 200 and answer.content == packed
+    assert answer.headers["content-type"] == "application/gzip"
+    assert 'filename="demo-submission-1.csv.gz"' in answer.headers["content-disposition"]
+    assert client.get(url, headers=bearer(beta)).json()["error"] == "not_found"
+    assert client.get(url).status_code == 401
+    assert client.get(url, headers=organiser()).status_code == 403
+    assert client.get(url.replace("/1/", "/one/"), headers=bearer(alpha)).status_code == 422
+    documented = client.get("/openapi.json").json()["paths"][
+        "/api/competitions/{slug}/submissions/{number}/file"
+    ]["get"]["responses"]["200"]["content"]
+    assert set(documented) == {"text/csv", "application/gzip"}
 
 
 def test_csv_export_defuses_formulas_in_team_names(client, solution):

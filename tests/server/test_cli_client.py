@@ -89,8 +89,22 @@ def test_create_and_submit(competition):
     (row,) = rows("\n".join(first.splitlines()[:2]))  # the table, then the explanation
     assert row["submission"] == "1" and row["board score after file"].startswith("0.2")
     assert row["left today"] == "no limit"
-    (again,) = rows(second)
+    (again,) = rows("\n".join(second.splitlines()[:2]))
     assert again["submission"] == "2" and again["board score after file"][:3] == "0.1"
+
+
+def test_a_refused_file_is_listed_under_its_name(server, competition):
+    """``submit`` sends the file's name with it: the team's refused files
+    (``status``, as on its page) say which file each refusal was about."""
+    bad = competition["folder"] / "no-rows.csv"
+    bad.write_bytes(b"id,target\n")
+    refused = invoke(["submit", "cli-demo", "-f", str(bad)], server, competition["token"])
+    assert refused.exit_code == 1 and "header_only" in refused.output
+    standing = invoke(["status", "cli-demo", "--json"], server, competition["token"])
+    (rejection,) = json.loads(standing.stdout)["rejections"]
+    assert (rejection["filename"], rejection["code"]) == ("no-rows.csv", "header_only")
+    table = invoke(["status", "cli-demo"], server, competition["token"])
+    assert "no-rows.csv" in table.output
 
 
 def test_submissions_lists_the_team_s_own(server, competition):
@@ -99,6 +113,26 @@ def test_submissions_lists_the_team_s_own(server, competition):
     assert [(r["id"], r["message"]) for r in rows(result.output)] == [
         ("1", "flip 4"), ("2", "flip 10"),
     ]  # fmt: skip
+
+
+def test_submissions_download_saves_each_file_as_it_was_sent(server, competition, tmp_path):
+    folder = tmp_path / "mine"
+    saved = invoke(
+        ["submissions", "cli-demo", "--download", str(folder)], server, competition["token"]
+    )
+    assert saved.exit_code == 0, saved.output
+    assert "saved 2 files" in saved.output
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "cli-demo-submission-1.csv", "cli-demo-submission-2.csv",
+    ]  # fmt: skip
+    for number, flip in ((1, 4), (2, 10)):
+        sent = (competition["folder"] / f"flip{flip}.csv").read_bytes()
+        assert (folder / f"cli-demo-submission-{number}.csv").read_bytes() == sent
+    both = invoke(
+        ["submissions", "cli-demo", "--download", str(folder), "--json"],
+        server, competition["token"],
+    )  # fmt: skip
+    assert both.exit_code == 2
 
 
 def test_piped_tables_are_whole_tab_separated_values(server, competition):
@@ -142,6 +176,36 @@ def test_leaderboard_csv_and_json(server, competition):
     assert float(row["score"]) == pytest.approx(board["rows"][0]["score"], abs=1e-5)
     as_json = invoke(["leaderboard", "cli-demo", "--json"], server, "")
     assert json.loads(as_json.stdout) == board
+
+
+def test_every_release_is_printed_with_the_board_s_decimals(server, competition):
+    """The Ladder with eta = 0.01 releases scores on a grid of 0.01: the
+    submit table, its sentence, the submissions, the board and the board's
+    CSV all print them with the two decimals the server's pages use, never
+    one precision in the table and another in the sentence."""
+    with Client(server.url, competition["token"]) as client:
+        decimals = client.competition("cli-demo")["decimals"]
+        own = client.submissions("cli-demo")
+        board = client.leaderboard("cli-demo")
+    assert decimals == 2 and board["decimals"] == 2
+
+    def shown(value: float) -> str:
+        return f"{value:.2f}"
+
+    for output, submission in zip(competition["submits"], own, strict=True):
+        table, sentence = output.splitlines()[:2], " ".join(output.splitlines()[2:])
+        (row,) = rows("\n".join(table))
+        assert row["board score after file"] == shown(submission["public_score"])
+        assert row["board score after file"] in sentence
+    listed = rows(invoke(["submissions", "cli-demo"], server, competition["token"]).output)
+    assert [r["board score after file"] for r in listed] == [shown(s["public_score"]) for s in own]
+    (entry,) = rows(invoke(["leaderboard", "cli-demo"], server, "").output)
+    assert entry["score"] == shown(board["rows"][0]["score"])
+    target = competition["folder"] / "public.csv"
+    saved = invoke(["leaderboard", "cli-demo", "--download", str(target)], server, "")
+    assert saved.exit_code == 0, saved.output
+    (exported,) = csv.DictReader(io.StringIO(target.read_text()))
+    assert exported["score"] == shown(board["rows"][0]["score"])
 
 
 def test_leaderboard_private_is_refused_until_published_after_the_close(server, competition):

@@ -13,7 +13,7 @@ from html import unescape
 
 import numpy as np
 from fastapi.testclient import TestClient
-from server_helpers import ADMIN, add_team, create, predictions, submit
+from server_helpers import ADMIN, add_team, bearer, create, predictions, send_file, submit
 
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
@@ -334,6 +334,78 @@ def test_participant_team_page_explains_the_teams_numbers(client, solution):
     )
     assert "submission 3, as you selected" in saved and "yes, selected" in saved
     assert "beta" not in saved  # nothing of another team
+
+
+def test_participant_refused_files_show_each_file_s_name_and_first_line(client, solution):
+    """A refused file is listed under the name it was sent under, whichever
+    way it was sent: the page's form, a multipart form to the API, or the
+    file as the body with its name in the query (as the ``ladderboard``
+    client sends it); a body sent without a name is listed without one."""
+    create(client, solution)
+    token = add_team(client, "alpha")
+    page = client.post(
+        "/c/demo/submit", data={"token": token}, files={"file": ("form.csv", b"x\n1\n", "text/csv")}
+    )
+    assert page.status_code == 400
+    api = client.post(
+        "/api/competitions/demo/submissions",
+        files={"file": ("api.csv", b"nonsense\n", "text/csv")},
+        headers=bearer(token),
+    )
+    assert api.status_code == 400 and api.json()["error"] == "missing_column"
+    raw = client.post(
+        "/api/competitions/demo/submissions",
+        content=b"id,target\n",
+        params={"filename": "body.csv.gz"},
+        headers=bearer(token) | {"Content-Type": "text/csv"},
+    )
+    assert raw.status_code == 400 and raw.json()["error"] == "header_only"
+    assert send_file(client, token, b"id,target\n").status_code == 400
+    standing = client.get("/api/competitions/demo/team", headers=bearer(token)).json()
+    assert [r["filename"] for r in standing["rejections"]] == [
+        None, "body.csv.gz", "api.csv", "form.csv",
+    ]  # fmt: skip
+    html = unescape(_sign_in(client, token).text)
+    refused = html.split('aria-label="Refused files"', 1)[1].split("</table>", 1)[0]
+    cells = re.findall(r'<td class="file">(.*?)</td>', refused)
+    assert cells == ["—", "body.csv.gz", "api.csv", "form.csv"]
+    first = client.app.state.competitions.rejections("demo", "alpha")[-1]
+    assert f"<code>{first.code}</code>: {first.first_line}" in refused
+    # A name in the query is checked as the message is; a form carries its own.
+    bad = client.post(
+        "/api/competitions/demo/submissions",
+        content=b"id,target\n",
+        params={"filename": "x" * 256},
+        headers=bearer(token) | {"Content-Type": "text/csv"},
+    )
+    assert bad.status_code == 422 and "filename is 256" in bad.json()["message"].lower()
+    both = submit(client, token, b"id,target\n", params={"filename": "q.csv"})
+    assert both.status_code == 422 and "query" in both.json()["message"]
+    assert len(client.app.state.competitions.rejections("demo", "alpha")) == 4
+
+
+def test_participant_team_page_links_each_file_as_it_was_received(client, solution):
+    create(client, solution)
+    alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    sent = [predictions(solution, 0).replace(b"\n", b"\r\n"), predictions(solution, 1)]
+    for data in sent:
+        assert submit(client, alpha, data).status_code == 201
+    page = _sign_in(client, alpha).text
+    links = re.findall(r'href="(/c/demo/team/submissions/\d+/file)" download', page)
+    assert links == ["/c/demo/team/submissions/1/file", "/c/demo/team/submissions/2/file"]
+    for link, data in zip(links, sent, strict=True):
+        answer = client.get(link)
+        assert answer.status_code == 200 and answer.content == data
+        assert answer.headers["content-type"].startswith("text/csv")
+        assert "attachment" in answer.headers["content-disposition"]
+    assert client.get("/c/demo/team/submissions/3/file").status_code == 404
+    client.cookies.clear()
+    _sign_in(client, beta)  # beta has no submission: alpha's numbers are not its own
+    assert client.get(links[0]).status_code == 404
+    client.cookies.clear()
+    refused = client.get(links[0])
+    assert refused.status_code == 401 and "sign in" in refused.text.lower()
+    assert "text/html" in refused.headers["content-type"]
 
 
 # ------------------------------------------------------------------- closed

@@ -35,6 +35,7 @@ def get_urls(client) -> list[str]:
         if "get" not in methods:
             continue
         path = path.replace("{slug}", "demo").replace("{name}", "sample_submission.csv")
+        path = path.replace("{number}", "3")  # alpha has a submission 3, beta none
         urls.append(path)
         if path.endswith(("leaderboard", "leaderboard.csv")):
             urls.append(path + "?board=private")
@@ -55,8 +56,12 @@ def walk(value, path=""):
 def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(client, solution):
     create(client, solution, mechanism="ladder-boot", mechanism_params=json.dumps({"b": 50}))
     alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
+    sent = {alpha: [], beta: []}
     for seed, token in enumerate([alpha, alpha, beta, alpha]):
-        assert submit(client, token, predictions(solution, seed)).status_code == 201
+        sent[token].append(predictions(solution, seed))
+        assert submit(client, token, sent[token][-1]).status_code == 201
+    file_url = "/api/competitions/demo/submissions/3/file"
+    assert file_url in get_urls(client)
 
     store = client.app.state.competitions
     with Session(store.engine) as session:
@@ -74,7 +79,12 @@ def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(clien
         headers = {} if who is None else bearer(who)
         for url in get_urls(client):
             response = client.get(url, headers=headers)
-            assert response.status_code in (200, 401, 403), (url, response.text)
+            if url == file_url:  # a team's own files: alpha's third, and nobody else's
+                expected = {None: 401, alpha: 200, beta: 404}[who]
+                assert response.status_code == expected, (who, response.text)
+                if who == alpha:
+                    assert response.content == sent[alpha][2]
+            assert response.status_code in (200, 401, 403) or url == file_url, (url, response.text)
             text = response.text
             assert key not in text, url
             assert "Private" not in text and labels_file not in text, url

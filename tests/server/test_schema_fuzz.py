@@ -243,7 +243,13 @@ def _install_hooks(schema, seeds) -> None:
         )
         hostile = TEXT.filter(bool).map(lambda s: quote(_encoded(s), safe=""))
         slug = _pick(ours, ours, ours, hostile, st.just(path_parameters["slug"]))
-        return slug.map(lambda value: {**path_parameters, "slug": value})
+        if "number" not in path_parameters:
+            return slug.map(lambda value: {**path_parameters, "slug": value})
+        # A submission's number: mostly one the team has (each seeded team made one).
+        number = _pick(st.just(1), st.just(1), BIG_INTS)
+        return st.tuples(slug, number).map(
+            lambda pair: {**path_parameters, "slug": pair[0], "number": pair[1]}
+        )
 
     core = st.fixed_dictionaries(
         {"slug": SLUGS, "pair": st.sampled_from(PAIRS), "solution": _mutated_csv(SOLUTION.to_csv())}

@@ -344,7 +344,14 @@ def submit(
         result = _call(
             server,
             token,
-            lambda c: c.submit(slug, data, message=message, idempotency_key=key, progress=advance),
+            lambda c: c.submit(
+                slug,
+                data,
+                message=message,
+                idempotency_key=key,
+                progress=advance,
+                filename=file.name,
+            ),
         )
     _show(fmt, result, lambda: submission_table(slug, result))
     if fmt == "table" and result.get("explanation"):
@@ -353,17 +360,53 @@ def submit(
 
 def submissions(
     slug: SlugArgument,
+    download: Annotated[
+        Path | None,
+        typer.Option(
+            "--download",
+            file_okay=False,
+            help="Save each submitted file, as the server received it, into this folder.",
+        ),
+    ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
 ) -> None:
-    """List your team's submissions."""
+    """List your team's submissions (or, with --download, save their files)."""
     from ladderboard.client.tables import submissions_table
 
     fmt = output_format(as_json, as_csv)
-    rows = _call(server, token, lambda c: c.submissions(slug))
-    _show(fmt, rows, lambda: submissions_table(slug, rows))
+    if download is not None:
+        if fmt != "table":
+            _fail("--download saves the files: give it without --json or --csv", USAGE)
+        _download_submissions(slug, download, server, token)
+        return
+    rows, decimals = _call(
+        server, token, lambda c: (c.submissions(slug), c.competition(slug).get("decimals"))
+    )
+    _show(fmt, rows, lambda: submissions_table(slug, rows, decimals))
+
+
+def _download_submissions(slug: str, folder: Path, server: str | None, token: str | None) -> None:
+    """Save each of the team's submitted files into ``folder`` (made if
+    missing) as ``<slug>-submission-<number>.csv`` (``.csv.gz`` for a file
+    sent compressed), byte for byte as the server received it."""
+
+    def fetch(client: Client) -> list[tuple[int, bytes]]:
+        return [(s["id"], client.submission_file(slug, s["id"])) for s in client.submissions(slug)]
+
+    files = _call(server, token, fetch)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for number, data in files:
+            gzipped = data[:2] == b"\x1f\x8b"
+            path = folder / f"{slug}-submission-{number}.csv{'.gz' if gzipped else ''}"
+            path.write_bytes(data)
+    except OSError as exc:
+        _fail(f"cannot write into {folder}: {exc.strerror or exc}", USAGE)
+    count = len(files)
+    typer.echo(f"saved {count} file{'' if count == 1 else 's'} of {slug} into {folder}")
 
 
 def select(

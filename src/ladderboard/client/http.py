@@ -523,11 +523,14 @@ class Client:
         message: str = "",
         idempotency_key: str | None = None,
         progress: Progress | None = None,
+        filename: str | None = None,
     ) -> dict[str, Any]:
         """Send a predictions file (team): id, public_score, previous_score,
-        explanation, status, remaining_today. With ``idempotency_key``, a
-        resent file is answered with the first result (and a 503 may be
-        retried); ``progress`` is told ``(bytes sent, bytes in all)``.
+        explanation, status, remaining_today, decimals. With
+        ``idempotency_key``, a resent file is answered with the first result
+        (and a 503 may be retried); ``progress`` is told ``(bytes sent, bytes
+        in all)``; ``filename``, the file's name, is what the team's list of
+        refused files shows if the server refuses it.
 
         The file is the request's whole body (``text/csv``, or
         ``application/gzip`` when it is compressed), the message in the
@@ -541,7 +544,7 @@ class Client:
             return self._json(
                 "POST",
                 self._path(slug, "submissions"),
-                files={"file": ("predictions", upload, kind)},
+                files={"file": (filename or "predictions", upload, kind)},
                 data={"message": message},
                 headers=headers,
             )
@@ -549,13 +552,25 @@ class Client:
             "POST",
             self._path(slug, "submissions"),
             content=upload,
-            params={"message": message} if message else None,
+            params={
+                name: value
+                for name, value in (("message", message), ("filename", filename))
+                if value
+            }
+            or None,
             headers=headers | {"Content-Type": kind},
         )
 
     def submissions(self, slug: str) -> list[dict[str, Any]]:
         """The calling team's own submissions."""
         return self._json("GET", self._path(slug, "submissions"))
+
+    def submission_file(self, slug: str, number: int) -> bytes:
+        """The calling team's submission ``number``'s file, byte for byte
+        as the server received it (gzip-compressed if it was sent so)."""
+        return self._request(
+            "GET", self._path(slug, "submissions", str(int(number)), "file")
+        ).content
 
     def select(self, slug: str, submission_ids: list[int]) -> dict[str, Any]:
         """Choose the team's final submissions, replacing an earlier choice."""

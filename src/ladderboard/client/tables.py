@@ -8,14 +8,14 @@ the board, nor one named ``[blink]`` restyle it.
 >>> from rich.console import Console
 >>> console = Console(width=60)
 >>> console.print(board_table({"slug": "demo", "board": "public", "closed": False,
-...     "rows": [{"rank": 1, "team": "alpha", "score": 0.25, "entries": 3,
+...     "decimals": 3, "rows": [{"rank": 1, "team": "alpha", "score": 0.25, "entries": 3,
 ...               "last_submission": "2026-01-02T03:04:05Z"}]}))
               demo: public board (open)
-┏━━━━━━┳━━━━━━━┳━━━━━━━━━┳━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┓
-┃ rank ┃ team  ┃   score ┃ entries ┃ last submission     ┃
-┡━━━━━━╇━━━━━━━╇━━━━━━━━━╇━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━┩
-│    1 │ alpha │ 0.25000 │       3 │ 2026-01-02 03:04:05 │
-└──────┴───────┴─────────┴─────────┴─────────────────────┘
+┏━━━━━━┳━━━━━━━┳━━━━━━━┳━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━┓
+┃ rank ┃ team  ┃ score ┃ entries ┃ last submission     ┃
+┡━━━━━━╇━━━━━━━╇━━━━━━━╇━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━┩
+│    1 │ alpha │ 0.250 │       3 │ 2026-01-02 03:04:05 │
+└──────┴───────┴───────┴─────────┴─────────────────────┘
 """
 
 from __future__ import annotations
@@ -64,8 +64,16 @@ def _when(value: str | None) -> str:
     return value.replace("T", " ")[:19]
 
 
-def _score(value: float | None) -> str:
-    return "" if value is None else f"{value:.5f}"
+_DECIMALS = 5  # a server that does not say how many decimals its scores carry
+
+
+def _score(value: float | None, decimals: int | None) -> str:
+    """A release with the decimals the server's pages show it with (the
+    mechanism's, :func:`ladderboard.rules.explain.display_decimals`), so
+    that a table and the sentence beside it never print it differently."""
+    if value is None:
+        return ""
+    return f"{value:.{_DECIMALS if decimals is None else decimals}f}"
 
 
 def board_table(board: dict[str, Any]) -> Table:
@@ -80,7 +88,7 @@ def board_table(board: dict[str, Any]) -> Table:
         table.add_row(
             str(row["rank"]),
             _plain(row["team"]),
-            _score(row["score"]),
+            _score(row["score"], board.get("decimals")),
             str(row["entries"]),
             _when(row["last_submission"]),
         )
@@ -106,15 +114,16 @@ def submission_table(slug: str, result: dict[str, Any]) -> Table:
     table.add_column("left today", justify="right")
     table.add_row(
         str(result["id"]),
-        _score(result["public_score"]),
-        _score(result.get("previous_score")),
+        _score(result["public_score"], result.get("decimals")),
+        _score(result.get("previous_score"), result.get("decimals")),
         result["status"],
         _limit(result["remaining_today"]),
     )
     return table
 
 
-def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
+def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | None = None) -> Table:
+    """The team's submissions, their scores with the competition's ``decimals``."""
     table = Table(title=f"{slug}: your submissions")
     table.add_column("id", justify="right")
     table.add_column("when")
@@ -127,8 +136,8 @@ def submissions_table(slug: str, rows: list[dict[str, Any]]) -> Table:
             str(row["id"]),
             _when(row["created_at"]),
             _plain(row["message"]),
-            _score(row["public_score"]),
-            _score(row["private_score"]),
+            _score(row["public_score"], decimals),
+            _score(row["private_score"], decimals),
             "yes" if row["selected"] else "",
         )
     return table
@@ -276,11 +285,13 @@ def rejections_table(slug: str, rejections: list[dict[str, Any]]) -> Table:
     """The team's refused files, newest first, with the reason."""
     table = Table(title=f"{slug}: refused files")
     table.add_column("when")
+    table.add_column("file")
     table.add_column("reason")
     table.add_column("bytes", justify="right")
     for rejection in rejections:
         table.add_row(
             _when(rejection["created_at"]),
+            _plain(rejection.get("filename") or "-"),
             _plain(f"{rejection['code']}: {rejection['message']}"),
             str(rejection["size"]),
         )

@@ -490,12 +490,18 @@ class Competitions:
 
     def sample_submission(self, slug: str) -> bytes:
         """Every id of the holdout with every target column at 0: a valid
-        submission to start from, which says nothing of the labels. Its rows
-        are sorted by id (numerically when every id is a number), not in the
-        solution file's order, which may group the public rows apart from the
-        private ones and so give the split away."""
+        submission to start from, which says nothing of the labels. Under a
+        score that compares labels the value is the smallest class of the
+        solution when 0 is none (a file of another value would be refused);
+        the classes are no secret, the refusal of any other value names
+        them. Its rows are sorted by id (numerically when every id is a
+        number), not in the solution file's order, which may group the
+        public rows apart from the private ones and so give the split away."""
         solution = self.solution(slug)
-        header, *rows = solution.sample_submission_csv().decode().splitlines()
+        fill = 0.0
+        if self.competition(slug).config.scoring().takes_labels and 0.0 not in solution.classes:
+            fill = float(solution.classes[0])
+        header, *rows = solution.sample_submission_csv(fill).decode().splitlines()
         ids = solution.ids.tolist()  # in the rows' order
         numeric = all(i.isdigit() for i in ids)
         order = sorted(range(len(rows)), key=lambda k: int(ids[k]) if numeric else ids[k])
@@ -690,7 +696,7 @@ class Competitions:
         with Session(self.reader) as session:
             team_row = lookup.team(session, lookup.competition(session, slug), team)
             return [
-                RejectionView(aware(r.created_at), r.code, r.message, r.size)
+                RejectionView(aware(r.created_at), r.code, r.message, r.size, r.filename)
                 for r in queries.rejections(session, team_row.id)
             ]
 
@@ -758,17 +764,19 @@ class Competitions:
         *,
         message: str = "",
         idempotency_key: str | None = None,
+        filename: str | None = None,
     ) -> SubmissionResult:
         """Score one submission file for ``team``; all of it is stored or none.
 
         Raises :class:`SubmissionError` (bad file: recorded against the
-        invalid cap only), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
+        invalid cap only, with the ``filename`` it was sent under, which
+        the team's list of refused files shows), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched. The rules are
         :meth:`Submitter.submit_once <ladderboard.engine.submitting.Submitter.submit_once>`.
         """
         return self.submitter.submit(
-            slug, team, data, message=message, idempotency_key=idempotency_key
+            slug, team, data, message=message, idempotency_key=idempotency_key, filename=filename
         )
 
     def admit(
@@ -830,6 +838,22 @@ class Competitions:
             )
             for r in rows
         ]
+
+    def submission_file(self, slug: str, team: str, number: int) -> bytes:
+        """The file of the team's own submission ``number`` (its number among
+        the team's, as :meth:`submissions` lists them), byte for byte as it
+        was received; :class:`NotFound` if the team has no such submission.
+        Only the team's own: the number is looked up among its submissions."""
+        with Session(self.reader) as session:
+            team_row = lookup.team(session, lookup.competition(session, slug), team)
+            blob = (
+                queries.team_submission_file(session, team_row.id, number)
+                if isinstance(number, int) and 0 < number < 2**31
+                else None
+            )
+        if blob is None:
+            raise NotFound(f"team {team!r} has no submission {number!r}")
+        return unpack(blob)
 
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),

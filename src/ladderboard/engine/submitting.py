@@ -56,7 +56,13 @@ from ladderboard.mechanisms import MECHANISMS
 from ladderboard.rules.boards import Record, Standing, by_team, team_standing
 from ladderboard.rules.config import CompetitionConfig, Scoring
 from ladderboard.rules.scoring import Scored, ScoringScratch, score_predictions
-from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text, printable
+from ladderboard.rules.text import (
+    IDEMPOTENCY_KEY_CHARS,
+    MESSAGE_CHARS,
+    check_text,
+    printable,
+    submitted_file_name,
+)
 from ladderboard.store import statements
 from ladderboard.store.database import writer_turn
 
@@ -76,6 +82,7 @@ class Target:
     deadline: datetime | None
     solution: Solution
     checked: bool  # the solution's targets suit the scoring (check_targets)
+    classes: Any  # the solution's classes a prediction must be one of, or None
     commitment: str  # unique to the competition's creation
 
     @property
@@ -90,6 +97,7 @@ class Target:
             self.solution,
             max_bytes=self.config.max_bytes,
             probabilities=self.scoring.requires_probabilities,
+            classes=self.classes,
         )
 
     def score(self, predictions: Any, scratch: ScoringScratch | None = None) -> Scored:
@@ -291,6 +299,7 @@ class Submitter:
         *,
         message: str = "",
         idempotency_key: str | None = None,
+        filename: str | None = None,
     ) -> SubmissionResult:
         """Score one submission file for ``team``; all of it is stored or none
         (see :meth:`~ladderboard.engine.Competitions.submit`). A target read
@@ -299,16 +308,22 @@ class Submitter:
         if idempotency_key is not None:
             check_text("idempotency key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
         try:
-            return self.submit_once(slug, team, data, message or "", idempotency_key)
+            return self.submit_once(slug, team, data, message or "", idempotency_key, filename)
         except _StaleTarget:  # nothing written: read the target afresh and submit again
             self.caches.targets.pop((slug, team), None)
         try:
-            return self.submit_once(slug, team, data, message or "", idempotency_key)
+            return self.submit_once(slug, team, data, message or "", idempotency_key, filename)
         except _StaleTarget:
             raise Conflict(f"competition {slug!r} changed during the submission") from None
 
     def submit_once(
-        self, slug: str, team: str, data: bytes, message: str, idempotency_key: str | None
+        self,
+        slug: str,
+        team: str,
+        data: bytes,
+        message: str,
+        idempotency_key: str | None,
+        filename: str | None = None,
     ) -> SubmissionResult:
         """The rules of one submission, in the order they apply."""
         now = self.clock()
@@ -324,7 +339,7 @@ class Submitter:
                 hashing = background(canonical_predictions_hash, predictions)
                 scored = target.score(predictions, scratch)
             except SubmissionError as exc:
-                self._reject(slug, team, target, now, exc, data)
+                self._reject(slug, team, target, now, exc, (data, filename))
                 raise
             # Awaited before the lock: a board's writers (every writer, on
             # SQLite) would otherwise queue behind this file's compression.
@@ -460,6 +475,7 @@ class Submitter:
             deadline=aware(deadline),
             solution=solution,
             checked=caches.solutions.suits((competition_id, commitment), solution, scoring),
+            classes=solution.classes if scoring.takes_labels else None,
             commitment=commitment,
         )
         targets[slug, team] = target
@@ -483,12 +499,13 @@ class Submitter:
         target: Target,
         now: datetime,
         error: SubmissionError,
-        data: bytes,
+        file: tuple[bytes, str | None],
     ) -> None:
-        """Record a bad file against the team's invalid cap, unless the
-        competition is closed or the cap reached (then say that instead).
-        The count and the insert hold the lock a valid file takes (the
-        board's mechanism row), so concurrent bad files cannot pass the cap."""
+        """Record a bad file (its bytes and the name it was sent under)
+        against the team's invalid cap, unless the competition is closed or
+        the cap reached (then say that instead). The count and the insert
+        hold the lock a valid file takes (the board's mechanism row), so
+        concurrent bad files cannot pass the cap."""
         with writer_turn(self.engine), self.engine.begin() as connection:
             locked = self._lock(connection, slug, target)
             _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
@@ -505,8 +522,9 @@ class Submitter:
                 # The message may quote the file: no control character reaches the store.
                 message=printable(str(error), 2000),
                 # Not the worker's hash: that waits for the compression too.
-                file_sha256=submission_sha256(data),
-                size=len(data),
+                file_sha256=submission_sha256(file[0]),
+                size=len(file[0]),
+                filename=submitted_file_name(file[1]),
             )
 
     def _advance(self, connection: Connection, target: Target, locked: Any, x: Any) -> _Step:

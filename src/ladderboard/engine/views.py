@@ -4,6 +4,7 @@ submissions and boards (never ORM rows), and the audit commitment."""
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import NamedTuple, overload
@@ -191,14 +192,34 @@ class QuotaView:
         return max(0, min(left)) if left else None
 
 
+# A line break of a refusal's message, as the store keeps it: escaped to the
+# two characters backslash and n (rules.text.printable), after an even number
+# of backslashes (a backslash the message quoted is written doubled, by repr).
+_STORED_LINE_BREAK = re.compile(r"(?<!\\)((?:\\\\)*)\\n|\n")
+
+
 @dataclass(frozen=True)
 class RejectionView:
-    """A file the server refused as invalid, as its team sees it."""
+    """A file the server refused as invalid, as its team sees it;
+    ``filename`` is the name it was sent under (None when none was given)."""
 
     created_at: datetime
     code: str
     message: str
     size: int
+    filename: str | None = None
+
+    @property
+    def first_line(self) -> str:
+        """The message's first line: what a list of refused files shows.
+
+        >>> RejectionView(datetime(2026, 1, 1), "bad_csv", "no\\nmore\\\\n", 3).first_line
+        'no'
+        """
+        found = _STORED_LINE_BREAK.search(self.message)
+        if found is None:
+            return self.message
+        return self.message[: found.start()] + (found.group(1) or "")
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ integers (``0, 1, ...``) before the file is loaded.
 Solution(n=4, n_public=1, n_private=2, id_column='id', target_columns=('target',))
 >>> print(sol.sample_submission_csv().decode(), end="")
 id,target
-1,0.0
-2,0.0
-3,0.0
-4,0.0
+1,0
+2,0
+3,0
+4,0
 """
 
 from __future__ import annotations
@@ -330,6 +330,18 @@ class Solution:
         rows.setflags(write=False)
         return rows
 
+    @cached_property
+    def classes(self) -> np.ndarray:
+        """The distinct target values, sorted (read-only): the classes a
+        prediction must be one of when the score compares labels.
+
+        >>> Solution.from_labels([2, 0, 2, 1], public_fraction=0.5, random_state=0).classes
+        array([0., 1., 2.])
+        """
+        classes = np.unique(self.targets)
+        classes.setflags(write=False)
+        return classes
+
     @property
     def n_public(self) -> int:
         """The number of public rows."""
@@ -437,7 +449,9 @@ class Solution:
     def sample_submission_csv(self, fill: float = 0.0) -> bytes:
         """The file participants start from: every id, every target column set to ``fill``.
 
-        Rows are in solution order; it parses as a valid submission.
+        Rows are in solution order; it parses as a valid submission. A whole
+        ``fill`` is written as an integer (``0``, as class labels are
+        written, not ``0.0``).
 
         >>> sol = Solution.from_labels([[1, 0], [0, 1]], public_fraction=0.5, random_state=0,
         ...                            target_columns=("cat", "dog"))
@@ -446,7 +460,9 @@ class Solution:
         0,0.5,0.5
         1,0.5,0.5
         """
-        value = repr(check_real("fill", fill))
+        number = check_real("fill", fill)
+        whole = float(number).is_integer() and abs(number) < 1e16
+        value = str(int(number)) if whole else repr(float(number))
         header = ",".join(_quote(c) for c in (self.id_column, *self.target_columns))
         row_tail = "," + ",".join([value] * len(self.target_columns)) + "\n"
         ids = self._written_id_array().to_pylist()

@@ -27,6 +27,8 @@ code                                  the file ...
 ``not_finite``                        has a NaN or infinite prediction
 ``probability_out_of_range``          has a prediction outside [0, 1], for a metric
                                       that takes probabilities
+``not_a_class``                       has a prediction that is no class of the
+                                      solution, for a score that compares labels
 ====================================  ==============================================
 
 Column names match after stripping surrounding whitespace; ids match exactly,
@@ -57,6 +59,7 @@ __all__ = [
 ]
 
 _SHOWN = 3
+_CLASSES = 10  # the classes a not_a_class message lists
 _DEFAULT_MAX_BYTES = 50 * 2**20
 # A gzip file this large or larger is parsed while it is decompressed (its
 # header found in as much text).
@@ -90,6 +93,7 @@ class SubmissionError(ValueError):
         "missing_ids",
         "not_finite",
         "probability_out_of_range",
+        "not_a_class",
         "undefined_score",
     )
     """Every code, in the order the checks are made (``undefined_score`` by
@@ -135,6 +139,7 @@ def parse_submission(
     *,
     max_bytes: int = _DEFAULT_MAX_BYTES,
     probabilities: bool = False,
+    classes: np.ndarray | None = None,
 ) -> np.ndarray:
     """The predictions of a submission file, aligned with ``solution``'s rows.
 
@@ -150,6 +155,10 @@ def parse_submission(
         file (default 50 MiB).
     probabilities : bool
         Refuse predictions outside ``[0, 1]`` (for metrics of probabilities).
+    classes : numpy.ndarray or None
+        The values a prediction may take, sorted (:attr:`Solution.classes`),
+        for a score that compares labels (``zero_one``, ``accuracy``); any
+        other value is refused.
 
     Returns
     -------
@@ -180,7 +189,7 @@ def parse_submission(
         raise ValueError(f"max_bytes must be an integer >= 1, got {max_bytes!r}")
     try:
         raw = data if isinstance(data, bytes | bytearray) else bytes(data)
-        return _Reader(raw, solution, int(max_bytes), bool(probabilities)).read()
+        return _Reader(raw, solution, int(max_bytes), bool(probabilities), classes).read()
     except CsvProblem as problem:
         raise SubmissionError(problem.code, str(problem)) from None
 
@@ -188,9 +197,17 @@ def parse_submission(
 class _Reader:
     """One submission being read; each step raises CsvProblem with its code."""
 
-    def __init__(self, data: _csv.Text, solution: Solution, max_bytes: int, probabilities: bool):
+    def __init__(
+        self,
+        data: _csv.Text,
+        solution: Solution,
+        max_bytes: int,
+        probabilities: bool,
+        classes: np.ndarray | None = None,
+    ):
         self.data, self.solution = data, solution
         self.max_bytes, self.probabilities = max_bytes, probabilities
+        self.classes = None if classes is None else np.asarray(classes, dtype=np.float64)
         self.columns = (solution.id_column, *solution.target_columns)
 
     def read(self) -> np.ndarray:
@@ -382,24 +399,28 @@ class _Reader:
     # ----------------------------------------------------------------- values
     def _check_values(self, values: np.ndarray, ids: pa.ChunkedArray) -> None:
         finite = np.isfinite(values)
-        if finite.all():
-            if not self.probabilities or ((values >= 0) & (values <= 1)).all():
-                return
-            bad = (values < 0) | (values > 1)
-            code = "probability_out_of_range"
+        if not finite.all():
+            bad, code = ~finite, "not_finite"
+        elif self.probabilities and not ((values >= 0) & (values <= 1)).all():
+            bad, code = (values < 0) | (values > 1), "probability_out_of_range"
+        elif self.classes is not None and not (known := np.isin(values, self.classes)).all():
+            bad, code = ~known, "not_a_class"
         else:
-            bad = ~finite
-            code = "not_finite"
+            return
         if bad.ndim == 1:
             bad, values = bad[:, None], values[:, None]
         column = int(np.flatnonzero(bad.any(axis=0))[0])
         rows = np.flatnonzero(bad[:, column])
         k = len(rows)
-        what = (
-            f"that {_is(k)} NaN or infinite (predictions must be finite numbers)"
-            if code == "not_finite"
-            else "outside [0, 1] (the metric takes probabilities)"
-        )
+        if code == "not_finite":
+            what = f"that {_is(k)} NaN or infinite (predictions must be finite numbers)"
+        elif code == "probability_out_of_range":
+            what = "outside [0, 1] (the metric takes probabilities)"
+        else:
+            what = (
+                f"that {_is(k)} no class of the solution (the score compares labels; "
+                f"the classes are {self._classes()})"
+            )
         at = self._lines(rows[:_SHOWN].tolist())
         shown = [
             f"{float(values[r, column])!r} (id {show(ids[int(r)].as_py())}, "
@@ -411,6 +432,14 @@ class _Reader:
             code,
             f"column {show(name)} has {_count(k, 'value')} {what}{_csv.examples(shown, k)}",
         )
+
+    def _classes(self) -> str:
+        """The solution's classes as the participant writes them: whole
+        numbers without ``.0``; the first few when there are many."""
+        classes = np.asarray(self.classes)
+        shown = [str(int(c)) if c.is_integer() else repr(c) for c in classes[:_CLASSES].tolist()]
+        more = len(classes) - len(shown)
+        return ", ".join(shown) + (f" and {more} more" if more else "")
 
 
 def _columns(names: list[str]) -> str:

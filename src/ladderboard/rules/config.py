@@ -46,6 +46,15 @@ class Scoring:
             return get_metric(self.name).requires_probabilities
         return get_loss(self.name, **self.params).requires_probabilities
 
+    @property
+    def takes_labels(self) -> bool:
+        """Whether predictions are class labels, each right or wrong
+        (``zero_one``, ``accuracy``): a file's predictions must then be
+        classes of the solution."""
+        if self.kind == "metric":
+            return get_metric(self.name).takes_labels
+        return get_loss(self.name, **self.params).takes_labels
+
     def loss(self):
         loss = get_loss(self.name, **self.params)
         return loss.rescaled() if self.rescale else loss

@@ -37,6 +37,7 @@ __all__ = [
     "MESSAGE_CHARS",
     "SAMPLE_SUBMISSION",
     "SLUG_CHARS",
+    "SUBMITTED_NAME_CHARS",
     "TEAM_NAME_CHARS",
     "TITLE_CHARS",
     "check_file_name",
@@ -46,6 +47,7 @@ __all__ = [
     "is_slug",
     "name_key",
     "printable",
+    "submitted_file_name",
 ]
 
 SLUG_CHARS = 64
@@ -55,6 +57,7 @@ MESSAGE_CHARS = 2000
 IDEMPOTENCY_KEY_CHARS = 200
 DESCRIPTION_CHARS = 100_000
 FILE_NAME_CHARS = 100
+SUBMITTED_NAME_CHARS = 255  # the name a refused file was sent under, as stored
 SAMPLE_SUBMISSION = (
     "sample_submission.csv"  # generated from the solution; no data file takes its name
 )
@@ -208,3 +211,21 @@ def printable(value: object, limit: int = 200) -> str:
             for c in text
         )
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def submitted_file_name(value: str | None) -> str | None:
+    """The name a submission file was sent under, as a list of refused files
+    shows it: its last path component (a browser may send the whole path),
+    control characters escaped, at most :data:`SUBMITTED_NAME_CHARS`
+    characters; None for none or a blank one. It is the team's own label
+    for its file, so it is kept as sent rather than refused.
+
+    >>> submitted_file_name("C:\\\\runs\\\\final.csv"), submitted_file_name("a/b\\n.csv")
+    ('final.csv', 'b\\\\n.csv')
+    >>> submitted_file_name("  "), submitted_file_name(None)
+    (None, None)
+    """
+    if not value:
+        return None
+    name = value.replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return printable(name, SUBMITTED_NAME_CHARS) if name else None

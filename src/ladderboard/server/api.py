@@ -21,6 +21,7 @@ from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import release_words
@@ -233,7 +234,7 @@ def create_competition(
         )
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
-    return CompetitionOut.of(info)
+    return CompetitionOut.of(info, competitions.decimals(info))
 
 
 def read_data_files(
@@ -287,9 +288,15 @@ def whoami(competitions: CompetitionsDep, who: CallerDep) -> WhoAmIOut:
     return WhoAmIOut(role="team", teams=teams)
 
 
+def _out(competitions: Competitions, info: CompetitionInfo) -> CompetitionOut:
+    return CompetitionOut.of(info, competitions.decimals(info))
+
+
 @router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
 def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
-    return [CompetitionOut.of(info) for info in competitions.competitions()]
+    return [
+        CompetitionOut.of(info, competitions.decimals(info)) for info in competitions.competitions()
+    ]
 
 
 @router.get(
@@ -298,8 +305,8 @@ def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
     response_model=CompetitionOut,
     summary="One competition",
 )
-def get_competition(competition: Competition) -> CompetitionOut:
-    return CompetitionOut.of(competition)
+def get_competition(competitions: CompetitionsDep, competition: Competition) -> CompetitionOut:
+    return CompetitionOut.of(competition, competitions.decimals(competition))
 
 
 @router.post(
@@ -311,7 +318,7 @@ def get_competition(competition: Competition) -> CompetitionOut:
 def close_competition(
     competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
-    return CompetitionOut.of(competitions.close(competition.slug))
+    return _out(competitions, competitions.close(competition.slug))
 
 
 @router.get(
@@ -342,7 +349,7 @@ def get_commitment(competitions: CompetitionsDep, competition: Competition) -> C
 def publish_competition(
     competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
-    return CompetitionOut.of(competitions.publish(competition.slug))
+    return _out(competitions, competitions.publish(competition.slug))
 
 
 @router.patch(
@@ -364,7 +371,7 @@ def update_competition(
     if "deadline" in body.model_fields_set:
         changes["deadline"] = body.deadline
     try:
-        return CompetitionOut.of(competitions.update(competition.slug, **changes))
+        return _out(competitions, competitions.update(competition.slug, **changes))
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
 
@@ -616,6 +623,49 @@ def own_submissions(
     ]
 
 
+def submitted_file(slug: str, number: int, data: bytes) -> Response:
+    """A submission's file as the team sent it: the bytes received, named
+    after the competition and the submission's number, typed by what they
+    are (gzip by its first bytes, CSV otherwise)."""
+    gzipped = data[:2] == b"\x1f\x8b"
+    name = f"{slug}-submission-{number}.csv" + (".gz" if gzipped else "")
+    return Response(
+        data,
+        media_type="application/gzip" if gzipped else "text/csv",
+        headers={
+            "Content-Disposition": f'attachment; filename="{name}"',
+            "Cache-Control": "private, no-cache",  # the team's own
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
+SUBMITTED_FILE_CONTENT = {
+    "text/csv": {"schema": {"type": "string", "format": "binary"}},
+    "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+}
+"""The OpenAPI content of a submitted file: CSV, or gzip-compressed CSV."""
+
+
+@router.get(
+    "/competitions/{slug}/submissions/{number}/file",
+    response_class=Response,
+    responses={
+        200: {
+            "content": SUBMITTED_FILE_CONTENT,
+            "description": "The file, byte for byte as the server received it.",
+        },
+        **errors(401, 403, 404, 422, 429),
+    },
+    summary="Download one of the calling team's own submitted files",
+)
+def own_submission_file(
+    competitions: CompetitionsDep, team: TeamDep, competition: Competition, number: int
+) -> Response:
+    data = competitions.submission_file(competition.slug, team.name, number)
+    return submitted_file(competition.slug, number, data)
+
+
 @router.put(
     "/competitions/{slug}/selection",
     responses=errors(401, 403, 404, 409, 422, 429),
@@ -673,6 +723,7 @@ def leaderboard(
         slug=competition.slug,
         board=board,
         closed=competition.is_closed(),
+        decimals=competitions.decimals(competition),
         rows=[],
     ).model_dump_json()
     kept = request.app.state.board_json
@@ -731,12 +782,14 @@ def leaderboard_csv(
     board: Annotated[Board, Query()] = "public",
 ) -> Response:
     rows = _board_rows(competitions, who, competition, board)
+    decimals = competitions.decimals(competition)  # as the board's pages show the scores
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["rank", "team", "score", "entries", "last_submission"])
     for row in rows:
         last = "" if row.last_submission is None else row.last_submission.isoformat()
-        writer.writerow([row.rank, _cell(row.team), repr(float(row.score)), row.entries, last])
+        score = f"{row.score:.{decimals}f}"
+        writer.writerow([row.rank, _cell(row.team), score, row.entries, last])
     filename = f"{competition.slug}-{board}.csv"
     return Response(
         out.getvalue(),

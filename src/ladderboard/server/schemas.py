@@ -53,6 +53,12 @@ __all__ = [
 ]
 
 
+_DECIMALS = (
+    "The decimals a score of the competition is shown with: those the mechanism's releases "
+    "really carry, at most the competition's precision."
+)
+
+
 class CompetitionOut(BaseModel):
     """A competition as anyone may see it."""
 
@@ -84,9 +90,12 @@ class CompetitionOut(BaseModel):
     n_public: int
     n_private: int
     commitment: str = Field(description="SHA-256 of the solution, its split and the key.")
+    decimals: int = Field(description=_DECIMALS)
 
     @classmethod
-    def of(cls, info: CompetitionInfo) -> CompetitionOut:
+    def of(cls, info: CompetitionInfo, decimals: int) -> CompetitionOut:
+        """``info`` as anyone may see it, its scores shown with ``decimals``
+        (:meth:`~ladderboard.engine.Competitions.decimals`)."""
         config = info.config
         return cls(
             slug=info.slug,
@@ -113,6 +122,7 @@ class CompetitionOut(BaseModel):
             n_public=info.n_public,
             n_private=info.n_private,
             commitment=info.commitment,
+            decimals=decimals,
         )
 
 
@@ -147,6 +157,7 @@ class SubmissionCreated(BaseModel):
     remaining_today: int | None = Field(
         description="Valid submissions left today (UTC), within the total quota too."
     )
+    decimals: int = Field(description=_DECIMALS)
 
     @classmethod
     def of(
@@ -154,6 +165,7 @@ class SubmissionCreated(BaseModel):
         result: SubmissionResult,
         explanation: str = "",
         *,
+        decimals: int,
         score_of: Literal["file", "team"] = "team",
     ) -> SubmissionCreated:
         return cls(
@@ -164,6 +176,7 @@ class SubmissionCreated(BaseModel):
             explanation=explanation,
             status=result.status,
             remaining_today=result.remaining_today,
+            decimals=decimals,
         )
 
 
@@ -235,7 +248,8 @@ class LeaderboardOut(BaseModel):
     slug: str
     board: Literal["public", "private"]
     closed: bool
-    rows: list[BoardRowOut]
+    decimals: int = Field(description=_DECIMALS)
+    rows: list[BoardRowOut]  # last: the API puts the rows' kept JSON at the end
 
 
 class CommitmentOut(BaseModel):
@@ -349,6 +363,9 @@ class RejectionOut(BaseModel):
     code: str
     message: str
     size: int
+    filename: str | None = Field(
+        description="The name the file was sent under (none when the request named none)."
+    )
 
     @classmethod
     def of(cls, rejection: RejectionView) -> RejectionOut:

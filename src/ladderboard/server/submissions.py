@@ -46,7 +46,12 @@ from starlette.types import Scope
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
-from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, check_text
+from ladderboard.rules.text import (
+    IDEMPOTENCY_KEY_CHARS,
+    MESSAGE_CHARS,
+    SUBMITTED_NAME_CHARS,
+    check_text,
+)
 from ladderboard.server.api import invalid, read_upload, responses
 from ladderboard.server.deps import team_member
 from ladderboard.server.errors import ApiError
@@ -80,12 +85,16 @@ _SPOOL_BYTES = 1 << 20
 _RECEIVED_FIRST_BYTES = _SPOOL_BYTES
 
 
-def check_submission_fields(message: str, idempotency_key: str | None) -> None:
+def check_submission_fields(
+    message: str, idempotency_key: str | None, filename: str | None = None
+) -> None:
     """The submission's text fields, refused with 422 (the engine checks them too)."""
     try:
         check_text("message", message, max_chars=MESSAGE_CHARS, multiline=True)
         if idempotency_key is not None:
             check_text("Idempotency-Key", idempotency_key, max_chars=IDEMPOTENCY_KEY_CHARS)
+        if filename is not None:
+            check_text("filename", filename, max_chars=SUBMITTED_NAME_CHARS)
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
 
@@ -98,10 +107,12 @@ def submit_file(
     upload: BinaryIO,
     message: str,
     idempotency_key: str | None,
+    filename: str | None = None,
 ) -> SubmissionCreated:
-    """Read and submit an uploaded file whose submission was admitted."""
+    """Read and submit an uploaded file whose submission was admitted;
+    ``filename``, the name it was sent under, is kept if it is refused."""
     data = read_upload(upload, settings.max_upload_bytes, "submission file")
-    return _submitted(competitions, team, competition, data, message, idempotency_key)
+    return _submitted(competitions, team, competition, data, message, idempotency_key, filename)
 
 
 def _submitted(
@@ -111,14 +122,22 @@ def _submitted(
     data: bytes,
     message: str,
     idempotency_key: str | None,
+    filename: str | None = None,
 ) -> SubmissionCreated:
     """Submit the file ``data`` of an admitted submission; what it answers."""
     result = competitions.submit(
-        competition.slug, team.name, data, message=message, idempotency_key=idempotency_key
+        competition.slug,
+        team.name,
+        data,
+        message=message,
+        idempotency_key=idempotency_key,
+        filename=filename,
     )
     explanation = competitions.explain(competition.slug, team.name, result, competition)
     words = release_words(competition.config.mechanism)
-    return SubmissionCreated.of(result, explanation, score_of=words.of)
+    return SubmissionCreated.of(
+        result, explanation, decimals=competitions.decimals(competition), score_of=words.of
+    )
 
 
 def _admit(
@@ -169,8 +188,13 @@ async def submit(request: Request) -> Response:
     message = request.query_params.get("message")
     if kind == "form" and message is not None:
         raise invalid("with a multipart form, the message is its field 'message', not in the query")
+    filename = request.query_params.get("filename")
+    if kind == "form" and filename is not None:
+        raise invalid(
+            "with a multipart form, the file's name is that of its field 'file', not in the query"
+        )
     idempotency_key = request.headers.get("idempotency-key")
-    check_submission_fields(message or "", idempotency_key)
+    check_submission_fields(message or "", idempotency_key, filename)
     competitions: Competitions = request.app.state.competitions
     settings: Settings = request.app.state.settings
     slug = request.path_params["slug"]
@@ -188,7 +212,7 @@ async def submit(request: Request) -> Response:
         async with slots:
             body = await run_in_threadpool(
                 _admitted_json, request, competitions, settings, slug, data, message or "",
-                idempotency_key,
+                idempotency_key, filename,
             )  # fmt: skip
         return _created(body)
     if kind == "file":
@@ -199,7 +223,7 @@ async def submit(request: Request) -> Response:
             _refuse_empty(size)
             body = await _scored(
                 request, competitions, settings, team, competition, upload, message or "",
-                idempotency_key,
+                idempotency_key, filename,
             )  # fmt: skip
         return _created(body)
     team, competition = await run_in_threadpool(
@@ -220,8 +244,9 @@ async def submit(request: Request) -> Response:
             raise invalid("the field 'message' must be text")
         check_submission_fields(text, None)
         body = await _scored(
-            request, competitions, settings, team, competition, field, text, idempotency_key
-        )
+            request, competitions, settings, team, competition, field, text, idempotency_key,
+            field.filename,
+        )  # fmt: skip
     return _created(body)
 
 
@@ -251,12 +276,13 @@ def _admitted_json(
     data: bytes,
     message: str,
     idempotency_key: str | None,
+    filename: str | None,
 ) -> bytes:
     """:func:`_admit`, then the submission of the file ``data`` (received
     whole), in one trip through the thread pool; the answer's JSON."""
     team, competition = _admit(request, competitions, settings, slug, idempotency_key)
     _refuse_empty(len(data))
-    created = _submitted(competitions, team, competition, data, message, idempotency_key)
+    created = _submitted(competitions, team, competition, data, message, idempotency_key, filename)
     return created.model_dump_json().encode()
 
 
@@ -369,6 +395,7 @@ async def _scored(
     upload: StarletteUpload,
     message: str,
     idempotency_key: str | None,
+    filename: str | None,
 ) -> bytes:
     """The admitted submission of ``upload``, scored in the thread pool once a
     slot is free; its answer's JSON."""
@@ -385,6 +412,7 @@ async def _scored(
             upload.file,
             message,
             idempotency_key,
+            filename,
         )
     return created.model_dump_json().encode()
 
@@ -442,6 +470,14 @@ OPERATION: dict[str, Any] = {
             "required": False,
             "description": "A note for the team's own list, when the body is the file itself.",
             "schema": {"type": "string", "maxLength": MESSAGE_CHARS},
+        },
+        {
+            "name": "filename",
+            "in": "query",
+            "required": False,
+            "description": "The file's name, when the body is the file itself: the team's "
+            "list of refused files shows it (a form's file carries its own).",
+            "schema": {"type": "string", "maxLength": SUBMITTED_NAME_CHARS},
         },
     ],
     "requestBody": {

@@ -199,7 +199,7 @@ def submit_page(
         submissions.check_submission_fields(message, None)
         competitions.admit(info.slug, team.name)  # before the file is read
         result = submissions.submit_file(
-            competitions, settings, team, info, file.file, message, None
+            competitions, settings, team, info, file.file, message, None, file.filename
         )
     except REFUSALS as exc:
         status, text = refusal(exc)
@@ -275,6 +275,21 @@ def team_page(request: Request, competitions: CompetitionsDep, slug: str) -> HTM
     if expired:
         response.delete_cookie(COOKIE, path=f"/c/{slug}")
     return response
+
+
+@router.get("/c/{slug}/team/submissions/{number}/file", response_class=Response)
+def submission_file(
+    request: Request, competitions: CompetitionsDep, slug: str, number: int
+) -> Response:
+    """One of the signed-in team's own submitted files, as it was received."""
+    info = find(competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    team = signed_in_team(request, competitions, slug)
+    if team is None:
+        raise ApiError(401, "unauthorized", "sign in as your team to download its files")
+    data = competitions.submission_file(info.slug, team.name, number)
+    return api.submitted_file(info.slug, number, data)
 
 
 @router.post("/c/{slug}/team", response_class=HTMLResponse)

@@ -258,6 +258,9 @@ class RejectionRow(Base):
     message: Mapped[str] = mapped_column(Text)
     file_sha256: Mapped[str] = mapped_column(String(64))
     size: Mapped[int] = mapped_column(BigInteger)
+    # The name the file was sent under, as its team knows it; None when the
+    # request named none (a file sent as the whole body, without a name).
+    filename: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class DuplicateFlagRow(Base):

@@ -55,6 +55,7 @@ __all__ = [
     "team_by_name",
     "team_name_with_key",
     "team_names",
+    "team_submission_file",
     "team_submissions",
     "team_summaries",
     "team_with_token",
@@ -335,6 +336,15 @@ def files_by_board(session: Session, competition_id: int) -> list[tuple[Submissi
         .order_by(SubmissionRow.scope, SubmissionRow.sequence)
     )
     return [(row, file) for row, file in rows.all()]
+
+
+def team_submission_file(session: Session, team_id: int, number: int) -> bytes | None:
+    """The stored (packed) file of the team's submission ``number``, or None."""
+    return session.scalar(
+        select(SubmissionFileRow.file)
+        .join(SubmissionRow, SubmissionFileRow.submission_id == SubmissionRow.id)
+        .where(SubmissionRow.team_id == team_id, SubmissionRow.number == number)
+    )
 
 
 def files_in_order(session: Session, competition_id: int) -> list[tuple[Any, ...]]:
