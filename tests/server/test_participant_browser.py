@@ -30,6 +30,7 @@ from server_helpers import ADMIN, predictions
 
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
 from ladderboard.server.deps import hash_token
@@ -189,7 +190,7 @@ def test_participant_browser_tabs_overview_data_and_rules(page: Page, width: int
     )
     expect(tabs.get_by_role("link", name="Overview")).to_have_attribute("aria-current", "page")
     how = page.get_by_role("link", name="How this leaderboard works").first
-    expect(how).to_have_attribute("href", "/how#parameter-free-ladder")
+    expect(how).to_have_attribute("href", "/how?competition=iris")
     facts = page.get_by_role("region", name="At a glance")
     expect(facts).to_contain_text("zero_one: lower is better")
     expect(facts).to_contain_text("id, target")
@@ -216,6 +217,19 @@ def test_participant_browser_tabs_overview_data_and_rules(page: Page, width: int
     expect(page.get_by_role("heading", name="The board's rules")).to_be_visible()
     fits(page)
     shot(page, "rules", width)
+
+    # How it works, from the competition: its own mechanism first, the others after.
+    page.get_by_role("link", name="How this leaderboard works").first.click()
+    headings = page.get_by_role("heading", level=2)
+    expect(headings.first).to_have_text("The parameter-free Ladder: parameter-free-ladder")
+    expect(headings.nth(1)).to_have_text("The final ranking")
+    expect(page.get_by_role("heading", name="The final ranking")).to_have_count(1)
+    others = page.get_by_role("navigation", name="Other mechanisms").get_by_role("link")
+    expect(others).to_have_count(len(COMPETITION_MECHANISMS) - 1)
+    others.filter(has_text="The Shaky Ladder").click()
+    expect(page.locator("#shaky-ladder")).to_be_in_viewport()
+    fits(page)
+    shot(page, "how", width)
 
 
 # ------------------------------------------------------------- a team's day
@@ -383,6 +397,8 @@ def test_participant_browser_unknown_pages_are_html(page: Page, width: int):
 # ------------------------------------------------------------ accessibility
 PAGES = [
     "/",
+    "/how",
+    "/how?competition=iris",
     "/c/iris",
     "/c/iris/data",
     "/c/iris/rules",
