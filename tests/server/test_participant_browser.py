@@ -305,6 +305,7 @@ def test_participant_browser_phone_selects_final_submissions_without_scrolling_s
     page.get_by_label("Team token").fill(token_of("Phone"))
     page.get_by_role("button", name="Sign in").click()
     expect(page.get_by_role("heading", name="Team Phone")).to_be_visible()
+    expect(page.get_by_text("To choose yourself, tick up to 2 submissions")).to_be_visible()
     form = page.get_by_role("form", name="Final selection")
     region = form.get_by_role("region", name="Submissions")
     for number in (1, 2, 3):
@@ -330,6 +331,7 @@ def test_participant_browser_phone_selects_final_submissions_without_scrolling_s
     page.get_by_role("button", name="Save my final selection").click()
     expect(page.get_by_role("status")).to_contain_text("Your final selection is saved")
     expect(page.get_by_text("submission 2, as you selected")).to_be_visible()
+    expect(page.get_by_text("To change your choice, tick up to 2")).to_be_visible()
     expect(page.get_by_label("Select submission 2")).to_be_checked()
     expect(page.get_by_label("Select submission 1")).not_to_be_checked()
 
