@@ -151,6 +151,8 @@ PAGES = (
     SitePage("competitions", "/", focus=(LINK,)),
     SitePage("board", f"/c/{OPEN}", focus=(LINK,)),
     SitePage("board-closed", f"/c/{CLOSED}", focus=(LINK,)),
+    SitePage("how", "/how", focus=(LINK,)),
+    SitePage("how-competition", f"/how?competition={OPEN}", focus=(LINK,)),
     SitePage("submit", f"/c/{OPEN}/submit", focus=(LINK, BUTTON)),
     SitePage(
         "submit-scored",

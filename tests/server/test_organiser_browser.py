@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -23,7 +24,7 @@ import httpx
 import pytest
 from accessibility import audit, describe, focus_ring_contrast, require_axe
 from playwright.sync_api import Browser, Page, expect
-from server_helpers import ADMIN, bearer, predictions
+from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
 
 from ladderboard.files.solution import Solution
 from ladderboard.server.organiser_advice import advice_for
@@ -234,4 +235,62 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
         )
     ).to_be_visible()
     walk.check("list")
+    context.close()
+
+
+def test_organiser_desk_team_actions_are_on_a_phone_screen(
+    browser: Browser, live_server: str, solution: Solution
+):
+    """On a 375 px phone each team's Disable button is on the screen as the
+    desk opens, though the teams table is wider than the phone and scrolls in
+    its region: the organiser disables and enables a team without scrolling
+    sideways. A data file's Remove button is on the screen too."""
+    names = ["Gradient Gang", "Forest Friends", LONG_NAME]
+    with httpx.Client(base_url=live_server) as api:
+        create(api, solution, "iris", title="Flower challenge")
+        for seed, name in enumerate(names):
+            token = add_team(api, name, "iris")
+            assert submit(api, token, predictions(solution, seed), "iris").status_code == 201
+        response = api.put(
+            "/api/competitions/iris/files/a-rather-long-name-for-the-training-data.csv",
+            files={"file": ("train.csv", b"x,y\n1,2\n", "text/csv")},
+            headers=organiser(),
+        )
+        assert response.status_code == 200, response.text
+    context = browser.new_context(base_url=live_server, **VIEWPORTS[375])
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    page.goto("/organiser")
+    page.get_by_label("Organiser token").fill(ADMIN)
+    page.get_by_role("button", name="Sign in").click()
+    page.goto("/organiser/c/iris")
+    teams = page.get_by_role("region", name="Teams table")
+    assert teams.evaluate("e => e.scrollWidth > e.clientWidth")  # the table is wider
+    for name in names:
+        box = teams.get_by_role("button", name=f"Disable team {name}").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, (name, box)
+    shots_dir = os.environ.get("LADDERBOARD_SCREENSHOTS")
+    if shots_dir:
+        Path(shots_dir).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(shots_dir, "organiser-desk-phone-375px.png")), full_page=True)
+    button = teams.get_by_role("button", name="Disable team Forest Friends")
+    button.evaluate("e => window.scrollTo(0, e.getBoundingClientRect().top + scrollY - 300)")
+    box = button.bounding_box()
+    assert box is not None
+    centre = [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2]
+    # Nothing lies over the button: a tap at its centre reaches it.
+    assert button.evaluate("(e, [x, y]) => e.contains(document.elementFromPoint(x, y))", centre)
+    assert teams.evaluate("e => e.scrollLeft") == 0 and page.evaluate("scrollX") == 0
+    page.touchscreen.tap(*centre)
+    expect(page.get_by_role("status").first).to_contain_text("Team Forest Friends disabled")
+    enable = teams.get_by_role("button", name="Enable team Forest Friends")
+    box = enable.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+    enable.click()
+    expect(page.get_by_role("status").first).to_contain_text("Team Forest Friends enabled")
+    files = page.get_by_role("region", name="Data files table")
+    assert files.evaluate("e => e.scrollWidth > e.clientWidth")
+    box = files.get_by_role("button", name=re.compile("Remove a-rather-long-name")).bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 375, box
+    assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     context.close()

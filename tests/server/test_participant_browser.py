@@ -1,6 +1,6 @@
 """The participant's pages in Chromium, at 1280 px and on a 375 px phone,
 against one live server seeded once: an open competition with a Markdown
-overview (and a script in it that must not run), a data file and 130 teams;
+overview (and a script in it that must not run), a data file and 131 teams;
 a closed one waiting for the organiser; a closed one with its final ranking
 published.
 
@@ -30,6 +30,7 @@ from server_helpers import ADMIN, predictions
 
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
 from ladderboard.server.deps import hash_token
@@ -73,11 +74,14 @@ def seed(url: str, solution: Solution) -> None:
         )
         competitions.add_file("iris", "train.csv", b"id,x\n" + b"t1,1\nt2,2\n" * 200)
         names = [f"team-{i:03d}" for i in range(126)]
-        names += [LONG_NAME, "Team 1280", "Team 375", "Quiet"]
+        names += [LONG_NAME, "Team 1280", "Team 375", "Quiet", "Phone"]
         for i, name in enumerate(names):
             competitions.add_team("iris", name, token_hash=hash_token(token_of(name)))
-            if name not in ("Team 1280", "Team 375", "Quiet"):
+            if name not in ("Team 1280", "Team 375", "Quiet", "Phone"):
                 competitions.submit("iris", name, predictions(solution, 100 + i))
+        for i in range(3):  # long messages make the team's table wider than a phone
+            message = f"attempt {i + 1}: gradient boosting, depth {i + 3}, learning rate 0.05"
+            competitions.submit("iris", "Phone", predictions(solution, 900 + i), message=message)
         for slug, title in (("waiting", "Awaiting the organiser"), ("final", "Finished")):
             competitions.create(
                 slug,
@@ -186,7 +190,7 @@ def test_participant_browser_tabs_overview_data_and_rules(page: Page, width: int
     )
     expect(tabs.get_by_role("link", name="Overview")).to_have_attribute("aria-current", "page")
     how = page.get_by_role("link", name="How this leaderboard works").first
-    expect(how).to_have_attribute("href", "/how#parameter-free-ladder")
+    expect(how).to_have_attribute("href", "/how?competition=iris")
     facts = page.get_by_role("region", name="At a glance")
     expect(facts).to_contain_text("zero_one: lower is better")
     expect(facts).to_contain_text("id, target")
@@ -213,6 +217,19 @@ def test_participant_browser_tabs_overview_data_and_rules(page: Page, width: int
     expect(page.get_by_role("heading", name="The board's rules")).to_be_visible()
     fits(page)
     shot(page, "rules", width)
+
+    # How it works, from the competition: its own mechanism first, the others after.
+    page.get_by_role("link", name="How this leaderboard works").first.click()
+    headings = page.get_by_role("heading", level=2)
+    expect(headings.first).to_have_text("The parameter-free Ladder: parameter-free-ladder")
+    expect(headings.nth(1)).to_have_text("The final ranking")
+    expect(page.get_by_role("heading", name="The final ranking")).to_have_count(1)
+    others = page.get_by_role("navigation", name="Other mechanisms").get_by_role("link")
+    expect(others).to_have_count(len(COMPETITION_MECHANISMS) - 1)
+    others.filter(has_text="The Shaky Ladder").click()
+    expect(page.locator("#shaky-ladder")).to_be_in_viewport()
+    fits(page)
+    shot(page, "how", width)
 
 
 # ------------------------------------------------------------- a team's day
@@ -277,6 +294,48 @@ def test_participant_browser_team_signs_in_once_submits_and_selects(
     assert not [c for c in page.context.cookies() if c["name"] == "ladderboard_team"]
 
 
+@pytest.mark.parametrize("width", [375], ids=["375px"])
+def test_participant_browser_phone_selects_final_submissions_without_scrolling_sideways(
+    page: Page, width: int
+):
+    """On a phone the box that selects a submission is on the screen as the
+    page opens, beside the button that saves it: neither the page nor the
+    table's region has to scroll sideways to select and save."""
+    page.goto("/c/iris/team")
+    page.get_by_label("Team token").fill(token_of("Phone"))
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Team Phone")).to_be_visible()
+    expect(page.get_by_text("To choose yourself, tick up to 2 submissions")).to_be_visible()
+    form = page.get_by_role("form", name="Final selection")
+    region = form.get_by_role("region", name="Submissions")
+    for number in (1, 2, 3):
+        box = page.get_by_label(f"Select submission {number}").bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, box
+    box = page.get_by_label("Select submission 2").bounding_box()
+    assert box is not None
+    # Nothing lies over the box: a tap at its centre reaches it.
+    page.evaluate(f"window.scrollTo(0, {box['y']} - 200)")
+    box = page.get_by_label("Select submission 2").bounding_box()
+    assert box is not None
+    hit = page.evaluate(
+        "([x, y]) => document.elementFromPoint(x, y)?.id",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+    )
+    assert hit == "select-2", hit
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    expect(page.get_by_label("Select submission 2")).to_be_checked()
+    assert region.evaluate("e => e.scrollLeft") == 0
+    assert page.evaluate("window.scrollX") == 0
+    fits(page)
+    shot(page, "team-phone", width)
+    page.get_by_role("button", name="Save my final selection").click()
+    expect(page.get_by_role("status")).to_contain_text("Your final selection is saved")
+    expect(page.get_by_text("submission 2, as you selected")).to_be_visible()
+    expect(page.get_by_text("To change your choice, tick up to 2")).to_be_visible()
+    expect(page.get_by_label("Select submission 2")).to_be_checked()
+    expect(page.get_by_label("Select submission 1")).not_to_be_checked()
+
+
 # ------------------------------------------------------------------- closed
 def test_participant_browser_closed_competitions_say_why(page: Page, width: int):
     page.goto("/c/waiting/submit")
@@ -304,7 +363,7 @@ def test_participant_browser_closed_competitions_say_why(page: Page, width: int)
 # ------------------------------------------------------------------- boards
 def test_participant_browser_board_pages_and_finds_a_long_named_team(page: Page, width: int):
     page.goto("/c/iris/leaderboard")
-    board = page.get_by_role("table", name=re.compile(r"Public board, 12\d teams, page 1 of 2"))
+    board = page.get_by_role("table", name=re.compile(r"Public board, 1[23]\d teams, page 1 of 2"))
     expect(board.locator("tbody tr")).to_have_count(100)
     pager = page.get_by_role("navigation", name="Board pages")
     expect(pager.get_by_role("link", name="Page 1")).to_have_attribute("aria-current", "page")
@@ -340,6 +399,8 @@ def test_participant_browser_unknown_pages_are_html(page: Page, width: int):
 # ------------------------------------------------------------ accessibility
 PAGES = [
     "/",
+    "/how",
+    "/how?competition=iris",
     "/c/iris",
     "/c/iris/data",
     "/c/iris/rules",

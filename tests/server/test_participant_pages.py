@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from html import unescape
 
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 from server_helpers import ADMIN, add_team, bearer, create, predictions, send_file, submit
 
@@ -130,7 +131,7 @@ def test_participant_overview_states_the_facts(client, solution):
     assert info.commitment in text and "Open: submissions are taken" in text
     for tab in ("", "/data", "/rules", "/leaderboard", "/submit", "/team"):
         html = client.get(f"/c/demo{tab}").text
-        assert '<a href="/how#parameter-free-ladder">How this leaderboard works</a>' in html, tab
+        assert '<a href="/how?competition=demo">How this leaderboard works</a>' in html, tab
         tabs = re.search(r'<nav aria-label="Competition" class="tabs">(.*?)</nav>', html, re.S)
         assert tabs.group(1).count('aria-current="page"') == 1, tab
     # The index card: the overview as plain words, not Markdown or HTML.
@@ -150,6 +151,34 @@ def test_participant_how_page_has_a_section_per_mechanism(client):
     assert page.status_code == 200
     for name in COMPETITION_MECHANISMS:
         assert f'<section id="{name}"' in page.text, name
+
+
+def test_participant_how_page_from_a_competition_starts_with_its_mechanism(client, solution):
+    create(client, solution, mechanism="ladder", mechanism_params='{"eta": 0.02}', title="Irises")
+    page = client.get("/how", params={"competition": "demo"})
+    assert page.status_code == 200
+    sections = re.findall(r'<section id="([\w-]+)"', page.text)
+    assert sections[:3] == ["ladder", "final-ranking", "other-mechanisms"]
+    assert sorted(sections[3:]) == sorted(set(COMPETITION_MECHANISMS) - {"ladder"})
+    assert '<a href="/c/demo">Irises</a>' in page.text
+    assert "more than 0.02" in page.text  # the competition's own step, from its settings
+    assert page.text.count("The private board decides the competition.") == 1
+    # The overview's link leads here.
+    assert '<a href="/how?competition=demo">' in client.get("/c/demo").text
+
+
+@pytest.mark.parametrize("slug", ["nope", "x" * 200, "a\x00b", "../c/demo", "<b>"])
+def test_participant_how_page_for_an_unknown_competition_explains_every_mechanism(client, slug):
+    page = client.get("/how", params={"competition": slug})
+    assert page.status_code == 200
+    assert "There is no competition" in page.text
+    for name in COMPETITION_MECHANISMS:
+        assert f'<section id="{name}"' in page.text, name
+
+
+def test_participant_how_page_refuses_an_overlong_slug_as_a_page(client):
+    page = client.get("/how", params={"competition": "x" * 201})
+    assert page.status_code == 422 and page.headers["content-type"].startswith("text/html")
 
 
 # --------------------------------------------------------------------- data

@@ -94,9 +94,25 @@ def index(request: Request, competitions: CompetitionsDep) -> HTMLResponse:
 
 
 @router.get("/how", response_class=HTMLResponse)
-def how(request: Request) -> HTMLResponse:
-    """How this leaderboard works: one section per mechanism a competition can run."""
-    return render(request, "how.html", mechanisms=sorted(COMPETITION_MECHANISMS.items()))
+def how(
+    request: Request,
+    competitions: CompetitionsDep,
+    competition: Annotated[str | None, Query(max_length=200)] = None,
+) -> HTMLResponse:
+    """How this leaderboard works: one section per mechanism a competition can
+    run. ``?competition=SLUG``, the link on a competition's pages, puts that
+    competition's mechanism first, with its board and settings, then the final
+    ranking, then the other mechanisms; an unknown slug gets every mechanism
+    and a note saying so."""
+    info = find(competitions, competition) if competition else None
+    return render(
+        request,
+        "how.html",
+        mechanisms=sorted(COMPETITION_MECHANISMS),
+        competition=info,
+        settings=mechanism_summary(info.config) if info else None,
+        unknown=competition if competition and info is None else None,
+    )
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
