@@ -96,7 +96,7 @@ def test_organiser_team_and_board_in_a_browser(page: Page, live_server: str, sol
     page.get_by_label("Team token").fill(token)
     page.get_by_role("button", name="Sign in").click()
     expect(
-        page.get_by_role("img", name="Released public score of team Gradient Gang")
+        page.get_by_role("img", name="Your team's board score over time, team Gradient Gang")
     ).to_be_visible()
     expect(page.get_by_role("cell", name="a first model")).to_be_visible()
     page.screenshot(path=str(tmp_path / "team.png"), full_page=True)
