@@ -412,7 +412,7 @@ def test_desk_submit_prints_the_previous_score_and_the_explanation(
     assert answers[0]["previous_score"] is None
     assert answers[1]["previous_score"] == answers[0]["public_score"]
     shown = f"{answers[0]['public_score']:.{answers[1]['decimals']}f}"  # as the sentence says it
-    assert "previous" in outputs[1] and f"\t{shown}\t" in outputs[1]
+    assert "\tbefore\t" in outputs[1] and f"\t{shown}\t" in outputs[1]
     for answer, output in zip(answers, outputs, strict=True):
         assert " ".join(answer["explanation"].split()) in " ".join(output.split())
 
