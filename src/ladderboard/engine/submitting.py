@@ -94,9 +94,17 @@ class Target:
 
     def score(self, predictions: Any, scratch: ScoringScratch | None = None) -> Scored:
         """The public and private scores of ``predictions`` (the losses
-        written into ``scratch`` when given); a score the metric leaves
-        undefined (a correlation of constant predictions) refuses the file,
-        as no board can rank it and SQLite cannot even store it."""
+        written into ``scratch`` when given).
+
+        Whether a file is scored is decided on all its scored rows together,
+        never on one part, so that no refusal tells a public row from a
+        private one: a file whose score of all rows is not a finite number is
+        refused (a correlation of predictions all the same; a loss past the
+        largest float on some row, or in all), as no board can rank it and
+        SQLite cannot even store it. A part on which the metric alone is
+        undefined (predictions constant on the public rows, or on the
+        private ones) is scored as the metric's worst value, as the metric
+        mechanisms score it (see :class:`~ladderboard.rules.scoring.Scored`)."""
         solution = self.solution
         scored = score_predictions(
             self.scoring,
@@ -107,12 +115,27 @@ class Target:
             checked=self.checked,
             scratch=scratch,
         )
-        # Which part is undefined is not said: that would tell rows of the split apart.
-        if math.isnan(scored.public_raw) or math.isnan(scored.private):
+        name = self.scoring.name
+        if math.isnan(scored.overall):
             raise SubmissionError(
                 "undefined_score",
-                f"the {self.scoring.name} of these predictions is undefined (for example, "
-                "a correlation of predictions that are all the same): vary the predictions",
+                f"the {name} of these predictions is undefined (for example, a correlation "
+                "of predictions that are all the same): vary the predictions",
+            )
+        if not math.isfinite(scored.overall):
+            kind = "loss" if self.scoring.kind == "loss" else "score"
+            raise SubmissionError(
+                "score_not_finite",
+                f"the {name} {kind} of these predictions is too large to compute (a prediction "
+                "far outside the targets' range): bring the predictions near the targets",
+            )
+        # What is left is a part the metric is undefined on and has no finite worst
+        # value for (r2 of a part whose targets are all the same), whatever the file.
+        if not (math.isfinite(scored.public_raw) and math.isfinite(scored.private)):
+            raise SubmissionError(
+                "undefined_score",
+                f"the {name} of these predictions is undefined on the rows this "
+                "competition scores: tell the organiser",
             )
         return scored
 

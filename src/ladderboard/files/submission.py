@@ -91,9 +91,10 @@ class SubmissionError(ValueError):
         "not_finite",
         "probability_out_of_range",
         "undefined_score",
+        "score_not_finite",
     )
-    """Every code, in the order the checks are made (``undefined_score`` by
-    the scoring, after parsing)."""
+    """Every code, in the order the checks are made (``undefined_score`` and
+    ``score_not_finite`` by the scoring, after parsing)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
