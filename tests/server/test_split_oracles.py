@@ -170,3 +170,67 @@ def test_a_loss_that_is_not_finite_is_a_bad_file_whichever_part(
         assert answer["status"] == 400
         assert answer["error"] == "score_not_finite"
         assert (answer["quota"]["used_total"], answer["quota"]["invalid"]) == (0, 1)
+
+
+# --------------------------------------- 5: a used idempotency key, another file
+@pytest.mark.parametrize("spent", [None, "quota", "invalid cap"])
+def test_a_used_key_refuses_another_file_before_reading_it(
+    client, real_solution, monkeypatch, spent
+):
+    """Under a key already used, another file is the Conflict, unparsed and
+    not counted as invalid; the probes of items 1 and 2 under it are
+    answered alike; the first file resent under it gets the first answer."""
+    import ladderboard.engine.submitting as submitting
+
+    slug = "keys"
+    quotas = {None: {}, "quota": {"daily_quota": 1}, "invalid cap": {"invalid_quota": 1}}[spent]
+    create(
+        client,
+        real_solution,
+        slug=slug,
+        score="pearson",
+        mechanism="metric-full-disclosure",
+        **quotas,
+    )
+    known, public_x, private_x = _rows(real_solution)
+    parsed = []
+    real_parse = submitting.parse_submission
+    monkeypatch.setattr(
+        submitting, "parse_submission", lambda *a, **k: parsed.append(a) or real_parse(*a, **k)
+    )
+    probes = {
+        "pair-public": _file(real_solution, {known: 1.0, public_x: 2.0}),
+        "pair-private": _file(real_solution, {known: 1.0, private_x: 2.0}),
+        "bad": b"not,a,submission\n",
+    }
+    answers = {}
+    for name, content in probes.items():
+        token = add_team(client, name, slug=slug)
+        first = submit(
+            client,
+            token,
+            _file(real_solution, {known: 3.0}),
+            slug=slug,
+            headers={"Idempotency-Key": "k"},
+        )
+        assert first.status_code == 201, first.text
+        if spent == "invalid cap":
+            assert submit(client, token, b"not,a,submission\n", slug=slug).status_code == 400
+        parsed.clear()
+        response = submit(client, token, content, slug=slug, headers={"Idempotency-Key": "k"})
+        assert response.status_code == 409, response.text
+        assert response.json()["error"] == "conflict"
+        assert parsed == []
+        answers[name] = _answer(client, token, response, slug)
+        again = submit(
+            client,
+            token,
+            _file(real_solution, {known: 3.0}),
+            slug=slug,
+            headers={"Idempotency-Key": "k"},
+        )
+        assert again.status_code == 201
+        assert again.json() == first.json()
+    assert answers["pair-public"] == answers["pair-private"] == answers["bad"]
+    assert answers["bad"]["quota"]["used_total"] == 1
+    assert answers["bad"]["quota"]["invalid"] == (1 if spent == "invalid cap" else 0)

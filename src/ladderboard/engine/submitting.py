@@ -338,6 +338,10 @@ class Submitter:
         packing = background(hash_and_pack, data)  # overlaps with parsing
         target = self._open_target(slug, team, now)
         config = target.config
+        if idempotency_key is not None:
+            resent = self._resent_before_parsing(target, team, idempotency_key, data, now)
+            if resent is not None:
+                return resent
         # The public losses live in the scratch until the mechanism has
         # taken them (every mechanism copies what it keeps).
         with self.caches.scratch.lent(target.solution) as scratch:
@@ -444,6 +448,25 @@ class Submitter:
         _check_quota(today, total, team, target.config)
 
     # ------------------------------------------------------------ the steps
+    def _resent_before_parsing(
+        self, target: Target, team: str, key: str, data: bytes, now: datetime
+    ) -> SubmissionResult | None:
+        """The first answer when ``key`` was used with these very bytes; the
+        Conflict when it was used with another file; ``None`` when it is new.
+
+        Decided before the file is read: the admission lets a submission
+        under a used key through at a spent quota or invalid-file cap (its
+        resend must get its first answer), so a file parsed after it would be
+        scored and recorded for free. The key's row is checked again under
+        the lock, for a submission with the same key committed meanwhile."""
+        with self.reader.connect() as connection:
+            earlier = statements.submission_with_key(connection, target.team_id, key)
+            if earlier is None:
+                return None
+            if earlier.file_sha256 != submission_sha256(data):
+                raise Conflict("this idempotency key was used for another file")
+            return self._resent(connection, earlier, team, target.config, now)
+
     def _open_target(self, slug: str, team: str, now: datetime) -> Target:
         """The target, refused at once when its deadline has passed. The
         deadline a target was read with may since have been extended (by
