@@ -16,7 +16,9 @@ weights (bootstrap counts) give exactly the metric of the replicated rows
 Degenerate cases return ``nan``: a correlation (pearson, spearman) when either
 side has zero weighted variance, ``r2`` when ``y`` has zero weighted variance,
 ``ccc`` when its denominator is zero, ``auc`` when a weighting gives one class
-zero weight, and any metric for a weight row summing to zero. A weighted
+zero weight, and any metric for a weight row summing to zero. Where a number
+must stand for such a score (a part of a holdout, a bootstrap replicate),
+:meth:`Metric.or_worst` gives the metric's worst value, :attr:`Metric.worst`. A weighted
 variance below ``1e-12`` times the second moment about the unweighted mean is
 treated as zero (it is rounding noise). Values whose squares overflow are not
 supported.
@@ -31,6 +33,7 @@ supported.
 
 from __future__ import annotations
 
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from functools import partial
@@ -70,10 +73,10 @@ class Metric(ABC):
     """A score of predictions against labels, computable under many weightings.
 
     Subclasses set ``name``, ``greater_is_better`` (the metric's direction,
-    stated once: every comparison goes through :attr:`direction`) and
-    ``requires_probabilities`` and ``takes_labels`` (predictions are class
-    labels compared with the solution's, as accuracy's), and implement
-    ``_weighted``.
+    stated once: every comparison goes through :attr:`direction`),
+    ``requires_probabilities``, ``takes_labels`` (predictions are class
+    labels compared with the solution's, as accuracy's) and ``bounds``, and
+    implement ``_weighted``.
 
     >>> from ladderboard.metrics import get_metric
     >>> mse = get_metric("mse")
@@ -87,11 +90,46 @@ class Metric(ABC):
     greater_is_better: bool
     requires_probabilities: bool = False
     takes_labels: bool = False
+    bounds: tuple[float, float] = (-math.inf, math.inf)
+    """A range that holds every value of the metric (``[-1, 1]`` for a correlation)."""
 
     @property
     def direction(self) -> Direction:
         """The :class:`~ladderboard.direction.Direction` of ``greater_is_better``."""
         return GREATER_IS_BETTER if self.greater_is_better else LOWER_IS_BETTER
+
+    @property
+    def worst(self) -> float:
+        """The worse end of :attr:`bounds`: what a score the metric leaves
+        undefined counts as (see :meth:`or_worst`).
+
+        >>> from ladderboard.metrics import get_metric
+        >>> get_metric("pearson").worst, get_metric("auc").worst, get_metric("mse").worst
+        (-1.0, 0.0, inf)
+        """
+        low, high = self.bounds
+        return low if self.greater_is_better else high
+
+    def or_worst(self, values: Any) -> Any:
+        """``values`` (a score or an array of them) with every undefined one
+        (``nan``) counted as :attr:`worst`.
+
+        A score that must be a number wherever it is undefined (a correlation
+        of predictions constant on a part of the holdout, or under a bootstrap
+        weighting) is the worst the metric gives: never better than any
+        defined score, and the same number whichever rows made it undefined.
+
+        >>> import numpy as np
+        >>> from ladderboard.metrics import get_metric
+        >>> pearson = get_metric("pearson")
+        >>> pearson.or_worst(pearson.score([1.0, 2.0, 3.0], [5.0, 5.0, 5.0]))
+        -1.0
+        >>> pearson.or_worst(np.array([0.5, np.nan]))
+        array([ 0.5, -1. ])
+        """
+        if isinstance(values, np.ndarray):
+            return np.where(np.isnan(values), self.worst, values)
+        return self.worst if math.isnan(values) else values
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
@@ -170,8 +208,9 @@ class Metric(ABC):
     def bootstrap_mean(self, y_true: Any, y_pred: Any, b: int, rng: np.random.Generator) -> float:
         """The mean of ``b`` bootstrap replicates of the metric (resampled rows,
         drawn from ``rng``): BayesBootLadderBoot's release (Chaibub Neto et al.
-        2016, Alg. 6, lines 12-13). ``nan`` if the metric is undefined on a
-        replicate.
+        2016, Alg. 6, lines 12-13). A replicate on which the metric is
+        undefined (the rows it draws all predicted alike, under a correlation)
+        counts as the metric's :attr:`worst` (:meth:`or_worst`).
 
         >>> import numpy as np
         >>> from ladderboard.metrics import get_metric
@@ -182,7 +221,7 @@ class Metric(ABC):
         """
         y, p = self._inputs(y_true, y_pred=y_pred)
         counts = bootstrap_count_matrix(y.size, b, rng)
-        return float(np.mean(self._weighted(y, p)(counts)))
+        return float(np.mean(self.or_worst(self._weighted(y, p)(counts))))
 
     def weighted(self, y_true: Any, y_pred: Any) -> WeightedFn:
         """Precompute once; return ``f(W) -> (c,)`` values for a ``(c, n)`` weight matrix.
@@ -286,9 +325,11 @@ class _MeanOf(_MomentMetric):
         binary_targets: bool = False,
         takes_labels: bool = False,
         transform: Callable[[np.ndarray], np.ndarray] | None = None,
+        bounds: tuple[float, float] = (0.0, math.inf),
     ) -> None:
         self.name = name
         self.greater_is_better = greater_is_better
+        self.bounds = bounds
         self.requires_probabilities = requires_probabilities
         self.takes_labels = takes_labels
         self.binary_targets = binary_targets
@@ -324,6 +365,7 @@ class _Pearson(_MomentMetric):
 
     name = "pearson"
     greater_is_better = True
+    bounds = (-1.0, 1.0)
 
     def _transform(self, v: np.ndarray) -> np.ndarray:
         return v
@@ -389,6 +431,7 @@ class _R2(_MomentMetric):
 
     name = "r2"
     greater_is_better = True
+    bounds = (-math.inf, 1.0)
 
     def _target_columns(self, y):
         centre = float(y.mean())
@@ -417,6 +460,7 @@ class _AUC(Metric):
 
     name = "auc"
     greater_is_better = True
+    bounds = (0.0, 1.0)
 
     def _targets(self, y_true):
         y = super()._targets(y_true)
@@ -438,6 +482,7 @@ METRICS: dict[str, Metric] = {
         lambda y, p: (y == p).astype(np.float64),
         greater_is_better=True,
         takes_labels=True,
+        bounds=(0.0, 1.0),
     ),
     "r2": _R2(),
     "pearson": _Pearson(),
@@ -450,7 +495,9 @@ METRICS: dict[str, Metric] = {
         requires_probabilities=True,
         binary_targets=True,
     ),
-    "brier": _MeanOf("brier", brier_of, requires_probabilities=True, binary_targets=True),
+    "brier": _MeanOf(
+        "brier", brier_of, requires_probabilities=True, binary_targets=True, bounds=(0.0, 1.0)
+    ),
 }
 """Every metric by name. ``mse``, ``mae``, ``log_loss`` and ``brier`` are the
 means of the losses ``squared``, ``absolute``, ``log_loss`` and ``brier`` of

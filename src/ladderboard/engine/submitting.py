@@ -102,9 +102,17 @@ class Target:
 
     def score(self, predictions: Any, scratch: ScoringScratch | None = None) -> Scored:
         """The public and private scores of ``predictions`` (the losses
-        written into ``scratch`` when given); a score the metric leaves
-        undefined (a correlation of constant predictions) refuses the file,
-        as no board can rank it and SQLite cannot even store it."""
+        written into ``scratch`` when given).
+
+        Whether a file is scored is decided on all its scored rows together,
+        never on one part, so that no refusal tells a public row from a
+        private one: a file whose score of all rows is not a finite number is
+        refused (a correlation of predictions all the same; a loss past the
+        largest float on some row, or in all), as no board can rank it and
+        SQLite cannot even store it. A part on which the metric alone is
+        undefined (predictions constant on the public rows, or on the
+        private ones) is scored as the metric's worst value, as the metric
+        mechanisms score it (see :class:`~ladderboard.rules.scoring.Scored`)."""
         solution = self.solution
         scored = score_predictions(
             self.scoring,
@@ -115,12 +123,27 @@ class Target:
             checked=self.checked,
             scratch=scratch,
         )
-        # Which part is undefined is not said: that would tell rows of the split apart.
-        if math.isnan(scored.public_raw) or math.isnan(scored.private):
+        name = self.scoring.name
+        if math.isnan(scored.overall):
             raise SubmissionError(
                 "undefined_score",
-                f"the {self.scoring.name} of these predictions is undefined (for example, "
-                "a correlation of predictions that are all the same): vary the predictions",
+                f"the {name} of these predictions is undefined (for example, a correlation "
+                "of predictions that are all the same): vary the predictions",
+            )
+        if not math.isfinite(scored.overall):
+            kind = "loss" if self.scoring.kind == "loss" else "score"
+            raise SubmissionError(
+                "score_not_finite",
+                f"the {name} {kind} of these predictions is too large to compute (a prediction "
+                "far outside the targets' range): bring the predictions near the targets",
+            )
+        # What is left is a part the metric is undefined on and has no finite worst
+        # value for (r2 of a part whose targets are all the same), whatever the file.
+        if not (math.isfinite(scored.public_raw) and math.isfinite(scored.private)):
+            raise SubmissionError(
+                "undefined_score",
+                f"the {name} of these predictions is undefined on the rows this "
+                "competition scores: tell the organiser",
             )
         return scored
 
@@ -330,6 +353,10 @@ class Submitter:
         packing = background(hash_and_pack, data)  # overlaps with parsing
         target = self._open_target(slug, team, now)
         config = target.config
+        if idempotency_key is not None:
+            resent = self._resent_before_parsing(target, team, idempotency_key, data, now)
+            if resent is not None:
+                return resent
         # The public losses live in the scratch until the mechanism has
         # taken them (every mechanism copies what it keeps).
         with self.caches.scratch.lent(target.solution) as scratch:
@@ -436,6 +463,25 @@ class Submitter:
         _check_quota(today, total, team, target.config)
 
     # ------------------------------------------------------------ the steps
+    def _resent_before_parsing(
+        self, target: Target, team: str, key: str, data: bytes, now: datetime
+    ) -> SubmissionResult | None:
+        """The first answer when ``key`` was used with these very bytes; the
+        Conflict when it was used with another file; ``None`` when it is new.
+
+        Decided before the file is read: the admission lets a submission
+        under a used key through at a spent quota or invalid-file cap (its
+        resend must get its first answer), so a file parsed after it would be
+        scored and recorded for free. The key's row is checked again under
+        the lock, for a submission with the same key committed meanwhile."""
+        with self.reader.connect() as connection:
+            earlier = statements.submission_with_key(connection, target.team_id, key)
+            if earlier is None:
+                return None
+            if earlier.file_sha256 != submission_sha256(data):
+                raise Conflict("this idempotency key was used for another file")
+            return self._resent(connection, earlier, team, target.config, now)
+
     def _open_target(self, slug: str, team: str, now: datetime) -> Target:
         """The target, refused at once when its deadline has passed. The
         deadline a target was read with may since have been extended (by

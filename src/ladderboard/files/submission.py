@@ -95,9 +95,10 @@ class SubmissionError(ValueError):
         "probability_out_of_range",
         "not_a_class",
         "undefined_score",
+        "score_not_finite",
     )
-    """Every code, in the order the checks are made (``undefined_score`` by
-    the scoring, after parsing)."""
+    """Every code, in the order the checks are made (``undefined_score`` and
+    ``score_not_finite`` by the scoring, after parsing)."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

@@ -207,6 +207,13 @@ class BayesBootLadder(MetricMechanism):
     accepted, as the Ladder accepts its first. A baseline on which the metric
     is undefined (constant predictions under a correlation) is refused.
 
+    Wherever the metric is undefined on a submission (constant predictions
+    under a correlation), under every weighting, it counts as the metric's
+    worst value (:meth:`~ladderboard.metrics.Metric.or_worst`): such a
+    submission never passes the test, unless it is the first without a
+    baseline; every submission that scores better than the worst value in
+    enough replicates passes against it.
+
     The ``B`` replicates are chunked matrix products with bounded memory
     (:func:`ladderboard.bootstrap.bayesian_bootstrap`, 16 MiB of weights per
     chunk). The test stops drawing as soon as its answer is settled
@@ -305,7 +312,14 @@ class BayesBootLadder(MetricMechanism):
         return self.direction.better(deltas, 0.0)
 
     def _paired(self, predictions: np.ndarray) -> Any:
-        return self.metric.paired(self.y_true, predictions, self._best_predictions)
+        metric, y, best = self.metric, self.y_true, self._best_predictions
+        if not (math.isnan(metric.score(y, predictions)) or self._best == metric.worst):
+            return metric.paired(y, predictions, best)
+        # Undefined on one side: its replicates count as the worst value
+        # (under positive weights, a score is undefined or at its worst bound
+        # under every weighting when it is so unweighted).
+        new, old = metric.weighted(y, predictions), metric.weighted(y, best)
+        return lambda w: metric.or_worst(new(w)) - metric.or_worst(old(w))
 
     def _weights(self, index: int) -> Any:
         return lambda j: self._generator(index, j + 1)
@@ -355,7 +369,7 @@ class BayesBootLadder(MetricMechanism):
         improved = self._passes(x, index)
         if improved:
             self._best_predictions = np.array(x, dtype=np.float64, copy=True)
-            self._best = float(self.metric.score(self.y_true, x))
+            self._best = self.metric.or_worst(float(self.metric.score(self.y_true, x)))
         return self._release(index), improved
 
 

@@ -92,6 +92,9 @@ class MetricFullDisclosure(MetricMechanism):
     predictions, and releases ``[s(ŷ_t, y)]_precision`` in the metric's own
     direction. The baseline those ladders are compared against in Chaibub
     Neto et al. 2016 (S2), and what a Kaggle board with such a metric shows.
+    A score the metric leaves undefined (a correlation of constant
+    predictions) is released as the metric's worst value
+    (:meth:`~ladderboard.metrics.Metric.or_worst`).
 
     Parameters
     ----------
@@ -136,7 +139,8 @@ class MetricFullDisclosure(MetricMechanism):
         self._best = float(data["best"])
 
     def _step(self, x: np.ndarray, total: float, index: int) -> tuple[float, bool]:
-        score = float(self.metric.score(self.y_true, x))
+        # Undefined (a correlation of constant predictions) is the metric's worst.
+        score = self.metric.or_worst(float(self.metric.score(self.y_true, x)))
         better = bool(self.direction.better(score, self._best))
         if better:
             self._best = score

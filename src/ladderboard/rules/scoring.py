@@ -17,11 +17,22 @@ _MULTICLASS = {"multiclass_log_loss", "multiclass_brier"}
 class Scored:
     """``public_input`` goes to the mechanism (per-sample losses of the public
     rows, or their predictions); ``public_raw`` and ``private`` are the
-    organiser's unrounded scores."""
+    organiser's unrounded scores; ``overall`` is the score of all the scored
+    rows together.
+
+    Whether a file can be scored at all is decided by ``overall``, which is
+    the same whichever rows are public: a file whose ``overall`` is not a
+    finite number (a metric undefined on every row, a loss too large to add
+    up) is refused. A part on which a metric is undefined (a correlation of
+    predictions constant on the public rows, or on the private ones) counts
+    as the metric's worst value (:meth:`~ladderboard.metrics.Metric.or_worst`),
+    as the metric mechanisms count it: refusing it would tell the parts apart.
+    """
 
     public_input: np.ndarray
     public_raw: float
     private: float
+    overall: float
 
 
 class ScoringScratch:
@@ -124,13 +135,15 @@ def score_predictions(
     >>> y, p = np.array([1.0, 0, 1, 1]), np.array([1.0, 1, 1, 0])
     >>> public = np.array([True, True, False, False])
     >>> scored = score_predictions(scoring, y, p, public, ~public)
-    >>> scored.public_input.tolist(), scored.public_raw, scored.private
-    ([0.0, 1.0], 0.5, 0.5)
+    >>> scored.public_input.tolist(), scored.public_raw, scored.private, scored.overall
+    ([0.0, 1.0], 0.5, 0.5, 0.5)
     >>> again = score_predictions(scoring, y, p, np.array([0, 1]), np.array([2, 3]), checked=True)
     >>> again.public_input.tolist(), again.public_raw, again.private
     ([0.0, 1.0], 0.5, 0.5)
     """
     public, private = _rows(public), _rows(private)
+    # Rows in neither part (Ignored) count in no score.
+    ignored = public.size + private.size != len(targets)
     if scoring.kind == "loss":
         if scratch is not None and not scratch.fits(len(targets), public.size, private.size):
             scratch = None
@@ -145,13 +158,23 @@ def score_predictions(
             private_losses = np.take(losses, private, out=scratch.private, mode="clip")
         else:
             public_losses, private_losses = losses.take(public), losses.take(private)
-        return Scored(public_losses, float(public_losses.mean()), float(private_losses.mean()))
+        # Losses are nonnegative: when the sum of the scored rows' is finite, so is each part's.
+        scored = np.concatenate([public_losses, private_losses]) if ignored else losses
+        with np.errstate(over="ignore"):
+            overall = float(scored.mean())
+            return Scored(
+                public_losses, float(public_losses.mean()), float(private_losses.mean()), overall
+            )
     if targets.ndim != 1:
         raise ValueError(f"metric {scoring.name!r} scores a single target column")
     metric = scoring.metric()
-    public_predictions = np.asarray(predictions, dtype=np.float64).take(public)
-    return Scored(
-        public_predictions,
-        float(metric.score(targets.take(public), public_predictions)),
-        float(metric.score(targets.take(private), np.take(predictions, private))),
-    )
+    predictions = np.asarray(predictions, dtype=np.float64)
+    public_predictions = predictions.take(public)
+    rows = np.concatenate([public, private]) if ignored else slice(None)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return Scored(
+            public_predictions,
+            metric.or_worst(float(metric.score(targets.take(public), public_predictions))),
+            metric.or_worst(float(metric.score(targets.take(private), predictions.take(private)))),
+            float(metric.score(targets[rows], predictions[rows])),
+        )
