@@ -888,7 +888,8 @@ class Competitions:
     # ------------------------------------------------------ close and boards
     def close(self, slug: str) -> CompetitionInfo:
         """Close now (or finalise after the deadline): teams that selected
-        nothing get their best released submissions selected. Idempotent."""
+        nothing get their automatic final submissions selected
+        (:func:`~ladderboard.rules.boards.auto_select`). Idempotent."""
         now = self._clock()
         with self._transaction() as session:
             competition = lookup.competition(session, slug)
@@ -929,7 +930,8 @@ class Competitions:
 
     @staticmethod
     def _finalise(session: Session, competition: CompetitionRow, config: CompetitionConfig) -> None:
-        """Select, for each team that selected nothing, its best released submissions."""
+        """Select, for each team that selected nothing, its automatic final
+        submissions (:func:`_final_selection`)."""
         rows = queries.competition_submissions(session, competition.id)
         records = [
             Record(

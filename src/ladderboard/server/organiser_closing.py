@@ -24,8 +24,9 @@ router = APIRouter(include_in_schema=False)
 _CONFIRM = {
     "close": (
         "Close {title}?",
-        "Teams can no longer submit. Teams that selected no final submission get "
-        "their best released ones. The private board stays hidden until you publish it.",
+        "Teams can no longer submit. Teams that selected no final submission get the "
+        "latest files the mechanism took as their best (under full disclosure, their best "
+        "public scores). The private board stays hidden until you publish it.",
         "Close the competition",
     ),
     "publish": (
