@@ -1,0 +1,53 @@
+"""Refusals and edges found by the second round of hostile testing, on
+SQLite and PostgreSQL: a header too wide to compare is refused before its
+names are; only a quota that time lifts asks to come back; disabling a team
+ends its sessions for good; names that look alike are one team; the API's
+docs page has a policy of its own; a 500 says the connection closes."""
+
+from __future__ import annotations
+
+import gzip
+
+from server_helpers import add_team, create, submit
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ladderboard.files.submission import EXTRA_COLUMNS
+from ladderboard.store import SubmissionRow
+
+
+def count(client, row) -> int:
+    with Session(client.app.state.competitions.engine) as session:
+        return session.scalar(select(func.count()).select_from(row))
+
+
+# ------------------------------------------------------- a header too wide
+def test_a_header_of_tens_of_thousands_of_columns_is_refused_by_its_width(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    names = ["id", "target", *(f"c{i}" for i in range(40_000))]
+    data = gzip.compress((",".join(names) + "\n" + ",".join(["0"] * len(names)) + "\n").encode())
+    response = submit(client, token, data)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert body["error"] == "too_many_columns"
+    assert "40002 columns" in body["message"] and "'id', 'target'" in body["message"]
+    assert len(body["message"]) < 300  # not a list of the names
+    assert count(client, SubmissionRow) == 0
+
+
+def test_a_header_within_the_margin_is_still_told_which_columns_are_extra(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    rows = "".join(f"{i},1\n" for i in solution.ids)
+
+    def header(extra: int) -> bytes:
+        names = ["id", "target", *(f"x{i}" for i in range(extra))]
+        body = "".join(f"{line.rstrip()}{',0' * extra}\n" for line in rows.splitlines())
+        return (",".join(names) + "\n" + body).encode()
+
+    widest = submit(client, token, header(EXTRA_COLUMNS)).json()
+    assert widest["error"] == "extra_column" and "'x0'" in widest["message"]
+    assert submit(client, token, header(EXTRA_COLUMNS + 1)).json()["error"] == "too_many_columns"
+    repeated = submit(client, token, b"id,target,target\n0,1,1\n").json()
+    assert repeated["error"] == "duplicate_column"
