@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import gzip
 
-from server_helpers import add_team, create, submit
+import pytest
+from server_helpers import add_team, create, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -51,3 +52,34 @@ def test_a_header_within_the_margin_is_still_told_which_columns_are_extra(client
     assert submit(client, token, header(EXTRA_COLUMNS + 1)).json()["error"] == "too_many_columns"
     repeated = submit(client, token, b"id,target,target\n0,1,1\n").json()
     assert repeated["error"] == "duplicate_column"
+
+
+# ---------------------------------------------------------------- quotas
+@pytest.mark.parametrize(
+    ("quotas", "daily"),
+    [
+        ({"daily_quota": 1}, True),
+        ({"daily_quota": 5, "total_quota": 1}, False),
+        ({"daily_quota": 1, "total_quota": 1}, False),  # spent both: tomorrow is no help
+    ],
+)
+def test_only_a_spent_daily_quota_asks_to_come_back(client, solution, quotas, daily):
+    create(client, solution, **quotas)
+    token = add_team(client, "alpha")
+    assert submit(client, token, predictions(solution, 1)).status_code == 201
+    response = submit(client, token, predictions(solution, 2))
+    assert response.status_code == 429 and response.json()["error"] == "quota"
+    if daily:
+        assert 1 <= int(response.headers["retry-after"]) <= 86400
+    else:
+        assert "retry-after" not in response.headers, response.headers
+        assert "all 1 submissions" in response.json()["message"]
+
+
+def test_a_spent_invalid_file_cap_is_final(client, solution):
+    create(client, solution, invalid_quota=1)
+    token = add_team(client, "alpha")
+    assert submit(client, token, b"id,target\n").status_code == 400
+    response = submit(client, token, predictions(solution, 1))
+    assert response.status_code == 429 and response.json()["error"] == "quota"
+    assert "retry-after" not in response.headers, response.headers
