@@ -14,7 +14,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ladderboard.files.submission import EXTRA_COLUMNS
-from ladderboard.store import SubmissionRow
+from ladderboard.server.team_pages import COOKIE
+from ladderboard.store import SubmissionRow, TeamSessionRow
 
 
 def count(client, row) -> int:
@@ -83,3 +84,22 @@ def test_a_spent_invalid_file_cap_is_final(client, solution):
     response = submit(client, token, predictions(solution, 1))
     assert response.status_code == 429 and response.json()["error"] == "quota"
     assert "retry-after" not in response.headers, response.headers
+
+
+# ------------------------------------------------------------- sessions
+def test_enabling_a_disabled_team_does_not_revive_its_sessions(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    competitions = client.app.state.competitions
+    assert client.post("/c/demo/team", data={"token": token}).status_code == 200
+    cookie = client.cookies.get(COOKIE)
+    assert competitions.team_sessions.team_of(cookie) is not None
+    competitions.set_team_disabled("demo", "alpha", True)
+    assert count(client, TeamSessionRow) == 0
+    competitions.set_team_disabled("demo", "alpha", False)
+    assert competitions.team_sessions.team_of(cookie) is None
+    assert "Sign in as your team" in client.get("/c/demo/team").text
+    # Enabling a team that is enabled signs nobody out.
+    assert client.post("/c/demo/team", data={"token": token}).status_code == 200
+    competitions.set_team_disabled("demo", "alpha", False)
+    assert competitions.team_sessions.team_of(client.cookies.get(COOKIE)) is not None

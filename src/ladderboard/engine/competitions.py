@@ -630,16 +630,23 @@ class Competitions:
     def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
         """Disable a team (it can no longer sign in, submit or select, and is
         left off both boards) or enable it again; idempotent. Its submissions
-        are kept, and enabling it restores them to the boards."""
+        are kept, and enabling it restores them to the boards. Disabling signs
+        out every browser of the team: its sessions are deleted, so enabling
+        the team again does not revive them."""
         now = self._clock()
         with self._transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
+            # A disabled team cannot sign in: any session it has is one that
+            # its disabling revoked, deleted here when it is enabled too.
+            revoke = disabled or team.disabled_at is not None
             if disabled and team.disabled_at is None:
                 team.disabled_at = now
             elif not disabled:
                 team.disabled_at = None
             info = _team_info(team)
             connection = session.connection()
+            if revoke:
+                TeamSessions.revoke_team(connection, team.id)
             version = statements.bump_board_version(connection, team.competition_id)
             statements.stamp_standing(connection, team.id, version)
         self.caches.targets.pop((slug, name), None)
