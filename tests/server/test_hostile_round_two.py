@@ -9,13 +9,13 @@ from __future__ import annotations
 import gzip
 
 import pytest
-from server_helpers import add_team, create, predictions, submit
+from server_helpers import add_team, create, organiser, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ladderboard.files.submission import EXTRA_COLUMNS
 from ladderboard.server.team_pages import COOKIE
-from ladderboard.store import SubmissionRow, TeamSessionRow
+from ladderboard.store import SubmissionRow, TeamRow, TeamSessionRow
 
 
 def count(client, row) -> int:
@@ -103,3 +103,43 @@ def test_enabling_a_disabled_team_does_not_revive_its_sessions(client, solution)
     assert client.post("/c/demo/team", data={"token": token}).status_code == 200
     competitions.set_team_disabled("demo", "alpha", False)
     assert competitions.team_sessions.team_of(client.cookies.get(COOKIE)) is not None
+
+
+# ---------------------------------------------------------- team names
+LOOK_ALIKES = {
+    "zero-width space": "Al\u200bpha",
+    "zero-width joiner": "Al\u200dpha",
+    "soft hyphen": "Al\u00adpha",
+    "word joiner": "Al\u2060pha",
+    "byte-order mark": "\ufeffAlpha",
+    "combining grapheme joiner": "Al\u034fpha",
+    "Hangul filler": "Alpha\u3164",
+    "right-to-left override": "\u202eahplA",
+    "Greek capital alpha": "\u0391lpha",
+    "Cyrillic small a": "Alph\u0430",
+}
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES.values(), ids=LOOK_ALIKES.keys())
+def test_a_name_that_looks_like_another_is_refused(client, solution, name):
+    create(client, solution)
+    add_team(client, "Alpha")
+    response = client.post("/api/competitions/demo/teams", json={"name": name}, headers=organiser())
+    letters = name in (LOOK_ALIKES["Greek capital alpha"], LOOK_ALIKES["Cyrillic small a"])
+    assert response.status_code == (409 if letters else 422), response.text
+    message = response.json()["message"]
+    assert "Alpha" in message if letters else "invisible character U+" in message
+    assert count(client, TeamRow) == 1
+
+
+def test_one_line_fields_refuse_invisible_characters(client, solution):
+    refused = client.post(
+        "/api/competitions",
+        data={"slug": "demo", "score": "zero_one", "mechanism": "parameter-free-ladder",
+              "title": "Iris \u202eevil"},
+        files={"solution": ("solution.csv", solution.to_csv(), "text/csv")},
+        headers=organiser(),
+    )  # fmt: skip
+    assert refused.status_code == 422 and "U+202E" in refused.json()["message"]
+    create(client, solution, description="Multi-line text may keep a soft\u00adhyphen.")
+    assert add_team(client, "Ζeta") and add_team(client, "Team ❤️")  # letters and emoji stay

@@ -535,9 +535,10 @@ class Competitions:
             session.delete(row)
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
-        """Register a team. Names are unique in a competition under NFKC and
-        case folding (:func:`~ladderboard.rules.text.name_key`); a closed
-        competition takes no new team."""
+        """Register a team. Names are unique in a competition under
+        normalisation, case folding and look-alike letters
+        (:func:`~ladderboard.rules.text.name_key`); a closed competition
+        takes no new team."""
         name = name.strip() if isinstance(name, str) else name
         check_text("team name", name, max_chars=TEAM_NAME_CHARS)
         if not name:
@@ -553,7 +554,7 @@ class Competitions:
                 if taken is not None:
                     raise Conflict(
                         f"team {taken!r} already exists in {slug!r}, and {name!r} differs from "
-                        "it only in case or Unicode form"
+                        "it only in case, Unicode form or letters that look alike"
                         if taken != name
                         else f"team {name!r} already exists in {slug!r}"
                     )
