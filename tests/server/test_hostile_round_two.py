@@ -7,8 +7,10 @@ docs page has a policy of its own; a 500 says the connection closes."""
 from __future__ import annotations
 
 import gzip
+import re
 
 import pytest
+from playwright.sync_api import Browser
 from server_helpers import add_team, create, organiser, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -143,3 +145,35 @@ def test_one_line_fields_refuse_invisible_characters(client, solution):
     assert refused.status_code == 422 and "U+202E" in refused.json()["message"]
     create(client, solution, description="Multi-line text may keep a soft\u00adhyphen.")
     assert add_team(client, "Ζeta") and add_team(client, "Team ❤️")  # letters and emoji stay
+
+
+# ---------------------------------------------------------------- /docs
+def test_the_docs_page_has_its_policy_and_the_pages_headers(client):
+    response = client.get("/docs")
+    assert response.status_code == 200
+    policy = response.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "default-src 'self'" in policy
+    assert "'unsafe-inline'" not in policy and "'unsafe-eval'" not in policy
+    inline = re.findall(r"<script>(.*?)</script>", response.text, re.S)
+    assert len(inline) == 1 and "'sha256-" in policy
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["cache-control"] == "no-store"
+
+
+def test_swagger_ui_renders_its_operations_under_the_policy(live_server, browser: Browser):
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("console", lambda message: problems.append(message.text))
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    answer = page.goto(f"{live_server}/docs")
+    assert answer is not None and "frame-ancestors" in answer.headers["content-security-policy"]
+    page.wait_for_selector(".opblock", timeout=15_000)
+    assert page.locator(".opblock").count() > 10
+    healthz = page.locator(".opblock").filter(has_text="/healthz").first
+    healthz.locator(".opblock-summary").click()
+    page.get_by_role("button", name="Try it out").click()
+    page.get_by_role("button", name="Execute").click()
+    page.wait_for_selector(".live-responses-table .response-col_status")
+    assert "200" in page.locator(".live-responses-table .response-col_status").last.inner_text()
+    assert not problems, problems  # no directive of the policy was broken
+    page.close()
