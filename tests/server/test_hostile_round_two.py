@@ -9,13 +9,17 @@ from __future__ import annotations
 import gzip
 import re
 
+import httpx
 import pytest
+from browser_helpers import serve
 from playwright.sync_api import Browser
-from server_helpers import add_team, create, organiser, predictions, submit
+from server_helpers import ADMIN, add_team, create, organiser, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from ladderboard.engine import Competitions
 from ladderboard.files.submission import EXTRA_COLUMNS
+from ladderboard.server.settings import Settings
 from ladderboard.server.team_pages import COOKIE
 from ladderboard.store import SubmissionRow, TeamRow, TeamSessionRow
 
@@ -177,3 +181,18 @@ def test_swagger_ui_renders_its_operations_under_the_policy(live_server, browser
     assert "200" in page.locator(".live-responses-table .response-col_status").last.inner_text()
     assert not problems, problems  # no directive of the policy was broken
     page.close()
+
+
+# ------------------------------------------------------------------ 500
+def test_a_500_closes_the_connection_and_says_so(database_url, monkeypatch):
+    def fail(self, slug):
+        raise RuntimeError("the disk is on fire")
+
+    monkeypatch.setattr(Competitions, "competition", fail)
+    settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=0)
+    with serve(settings) as url, httpx.Client(base_url=url) as http:
+        for _ in range(3):  # a keep-alive client goes on with a new connection each time
+            failed = http.get("/api/competitions/demo")
+            assert failed.status_code == 500 and failed.json()["error"] == "internal"
+            assert failed.headers["connection"] == "close"
+            assert http.get("/healthz").status_code == 200

@@ -239,9 +239,14 @@ def install_error_handlers(app: FastAPI) -> None:
         logger.exception(
             "unexpected error on %s %s", printable(request.method, 20), printable(request.url.path)
         )
+        # The server closes the connection after an unexpected error (the
+        # exception goes on to it once this answer is sent): saying so lets
+        # a keep-alive client open a new one rather than send its next
+        # request into a connection being closed.
         return _respond(
             request,
             500,
             "internal",
             "Something went wrong on the server; the organiser can see the log.",
+            {"Connection": "close"},
         )
