@@ -63,7 +63,10 @@ def main() -> None:
         solution, valid = valid_of_size(len(data), rng)
         code = refusal(data, solution)
         refused, baseline = alternating_medians(
-            [lambda: refusal(data, solution), lambda: parse_submission(valid, solution)],
+            [
+                lambda d=data, s=solution: refusal(d, s),
+                lambda v=valid, s=solution: parse_submission(v, s),
+            ],
             repeat=repeat,
         )
         print(
