@@ -130,6 +130,28 @@ def test_a_wait_longer_than_the_bounds_is_not_waited(scripted):
     assert len(server.seen) == 2
 
 
+def test_a_spent_quota_without_retry_after_is_final(scripted, tmp_path):
+    # The total quota and the invalid-file cap never reset: asking again is no help.
+    final = {"error": "quota", "message": "team 'alpha' has used all 5 submissions"}
+    answer = {"id": 1, "public_score": 0.5, "previous_score": None, "explanation": "",
+              "status": "scored", "remaining_today": None}  # fmt: skip
+    server = scripted([(429, {}, final), (201, {}, answer)])
+    with Client(server.url, "t") as client, pytest.raises(ServerError) as caught:
+        client.submit("demo", b"id,target\n1,0\n")
+    assert caught.value.code == "quota" and len(server.seen) == 1
+    predictions = tmp_path / "p.csv"
+    predictions.write_bytes(b"id,target\n1,0\n")
+    server = scripted([(429, {}, final), (201, {}, answer)])
+    result = CliRunner().invoke(
+        app,
+        ["submit", "demo", "-f", str(predictions)],
+        env={"LADDERBOARD_SERVER": server.url, "LADDERBOARD_TOKEN": "t",
+             "XDG_CONFIG_HOME": str(tmp_path)},
+    )  # fmt: skip
+    assert result.exit_code == 1 and "429 quota" in result.stderr, result.output
+    assert "asking again" not in result.stderr and len(server.seen) == 1
+
+
 def test_a_post_is_retried_after_a_429_and_a_503_only_with_an_idempotency_key(scripted):
     created = {"id": 1, "public_score": 0.5}
     server = scripted([(429, {"Retry-After": "0"}, BUSY), (201, {}, created)])

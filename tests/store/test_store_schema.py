@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, select
+from sqlalchemy import inspect, select, text
 
 from ladderboard.store import Base, make_engine, migrate
 
@@ -193,4 +193,53 @@ def test_solutions_survive_the_move_to_their_own_table_and_back(database_url):
         assert reopened.solution(slug).to_csv() == solution.to_csv()
         assert verify(reopened, slug).submissions == 1
     reopened.dispose()
+    store.engine.dispose()
+
+
+def test_team_name_keys_are_set_again_under_look_alike_letters(database_url):
+    """Migration 0013 gives every team the key of :func:`name_key` (look-alike
+    Greek and Cyrillic letters folded, invisible characters dropped); two
+    existing teams whose names now collide both stay, and a third look-alike
+    is refused. Going down restores the NFKC and case-folded keys."""
+    import hashlib
+
+    import pytest
+
+    from ladderboard.engine import Competitions, Conflict
+    from ladderboard.files.solution import Solution
+    from ladderboard.rules.config import CompetitionConfig
+    from ladderboard.store.database import downgrade
+
+    def keys() -> dict[str, str]:
+        with store.engine.connect() as connection:
+            return dict(connection.exec_driver_sql("SELECT name, name_key FROM teams").all())
+
+    def sha(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    store = Competitions.open(database_url)
+    solution = Solution.from_labels([0, 1] * 10, public_fraction=0.5, random_state=0)
+    store.create("c", solution, CompetitionConfig(score="zero_one", mechanism="ladder-boot"))
+    store.add_team("c", "Alpha")
+    store.add_team("c", "Beta")
+    downgrade(store.engine, "0011")
+    assert keys() == {"Alpha": sha("alpha"), "Beta": sha("beta")}
+    # What the key of revision 0005 took as a new team: a Cyrillic а, a zero-width space.
+    insert = text(
+        "INSERT INTO teams (competition_id, name, name_key, created_at) "
+        "SELECT competition_id, :name, :key, created_at FROM teams WHERE name = 'Alpha'"
+    )
+    with store.engine.begin() as connection:
+        for name in ("\u0430lpha", "Be\u200bta"):
+            connection.execute(insert, {"name": name, "key": sha(name.casefold())})
+    migrate(store.engine)
+    new = keys()
+    assert new["Alpha"] == sha("alpha") and new["Beta"] == sha("beta")
+    assert len(set(new.values())) == 4  # the later look-alikes keep keys of their own
+    with pytest.raises(Conflict):
+        store.add_team("c", "\u0391LPHA")  # a Greek capital alpha
+    assert len(keys()) == 4
+    downgrade(store.engine, "0011")
+    assert keys()["\u0430lpha"] == sha("\u0430lpha") and keys()["Be\u200bta"] != sha("beta")
+    migrate(store.engine)
     store.engine.dispose()

@@ -17,7 +17,9 @@ unavailable) is asked again after the wait its ``Retry-After`` header gives
 :data:`RETRIES` times, no single wait longer than :data:`MAX_WAIT` and all
 of them together no longer than :data:`MAX_TOTAL_WAIT` seconds; a server
 asking for a longer wait (a daily quota resets at midnight) is answered at
-once with its refusal. Each is a keyword of :class:`Client`.
+once with its refusal. Each is a keyword of :class:`Client`. A spent quota
+without ``Retry-After`` (the total quota, the invalid-file cap) is final:
+it is never asked again.
 
 What may be sent again:
 
@@ -280,6 +282,8 @@ class Client:
         if status == 503 and method not in _IDEMPOTENT and "Idempotency-Key" not in headers:
             return None
         asked = retry_after(response.headers.get("Retry-After"))
+        if asked is None and _error(response).code == "quota":
+            return None
         wait = float(2 ** (retry - 1)) if asked is None else asked
         if wait > self.max_wait or waited + wait > self.max_total_wait:
             return None

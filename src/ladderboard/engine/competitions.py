@@ -541,9 +541,10 @@ class Competitions:
             session.delete(row)
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
-        """Register a team. Names are unique in a competition under NFKC and
-        case folding (:func:`~ladderboard.rules.text.name_key`); a closed
-        competition takes no new team."""
+        """Register a team. Names are unique in a competition under
+        normalisation, case folding and look-alike letters
+        (:func:`~ladderboard.rules.text.name_key`); a closed competition
+        takes no new team."""
         name = name.strip() if isinstance(name, str) else name
         check_text("team name", name, max_chars=TEAM_NAME_CHARS)
         if not name:
@@ -559,7 +560,7 @@ class Competitions:
                 if taken is not None:
                     raise Conflict(
                         f"team {taken!r} already exists in {slug!r}, and {name!r} differs from "
-                        "it only in case or Unicode form"
+                        "it only in case, Unicode form or letters that look alike"
                         if taken != name
                         else f"team {name!r} already exists in {slug!r}"
                     )
@@ -636,16 +637,23 @@ class Competitions:
     def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
         """Disable a team (it can no longer sign in, submit or select, and is
         left off both boards) or enable it again; idempotent. Its submissions
-        are kept, and enabling it restores them to the boards."""
+        are kept, and enabling it restores them to the boards. Disabling signs
+        out every browser of the team: its sessions are deleted, so enabling
+        the team again does not revive them."""
         now = self._clock()
         with self._transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
+            # A disabled team cannot sign in: any session it has is one that
+            # its disabling revoked, deleted here when it is enabled too.
+            revoke = disabled or team.disabled_at is not None
             if disabled and team.disabled_at is None:
                 team.disabled_at = now
             elif not disabled:
                 team.disabled_at = None
             info = _team_info(team)
             connection = session.connection()
+            if revoke:
+                TeamSessions.revoke_team(connection, team.id)
             version = statements.bump_board_version(connection, team.competition_id)
             statements.stamp_standing(connection, team.id, version)
         self.caches.targets.pop((slug, name), None)

@@ -36,7 +36,22 @@ class DuplicateSubmission(Conflict):
 
 
 class QuotaExceeded(CompetitionError):
+    """A team's quota is spent. ``daily`` says that it is the daily quota,
+    which resets at the next UTC midnight; the total quota and the cap on
+    invalid files never reset, so asking again later cannot help."""
+
     code = "quota"
+
+    def __init__(self, message: str, *, daily: bool = False) -> None:
+        super().__init__(message)
+        self.daily = daily
+
+    def __reduce__(self):  # keep ``daily`` through pickling (worker processes)
+        return _quota_exceeded, (str(self), self.daily)
+
+
+def _quota_exceeded(message: str, daily: bool) -> QuotaExceeded:
+    return QuotaExceeded(message, daily=daily)
 
 
 class CompetitionClosed(CompetitionError):

@@ -185,12 +185,14 @@ def _check_invalid(invalid: int, team: str, config: CompetitionConfig) -> None:
 
 
 def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
-    if config.daily_quota is not None and today >= config.daily_quota:
-        raise QuotaExceeded(
-            f"team {team!r} has used its {config.daily_quota} submissions for today (UTC)"
-        )
+    # The total first: a team that has spent both may not come back tomorrow.
     if config.total_quota is not None and total >= config.total_quota:
         raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
+    if config.daily_quota is not None and today >= config.daily_quota:
+        raise QuotaExceeded(
+            f"team {team!r} has used its {config.daily_quota} submissions for today (UTC)",
+            daily=True,
+        )
 
 
 def _standing(

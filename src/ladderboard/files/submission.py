@@ -16,6 +16,8 @@ code                                  the file ...
 ``bad_gzip``                          starts like gzip but does not decompress
 ``empty``                             has no text at all
 ``not_utf8``                          is not UTF-8 text (a UTF-8 byte-order mark is fine)
+``too_many_columns``                  has a header of more columns than the id, the
+                                      targets and :data:`EXTRA_COLUMNS` more
 ``duplicate_column``                  names a column twice
 ``missing_column``, ``extra_column``  lacks a column, or has one it should not
 ``header_only``                       has a header and no rows
@@ -64,6 +66,11 @@ _DEFAULT_MAX_BYTES = 50 * 2**20
 # A gzip file this large or larger is parsed while it is decompressed (its
 # header found in as much text).
 _STREAMED_BYTES = 1 << 20
+EXTRA_COLUMNS = 10
+"""Columns a header may have beyond the id and the targets and still be told
+which are extra; a wider one is refused (``too_many_columns``) before its
+names are compared with anything, so that the cost and the message of a
+refusal stay small whatever the header holds."""
 
 
 class SubmissionError(ValueError):
@@ -82,6 +89,7 @@ class SubmissionError(ValueError):
         "bad_gzip",
         "empty",
         "not_utf8",
+        "too_many_columns",
         "duplicate_column",
         "missing_column",
         "extra_column",
@@ -225,6 +233,7 @@ class _Reader:
     def _read(self) -> pa.Table:
         """The rows, each check in turn on the whole text (what decides every refusal)."""
         body = self._text()
+        self._check_width(_csv.header_width(body))
         header = _csv.split_header(body)
         self._check_columns(header)
         if not _csv.has_rows(body, header):
@@ -309,6 +318,16 @@ class _Reader:
         return _csv.text_body(data)
 
     # ---------------------------------------------------------------- columns
+    def _check_width(self, width: int) -> None:
+        most = len(self.columns) + EXTRA_COLUMNS
+        if width > most:
+            raise CsvProblem(
+                "too_many_columns",
+                f"the header has {width} columns, more than the {most} a "
+                f"submission may have; the columns must be "
+                f"{', '.join(map(repr, self.columns))}",
+            )
+
     def _check_columns(self, header: _csv.Header) -> None:
         names = header.names
         expected = ", ".join(map(repr, self.columns))

@@ -28,9 +28,9 @@ defect                    repair
 
 Refused (the file is skipped, with the code of
 :class:`~ladderboard.files.SubmissionError`): ``bad_gzip`` (does not
-decompress), ``empty``, ``header_only``, ``not_utf8``, ``duplicate_column``,
-``missing_column``, ``extra_column``, ``bad_csv`` (ragged rows),
-``not_a_number``, ``not_finite`` (NaN or infinite), ``missing_ids``,
+decompress), ``empty``, ``header_only``, ``not_utf8``, ``too_many_columns``,
+``duplicate_column``, ``missing_column``, ``extra_column``, ``bad_csv`` (ragged
+rows), ``not_a_number``, ``not_finite`` (NaN or infinite), ``missing_ids``,
 ``duplicate_ids``, ``extra_ids``, ``probability_out_of_range`` (beyond the
 slack), ``too_large``. None of them can be repaired without guessing what the
 team meant: a missing id has no prediction, a duplicated one two.

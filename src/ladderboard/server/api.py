@@ -84,7 +84,10 @@ _ERRORS = {
     413: "The file is larger than the server's or the competition's limit.",
     415: "The body is neither the file (text/csv, application/gzip) nor a multipart form.",
     422: "A form field, query parameter or JSON body is not valid.",
-    429: "The team's quota or the token's rate limit is spent (see Retry-After).",
+    429: (
+        "The team's quota or the token's rate limit is spent: Retry-After says when "
+        "to ask again; without it (the total quota, the invalid-file cap) it is final."
+    ),
     503: "The database does not answer.",
 }
 

@@ -18,9 +18,13 @@ private board before the close             403     ``private_board``
 :class:`CompetitionClosed`                 409     ``closed``
 file too large                             413     ``too_large``
 bad form or JSON body                      422     ``invalid_request``
-:class:`QuotaExceeded`                     429     ``quota`` (Retry-After)
+:class:`QuotaExceeded`                     429     ``quota`` (Retry-After if daily)
 rate limit                                 429     ``rate_limited`` (Retry-After)
 =========================================  ======  ===================
+
+Only a refusal that time will lift carries ``Retry-After``: a rate limit,
+and a spent daily quota (until the next UTC midnight). A spent total quota
+or invalid-file cap is final, and a client must not ask again.
 
 A closed competition is 409: the request is well formed and authorised, but
 conflicts with the competition's state.
@@ -193,7 +197,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
-        headers = {"Retry-After": str(seconds_to_utc_midnight())} if status == 429 else None
+        daily = isinstance(exc, QuotaExceeded) and exc.daily
+        headers = {"Retry-After": str(seconds_to_utc_midnight())} if daily else None
         return _respond(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
@@ -234,9 +239,14 @@ def install_error_handlers(app: FastAPI) -> None:
         logger.exception(
             "unexpected error on %s %s", printable(request.method, 20), printable(request.url.path)
         )
+        # The server closes the connection after an unexpected error (the
+        # exception goes on to it once this answer is sent): saying so lets
+        # a keep-alive client open a new one rather than send its next
+        # request into a connection being closed.
         return _respond(
             request,
             500,
             "internal",
             "Something went wrong on the server; the organiser can see the log.",
+            {"Connection": "close"},
         )

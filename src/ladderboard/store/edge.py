@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import Engine, Float, bindparam, case, create_engine, delete, select
+from sqlalchemy import Connection, Engine, Float, bindparam, case, create_engine, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from ladderboard.store.database import make_engine, read_only, writer_turn
@@ -247,7 +247,8 @@ class OrganiserSessions:
 class TeamSessions:
     """Teams' sign-ins: a browser enters its team's token once and gets a
     random cookie, stored as its SHA-256 with the team and an expiry, and
-    deleted at sign-out. A disabled team's sessions stop working."""
+    deleted at sign-out. Disabling a team deletes its sessions (see
+    :meth:`revoke_team`): enabling it again revives none of them."""
 
     def __init__(self, engine: Engine, reader: Engine, clock: Callable[[], datetime]) -> None:
         self._engine = engine
@@ -301,3 +302,9 @@ class TeamSessions:
             connection.execute(
                 delete(TeamSessionRow).where(TeamSessionRow.sha256 == self._digest(cookie))
             )
+
+    @staticmethod
+    def revoke_team(connection: Connection, team_id: int) -> None:
+        """Delete every session of team ``team_id``, in the caller's transaction
+        (the one that disables the team)."""
+        connection.execute(delete(TeamSessionRow).where(TeamSessionRow.team_id == team_id))

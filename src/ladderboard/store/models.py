@@ -127,8 +127,9 @@ class TeamRow(Base):
     id: Mapped[int] = mapped_column(ID, primary_key=True)
     competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
     name: Mapped[str] = mapped_column(String(100))
-    # SHA-256 of the name under NFKC and case folding (``ladderboard.rules.text.name_key``):
-    # names equal in that form are one team. A hash, so that its index stays small
+    # SHA-256 of the name under compatibility normalisation, case folding and
+    # look-alike letters folded (``ladderboard.rules.text.name_key``): names equal in
+    # that form are one team. A hash, so that its index stays small
     # whatever the normalisation expands a name to.
     name_key: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[str | None] = mapped_column(String(128), nullable=True, unique=True)
