@@ -222,7 +222,7 @@ def test_team_name_keys_are_set_again_under_look_alike_letters(database_url):
     store.create("c", solution, CompetitionConfig(score="zero_one", mechanism="ladder-boot"))
     store.add_team("c", "Alpha")
     store.add_team("c", "Beta")
-    downgrade(store.engine, "0011")
+    downgrade(store.engine, "0012")
     assert keys() == {"Alpha": sha("alpha"), "Beta": sha("beta")}
     # What the key of revision 0005 took as a new team: a Cyrillic а, a zero-width space.
     insert = text(
@@ -239,7 +239,7 @@ def test_team_name_keys_are_set_again_under_look_alike_letters(database_url):
     with pytest.raises(Conflict):
         store.add_team("c", "\u0391LPHA")  # a Greek capital alpha
     assert len(keys()) == 4
-    downgrade(store.engine, "0011")
+    downgrade(store.engine, "0012")
     assert keys()["\u0430lpha"] == sha("\u0430lpha") and keys()["Be\u200bta"] != sha("beta")
     migrate(store.engine)
     store.engine.dispose()

@@ -16,7 +16,7 @@ no update meets a key another team holds only until its own update.
 Downgrading sets the keys of revision 0005 again, by the same rules.
 
 Revision ID: 0013
-Revises: 0011
+Revises: 0012
 Create Date: 2026-11-28
 """
 
@@ -29,7 +29,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0013"
-down_revision = "0011"
+down_revision = "0012"
 branch_labels = None
 depends_on = None
 
