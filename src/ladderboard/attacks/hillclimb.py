@@ -25,11 +25,13 @@ How the attacker reads acceptance from releases only:
   answers every file with a fresh draw around the current best's score,
   accepted or not. The attacker tracks the mean of the draws since it last
   adopted a file; a release well below that mean makes the file a suspect,
-  and a few more near-duplicates of the suspect (each also a candidate)
-  confirm it when their draws sit below the old mean too. Such a board shows
-  a team's latest release, so the attacker spends its last files *fishing*:
-  it stops at the first draw below the optimal-stopping threshold for the
-  files it has left.
+  and a few files that change one row of it confirm it when their draws
+  sit below the old mean too (the level changed at the file whose draws
+  separate best from the earlier ones: the suspect, or a file that passed
+  unseen before it); an adoption whose later draws do not stay below the
+  old level is undone. Such a board shows a team's latest release, so the
+  attacker spends its last files *fishing*: it stops at the first draw
+  below the optimal-stopping threshold for the files it has left.
 
 Its measure is the raw gain of Blum & Hardt (2015, Def. 2.1): the true score
 of the file it would select minus what the board displays at the end, the
@@ -78,6 +80,11 @@ _CONFIRM_FILES = (2, 8)
 """Fewest and most near-duplicates spent to confirm one suspect."""
 _MIN_SD_DRAWS = 8
 """Draws needed before the pooled release sd replaces the attacker's prior."""
+_RECHECK_DRAWS = 10
+"""Draws after an adoption at which the attacker checks it: if they are not
+below the level before it, the adoption was a false alarm and is undone."""
+_RECHECK_Z = 1.0
+"""How far below the old level (in standard errors) those draws must sit."""
 
 
 def _normal_cdf(z: float) -> float:
@@ -238,6 +245,19 @@ def _stopping_thresholds(mean: float, sd: float, files: int) -> list[float]:
         d = (last - mean) / sd if sd > 0 else 0.0
         v.append(last - (last - mean) * _normal_cdf(d) - sd * _normal_pdf(d))
     return v
+
+
+def _level_change(keys: np.ndarray, last: int) -> int:
+    """The split ``s ≤ last`` of ``keys`` (lower is better) whose two sides'
+    means differ most in standard errors, the lower side after it: the index
+    of the first draw of the new level."""
+    size = keys.size
+    split = np.arange(1, last + 1)
+    sums = np.cumsum(keys)
+    before = sums[split - 1] / split
+    after = (sums[-1] - sums[split - 1]) / (size - split)
+    z = (before - after) / np.sqrt(1 / split + 1 / (size - split))
+    return int(split[int(np.argmax(z))])
 
 
 def _key(vector: np.ndarray) -> bytes:
@@ -409,7 +429,11 @@ def near_duplicate_attack(
     # "draws": releases since the best was adopted, and pooled squared
     # deviations of earlier segments, for the release sd.
     segment = [released[0]]
+    segment_files = [best]  # the file behind each draw of the segment
     pooled_ss, pooled_dof = 0.0, 0
+    # The best and segment before the latest adoption, until it is rechecked.
+    # (best, its draws, their files, confirming draws, the smallest shift)
+    undo: tuple[np.ndarray, list[float], list[np.ndarray], int, float] | None = None
 
     def draw_sd(level: float) -> float:
         ss = pooled_ss + float(np.var(segment) * len(segment))
@@ -431,6 +455,22 @@ def near_duplicate_attack(
             r = submit(candidate, rows)
             if sign * r >= sign * level - _SUSPECT_Z * sd:
                 segment.append(r)
+                segment_files.append(candidate)
+                if undo is not None and len(segment) >= undo[3] + _RECHECK_DRAWS:
+                    old_best, old_segment, old_files, used, old_shift = undo
+                    undo = None
+                    # Only the draws after the confirming ones: those were
+                    # chosen for being low.
+                    fresh = segment[used:]
+                    se = sd * math.sqrt(1 / len(fresh) + 1 / len(old_segment))
+                    drop = sign * (float(np.mean(old_segment)) - float(np.mean(fresh)))
+                    if drop < max(_RECHECK_Z * se, old_shift / 2):
+                        # A false alarm: the board's best never moved, and
+                        # flips of a file it did not take would rarely pass.
+                        best = old_best
+                        segment = old_segment + segment
+                        segment_files = old_files + segment_files
+                        n_adopted -= 1
                 continue
             # A suspect: confirm with files that change one row of it. If it
             # passed, none of them can pass in turn (one row fixed lowers the
@@ -444,16 +484,31 @@ def near_duplicate_attack(
             j = min(j, climb_budget - len(released))
             if j == 0:
                 segment.append(r)
+                segment_files.append(candidate)
                 break
-            confirms = [submit(near(candidate, 1), 1) for _ in range(j)]
-            margin = _CONFIRM_Z * sd * math.sqrt(1 / j + 1 / len(segment))
+            confirm_files = [near(candidate, 1) for _ in range(j)]
+            confirms = [submit(f, 1) for f in confirm_files]
+            # Below the old level by a significant margin and by half the
+            # smallest shift a pass makes.
+            margin = max(_CONFIRM_Z * sd * math.sqrt(1 / j + 1 / len(segment)), shift / 2)
             if sign * float(np.mean(confirms)) < sign * level - margin:
                 pooled_ss += float(np.var(segment) * len(segment))
                 pooled_dof += len(segment) - 1
-                best, segment = candidate, confirms
+                # Which file moved the level: the suspect, unless an earlier
+                # file passed unseen and the suspect's draw only showed it.
+                # A file that passes is answered by a draw of its own score,
+                # so the level changes at it: take the split of all the draws
+                # since the last adoption that best separates two levels,
+                # with every confirming draw on the lower side.
+                draws = [*segment, r, *confirms]
+                files = [*segment_files, candidate, *confirm_files]
+                split = _level_change(sign * np.asarray(draws), len(segment) + 1)
+                undo = (best, draws[:split], files[:split], len(draws) - split, shift)
+                best, segment, segment_files = files[split], draws[split:], files[split:]
                 n_adopted += 1
             else:
                 segment.extend([r, *confirms])
+                segment_files.extend([candidate, *confirm_files])
         else:
             previous = released[-1]
             rows = rows_for(previous if reading == "changes" else sign * best_key_score)
