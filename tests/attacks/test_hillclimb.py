@@ -215,3 +215,9 @@ def test_near_duplicate_averaging_of_real_predictions_jitters_them():
     oracle = Watching(HoldoutOracle(y, LadderBoot(b=10, random_state=0), loss="squared"))
     near_duplicate_averaging_attack(oracle, model, T=50, random_state=0, rows=3)
     assert len(set(oracle.files)) == 50 and model.tobytes() not in oracle.files
+
+
+def test_a_budget_beyond_the_distinct_files_stops_with_a_sentence():
+    oracle = HoldoutOracle(labels(0, 2), ParameterFreeLadder())
+    with pytest.raises(RuntimeError, match="no new file"):
+        near_duplicate_attack(oracle, np.zeros(2, dtype=np.int8), k=10, random_state=0, m=1)

@@ -80,6 +80,8 @@ _CONFIRM_FILES = (2, 8)
 """Fewest and most near-duplicates spent to confirm one suspect."""
 _MIN_SD_DRAWS = 8
 """Draws needed before the pooled release sd replaces the attacker's prior."""
+_DRAWS_PER_FILE = 1000
+"""Draws of rows to change before giving up on finding a file not yet sent."""
 _RECHECK_DRAWS = 10
 """Draws after an adoption at which the attacker checks it: if they are not
 below the level before it, the adoption was a false alarm and is undone."""
@@ -401,12 +403,16 @@ def near_duplicate_attack(
         return score
 
     def near(parent: np.ndarray, rows: int) -> np.ndarray:
-        while True:
+        for _ in range(_DRAWS_PER_FILE):
             child = parent.copy()
             at = rng.choice(n_labels, size=rows, replace=False)
             child[at] ^= 1
             if _key(child) not in seen:
                 return child
+        raise RuntimeError(
+            f"no new file within {rows} rows of the best after {_DRAWS_PER_FILE} draws: "
+            "the budget exceeds the files near it"
+        )
 
     def error_of(score: float) -> float:
         return 1.0 - score if direction.greater_is_better else score
