@@ -18,6 +18,9 @@ teams little against full disclosure.
 :mod:`~.honest`             honest teams: Kendall's tau, the share of true
                             improvements released, the delay until one shows
 :mod:`~.advice`             the grid over repetitions, the summary, the rule
+:mod:`~.yardstick`          an attack's raw gain (Blum & Hardt 2015, Def. 2.1)
+                            with Student-t intervals, paired between boards,
+                            against a reference no board's noise moves
 :mod:`~.cli`                ``ladderboard advise --n N --budget K``
 ==========================  ===================================================
 

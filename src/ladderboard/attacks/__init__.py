@@ -23,6 +23,12 @@ set of known labels in the shifted majority attack).
                                  (Chaibub Neto et al. 2016, Alg. 7)
 ``averaging_attack``             A7: averaging the releases of a resubmitted model
                                  (Chaibub Neto et al. 2016, Discussion)
+``near_duplicate_attack``        hill-climbing by files that flip ``m`` rows of the
+                                 best, read from exact or noisy releases, with
+                                 fishing on boards that show the latest (Hardt
+                                 2017, Sec. 3-4)
+``near_duplicate_averaging_      A7 through distinct near-duplicates, which a
+attack``                         refusal of identical files lets through
 ===============================  ==================================================
 
 :func:`correlated_regression_data` simulates the design of Freedman's attacks;
@@ -47,6 +53,11 @@ from ladderboard.attacks.data import (
     real_regression_data,
 )
 from ladderboard.attacks.freedman import FreedmanResult, freedman_attack
+from ladderboard.attacks.hillclimb import (
+    NearDuplicateResult,
+    near_duplicate_attack,
+    near_duplicate_averaging_attack,
+)
 from ladderboard.attacks.majority import (
     MajorityResult,
     OracleMajorityResult,
@@ -66,6 +77,7 @@ __all__ = [
     "GeneralizedBoostingResult",
     "HoldoutOracle",
     "MajorityResult",
+    "NearDuplicateResult",
     "OracleMajorityResult",
     "RegressionData",
     "ShiftedMajorityResult",
@@ -77,6 +89,8 @@ __all__ = [
     "generalized_boosting_attack",
     "majority_attack",
     "majority_vote",
+    "near_duplicate_attack",
+    "near_duplicate_averaging_attack",
     "oracle_majority_attack",
     "real_regression_data",
     "shifted_majority_attack",
