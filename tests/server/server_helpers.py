@@ -18,6 +18,16 @@ def predictions(solution: Solution, seed: int) -> bytes:
     return f"id,target\n{rows}".encode()
 
 
+def flipped(solution: Solution, wrong: float, seed: int) -> bytes:
+    """A submission file of the true 0/1 labels with a share ``wrong`` of them
+    flipped at random: 0 is a perfect model, 0.5 random guesses."""
+    labels = np.asarray(solution.targets, dtype=float).reshape(-1).astype(int)
+    flip = np.random.default_rng(seed).random(labels.size) < wrong
+    values = np.where(flip, 1 - labels, labels)
+    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
+    return f"id,target\n{rows}".encode()
+
+
 def organiser() -> dict[str, str]:
     return {"Authorization": f"Bearer {ADMIN}"}
 

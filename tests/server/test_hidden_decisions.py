@@ -11,22 +11,12 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
-from server_helpers import bearer, create, organiser, submit
+from server_helpers import bearer, create, flipped, organiser, submit
 
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 
 HIDING = sorted(name for name, k in COMPETITION_MECHANISMS.items() if k.release_hides_decision)
-
-
-def _file(solution, wrong: float, seed: int) -> bytes:
-    """The true labels with a share ``wrong`` of them flipped."""
-    labels = np.asarray(solution.targets, dtype=float).reshape(-1).astype(int)
-    flip = np.random.default_rng(seed).random(labels.size) < wrong
-    values = np.where(flip, 1 - labels, labels)
-    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
-    return f"id,target\n{rows}".encode()
 
 
 def _masked(text: str, slug: str) -> str:
@@ -77,12 +67,15 @@ def test_nothing_a_team_reads_tells_whether_its_file_was_accepted(client, soluti
     assert HIDING, "no registered mechanism hides its decisions"
     score = "accuracy" if COMPETITION_MECHANISMS[mechanism].input_kind != "losses" else "zero_one"
     seen = {}
-    for slug, last in (("taken", _file(solution, 0.0, 2)), ("not-taken", _file(solution, 0.5, 3))):
+    for slug, last in (
+        ("taken", flipped(solution, 0.0, 2)),
+        ("not-taken", flipped(solution, 0.5, 3)),
+    ):
         create(client, solution, slug=slug, mechanism=mechanism, score=score, n_selections=1)
         token = client.post(
             f"/api/competitions/{slug}/teams", json={"name": "alpha"}, headers=organiser()
         ).json()["token"]
-        assert submit(client, token, _file(solution, 0.2, 1), slug=slug).status_code == 201
+        assert submit(client, token, flipped(solution, 0.2, 1), slug=slug).status_code == 201
         seen[slug] = _seen(client, slug, token, last)
     assert _decisions(client, "taken") == [True, True]
     assert _decisions(client, "not-taken") == [True, False]
@@ -123,10 +116,10 @@ def test_a_team_that_sends_random_files_after_a_model_is_ranked_on_the_model(
     token = client.post(
         "/api/competitions/demo/teams", json={"name": "alpha"}, headers=organiser()
     ).json()["token"]
-    model = submit(client, token, _file(solution, 0.05, 1))
+    model = submit(client, token, flipped(solution, 0.05, 1))
     assert model.status_code == 201, model.text
     for seed in range(4):
-        answer = submit(client, token, _file(solution, 0.5, 10 + seed)).json()
+        answer = submit(client, token, flipped(solution, 0.5, 10 + seed)).json()
         assert "better than" not in answer["explanation"], answer["explanation"]
         assert answer["score_of"] == "team"
     store = client.app.state.competitions

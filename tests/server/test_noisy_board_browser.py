@@ -11,11 +11,10 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-import numpy as np
 import pytest
 from browser_helpers import serve
 from playwright.sync_api import Browser, Page, expect
-from server_helpers import ADMIN
+from server_helpers import ADMIN, flipped
 
 from ladderboard.engine import Competitions
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
@@ -33,15 +32,6 @@ BOARDS = {
     "bayes": ("bayes-boot-ladder-boot", {}),
 }
 RANDOM_FILES = 3
-
-
-def _file(solution, wrong: float, seed: int) -> bytes:
-    """The true labels with a share ``wrong`` of them flipped."""
-    labels = np.asarray(solution.targets, dtype=float).reshape(-1).astype(int)
-    flip = np.random.default_rng(seed).random(labels.size) < wrong
-    values = np.where(flip, 1 - labels, labels)
-    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
-    return f"id,target\n{rows}".encode()
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +86,7 @@ def test_a_team_walks_a_noisy_board_and_is_ranked_on_its_model(
         competitions.create(walk, solution, _config(slug), title=f"The {slug} board at {width}")
         competitions.add_team(walk, "walker", token_hash=hash_token(f"{walk}-walker-token"))
         competitions.add_team(walk, "rival", token_hash=hash_token(f"{walk}-rival-token"))
-        competitions.submit(walk, "rival", _file(solution, 0.15, 99))
+        competitions.submit(walk, "rival", flipped(solution, 0.15, 99))
     finally:
         competitions.dispose()
 
@@ -109,10 +99,10 @@ def test_a_team_walks_a_noisy_board_and_is_ranked_on_its_model(
         page.get_by_role("button", name="Sign in").click()
         expect(page.get_by_role("heading", name="Team walker")).to_be_visible()
 
-        answers = [_send(page, walk, _file(solution, 0.02, 1), "model.csv")]
+        answers = [_send(page, walk, flipped(solution, 0.02, 1), "model.csv")]
         _shot(page, f"{slug}-submit-model", width)
         for k in range(RANDOM_FILES):
-            answers.append(_send(page, walk, _file(solution, 0.5, 10 + k), f"random-{k}.csv"))
+            answers.append(_send(page, walk, flipped(solution, 0.5, 10 + k), f"random-{k}.csv"))
         _shot(page, f"{slug}-submit-random", width)
         for answer in answers[1:]:
             assert "better than" not in answer, answer

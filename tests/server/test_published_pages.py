@@ -8,18 +8,9 @@ from __future__ import annotations
 import re
 from html import unescape
 
-import numpy as np
-from server_helpers import add_team, create, submit
+from server_helpers import add_team, create, flipped, submit
 
 from ladderboard.server.rendering import movement
-
-
-def _file(solution, wrong: float, seed: int) -> bytes:
-    labels = np.asarray(solution.targets, dtype=float).reshape(-1).astype(int)
-    flip = np.random.default_rng(seed).random(labels.size) < wrong
-    values = np.where(flip, 1 - labels, labels)
-    rows = "".join(f"{i},{v}\n" for i, v in zip(solution.ids, values, strict=True))
-    return f"id,target\n{rows}".encode()
 
 
 def _cells(page: str) -> dict[str, list[str]]:
@@ -39,7 +30,7 @@ def test_the_private_board_shows_each_teams_move_from_the_public_board(client, s
     create(client, solution, n_selections=1)
     tokens = {name: add_team(client, name) for name in ("alpha", "beta", "gamma")}
     for k, (name, wrong) in enumerate((("alpha", 0.1), ("beta", 0.3), ("gamma", 0.45))):
-        assert submit(client, tokens[name], _file(solution, wrong, k)).status_code == 201
+        assert submit(client, tokens[name], flipped(solution, wrong, k)).status_code == 201
     store = client.app.state.competitions
     before = client.get("/c/demo/leaderboard?board=public").text
     assert "Public rank" not in before
@@ -59,9 +50,9 @@ def test_the_private_board_shows_each_teams_move_from_the_public_board(client, s
 def test_a_published_team_page_says_what_counted_and_what_the_board_held(client, solution):
     create(client, solution, n_selections=1)
     alpha, beta = add_team(client, "alpha"), add_team(client, "beta")
-    assert submit(client, alpha, _file(solution, 0.05, 1)).status_code == 201
-    assert submit(client, alpha, _file(solution, 0.5, 2)).status_code == 201
-    assert submit(client, beta, _file(solution, 0.2, 3)).status_code == 201
+    assert submit(client, alpha, flipped(solution, 0.05, 1)).status_code == 201
+    assert submit(client, alpha, flipped(solution, 0.5, 2)).status_code == 201
+    assert submit(client, beta, flipped(solution, 0.2, 3)).status_code == 201
     store = client.app.state.competitions
     store.close("demo")
     store.publish("demo")
