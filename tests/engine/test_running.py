@@ -318,11 +318,14 @@ def test_running_final_marks_the_submissions_that_count(store):
     store.select("comp", "alpha", [])
     store.close("comp")
     views = store.submissions("comp", "alpha")
+    # The decisions stay the organiser's until publication, the close included.
+    assert [(v.final, v.best) for v in views] == [(False, None)] * 3
+    assert [v.selected for v in views] == [False] * 3  # the close writes no choice
+    store.publish("comp")
+    views = store.submissions("comp", "alpha")
     # The second file (flips 0.2) beat the first; the third (0.3) did not.
     assert [v.final for v in views] == [False, True, False]
-    assert [v.best for v in views] == [None, None, None]  # known after publication
-    store.publish("comp")
-    assert [v.best for v in store.submissions("comp", "alpha")] == [True, True, False]
+    assert [v.best for v in views] == [True, True, False]
 
 
 def test_running_full_disclosure_marks_its_best_releases_while_it_runs(store):
@@ -369,9 +372,11 @@ def test_running_team_sessions_expire_close_and_end_with_a_disabled_team(store, 
     store.set_team_disabled("comp", "alpha", True)
     assert store.team_sessions.team_of(cookie) is None
     store.set_team_disabled("comp", "alpha", False)
-    assert store.team_sessions.team_of(cookie) == team.id
+    assert store.team_sessions.team_of(cookie) is None  # enabling revives no session
+    later = store.team_sessions.open(team.id, timedelta(hours=1))
+    assert store.team_sessions.team_of(later) == team.id
     clock.advance(hours=2)
-    assert store.team_sessions.team_of(cookie) is None
+    assert store.team_sessions.team_of(later) is None
     fresh = store.team_sessions.open(team.id, timedelta(hours=1))
     store.team_sessions.close(fresh)
     assert store.team_sessions.team_of(fresh) is None

@@ -63,4 +63,4 @@ def test_a_published_team_page_says_what_counted_and_what_the_board_held(client,
     views = store.submissions("demo", "alpha")
     assert [v.best for v in views] == [True, False]
     assert [v.final for v in views] == [True, False]  # the model, not the random file
-    assert "the latest files the board took as your team's best, chosen at the close" in words
+    assert "chosen automatically: the latest files the board took as your team's best" in words

@@ -13,6 +13,7 @@ touching the store.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -39,6 +40,7 @@ from ladderboard.random import KeyedStream
 from ladderboard.rules.boards import (
     Record,
     Standing,
+    final_selection,
     private_board,
     public_board,
     rank_standings,
@@ -226,6 +228,15 @@ def rescore(
     direction = config.scoring().direction
     standings: Sequence[Standing[datetime | None, int | None]]
     if board == "private":
+        # Each team's own choice, or the automatic one under the what-if
+        # mechanism's decisions.
+        picked = final_selection(
+            records,
+            config.n_selections,
+            direction=direction,
+            by_decision=MECHANISMS[mechanism].release_is_current_best,
+        )
+        records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
         standings = private_board(records, direction=direction)
     elif mode == "per-rank":
         names = {team_id: team for *_, team, team_id in subs}

@@ -826,10 +826,10 @@ class Competitions:
             )
             for r in rows
         ]
-        if MECHANISMS[info.config.mechanism].release_is_current_best and not info.is_closed(now):
+        if MECHANISMS[info.config.mechanism].release_is_current_best and not published:
             # A ladder's automatic choice follows the mechanism's decisions,
-            # which a running board keeps from the teams: until the close,
-            # only the team's own selection is shown.
+            # which stay the organiser's until the private board is
+            # published: until then only the team's own selection is shown.
             final = {r.id for r in records if r.selected}
         else:
             final = _final_selection(records, info.config)
@@ -895,19 +895,18 @@ class Competitions:
 
     # ------------------------------------------------------ close and boards
     def close(self, slug: str) -> CompetitionInfo:
-        """Close now (or finalise after the deadline): teams that selected
-        nothing get their automatic final submissions selected
-        (:func:`~ladderboard.rules.boards.auto_select`). Idempotent."""
+        """Close now (or write the close of a deadline passed). Nothing else
+        is written: a team's ``selected`` files stay its own choice, and the
+        final selection (its choice, or the automatic one) follows from what
+        the store holds, which no longer changes. Idempotent."""
         now = self._clock()
         with self._transaction() as session:
             competition = lookup.competition(session, slug)
             if competition.closed_at is not None:
                 return lookup.info(competition)
-            config = CompetitionConfig.from_json(competition.config)
             if competition.deadline is not None and now > aware(competition.deadline):
                 now = aware(competition.deadline)
             competition.closed_at = now
-            self._finalise(session, competition, config)
             session.flush()
             statements.bump_board_version(session.connection(), competition.id, reset=True)
             return lookup.info(competition)
@@ -926,36 +925,12 @@ class Competitions:
                 raise CompetitionClosed(
                     f"competition {slug!r} is open: close it before publishing its private board"
                 )
-            if competition.closed_at is None:  # its deadline passed: finalise it now
+            if competition.closed_at is None:  # its deadline passed: close it now
                 competition.closed_at = aware(competition.deadline)
-                self._finalise(
-                    session, competition, CompetitionConfig.from_json(competition.config)
-                )
             competition.key_revealed_at = now
             session.flush()
             statements.bump_board_version(session.connection(), competition.id, reset=True)
             return lookup.info(competition)
-
-    @staticmethod
-    def _finalise(session: Session, competition: CompetitionRow, config: CompetitionConfig) -> None:
-        """Select, for each team that selected nothing, its automatic final
-        submissions (:func:`_final_selection`)."""
-        rows = queries.competition_submissions(session, competition.id)
-        records = [
-            Record(
-                r.id,
-                str(r.team_id),
-                aware(r.created_at),
-                r.public_score,
-                r.private_score,
-                r.selected,
-                bool(r.improved),
-            )
-            for r in rows
-        ]
-        picked = _final_selection(records, config)
-        for row in rows:
-            row.selected = row.id in picked
 
     def leaderboard(
         self, slug: str, board: str = "public", *, organiser: bool = False
@@ -1108,12 +1083,10 @@ class Competitions:
         direction = config.scoring().direction
         disabled = frozenset(queries.disabled_team_names(session, competition.id))
         records, numbers = _records(session, competition.id, disabled)
-        # Before the close is written (the organiser's preview, or a
-        # deadline passed that nobody has closed yet: a read never
-        # writes), the selections are made as the close would make them.
-        if competition.closed_at is None:
-            picked = _final_selection(records, config)
-            records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
+        # ``selected`` is each team's own choice; the automatic one for a
+        # team that chose nothing is made here, as at any time.
+        picked = _final_selection(records, config)
+        records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
         return _numbered(private_board(records, direction=direction), numbers)
 
     def flags(self, slug: str) -> list[DuplicateFlag]:
