@@ -17,6 +17,6 @@ def clock():
 
 @pytest.fixture
 def store(database_url, clock):
-    competitions = Competitions.open(database_url, clock=clock)
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     yield competitions
     competitions.engine.dispose()

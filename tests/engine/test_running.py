@@ -120,7 +120,9 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
             assert tat is None  # no bucket asked for
             assert info.slug == "comp" and member.name == team and read.now == clock()
             with store.reader.connect() as connection:
-                alone = statements.admission(connection, info_id(store), member.id, key, clock())
+                alone = statements.admission(
+                    connection, info_id(store), member.id, key, clock(), clock()
+                )
             assert tuple(read[3:]) == tuple(alone) and read.team_id == member.id
             assert read.commitment == info.commitment
             refusals = []

@@ -29,6 +29,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.views import aware
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
@@ -507,31 +508,38 @@ def test_a_closed_competition_takes_no_new_team(client, solution):
     assert count(client, TeamRow) == 0
 
 
-def test_reads_after_the_deadline_write_nothing(database_url, solution, monkeypatch):
+def test_reads_after_the_deadline_write_the_publication_once(database_url, solution):
+    """A competition that publishes automatically is published by the first
+    read past its deadline (by the store's time): the close, its final
+    selection and the publication, dated at the deadline, written once."""
     now = [datetime.now(UTC)]
-    store = Competitions.open(database_url, clock=lambda: now[0])
+    store = Competitions.open(database_url, clock=lambda: now[0], store_clock=lambda: now[0])
     app = create_app(Settings(admin_token=ADMIN, database_url=database_url), competitions=store)
+    deadline = now[0] + timedelta(hours=1)
     with TestClient(app) as client:
-        create(
-            client,
-            solution,
-            deadline=(now[0] + timedelta(hours=1)).isoformat(),
-            auto_publish="true",
-        )
+        create(client, solution, deadline=deadline.isoformat(), auto_publish="true")
         token = add_team(client, "alpha")
         assert submit(client, token, predictions(solution, 0)).status_code == 201
         now[0] += timedelta(hours=2)
-        # CompetitionInfo.is_closed reads the wall clock: move it past the deadline too.
-        monkeypatch.setattr("ladderboard.engine.views.now_utc", lambda: now[0])
+
+        def written():
+            with Session(store.engine) as session:
+                closed_at, revealed, version = session.execute(
+                    select(
+                        CompetitionRow.closed_at,
+                        CompetitionRow.key_revealed_at,
+                        CompetitionRow.board_version,
+                    )
+                ).one()
+                selected = session.scalar(select(func.count()).where(SubmissionRow.selected))
+            return closed_at, revealed, version, selected
+
         assert client.get("/api/competitions/demo/commitment").json()["key"]
+        closed_at, revealed, version, selected = written()
+        assert (aware(closed_at), aware(revealed), selected) == (deadline, deadline, 1)
         assert client.get("/api/competitions/demo/leaderboard?board=private").status_code == 200
         assert client.get("/c/demo").status_code == 200
-        with Session(store.engine) as session:
-            closed_at, revealed = session.execute(
-                select(CompetitionRow.closed_at, CompetitionRow.key_revealed_at)
-            ).one()
-            selected = session.scalar(select(func.count()).where(SubmissionRow.selected))
-        assert (closed_at, revealed, selected) == (None, None, 0)
+        assert written() == (closed_at, revealed, version, selected)  # once
     store.dispose()
 
 

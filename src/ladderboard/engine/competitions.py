@@ -89,6 +89,7 @@ from ladderboard.store import (
     statements,
 )
 from ladderboard.store.blobs import pack, unpack
+from ladderboard.store.clock import store_time
 from ladderboard.store.database import writer_turn
 
 __all__ = [
@@ -196,14 +197,22 @@ class Competitions:
         engine: Engine,
         *,
         clock: Callable[[], datetime] = now_utc,
+        store_clock: Callable[[], datetime] | None = None,
         mechanism_cache: int = 64,
         mechanism_cache_bytes: int = 2**30,
     ):
+        """``clock`` is this process's time, which stamps what it writes;
+        the deadline is decided by the store's time, which the database
+        reads inside the statements that check it
+        (:mod:`~ladderboard.store.clock`), so that hosts whose clocks
+        disagree agree on it. ``store_clock`` (a test's clock) takes the
+        database's place there."""
         self.engine = engine
         self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
         self._clock = clock
+        self._store_clock = store_clock
         self.caches = Caches(mechanisms=mechanism_cache, mechanism_bytes=mechanism_cache_bytes)
-        self.submitter = Submitter(engine, self.reader, clock, self.caches)
+        self.submitter = Submitter(engine, self.reader, clock, self.caches, self._store_now)
         # Shared by every process over this store: the web edge's rate limits
         # and the organiser's sign-ins.
         self.rate_limits = RateLimits(engine)
@@ -239,6 +248,21 @@ class Competitions:
         """Close every pooled connection (the store's and the rate limits')."""
         self.rate_limits.dispose()
         self.engine.dispose()
+
+    def _store_now(self) -> datetime | None:
+        """The time to bind as the store's: the test's ``store_clock``, or
+        ``None`` for the database's own."""
+        return None if self._store_clock is None else self._store_clock()
+
+    def _locked(self, session: Session, slug: str) -> tuple[CompetitionRow, datetime]:
+        """The competition's row, read under its lock
+        (:func:`~ladderboard.store.statements.lock_competition`), and the
+        store's time once the lock is held."""
+        lookup.refuse_impossible(slug)
+        found = statements.lock_competition(session.connection(), slug, self._store_now())
+        if found is None:
+            raise NotFound(f"no competition {slug!r}")
+        return lookup.competition(session, slug), aware(found[1])
 
     @contextmanager
     def _transaction(self) -> Iterator[Session]:
@@ -356,9 +380,9 @@ class Competitions:
             if text is not None:
                 check_text(field, text, max_chars=DESCRIPTION_CHARS, multiline=True)
         with self._transaction() as session:
-            competition = lookup.competition(session, slug)
+            competition, store_now = self._locked(session, slug)
             if deadline is not self._UNCHANGED:
-                if lookup.info(competition).is_closed(self._clock()):
+                if lookup.info(competition).is_closed(store_now):
                     raise CompetitionClosed(
                         f"competition {slug!r} is closed: its deadline cannot change"
                     )
@@ -380,10 +404,13 @@ class Competitions:
     def competition(self, slug: str) -> CompetitionInfo:
         lookup.refuse_impossible(slug)
         with self.reader.connect() as connection:
-            row = queries.competition_info(connection, slug)
+            row = queries.competition_info(connection, slug, self._store_now())
         if row is None:
             raise NotFound(f"no competition {slug!r}")
-        return lookup.info(row)
+        info = lookup.info(row, row.read_at)
+        if info.read_at is not None and info.publication_due(info.read_at):
+            return self._publish_due(slug)
+        return info
 
     def competitions(self) -> list[CompetitionInfo]:
         with Session(self.reader) as session:
@@ -553,8 +580,8 @@ class Competitions:
         now = self._clock()
         try:
             with self._transaction() as session:
-                competition = lookup.competition(session, slug)
-                if lookup.info(competition).is_closed(now):
+                competition, store_now = self._locked(session, slug)
+                if lookup.info(competition).is_closed(store_now):
                     raise CompetitionClosed(f"competition {slug!r} is closed")
                 taken = queries.team_name_with_key(session, competition.id, key)
                 if taken is not None:
@@ -604,8 +631,8 @@ class Competitions:
         teams = []
         try:
             with self._transaction() as session:
-                competition = lookup.competition(session, slug)
-                if lookup.info(competition).is_closed(now):
+                competition, store_now = self._locked(session, slug)
+                if lookup.info(competition).is_closed(store_now):
                     raise CompetitionClosed(f"competition {slug!r} is closed")
                 own = team_scope if competition.config["board"] == "per-team" else None
                 for (name, key), token_hash in zip(cleaned, token_hashes, strict=True):
@@ -731,12 +758,16 @@ class Competitions:
         now = self._clock()
         with self.reader.connect() as connection:
             row = statements.member_admission(
-                connection, slug, token_hash, idempotency_key, now, rate_key
+                connection, slug, token_hash, idempotency_key, now, rate_key, self._store_now()
             )
         if row is None:
             return MemberRead(None, None, None)
+        info = lookup.info(row, row.store_now)
+        if info.read_at is not None and info.publication_due(info.read_at):
+            self._publish_due(slug)  # then read again, published
+            return self.member_admission(slug, token_hash, idempotency_key, rate_key=rate_key)
         if row.team_id is None:
-            return MemberRead(lookup.info(row), None, None, row.rate_tat)
+            return MemberRead(info, None, None, row.rate_tat)
         team = TeamInfo(
             row.team_id, row.team_name, aware(row.team_created_at), row.team_disabled_at is not None
         )
@@ -751,8 +782,9 @@ class Competitions:
             row.admission_total,
             row.admission_invalid,
             row.admission_resent,
+            row.store_now,
         )
-        return MemberRead(lookup.info(row), team, admission, row.rate_tat)
+        return MemberRead(info, team, admission, row.rate_tat)
 
     def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
         lookup.refuse_impossible(slug)
@@ -866,12 +898,13 @@ class Competitions:
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),
         by the team's own numbers (``SubmissionView.id``)."""
-        now = self._clock()
         with self._transaction() as session:
-            competition = lookup.competition(session, slug)
+            # Under the lock the close takes, at the store's time: no
+            # selection after the close, whatever this host's clock says.
+            competition, store_now = self._locked(session, slug)
             team_row = lookup.team(session, competition, team)
             config = CompetitionConfig.from_json(competition.config)
-            if lookup.info(competition).is_closed(now):
+            if lookup.info(competition).is_closed(store_now):
                 raise CompetitionClosed(f"competition {slug!r} is closed")
             if team_row.disabled_at is not None:
                 raise TeamDisabled(f"team {team!r} is disabled by the organiser")
@@ -898,10 +931,15 @@ class Competitions:
         """Close now (or write the close of a deadline passed). Nothing else
         is written: a team's ``selected`` files stay its own choice, and the
         final selection (its choice, or the automatic one) follows from what
-        the store holds, which no longer changes. Idempotent."""
-        now = self._clock()
+        the store holds, which no longer changes. Idempotent.
+
+        The competition's row is locked first, as a submission's last write
+        locks it: a submission that wrote before is committed, and read by
+        the final selection; one that writes after finds the close and is
+        refused (:data:`~ladderboard.store.statements.BUMP_IF_OPEN`). A
+        close past the deadline (by the store's time) is dated at it."""
         with self._transaction() as session:
-            competition = lookup.competition(session, slug)
+            competition, now = self._locked(session, slug)
             if competition.closed_at is not None:
                 return lookup.info(competition)
             if competition.deadline is not None and now > aware(competition.deadline):
@@ -915,10 +953,10 @@ class Competitions:
         """Publish the private board and reveal the audit key, once the
         competition is closed (by hand or by its deadline, which this
         finalises); idempotent. Until then only the organiser sees the
-        private board, to look it over first."""
-        now = self._clock()
+        private board, to look it over first. Under the lock the close
+        takes, as :meth:`close`; the deadline by the store's time."""
         with self._transaction() as session:
-            competition = lookup.competition(session, slug)
+            competition, now = self._locked(session, slug)
             if competition.key_revealed_at is not None:
                 return lookup.info(competition)
             if not lookup.info(competition).is_closed(now):
@@ -931,6 +969,34 @@ class Competitions:
             session.flush()
             statements.bump_board_version(session.connection(), competition.id, reset=True)
             return lookup.info(competition)
+
+    def _publish_due(self, slug: str) -> CompetitionInfo:
+        """Publish a competition that publishes automatically, its deadline
+        past by the store's time: the close and the publication, dated at the
+        deadline, written under the lock the close takes (:meth:`publish`). Whichever engine reads it first
+        writes it; until then no engine shows the private board, and from
+        then every engine refuses submissions: what one host shows as
+        published no host still accepts a file for."""
+        with self._transaction() as session:
+            competition, store_now = self._locked(session, slug)
+            info = lookup.info(competition, store_now)
+            if not info.publication_due(store_now):  # written meanwhile
+                return info
+            if competition.closed_at is None:
+                competition.closed_at = aware(competition.deadline)
+            competition.key_revealed_at = aware(competition.deadline)
+            session.flush()
+            statements.bump_board_version(session.connection(), competition.id, reset=True)
+            return lookup.info(competition, store_now)
+
+    def _published_now(self, session: Session, competition: CompetitionRow) -> bool:
+        """Whether ``competition`` (read without a lock) is published, or
+        due to be by the store's time (then it is written now)."""
+        info = lookup.info(competition)
+        if info.is_published() or not info.config.auto_publish or info.deadline is None:
+            return info.is_published()
+        store_now = store_time(session.connection(), self._store_now())
+        return info.publication_due(store_now) and self._publish_due(info.slug).is_published()
 
     def leaderboard(
         self, slug: str, board: str = "public", *, organiser: bool = False
@@ -974,6 +1040,10 @@ class Competitions:
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             info = lookup.info(competition)
+            unpublished = board == "private" and not organiser and not info.is_published()
+            if unpublished and self._published_now(session, competition):
+                session.close()  # published just now: read it as written
+                return self.kept_board(slug, board, organiser=organiser)
             self._refuse_private(board, info, organiser)
             key = (competition.id, competition.commitment, board)
             version = competition.board_version
@@ -1044,7 +1114,7 @@ class Competitions:
         return _numbered(standings, numbers)
 
     def _refuse_private(self, board: str, info: CompetitionInfo, organiser: bool) -> None:
-        if board == "private" and not info.is_published(self._clock()) and not organiser:
+        if board == "private" and not info.is_published() and not organiser:
             raise CompetitionClosed(
                 "the private board is shown once the organiser publishes it after the close"
             )
@@ -1099,10 +1169,9 @@ class Competitions:
     def reveal_key(self, slug: str) -> str:
         """The random-stream key, for audit, once the private board is
         published. A read: it writes nothing."""
-        now = self._clock()
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
-            if not lookup.info(competition).is_published(now):
+            if not self._published_now(session, competition):
                 raise CompetitionClosed(
                     "the key is revealed when the organiser publishes the private board"
                 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -47,7 +48,9 @@ def team(session: Session, competition_row: CompetitionRow, name: str) -> TeamRo
     return row
 
 
-def info(row: CompetitionRow) -> CompetitionInfo:
+def info(row: Any, read_at: datetime | None = None) -> CompetitionInfo:
+    """The view of a competition's row (a :class:`CompetitionRow` or a row
+    with its attribute names) read at the store's time ``read_at``."""
     return CompetitionInfo(
         slug=row.slug,
         title=row.title,
@@ -61,6 +64,7 @@ def info(row: CompetitionRow) -> CompetitionInfo:
         commitment=row.commitment,
         rules=row.rules or "",
         published_at=aware(row.key_revealed_at),
+        read_at=aware(read_at),
     )
 
 

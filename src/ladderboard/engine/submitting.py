@@ -64,6 +64,7 @@ from ladderboard.rules.text import (
     submitted_file_name,
 )
 from ladderboard.store import statements
+from ladderboard.store.clock import store_time
 from ladderboard.store.database import writer_turn
 
 __all__ = ["Submitter", "Target", "standing_columns"]
@@ -308,12 +309,20 @@ class Submitter:
     ``reader``), keeping what makes it fast in ``caches``."""
 
     def __init__(
-        self, engine: Engine, reader: Engine, clock: Callable[[], datetime], caches: Caches
+        self,
+        engine: Engine,
+        reader: Engine,
+        clock: Callable[[], datetime],
+        caches: Caches,
+        store_clock: Callable[[], datetime | None] = lambda: None,
     ):
         self.engine = engine
         self.reader = reader
         self.clock = clock
         self.caches = caches
+        # The store's time to bind in the statements that decide the deadline:
+        # None, the database's own (see ladderboard.store.clock).
+        self.store_clock = store_clock
 
     @on_one_blas_thread
     def submit(
@@ -374,9 +383,10 @@ class Submitter:
             # SQLite) would otherwise queue behind this file's compression.
             file_sha256, blob = packing.result()
             predictions_sha256 = hashing.result()
+            store_now = self.store_clock()
             with writer_turn(self.engine), self.engine.begin() as connection:
-                locked = self._lock(connection, slug, target)
-                _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
+                locked = self._lock(connection, slug, target, store_now)
+                _refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
                 _refuse_if_disabled(team, locked.disabled_at)
                 if idempotency_key is not None:
                     earlier = statements.submission_with_key(
@@ -426,9 +436,14 @@ class Submitter:
                     stored,
                 )
                 # The competition's row is locked from here to the commit: last.
-                statements.store_standing_and_bump(
-                    connection, target.competition_id, target.team_id, **standing
+                # Here the close is decided, under the lock the close takes: a
+                # submission that read "open" above and finds the close
+                # committed since is refused, and everything it wrote undone.
+                stored_at = statements.store_standing_and_bump(
+                    connection, target.competition_id, target.team_id, store_now, **standing
                 )
+                if stored_at is None:
+                    raise CompetitionClosed(f"competition {slug!r} is closed")
         self._committed(step)
         return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
 
@@ -451,13 +466,18 @@ class Submitter:
         else:
             with self.reader.connect() as connection:
                 row = statements.admission(
-                    connection, target.competition_id, target.team_id, idempotency_key, now
+                    connection,
+                    target.competition_id,
+                    target.team_id,
+                    idempotency_key,
+                    now,
+                    self.store_clock(),
                 )
         if row is None:  # the competition is gone: forget it
             self.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
-        closed_at, deadline, disabled_at, today, total, invalid, resent = row
-        _refuse_if_closed(slug, closed_at, deadline, now)
+        closed_at, deadline, disabled_at, today, total, invalid, resent, store_now = row
+        _refuse_if_closed(slug, closed_at, deadline, aware(store_now) or now)
         _refuse_if_disabled(team, disabled_at)
         if resent:
             return
@@ -485,15 +505,18 @@ class Submitter:
             return self._resent(connection, earlier, team, target.config, now)
 
     def _open_target(self, slug: str, team: str, now: datetime) -> Target:
-        """The target, refused at once when its deadline has passed. The
-        deadline a target was read with may since have been extended (by
-        this process or another): a target past it is read afresh before
-        the refusal. The close itself is checked again under the lock."""
+        """The target, refused at once when its deadline has passed by the
+        store's time. The deadline a target was read with may since have
+        been extended (by this process or another): a target past it by this
+        host's clock is read afresh, and the store's time asked, before the
+        refusal. The close itself is decided again under the lock."""
         target = self._target(slug, team)
         if target.deadline is not None and now >= target.deadline:
             self.caches.targets.pop((slug, team), None)
             target = self._target(slug, team)
-            _refuse_if_closed(slug, None, target.deadline, now)
+            with self.reader.connect() as connection:
+                store_now = store_time(connection, self.store_clock())
+            _refuse_if_closed(slug, None, target.deadline, store_now)
         return target
 
     def _target(self, slug: str, team: str) -> Target:
@@ -530,11 +553,11 @@ class Submitter:
         return target
 
     @staticmethod
-    def _lock(connection: Connection, slug: str, target: Target) -> Any:
+    def _lock(connection: Connection, slug: str, target: Target, store_now: datetime | None) -> Any:
         """Lock the target's board; :class:`_StaleTarget` when the competition
         under ``slug`` is no longer the one the target was read from."""
         locked = statements.lock_state(
-            connection, target.competition_id, target.scope, target.team_id
+            connection, target.competition_id, target.scope, target.team_id, store_now
         )
         if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
             raise _StaleTarget
@@ -555,8 +578,8 @@ class Submitter:
         hold the lock a valid file takes (the board's mechanism row), so
         concurrent bad files cannot pass the cap."""
         with writer_turn(self.engine), self.engine.begin() as connection:
-            locked = self._lock(connection, slug, target)
-            _refuse_if_closed(slug, locked.closed_at, locked.deadline, now)
+            locked = self._lock(connection, slug, target, self.store_clock())
+            _refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
             _refuse_if_disabled(team, locked.disabled_at)
             _check_invalid(
                 statements.invalid_files(connection, target.team_id), team, target.config

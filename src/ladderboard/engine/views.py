@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple, overload
 
@@ -82,33 +82,41 @@ class CompetitionInfo:
     commitment: str
     rules: str = ""
     published_at: datetime | None = None
+    # The store's time when the row was read (None when the read did not take
+    # it): what decides the deadline, whatever this host's clock says.
+    read_at: datetime | None = field(default=None, compare=False)
 
     def is_closed(self, now: datetime | None = None) -> bool:
-        return is_closed(self.closed_at, self.deadline, now or now_utc())
+        """Whether the competition is closed at ``now``; without it, at the
+        store's time of the read (``read_at``), else at this host's time."""
+        return is_closed(self.closed_at, self.deadline, now or self.read_at or now_utc())
 
     def is_published(self, now: datetime | None = None) -> bool:
-        """Whether the private board and the audit key are public: published
-        by the organiser after the close, or at the deadline by a
-        competition that publishes automatically."""
-        return is_published(self.published_at, self.deadline, self.config.auto_publish, now)
+        """Whether the private board and the audit key are public: whether
+        the publication is written in the store, by the organiser after the
+        close or, for a competition that publishes automatically, by the
+        engine that first reads it past its deadline by the store's time
+        (with the close, under the lock submissions take). It is the same at
+        any ``now`` (taken for symmetry with :meth:`is_closed`): no host
+        shows as published what another may still take submissions for."""
+        return self.published_at is not None
+
+    def publication_due(self, store_now: datetime) -> bool:
+        """Whether the competition publishes automatically and its deadline
+        has passed at the store's time ``store_now``, with no publication
+        written yet."""
+        return (
+            self.config.auto_publish
+            and self.published_at is None
+            and self.deadline is not None
+            and store_now >= self.deadline
+        )
 
 
 def is_closed(closed_at: datetime | None, deadline: datetime | None, now: datetime) -> bool:
     """Whether a competition closed at ``closed_at`` (or not yet) with
     ``deadline`` is closed at ``now``: closed by the organiser, or past the deadline."""
     return closed_at is not None or (deadline is not None and now >= deadline)
-
-
-def is_published(
-    published_at: datetime | None,
-    deadline: datetime | None,
-    auto_publish: bool,
-    now: datetime | None = None,
-) -> bool:
-    """See :meth:`CompetitionInfo.is_published`."""
-    if published_at is not None:
-        return True
-    return auto_publish and deadline is not None and (now or now_utc()) >= deadline
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,7 @@ class Admission(NamedTuple):
     total: int
     invalid: int
     resent: int
+    store_now: datetime | None = None  # the store's time of the read
 
 
 class MemberRead(NamedTuple):

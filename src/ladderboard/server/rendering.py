@@ -207,7 +207,7 @@ def competition_context(
     published), the team signed in on this browser (``None`` if none) and the
     words for a release (:func:`~ladderboard.rules.explain.release_words`)."""
     now = datetime.now(UTC)
-    closed = info.is_closed(now)
+    closed = info.is_closed()  # at the store's time of the read, which decides it
     return {
         "competition": info,
         "tab": tab,
@@ -215,8 +215,8 @@ def competition_context(
         "direction": direction_words(info.config),
         "closed": closed,
         "closed_at": (info.closed_at or info.deadline) if closed else None,
-        "published": info.is_published(now),
-        "published_at": info.published_at or (info.deadline if info.is_published(now) else None),
+        "published": info.is_published(),
+        "published_at": info.published_at,
         "signed_in": team,
         "now": now,
         "words": release_words(info.config.mechanism),

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
 
+from ladderboard.store.clock import STORE_NOW
 from ladderboard.store.models import (
     CompetitionFileRow,
     CompetitionRow,
@@ -89,14 +90,17 @@ _INFO_COLUMNS = (
 )
 
 
-_COMPETITION_INFO = select(*_INFO_COLUMNS).where(CompetitionRow.slug == bindparam("slug"))
+_COMPETITION_INFO = select(*_INFO_COLUMNS, STORE_NOW.label("read_at")).where(
+    CompetitionRow.slug == bindparam("slug")
+)
 
 
-def competition_info(connection: Connection, slug: str) -> Any:
+def competition_info(connection: Connection, slug: str, store_now: datetime | None = None) -> Any:
     """What :class:`~ladderboard.engine.views.CompetitionInfo` is built from
-    (a row with the model's attribute names), or ``None``: one Core query,
-    as every API request reads it."""
-    return connection.execute(_COMPETITION_INFO, {"slug": slug}).first()
+    (a row with the model's attribute names), with ``read_at``, the store's
+    time (``store_now`` when given; :mod:`~ladderboard.store.clock`), or
+    ``None``: one Core query, as every API request reads it."""
+    return connection.execute(_COMPETITION_INFO, {"slug": slug, "store_now": store_now}).first()
 
 
 def competitions(session: Session) -> list[CompetitionRow]:

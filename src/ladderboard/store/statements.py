@@ -14,10 +14,11 @@ import functools
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
-from sqlalchemy import bindparam, func, insert, select, true, update
+from sqlalchemy import bindparam, func, insert, or_, select, true, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 
 from ladderboard.store import queries
+from ladderboard.store.clock import STORE_NOW, store_time
 from ladderboard.store.models import (
     CompetitionRow,
     DuplicateFlagRow,
@@ -34,6 +35,7 @@ from ladderboard.store.models import (
 __all__ = [
     "ADMISSION",
     "BUMP_BOARD_VERSION",
+    "BUMP_IF_OPEN",
     "COUNTS",
     "INSERT_FILE",
     "INSERT_STANDING",
@@ -56,6 +58,7 @@ __all__ = [
     "count_params",
     "counts",
     "invalid_files",
+    "lock_competition",
     "lock_state",
     "member_admission",
     "released_before",
@@ -103,6 +106,7 @@ LOCK_STATE = (
         CompetitionRow.slug,
         CompetitionRow.deadline,
         _DISABLED.label("disabled_at"),
+        STORE_NOW.label("store_now"),
     )
     .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
     .where(
@@ -184,6 +188,7 @@ ADMISSION = select(
     CompetitionRow.deadline,
     _DISABLED,
     *_admission_counts(bindparam("team")),
+    STORE_NOW,
 ).where(CompetitionRow.id == bindparam("competition"))
 # The member read (the competition and the caller's team) with the same counts
 # for the team it finds, correlated to its row, so that a submission's
@@ -201,6 +206,7 @@ MEMBER_ADMISSION = queries.MEMBER.add_columns(
     .where(_RATE_LIMITS.c.key == bindparam("rate_key"))
     .scalar_subquery()
     .label("rate_tat"),
+    STORE_NOW.label("store_now"),
 )
 UPDATE_STATE = (
     update(_STATES)
@@ -268,6 +274,21 @@ BUMP_BOARD_VERSION = (
     .values(board_version=_COMPETITIONS.c.board_version + 1)
     .returning(_COMPETITIONS.c.board_version)
 )
+# A submission's BUMP_BOARD_VERSION, which also decides whether the
+# competition is still open: under the competition row's lock, which the
+# close and the publication take before they write, and by the store's clock.
+# No row when it is closed. A submission that read "open" when it took its
+# board's lock but reaches this after the close committed is refused here.
+BUMP_IF_OPEN = (
+    update(_COMPETITIONS)
+    .where(
+        _COMPETITIONS.c.id == bindparam("competition"),
+        _COMPETITIONS.c.closed_at.is_(None),
+        or_(_COMPETITIONS.c.deadline.is_(None), _COMPETITIONS.c.deadline > STORE_NOW),
+    )
+    .values(board_version=_COMPETITIONS.c.board_version + 1)
+    .returning(_COMPETITIONS.c.board_version)
+)
 RESET_BOARD_VERSION = (
     update(_COMPETITIONS)
     .where(_COMPETITIONS.c.id == bindparam("competition"))
@@ -280,9 +301,10 @@ RESET_BOARD_VERSION = (
 
 
 def _upsert_standing_bumped() -> Any:
-    """BUMP_BOARD_VERSION and the team's standing written at the new version,
-    as one PostgreSQL statement returning the version."""
-    bumped = BUMP_BOARD_VERSION.cte("bumped")
+    """BUMP_IF_OPEN and the team's standing written at the new version, as
+    one PostgreSQL statement returning the version (no row when the
+    competition is closed: nothing is written)."""
+    bumped = BUMP_IF_OPEN.cte("bumped")
     names = [n for n in _STANDING_VALUES if n != "version"]
     row = select(
         bindparam("team", type_=_STANDINGS.c.team_id.type),
@@ -339,14 +361,21 @@ def target(connection: Any, slug: str, team: str) -> Any:
 
 
 def admission(
-    connection: Any, competition_id: int, team_id: int, idempotency_key: str | None, now: datetime
+    connection: Any,
+    competition_id: int,
+    team_id: int,
+    idempotency_key: str | None,
+    now: datetime,
+    store_now: datetime | None,
 ) -> Any:
-    """``(closed_at, deadline, disabled_at, today, total, invalid, resent)``:
-    what refuses a submission before its file is read, or ``None`` when the
+    """``(closed_at, deadline, disabled_at, today, total, invalid, resent,
+    store_now)``: what refuses a submission before its file is read, with
+    the store's time (``store_now`` when given), or ``None`` when the
     competition is gone."""
     params = count_params(team_id, "", now) | {
         "competition": competition_id,
         "key": idempotency_key,
+        "store_now": store_now,
     }
     return connection.execute(ADMISSION, params).one_or_none()
 
@@ -358,29 +387,36 @@ def member_admission(
     idempotency_key: str | None,
     now: datetime,
     rate_key: str | None = None,
+    store_now: datetime | None = None,
 ) -> Any:
     """:data:`~ladderboard.store.queries.MEMBER`'s row followed by the
     admission's counts of its team at ``now`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
-    :func:`admission`) and ``rate_tat``, the ``tat`` of the rate-limit
-    bucket ``rate_key`` (``None`` without one)."""
+    :func:`admission`), ``rate_tat``, the ``tat`` of the rate-limit bucket
+    ``rate_key`` (``None`` without one), and ``store_now``, the store's time
+    (the given ``store_now``, else the database's)."""
     params = _day_params(now) | {
         "slug": slug,
         "token_hash": token_hash,
         "key": idempotency_key,
         "rate_key": rate_key,
+        "store_now": store_now,
     }
     return connection.execute(MEMBER_ADMISSION, params).first()
 
 
-def lock_state(connection: Any, competition_id: int, scope: str, team_id: int) -> Any:
+def lock_state(
+    connection: Any, competition_id: int, scope: str, team_id: int, store_now: datetime | None
+) -> Any:
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
-    closed_at, secret_key, commitment, slug, deadline, disabled_at)`` (the
-    last of team ``team_id``) or ``None``."""
-    return connection.execute(
-        LOCK_STATE, {"competition": competition_id, "scope": scope, "team": team_id}
-    ).first()
+    closed_at, secret_key, commitment, slug, deadline, disabled_at,
+    store_now)`` (``disabled_at`` of team ``team_id``; ``store_now`` the
+    store's time, see :mod:`~ladderboard.store.clock`) or ``None``. The
+    close is read here without its lock, to refuse early: the submission's
+    :data:`BUMP_IF_OPEN` decides."""
+    params = {"competition": competition_id, "scope": scope, "team": team_id}
+    return connection.execute(LOCK_STATE, params | {"store_now": store_now}).first()
 
 
 class StoredStanding(NamedTuple):
@@ -493,18 +529,46 @@ def store_standing(connection: Any, competition_id: int, team_id: int, **values:
 
 
 def store_standing_and_bump(
-    connection: Any, competition_id: int, team_id: int, **values: Any
-) -> int:
-    """Count the change to the boards (:func:`bump_board_version`) and write
-    the team's standing stamped with the new version (:func:`store_standing`;
-    ``values`` without ``version``); return the version. On PostgreSQL one
-    statement: the version is bumped in a CTE and the standing upserted."""
+    connection: Any,
+    competition_id: int,
+    team_id: int,
+    store_now: datetime | None,
+    **values: Any,
+) -> int | None:
+    """Count a submission's change to the boards, if the competition is still
+    open by the store's time (:data:`BUMP_IF_OPEN`), and write the team's
+    standing stamped with the new version (:func:`store_standing`; ``values``
+    without ``version``); return the version, or ``None`` when the
+    competition is closed (nothing written: the caller rolls back). On
+    PostgreSQL one statement: the version is bumped in a CTE and the
+    standing upserted."""
+    params = {"team": team_id, "competition": competition_id, "store_now": store_now}
     if connection.dialect.name != "postgresql":
-        version = bump_board_version(connection, competition_id)
-        store_standing(connection, competition_id, team_id, version=version, **values)
+        version = connection.execute(BUMP_IF_OPEN, params).scalar()
+        if version is not None:
+            store_standing(connection, competition_id, team_id, version=version, **values)
         return version
-    params = {"team": team_id, "competition": competition_id, **values}
-    return connection.execute(_UPSERT_STANDING_BUMPED, params).scalar_one()
+    return connection.execute(_UPSERT_STANDING_BUMPED, params | values).scalar()
+
+
+_LOCK_COMPETITION = (
+    select(CompetitionRow.id).where(CompetitionRow.slug == bindparam("slug")).with_for_update()
+)
+
+
+def lock_competition(connection: Any, slug: str, store_now: datetime | None) -> Any:
+    """Lock the competition's row (``FOR UPDATE`` on PostgreSQL; on SQLite
+    the transaction's writer lock) and return ``(id, store_now)``, the
+    store's time taken once the lock is held, or ``None`` when there is no
+    such competition. The close, the publication, a selection and a new
+    deadline take it before they read the row, so that each reads the row as
+    the last of them left it; a submission's :data:`BUMP_IF_OPEN` waits for
+    it, and so is refused after a close."""
+    found = connection.execute(_LOCK_COMPETITION, {"slug": slug}).scalar()
+    if found is None:
+        return None
+    # Read after the lock, which the statement above may have waited for.
+    return found, store_time(connection, store_now)
 
 
 def bump_board_version(connection: Any, competition_id: int, *, reset: bool = False) -> int:
