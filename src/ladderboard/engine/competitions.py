@@ -973,7 +973,8 @@ class Competitions:
     def _publish_due(self, slug: str) -> CompetitionInfo:
         """Publish a competition that publishes automatically, its deadline
         past by the store's time: the close and the publication, dated at the
-        deadline, written under the lock the close takes (:meth:`publish`). Whichever engine reads it first
+        deadline, written under the lock the close takes (:meth:`publish`). Whichever engine
+        reads it first
         writes it; until then no engine shows the private board, and from
         then every engine refuses submissions: what one host shows as
         published no host still accepts a file for."""
