@@ -321,3 +321,24 @@ def test_holdout_training_estimate_uses_the_validation_losses_clip():
     guard.score_estimator(Model(p), X, X_train=X, y_train=Y)
     expected = float(get_loss("log_loss", clip=(0.01, 0.99))(Y, p).mean())
     assert guard.history[0].train_score == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("mechanism", ["ladder-boot", "parameter-free-ladder", "shaky-ladder"])
+def test_holdout_best_is_the_query_the_mechanism_holds_best(mechanism):
+    """A good model, then random guesses: under LadderBoot each later release
+    is a fresh draw of the model's score, often lower than the model's own
+    release, yet ``best`` stays the model (the query the mechanism took)."""
+    rng = np.random.default_rng(0)
+    labels = rng.integers(0, 2, 2000)
+    misses = 0
+    for seed in range(20):
+        guard = GuardedHoldout(labels, mechanism=mechanism, random_state=seed)
+        draw = np.random.default_rng(100 + seed)
+        model = np.where(draw.random(labels.size) < 0.05, 1 - labels, labels)
+        guard.score(model, label="model")
+        for k in range(6):
+            guard.score(draw.integers(0, 2, labels.size), label=f"random {k}")
+        assert guard.best is not None
+        misses += guard.best.label != "model"
+        assert guard.best.improved
+    assert misses == 0

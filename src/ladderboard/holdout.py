@@ -58,6 +58,10 @@ class HoldoutAnswer:
         keeping the predictions).
     label : str or None
         The caller's name for the model.
+    improved : bool
+        Whether the mechanism took the query as its new best (on a ladder,
+        the one query a release after it is about; ``False`` in a state
+        saved before the decision was kept).
     """
 
     index: int
@@ -65,6 +69,7 @@ class HoldoutAnswer:
     train_score: float | None
     digest: str
     label: str | None
+    improved: bool = False
 
 
 class GuardedHoldout:
@@ -242,8 +247,21 @@ class GuardedHoldout:
 
     @property
     def best(self) -> HoldoutAnswer | None:
-        """The answered query with the best released score (the first among
-        equals); ``None`` before any."""
+        """The query the guard holds as best; ``None`` before any.
+
+        On a ladder (a mechanism whose release states the current best) it is
+        the latest query the mechanism took as its new best: the releases
+        after a query that was not taken are the best's score (under
+        LadderBoot a fresh estimate of it), not that query's, so the best
+        release can belong to any query (Blum & Hardt 2015, Fig. 1-2;
+        Chaibub Neto et al. 2016, Alg. 4). Otherwise, and for a history saved
+        before the decisions were kept, the query with the best released
+        score (the first among equals).
+        """
+        if self._mechanism.release_is_current_best:
+            taken = [answer for answer in self._history if answer.improved]
+            if taken:
+                return taken[-1]
         best: HoldoutAnswer | None = None
         for answer in self._history:
             if not math.isfinite(answer.score):
@@ -290,6 +308,7 @@ class GuardedHoldout:
                 train_score=None if train_score is None else float(train_score),
                 digest=digest,
                 label=label,
+                improved=bool(release.improved),
             )
         )
         return released

@@ -148,7 +148,7 @@ class _GuardedSearch(MetaEstimatorMixin, BaseEstimator):  # type: ignore[misc]
         train_scores = np.full(n, np.nan)
         fit_times = np.full(n, np.nan)
         score_times = np.full(n, np.nan)
-        best_model, best_score = None, guard.direction.worst
+        best_model, best_index = None, -1
         for i, (model, fit_time) in enumerate(fits):
             start = time.perf_counter()
             extra = {"X_train": X_train, "y_train": y_train} if training_estimate else {}
@@ -166,22 +166,23 @@ class _GuardedSearch(MetaEstimatorMixin, BaseEstimator):  # type: ignore[misc]
             fit_times[i] = fit_time
             if training_estimate:
                 train_scores[i] = guard.history[-1].train_score
-            if guard.direction.better(released[i], best_score):
-                best_model, best_score = model, released[i]
+            if guard.best is guard.history[-1]:  # the guard now holds this candidate best
+                best_model, best_index = model, i
 
         self.holdout_ = guard
         self.n_candidates_ = n
+        best = guard.best
+        if best is None or best_index < 0:
+            raise RuntimeError("the guard answered no candidate")
         self.cv_results_ = self._results(
             candidates,
             released,
             train_scores if training_estimate else None,
             fit_times,
             score_times,
+            best_index,
         )
-        best = guard.best
-        if best is None:
-            raise RuntimeError("the guard answered no candidate")
-        self.best_index_ = int(np.flatnonzero(self.cv_results_["rank_validation_score"] == 1)[0])
+        self.best_index_ = best_index
         self.best_params_ = candidates[self.best_index_]
         self.best_score_ = best.score
         if self.refit:
@@ -238,16 +239,20 @@ class _GuardedSearch(MetaEstimatorMixin, BaseEstimator):  # type: ignore[misc]
         train_scores: np.ndarray | None,
         fit_times: np.ndarray,
         score_times: np.ndarray,
+        best_index: int,
     ) -> dict[str, Any]:
         """``cv_results_``: one entry per candidate, in candidate order.
 
-        Ranks order the released scores best first, ties (a Ladder's
-        candidate that did not beat the board is released the board's score)
-        by candidate order, so rank 1 is the candidate the guard's
-        :attr:`~ladderboard.holdout.GuardedHoldout.best` names.
+        Rank 1 is the candidate the guard's
+        :attr:`~ladderboard.holdout.GuardedHoldout.best` names (``best_index``);
+        the others follow by released score, ties (a Ladder's candidate that
+        did not beat the board is released the board's score) by candidate
+        order. On a ladder a release is the best's score, not the
+        candidate's, so only rank 1 says what the guard decided.
         """
         n = len(candidates)
         order = self.holdout_.direction.order(released)
+        order = np.concatenate(([best_index], order[order != best_index]))
         rank = np.empty(n, dtype=np.int32)
         rank[order] = np.arange(1, n + 1)
         results: dict[str, Any] = {
