@@ -57,7 +57,9 @@ def _history(store: Competitions, other: Competitions, clock: Clock, seed: int) 
 
 
 @pytest.mark.parametrize("board", ["per-team", "per-rank"])
-@pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "full-disclosure", "shaky-ladder"])
+@pytest.mark.parametrize(
+    "mechanism", ["parameter-free-ladder", "full-disclosure", "shaky-ladder", "ladder-boot"]
+)
 def test_the_stored_board_is_the_board_of_every_submission(database_url, mechanism, board):
     clock = Clock()
     store = Competitions.open(database_url, clock=clock)

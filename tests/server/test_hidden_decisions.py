@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from server_helpers import bearer, create, flipped, organiser, submit
+from server_helpers import add_team, bearer, create, flipped, organiser, submit
 
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 
@@ -66,10 +66,10 @@ def _decisions(client, slug: str) -> list[bool]:
 def test_nothing_a_team_reads_tells_whether_its_file_was_accepted(client, solution, mechanism):
     assert HIDING, "no registered mechanism hides its decisions"
     score = "accuracy" if COMPETITION_MECHANISMS[mechanism].input_kind != "losses" else "zero_one"
-    seen = {}
+    seen, tokens = {}, {}
     for slug, last in (
-        ("taken", flipped(solution, 0.0, 2)),
-        ("not-taken", flipped(solution, 0.5, 3)),
+        ("case-a", flipped(solution, 0.0, 2)),
+        ("case-b", flipped(solution, 0.5, 3)),
     ):
         create(client, solution, slug=slug, mechanism=mechanism, score=score, n_selections=1)
         token = client.post(
@@ -77,15 +77,49 @@ def test_nothing_a_team_reads_tells_whether_its_file_was_accepted(client, soluti
         ).json()["token"]
         assert submit(client, token, flipped(solution, 0.2, 1), slug=slug).status_code == 201
         seen[slug] = _seen(client, slug, token, last)
-    assert _decisions(client, "taken") == [True, True]
-    assert _decisions(client, "not-taken") == [True, False]
+        tokens[slug] = token
+    assert _decisions(client, "case-a") == [True, True]
+    assert _decisions(client, "case-b") == [True, False]
     for what, a, b in zip(
         ("answer", "submissions", "board JSON", "board CSV", "board page", "My team"),
-        seen["taken"],
-        seen["not-taken"],
+        seen["case-a"],
+        seen["case-b"],
         strict=True,
     ):
         assert a == b, f"the {what} differs between an accepted and a refused file"
+    # Closed, not yet published: the decisions are still the organiser's.
+    closed = {}
+    for slug, token in tokens.items():
+        client.app.state.competitions.close(slug)
+        mine = client.get(f"/api/competitions/{slug}/submissions", headers=bearer(token)).text
+        page = client.get(f"/c/{slug}/team").text
+        closed[slug] = [_masked(mine, slug), _masked(page, slug)]
+    assert closed["case-a"] == closed["case-b"]
+
+
+def test_teams_with_equal_scores_are_ordered_without_the_decision(client, solution):
+    """LadderBoot releases rounded to 0.5 make every good file's release 0.0:
+    two teams tie, and their order must not say whether the leader's last
+    file was taken (ordering a tie by the time of the file held as best
+    would)."""
+    orders = {}
+    for slug, last in (("case-a", 0.0), ("case-b", 0.5)):
+        create(
+            client,
+            solution,
+            slug=slug,
+            mechanism="ladder-boot",
+            mechanism_params='{"precision": 0.5}',
+        )
+        a, b = add_team(client, "a", slug), add_team(client, "b", slug)
+        assert submit(client, a, flipped(solution, 0.2, 1), slug=slug).status_code == 201
+        assert submit(client, b, flipped(solution, 0.15, 2), slug=slug).status_code == 201
+        assert submit(client, a, flipped(solution, last, 3), slug=slug).status_code == 201
+        rows = client.get(f"/api/competitions/{slug}/leaderboard").json()["rows"]
+        assert {row["score"] for row in rows} == {0.0}
+        orders[slug] = [row["team"] for row in rows]
+    assert _decisions(client, "case-a")[-1] and not _decisions(client, "case-b")[-1]
+    assert orders["case-a"] == orders["case-b"]
 
 
 @pytest.mark.parametrize(
