@@ -146,8 +146,10 @@ def test_piped_tables_are_whole_tab_separated_values(server, competition):
         "board score after file",
         "private",
         "selected",
+        "final",
+        "held best",
     ]
-    assert all(line.count("\t") == 5 for line in lines) and len(lines) == 3
+    assert all(line.count("\t") == 7 for line in lines) and len(lines) == 3
     assert "│" not in result.output and "flip 10" in result.output  # not cut to 20 columns
 
 

@@ -131,7 +131,10 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
     table.add_column(_score_header(rows[0]) if rows else "public", justify="right")
     table.add_column("private", justify="right")
     table.add_column("selected")
+    table.add_column("final")
+    table.add_column("held best")
     for row in rows:
+        best = row.get("best")
         table.add_row(
             str(row["id"]),
             _when(row["created_at"]),
@@ -139,6 +142,8 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
             _score(row["public_score"], decimals),
             _score(row["private_score"], decimals),
             "yes" if row["selected"] else "",
+            "yes" if row.get("final") else "",
+            "" if best is None else "yes" if best else "no",
         )
     return table
 

@@ -236,7 +236,9 @@ class Mechanism(ABC, metaclass=_Constructed):
     best, accepted or not (the bootstrap releases of Chaibub Neto et al. 2016,
     Alg. 4 and 6), so that the releases do not say whether a file became the
     best: that decision stays with the organiser until the private board is
-    published, and nothing shown to a team may depend on it."""
+    published, and nothing shown to a team may depend on it. (On a per-rank
+    board a file that takes a rank shows it by its rank, whatever the
+    mechanism: there the decision is public by the board's nature.)"""
     pinned_defaults: ClassVar[tuple[str, ...]] = ()
     """Parameters whose defaults follow from the holdout size and may be
     chosen again in a later release: a competition stores the values they

@@ -433,15 +433,34 @@ _TEAM_WORDS = ReleaseWords(
 )
 
 
-def release_words(mechanism: str) -> ReleaseWords:
-    """The words for a release of ``mechanism`` (a registry name).
+_RANK_WORDS = ReleaseWords(
+    of="team",
+    column="Score shown after this file",
+    result="The score shown",
+    chart_title="The score shown after each file",
+    chart_caption="Each point is the score shown after one file: the score of the rank it "
+    "took, or, if it took none, of the last rank it was tested against",
+)
+
+
+def release_words(mechanism: str, board: str = "per-team") -> ReleaseWords:
+    """The words for a release of ``mechanism`` (a registry name) on a
+    ``board`` of that kind. On a per-rank ladder a file that takes no rank is
+    answered with the last rank's score, which may be another team's
+    (:mod:`ladderboard.rules.rank_board`).
 
     >>> release_words("full-disclosure").column, release_words("ladder-boot").column
     ('Public score', 'Board score after this file')
+    >>> release_words("ladder-boot", "per-rank").result
+    'The score shown'
     """
     if mechanism not in MECHANISMS:
         raise ValueError(f"unknown mechanism {mechanism!r}; known: {', '.join(sorted(MECHANISMS))}")
-    return _TEAM_WORDS if MECHANISMS[mechanism].release_is_current_best else _FILE_WORDS
+    if board not in BOARD_MODES:
+        raise ValueError(f"board must be one of {BOARD_MODES}, got {board!r}")
+    if not MECHANISMS[mechanism].release_is_current_best:
+        return _FILE_WORDS
+    return _RANK_WORDS if board == "per-rank" else _TEAM_WORDS
 
 
 # ------------------------------------------------------------------ public

@@ -619,7 +619,7 @@ def delete_file(
 def own_submissions(
     competitions: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> list[SubmissionOut]:
-    score_of = release_words(competition.config.mechanism).of
+    score_of = release_words(competition.config.mechanism, competition.config.board).of
     return [
         SubmissionOut.of(v, score_of=score_of)
         for v in competitions.submissions(competition.slug, team.name)

@@ -219,7 +219,7 @@ def competition_context(
         "published_at": info.published_at,
         "signed_in": team,
         "now": now,
-        "words": release_words(info.config.mechanism),
+        "words": release_words(info.config.mechanism, info.config.board),
     }
 
 

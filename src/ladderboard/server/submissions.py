@@ -134,7 +134,7 @@ def _submitted(
         filename=filename,
     )
     explanation = competitions.explain(competition.slug, team.name, result, competition)
-    words = release_words(competition.config.mechanism)
+    words = release_words(competition.config.mechanism, competition.config.board)
     return SubmissionCreated.of(
         result, explanation, decimals=competitions.decimals(competition), score_of=words.of
     )

@@ -234,7 +234,7 @@ def _team_view(
     if info.is_published():
         private = competitions.leaderboard(info.slug, "private")
         ranks |= {"private": _rank(private, team.name), "private_of": len(private)}
-    words = release_words(info.config.mechanism)
+    words = release_words(info.config.mechanism, info.config.board)
     chart = score_chart(
         [(s.created_at, s.public_score) for s in submissions],
         precision=decimals,
