@@ -64,3 +64,26 @@ def test_a_published_team_page_says_what_counted_and_what_the_board_held(client,
     assert [v.best for v in views] == [True, False]
     assert [v.final for v in views] == [True, False]  # the model, not the random file
     assert "chosen automatically: the latest files the board took as your team's best" in words
+
+
+def test_the_organiser_sees_the_decisions_the_team_does_not(client, solution):
+    """While the competition runs, the desk's team page says which files the
+    mechanism took as best; the team's own page and list do not."""
+    from organiser_helpers import sign_in
+
+    create(client, solution, mechanism="ladder-boot", n_selections=1)
+    alpha = add_team(client, "alpha")
+    assert submit(client, alpha, flipped(solution, 0.05, 1)).status_code == 201
+    assert submit(client, alpha, flipped(solution, 0.5, 2)).status_code == 201
+    store = client.app.state.competitions
+    assert [v.best for v in store.submissions("demo", "alpha")] == [None, None]
+    organiser = store.submissions("demo", "alpha", organiser=True)
+    assert [(v.best, v.final) for v in organiser] == [(True, True), (False, False)]
+    sign_in(client)
+    desk = unescape(client.get("/organiser/c/demo/team", params={"name": "alpha"}).text)
+    cells = [
+        re.sub(r"<[^>]+>", "", c).strip()
+        for c in re.findall(r"<td[^>]*>(.*?)</td>", desk, flags=re.S)
+    ]
+    assert "Taken as best" in desk and cells.count("yes") == 1 and cells.count("no") == 1
+    assert "chosen for it" in desk

@@ -837,8 +837,11 @@ class Competitions:
         and key, which spares reading it again."""
         self.submitter.admit(slug, team, idempotency_key, read)
 
-    def submissions(self, slug: str, team: str) -> list[SubmissionView]:
-        """A team's own submissions; private scores only after the close."""
+    def submissions(self, slug: str, team: str, *, organiser: bool = False) -> list[SubmissionView]:
+        """A team's own submissions: private scores, the mechanism's
+        decisions and a ladder's automatic finals only once published;
+        ``organiser`` sees the decisions and the finals (not the private
+        scores, which the private board shows first) at any time."""
         now = self._clock()
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
@@ -858,7 +861,8 @@ class Competitions:
             )
             for r in rows
         ]
-        if MECHANISMS[info.config.mechanism].release_is_current_best and not published:
+        decided = published or organiser
+        if MECHANISMS[info.config.mechanism].release_is_current_best and not decided:
             # A ladder's automatic choice follows the mechanism's decisions,
             # which stay the organiser's until the private board is
             # published: until then only the team's own selection is shown.
@@ -874,7 +878,7 @@ class Competitions:
                 r.selected,
                 r.private_score if published else None,
                 r.number in final,
-                bool(r.improved) if published else None,
+                bool(r.improved) if decided else None,
             )
             for r in rows
         ]

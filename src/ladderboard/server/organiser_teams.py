@@ -202,7 +202,7 @@ def team_view(
         "organiser_team.html",
         competition=info,
         team=summary,
-        submissions=competitions.submissions(slug, name),
+        submissions=competitions.submissions(slug, name, organiser=True),
         rejections=competitions.rejections(slug, name),
         flags=flags,
         precision=info.config.precision,
