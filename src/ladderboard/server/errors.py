@@ -20,11 +20,15 @@ file too large                             413     ``too_large``
 bad form or JSON body                      422     ``invalid_request``
 :class:`QuotaExceeded`                     429     ``quota`` (Retry-After if daily)
 rate limit                                 429     ``rate_limited`` (Retry-After)
+the store cannot answer or write           503     ``database_unavailable`` (Retry-After)
 =========================================  ======  ===================
 
 Only a refusal that time will lift carries ``Retry-After``: a rate limit,
-and a spent daily quota (until the next UTC midnight). A spent total quota
-or invalid-file cap is final, and a client must not ask again.
+a spent daily quota (until the next UTC midnight), and a store that cannot
+do what the request needs (:func:`store_unavailable`: a dropped or refused
+connection, a full disk, a lock not given in time), whose transaction is
+rolled back, so that asking again is safe. A spent total quota or
+invalid-file cap is final, and a client must not ask again.
 
 A closed competition is 409: the request is well formed and authorised, but
 conflicts with the competition's state.
@@ -39,12 +43,15 @@ unexpected error (500) are HTML pages with the same status and sentence.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
@@ -69,6 +76,7 @@ __all__ = [
     "seconds_to_utc_midnight",
     "sentence",
     "status_of",
+    "store_unavailable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -100,6 +108,21 @@ def error_response(
     status: int, code: str, message: str, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
+
+
+UNAVAILABLE_RETRY_AFTER_SECONDS = 2
+"""The ``Retry-After`` of a 503: a dropped connection is replaced on the next
+request, and a client's few retries span a few seconds of a longer fault."""
+
+
+def store_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store could not do the work rather than that
+    the work was wrong: the database's operational errors (a connection
+    refused, dropped or timed out; a full disk; a lock not given), a dead
+    connection of the pool, or no connection free in time."""
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc, OperationalError)
+    return isinstance(exc, DisconnectionError | PoolTimeout | sqlite3.OperationalError)
 
 
 ErrorPage = Callable[[Request, int, str], Response]
@@ -231,6 +254,28 @@ def install_error_handlers(app: FastAPI) -> None:
             if allowed:
                 detail += f" (it takes {allowed})"
         return _respond(request, exc.status_code, code, sentence(detail), headers)
+
+    async def _unavailable(request: Request, exc: Exception) -> Response:
+        if not store_unavailable(exc):
+            raise exc  # a bug, such as a constraint broken: the 500 below
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""]
+        logger.warning(
+            "the store failed on %s %s: %s",
+            printable(request.method, 20),
+            printable(request.url.path),
+            printable(reason[0], 300),
+        )
+        wait = UNAVAILABLE_RETRY_AFTER_SECONDS
+        return _respond(
+            request,
+            503,
+            "database_unavailable",
+            f"The database cannot answer now; try again in {wait} s.",
+            {"Retry-After": str(wait)},
+        )
+
+    for kind in (DBAPIError, DisconnectionError, PoolTimeout, sqlite3.OperationalError):
+        app.add_exception_handler(kind, _unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
