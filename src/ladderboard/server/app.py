@@ -27,6 +27,7 @@ from fastapi import FastAPI
 from ladderboard import __version__
 from ladderboard.engine import Competitions
 from ladderboard.server import submissions
+from ladderboard.server.anonymous import AnonymousReads
 from ladderboard.server.api import health, router
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
@@ -83,6 +84,7 @@ def create_app(
         message=f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
         "for a file.",
     )
+    app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
     # The busiest route first: a plain route, which no other route is tried before.
     app.router.routes.insert(0, submissions.route)
     app.include_router(router)

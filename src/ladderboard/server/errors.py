@@ -73,6 +73,7 @@ __all__ = [
     "ErrorPage",
     "install_error_handlers",
     "is_page",
+    "respond",
     "seconds_to_utc_midnight",
     "sentence",
     "status_of",
@@ -140,7 +141,7 @@ def is_page(path: str) -> bool:
     return not (path == "/api" or path.startswith(_JSON_PATHS))
 
 
-def _respond(
+def respond(
     request: Request,
     status: int,
     code: str,
@@ -215,26 +216,26 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return _respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
+        return respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
 
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
         daily = isinstance(exc, QuotaExceeded) and exc.daily
         headers = {"Retry-After": str(seconds_to_utc_midnight())} if daily else None
-        return _respond(request, status, exc.code, sentence(str(exc)), headers)
+        return respond(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
     async def _bad_submission(request: Request, exc: SubmissionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(SolutionError)
     async def _bad_solution(request: Request, exc: SolutionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
-        return _respond(request, 422, "invalid_request", _validation_message(exc))
+        return respond(request, 422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -253,7 +254,7 @@ def install_error_handlers(app: FastAPI) -> None:
             detail = f"{method} is not allowed at {path}"
             if allowed:
                 detail += f" (it takes {allowed})"
-        return _respond(request, exc.status_code, code, sentence(detail), headers)
+        return respond(request, exc.status_code, code, sentence(detail), headers)
 
     async def _unavailable(request: Request, exc: Exception) -> Response:
         if not store_unavailable(exc):
@@ -266,7 +267,7 @@ def install_error_handlers(app: FastAPI) -> None:
             printable(reason[0], 300),
         )
         wait = UNAVAILABLE_RETRY_AFTER_SECONDS
-        return _respond(
+        return respond(
             request,
             503,
             "database_unavailable",
@@ -288,7 +289,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # exception goes on to it once this answer is sent): saying so lets
         # a keep-alive client open a new one rather than send its next
         # request into a connection being closed.
-        return _respond(
+        return respond(
             request,
             500,
             "internal",
