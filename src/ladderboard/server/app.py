@@ -28,7 +28,7 @@ from ladderboard import __version__
 from ladderboard.engine import Competitions
 from ladderboard.server import submissions
 from ladderboard.server.anonymous import AnonymousReads
-from ladderboard.server.api import health, router
+from ladderboard.server.api import document_shared_errors, health, router
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit
@@ -93,7 +93,8 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = submissions.document(FastAPI.openapi(app))
+            document = submissions.document(FastAPI.openapi(app))
+            app.openapi_schema = document_shared_errors(document)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -239,6 +239,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400:
+            # FastAPI's refusal of a body it cannot parse (a broken multipart
+            # form, bytes that are not JSON): a bad body, 422 as every other.
+            detail = exc.detail if isinstance(exc.detail, str) else "it cannot be parsed"
+            message = sentence(f"The request's body cannot be read: {detail.rstrip('.')}")
+            return respond(request, 422, "invalid_request", message)
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )
