@@ -131,7 +131,9 @@ def fill(url: str, teams: int, submissions: int) -> float:
 def clients(url: str) -> Iterator[tuple[TestClient, TestClient, TestClient]]:
     """An anonymous client, one signed in as the organiser and one as the
     first team, over one app."""
-    settings = Settings(admin_token=ADMIN, database_url=url, rate_limit_per_minute=0)
+    settings = Settings(
+        admin_token=ADMIN, database_url=url, rate_limit_per_minute=0, anonymous_reads_per_minute=0
+    )
     app = create_app(settings)
     with TestClient(app) as anonymous, TestClient(app) as organiser, TestClient(app) as team:
         organiser.headers["Origin"] = "http://testserver"  # as a browser's form post

@@ -1,4 +1,5 @@
-"""Schemathesis against the OpenAPI schema: generated requests never get a 5xx.
+"""Schemathesis against the OpenAPI schema: generated requests never get a
+5xx, and every answer is one the schema documents.
 
 Every operation runs on both stores (SQLite and PostgreSQL, through the
 ``database_url`` fixture; without PostgreSQL that half is skipped, or fails
@@ -9,17 +10,22 @@ from a fresh server holding ``demo`` (per-team, no quotas), ``rank`` (per-rank),
 ``closing`` (open; the only target of the close with ``closed``) and
 ``closed``, each with a team ``a`` and one scored submission.
 
-The only check is schemathesis' ``not_a_server_error`` (status < 500; an
-exception escaping the app fails too). Its other default checks are left out:
-they fail on the schema's looseness, not on bugs (seen with every default check
-on): ``ignored_auth`` and ``missing_required_header`` (the bearer is declared
-on public reads, which need none), ``positive_data_acceptance`` (plain string
-form fields such as ``slug``, ``score``, ``deadline`` or ``*_params`` are
-validated by the engine, not the schema), ``negative_data_rejection`` (extra
-form fields and query parameters are ignored) and ``status_code_conformance``
-(the 400 for an unparsable body is not declared on every route).
-``unsupported_method`` is left out too: the ``Allow`` of a 405 is checked on
-every path with more than one method by test_errors.
+The checks (:data:`CHECKS`) fail on a server error (status >= 500, or an
+exception escaping the app) and on any disagreement between an answer and
+the schema: a status the operation does not document
+(``status_code_conformance``), a content type it does not document
+(``content_type_conformance``), a documented header missing
+(``response_headers_conformance``) or a body its schema does not admit
+(``response_schema_conformance``). Schemathesis' other default checks are
+left out: they fail on the schema's looseness about requests, not on
+answers (seen with every default check on): ``ignored_auth`` and
+``missing_required_header`` (the bearer is declared on public reads, which
+need none), ``positive_data_acceptance`` (plain string form fields such as
+``slug``, ``score``, ``deadline`` or ``*_params`` are validated by the
+engine, not the schema) and ``negative_data_rejection`` (extra form fields
+and query parameters are ignored). ``unsupported_method`` is left out too:
+the ``Allow`` of a 405 is checked on every path with more than one method by
+test_errors.
 
 Hostile input: schemathesis' defaults are set explicitly (``allow_x00``, codec
 ``utf-8``: NUL and any code point in bodies, queries and path parameters).
@@ -55,7 +61,21 @@ from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 
 schemathesis = pytest.importorskip("schemathesis")
-from schemathesis.checks import not_a_server_error  # noqa: E402
+from schemathesis.checks import (  # noqa: E402
+    content_type_conformance,
+    not_a_server_error,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 FAST_EXAMPLES = 12
 HEAVY_EXAMPLES = int(os.environ.get("LADDERBOARD_FUZZ_EXAMPLES") or 0)
@@ -295,7 +315,8 @@ def caller(request) -> str:
 
 
 def call_and_check(case, caller: str, server):
-    """Send ``case`` as ``caller`` (replacing any generated token); fail on a 5xx."""
+    """Send ``case`` as ``caller`` (replacing any generated token); fail on a
+    5xx or an answer the schema does not document."""
     _, seeds = server
     if case.headers:
         case.headers.pop("Authorization", None)
@@ -306,7 +327,7 @@ def call_and_check(case, caller: str, server):
         headers = bearer(seeds["tokens"].get(slug, seeds["tokens"]["demo"]))
     else:
         headers = {}
-    return case.call_and_validate(headers=headers, checks=[not_a_server_error])
+    return case.call_and_validate(headers=headers, checks=CHECKS)
 
 
 _SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck)}

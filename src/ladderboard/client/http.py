@@ -28,11 +28,13 @@ What may be sent again:
   quota is refused at admission, before the file is read, and again inside
   the submission's transaction, before anything is stored. So any request,
   a ``POST`` too, is retried after a 429;
-- a 503 may come from a proxy in front of the server, which cannot say how
-  far the request went. It is retried only for the idempotent methods
-  (``GET``, ``HEAD``, ``PUT``, ``DELETE``, ``OPTIONS``) and for a ``POST``
-  carrying an ``Idempotency-Key``, which the server answers with the first
-  result if it did store it (``ladderboard submit`` always sends one).
+- a 503 comes from the server when its database cannot answer, or from a
+  proxy in front of it, which cannot say how far the request went (nor can
+  the server, when its connection dropped during a commit). It is retried
+  only for the idempotent methods (``GET``, ``HEAD``, ``PUT``, ``DELETE``,
+  ``OPTIONS``) and for a ``POST`` carrying an ``Idempotency-Key``, which
+  the server answers with the first result if it did store it
+  (``ladderboard submit`` always sends one).
 """
 
 from __future__ import annotations

@@ -85,10 +85,11 @@ _ERRORS = {
     415: "The body is neither the file (text/csv, application/gzip) nor a multipart form.",
     422: "A form field, query parameter or JSON body is not valid.",
     429: (
-        "The team's quota or the token's rate limit is spent: Retry-After says when "
-        "to ask again; without it (the total quota, the invalid-file cap) it is final."
+        "The team's quota or a rate limit (the token's, or the address's reads without "
+        "a token) is spent: Retry-After says when to ask again; without it (the total "
+        "quota, the invalid-file cap) it is final."
     ),
-    503: "The database does not answer.",
+    503: "The database cannot answer or write now: Retry-After says when to ask again.",
 }
 
 
@@ -105,6 +106,19 @@ def responses(*statuses: int) -> dict[str, dict[str, Any]]:
         str(s): {"description": _ERRORS[s], "content": {"application/json": {"schema": schema}}}
         for s in statuses
     }
+
+
+def document_shared_errors(document: dict[str, Any]) -> dict[str, Any]:
+    """``document`` (the OpenAPI schema) with the refusals any operation can
+    give: 503 when the database cannot answer, and on reads the 429 of the
+    limit on anonymous reads."""
+    for operations in document.get("paths", {}).values():
+        for method, operation in operations.items():
+            answers = operation.setdefault("responses", {})
+            shared = (429, 503) if method in ("get", "head") else (503,)
+            for status, response in responses(*shared).items():
+                answers.setdefault(status, response)
+    return document
 
 
 def invalid(message: str) -> ApiError:
@@ -542,13 +556,19 @@ _MEDIA_TYPES = {
     ".zip": "application/zip",
     ".parquet": "application/vnd.apache.parquet",
 }
+_BINARY = {"schema": {"type": "string", "format": "binary"}}
+DATA_FILE_CONTENT = {
+    kind.split(";")[0]: _BINARY for kind in [*_MEDIA_TYPES.values(), "application/octet-stream"]
+}
+"""The OpenAPI content of a data file: the type of its name's suffix, else
+``application/octet-stream``."""
 
 
 @router.get(
     "/competitions/{slug}/files/{name}",
     response_class=Response,
     responses={
-        200: {"content": {"application/octet-stream": {}}, "description": "The file."},
+        200: {"content": DATA_FILE_CONTENT, "description": "The file."},
         **errors(404, 422),
     },
     summary="Download one file",

@@ -27,7 +27,8 @@ from fastapi import FastAPI
 from ladderboard import __version__
 from ladderboard.engine import Competitions
 from ladderboard.server import submissions
-from ladderboard.server.api import health, router
+from ladderboard.server.anonymous import AnonymousReads
+from ladderboard.server.api import document_shared_errors, health, router
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import BodyLimit
@@ -83,6 +84,7 @@ def create_app(
         message=f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
         "for a file.",
     )
+    app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
     # The busiest route first: a plain route, which no other route is tried before.
     app.router.routes.insert(0, submissions.route)
     app.include_router(router)
@@ -91,7 +93,8 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = submissions.document(FastAPI.openapi(app))
+            document = submissions.document(FastAPI.openapi(app))
+            app.openapi_schema = document_shared_errors(document)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

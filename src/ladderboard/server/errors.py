@@ -20,11 +20,15 @@ file too large                             413     ``too_large``
 bad form or JSON body                      422     ``invalid_request``
 :class:`QuotaExceeded`                     429     ``quota`` (Retry-After if daily)
 rate limit                                 429     ``rate_limited`` (Retry-After)
+the store cannot answer or write           503     ``database_unavailable`` (Retry-After)
 =========================================  ======  ===================
 
 Only a refusal that time will lift carries ``Retry-After``: a rate limit,
-and a spent daily quota (until the next UTC midnight). A spent total quota
-or invalid-file cap is final, and a client must not ask again.
+a spent daily quota (until the next UTC midnight), and a store that cannot
+do what the request needs (:func:`store_unavailable`: a dropped or refused
+connection, a full disk, a lock not given in time), whose transaction is
+rolled back, so that asking again is safe. A spent total quota or
+invalid-file cap is final, and a client must not ask again.
 
 A closed competition is 409: the request is well formed and authorised, but
 conflicts with the competition's state.
@@ -39,12 +43,15 @@ unexpected error (500) are HTML pages with the same status and sentence.
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Mount
 
@@ -66,9 +73,11 @@ __all__ = [
     "ErrorPage",
     "install_error_handlers",
     "is_page",
+    "respond",
     "seconds_to_utc_midnight",
     "sentence",
     "status_of",
+    "store_unavailable",
 ]
 
 logger = logging.getLogger(__name__)
@@ -102,6 +111,21 @@ def error_response(
     return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)
 
 
+UNAVAILABLE_RETRY_AFTER_SECONDS = 2
+"""The ``Retry-After`` of a 503: a dropped connection is replaced on the next
+request, and a client's few retries span a few seconds of a longer fault."""
+
+
+def store_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the store could not do the work rather than that
+    the work was wrong: the database's operational errors (a connection
+    refused, dropped or timed out; a full disk; a lock not given), a dead
+    connection of the pool, or no connection free in time."""
+    if isinstance(exc, DBAPIError):
+        return exc.connection_invalidated or isinstance(exc, OperationalError)
+    return isinstance(exc, DisconnectionError | PoolTimeout | sqlite3.OperationalError)
+
+
 ErrorPage = Callable[[Request, int, str], Response]
 """Renders a refusal as a page: the request, the status and the sentence."""
 
@@ -117,7 +141,7 @@ def is_page(path: str) -> bool:
     return not (path == "/api" or path.startswith(_JSON_PATHS))
 
 
-def _respond(
+def respond(
     request: Request,
     status: int,
     code: str,
@@ -192,29 +216,35 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return _respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
+        return respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
 
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
         daily = isinstance(exc, QuotaExceeded) and exc.daily
         headers = {"Retry-After": str(seconds_to_utc_midnight())} if daily else None
-        return _respond(request, status, exc.code, sentence(str(exc)), headers)
+        return respond(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
     async def _bad_submission(request: Request, exc: SubmissionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(SolutionError)
     async def _bad_solution(request: Request, exc: SolutionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return respond(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
-        return _respond(request, 422, "invalid_request", _validation_message(exc))
+        return respond(request, 422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400:
+            # FastAPI's refusal of a body it cannot parse (a broken multipart
+            # form, bytes that are not JSON): a bad body, 422 as every other.
+            detail = exc.detail if isinstance(exc.detail, str) else "it cannot be parsed"
+            message = sentence(f"The request's body cannot be read: {detail.rstrip('.')}")
+            return respond(request, 422, "invalid_request", message)
         code = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}.get(
             exc.status_code, "http_error"
         )
@@ -230,7 +260,29 @@ def install_error_handlers(app: FastAPI) -> None:
             detail = f"{method} is not allowed at {path}"
             if allowed:
                 detail += f" (it takes {allowed})"
-        return _respond(request, exc.status_code, code, sentence(detail), headers)
+        return respond(request, exc.status_code, code, sentence(detail), headers)
+
+    async def _unavailable(request: Request, exc: Exception) -> Response:
+        if not store_unavailable(exc):
+            raise exc  # a bug, such as a constraint broken: the 500 below
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines() or [""]
+        logger.warning(
+            "the store failed on %s %s: %s",
+            printable(request.method, 20),
+            printable(request.url.path),
+            printable(reason[0], 300),
+        )
+        wait = UNAVAILABLE_RETRY_AFTER_SECONDS
+        return respond(
+            request,
+            503,
+            "database_unavailable",
+            f"The database cannot answer now; try again in {wait} s.",
+            {"Retry-After": str(wait)},
+        )
+
+    for kind in (DBAPIError, DisconnectionError, PoolTimeout, sqlite3.OperationalError):
+        app.add_exception_handler(kind, _unavailable)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -243,7 +295,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # exception goes on to it once this answer is sent): saying so lets
         # a keep-alive client open a new one rather than send its next
         # request into a connection being closed.
-        return _respond(
+        return respond(
             request,
             500,
             "internal",

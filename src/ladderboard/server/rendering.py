@@ -5,7 +5,10 @@ the organiser's Markdown made safe to show.
 Markdown (a competition's overview and rules) is parsed by markdown-it-py with
 raw HTML off, then sanitised by nh3 with an allow-list, so no script, event
 handler, ``style``, ``javascript:`` or ``data:`` URL survives even if the
-parser let one through; links get ``rel="nofollow noopener"``.
+parser let one through; links get ``rel="nofollow noopener"``. What a text
+renders to is kept (:class:`TextCache`, keyed by the text's SHA-256 and the
+options), so a page shows its overview without parsing it again: some texts
+within the length allowed take a second or more to parse.
 
 >>> print(markdown("[Rules](/c/x/rules) <script>1</script>"))
 <p><a href="/c/x/rules" rel="nofollow noopener">Rules</a> &lt;script&gt;1&lt;/script&gt;</p>
@@ -17,8 +20,12 @@ parser let one through; links get ``rel="nofollow noopener"``.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -44,6 +51,7 @@ from ladderboard.server.errors import ApiError, sentence, status_of
 __all__ = [
     "REFUSALS",
     "STATIC_DIR",
+    "TextCache",
     "competition_context",
     "direction_words",
     "find",
@@ -257,6 +265,46 @@ _CLEANER = nh3.Cleaner(
 )
 
 
+class TextCache:
+    """What texts rendered to, by their SHA-256 and the rendering's options,
+    least recently used first out once the results hold more than
+    ``max_chars`` characters or there are more than ``max_entries``. The
+    key is the content: an edited text is a new key, and the old one ages out.
+
+    >>> cache = TextCache(max_chars=10)
+    >>> cache.get("abc", 1, str.upper), cache.get("abc", 1, lambda text: "not called")
+    ('ABC', 'ABC')
+    """
+
+    def __init__(self, *, max_chars: int = 16_000_000, max_entries: int = 4096) -> None:
+        self.max_chars = max_chars
+        self.max_entries = max_entries
+        self._results: OrderedDict[tuple[str, Any], str] = OrderedDict()
+        self._chars = 0
+        self._lock = threading.Lock()
+
+    def get(self, text: str, option: Any, render: Callable[[str], Any]) -> Any:
+        """``render(text)``, rendered once for each text and ``option``."""
+        key = (hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest(), option)
+        with self._lock:
+            found = self._results.get(key)
+            if found is not None:
+                self._results.move_to_end(key)
+                return found
+        result = render(text)
+        with self._lock:
+            if key not in self._results and len(result) <= self.max_chars:
+                self._results[key] = result
+                self._chars += len(result)
+                while self._chars > self.max_chars or len(self._results) > self.max_entries:
+                    _, dropped = self._results.popitem(last=False)
+                    self._chars -= len(dropped)
+        return result
+
+
+_RENDERED = TextCache()
+
+
 def _tokens(text: str, top: int) -> list[Token]:
     """The parsed tokens, headings moved so the first level used is ``h{top}``
     (the page has its own ``h1``), table alignment as a class (an inline
@@ -278,6 +326,10 @@ def _tokens(text: str, top: int) -> list[Token]:
 def markdown(text: str, top: int = 2) -> Markup:
     """``text`` (Markdown) as sanitised HTML, its headings starting at ``h{top}``;
     a wide table scrolls in a region of its own, which the keyboard can reach."""
+    return _RENDERED.get(text or "", ("html", top), lambda text: _markdown(text, top))
+
+
+def _markdown(text: str, top: int) -> Markup:
     html = _PARSER.renderer.render(_tokens(text, top), _PARSER.options, {})
     clean = _CLEANER.clean(html)
     clean = clean.replace(
@@ -294,6 +346,10 @@ def plain_text(text: str, limit: int = 200) -> str:
     >>> plain_text("# Flowers\\n\\n| a | b |\\n|-|-|\\n| 1 | 2 |\\n\\nPredict *each* one.")
     'Flowers. Predict each one.'
     """
+    return _RENDERED.get(text or "", ("plain", limit), lambda text: _plain_text(text, limit))
+
+
+def _plain_text(text: str, limit: int) -> str:
     parts: list[str] = []
     in_table = False
     for token in _PARSER.parse(text or ""):

@@ -50,6 +50,11 @@ class Settings(BaseSettings):
         minute per client address, in bursts of up to this many; once spent,
         every request from the address that carries a token gets 429 until
         it has waited. 0 turns the limit off.
+    anonymous_reads_per_minute : int
+        GET and HEAD requests per minute per client address without valid
+        credentials, in bursts of up to this many; counted in each worker's
+        memory, not the store (a read writes nothing). Requests with a valid
+        token or session are never counted nor refused by it. 0 turns it off.
     organiser_session_hours : float
         How long an organiser's sign-in lasts in the browser.
     max_upload_bytes : int
@@ -75,6 +80,7 @@ class Settings(BaseSettings):
     environment: Literal["production", "development"] = "production"
     rate_limit_per_minute: int = Field(default=60, ge=0)
     auth_failures_per_minute: int = Field(default=10, ge=0)
+    anonymous_reads_per_minute: int = Field(default=600, ge=0)
     organiser_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
     max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
     allow_self_registration: bool = False

@@ -15,13 +15,22 @@ Rate-limit writes need no durability (a crash forgets a minute of counting at
 worst), so they go through their own connections that do not wait for the
 disk: ``synchronous = NORMAL`` on a SQLite file in WAL mode (still safe from
 corruption), ``synchronous_commit = off`` on PostgreSQL.
+
+Rate limits fail open: when the store cannot read or write a bucket (a full
+disk, a dropped connection, a lock not given in time), the request is
+allowed and the failure logged (at most once a minute, with the count
+since). Every authenticated request writes its bucket, so a limit that
+failed closed would turn a full disk into refused reads; what the request
+itself needs from the store is refused by the route, if it cannot be had.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -29,6 +38,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import Connection, Engine, Float, bindparam, case, create_engine, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
 
 from ladderboard.store.database import make_engine, read_only, writer_turn
 from ladderboard.store.models import (
@@ -41,9 +51,18 @@ from ladderboard.store.models import (
 
 __all__ = ["OrganiserSessions", "RateLimits", "TeamSessions"]
 
+logger = logging.getLogger(__name__)
+
 _LIMITS = table_of(RateLimitRow)
 _SESSIONS = table_of(OrganiserSessionRow)
 PURGE_EVERY_SECONDS = 60.0
+LOG_FAILURES_EVERY_SECONDS = 60.0
+"""How often a rate limit that cannot reach the store says so in the log."""
+
+# What the store raises when it cannot do a bucket's read or write: the
+# driver's errors come wrapped by SQLAlchemy, but a writer's turn not given
+# in time is SQLite's own "database is locked".
+_STORE_ERRORS = (SQLAlchemyError, sqlite3.Error)
 
 
 def _take_statement(dialect: str):
@@ -96,6 +115,8 @@ class RateLimits:
         self._lock = threading.Lock()
         self._statement = _take_statement(engine.dialect.name)
         self._purged = -math.inf
+        self._failures = 0
+        self._failure_logged = -math.inf
 
     @property
     def engine(self) -> Engine:
@@ -142,6 +163,20 @@ class RateLimits:
         ``blocked_tat``, when given, holds ``blocked_by``'s ``tat`` as the
         caller read it with its own read (``(None,)``: no row): with nothing
         to spend, the wait is told from it without a read of its own."""
+        try:
+            return self._take_unless(key, per_minute, blocked_by, blocked_per_minute, blocked_tat)
+        except _STORE_ERRORS as exc:
+            self._failed(exc)
+            return 0, 0
+
+    def _take_unless(
+        self,
+        key: str,
+        per_minute: int,
+        blocked_by: str | None,
+        blocked_per_minute: int,
+        blocked_tat: tuple[float | None] | None,
+    ) -> tuple[int, int]:
         blocked = blocked_by is not None and blocked_per_minute > 0
         if per_minute <= 0:  # nothing to spend: at most a read, without the write lock
             if not blocked:
@@ -149,7 +184,7 @@ class RateLimits:
             assert blocked_by is not None
             if blocked_tat is not None:
                 return _wait(blocked_tat[0], self._clock(), blocked_per_minute), 0
-            return self.wait(blocked_by, per_minute=blocked_per_minute), 0
+            return self._wait_for(blocked_by, per_minute=blocked_per_minute), 0
         now = self._clock()
         with writer_turn(self.engine), self.engine.begin() as connection:
             if blocked:
@@ -178,12 +213,35 @@ class RateLimits:
         """The seconds before ``key`` may make a request (0: now), spending nothing."""
         if per_minute <= 0:
             return 0
+        try:
+            return self._wait_for(key, per_minute)
+        except _STORE_ERRORS as exc:
+            self._failed(exc)
+            return 0
+
+    def _wait_for(self, key: str, per_minute: int) -> int:
         now = self._clock()
         # A read: on SQLite it must not take the write lock (a writer's
         # ``BEGIN IMMEDIATE``), or every request would queue for it twice.
         with read_only(self.engine).connect() as connection:
             tat = connection.execute(_TAT, {"key": key}).scalar()
         return _wait(tat, now, per_minute)
+
+    def _failed(self, exc: BaseException) -> None:
+        """Count a bucket the store could not read or write; log the count
+        at most every :data:`LOG_FAILURES_EVERY_SECONDS`."""
+        with self._lock:
+            self._failures += 1
+            now = time.monotonic()
+            if now - self._failure_logged < LOG_FAILURES_EVERY_SECONDS:
+                return
+            failures, self._failures, self._failure_logged = self._failures, 0, now
+        reason = str(getattr(exc, "orig", None) or exc).strip().splitlines()[0]
+        logger.warning(
+            "rate limits not counted: the store failed %d time(s) (%s); requests are allowed",
+            failures,
+            reason,
+        )
 
     def dispose(self) -> None:
         if self._engine is not None and self._engine is not self._store:
