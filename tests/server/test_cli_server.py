@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import socket
 
+import pytest
 import uvicorn
 import uvicorn.supervisors
 from sqlalchemy import inspect
@@ -52,6 +53,27 @@ def test_serve_refuses_an_unsafe_token(tmp_path, monkeypatch):
     result = runner.invoke(app, ["serve", "--db", f"sqlite:///{tmp_path / 'lb.db'}"])
     assert result.exit_code == 2
     assert "cannot start" in result.output
+
+
+@pytest.mark.parametrize(
+    ("environment", "token"),
+    [
+        ("development", "admin"),  # development settings take any token; `serve` does not
+        ("development", "short-one"),
+        ("production", "x" * 40),  # long, but one character: not random
+        ("production", "abab" * 10),
+    ],
+)
+def test_serve_requires_a_long_random_organiser_token(tmp_path, monkeypatch, environment, token):
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", token)
+    monkeypatch.setenv("LADDERBOARD_ENVIRONMENT", environment)
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    monkeypatch.setattr(run, "run_uvicorn", lambda **k: (_ for _ in ()).throw(AssertionError))
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    result = runner.invoke(app, ["serve", "--db", url])
+    assert result.exit_code == 2, result.output
+    assert "cannot start: LADDERBOARD_ADMIN_TOKEN" in result.output
+    assert token not in result.output
 
 
 def test_serve_runs_the_app_factory(tmp_path, monkeypatch):

@@ -70,11 +70,19 @@ def serve(
 
     Each worker builds its own app from the environment, so ``url`` is
     passed on as ``LADDERBOARD_DATABASE_URL``; the settings are checked here
-    first, so that an unsafe token stops the server before it starts.
+    first, so that an unsafe token stops the server before it starts. A
+    server takes only a long random organiser token (or, in development,
+    none: every organiser request is then refused), whatever its
+    environment: a valid token is never refused for its address's failed
+    authentications, so a guessable one would be found.
     """
     if url:
         os.environ["LADDERBOARD_DATABASE_URL"] = url
-    settings = Settings()  # raises on an unsafe organiser token
+    settings = Settings()  # raises on an unsafe organiser token outside development
+    token = settings.admin_token.get_secret_value()
+    problem = unsafe_token_problem(token) if token or not settings.development else None
+    if problem:
+        raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}; set a long random one")
     migrate_store(settings.database_url, create=False)
     run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
 
