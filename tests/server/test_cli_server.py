@@ -86,7 +86,7 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2}
+    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2, "limit_concurrency": 1000}
     assert calls == [expected | {"forwarded_allow_ips": None}]
     result = runner.invoke(app, [*args, "--forwarded-allow-ips", "10.0.0.5"])
     assert result.exit_code == 0, result.output
@@ -106,6 +106,8 @@ def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
                 "port": 8123,
                 "log_level": "info",
                 "access_log": True,
+                "timeout_keep_alive": run.KEEP_ALIVE_SECONDS,
+                "http": run.HeaderTimeoutProtocol,
             },
         )
     ]

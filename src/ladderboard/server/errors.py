@@ -66,6 +66,7 @@ __all__ = [
     "ErrorPage",
     "install_error_handlers",
     "is_page",
+    "refusal_response",
     "seconds_to_utc_midnight",
     "sentence",
     "status_of",
@@ -117,7 +118,7 @@ def is_page(path: str) -> bool:
     return not (path == "/api" or path.startswith(_JSON_PATHS))
 
 
-def _respond(
+def refusal_response(
     request: Request,
     status: int,
     code: str,
@@ -192,26 +193,26 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> Response:
-        return _respond(request, exc.status, exc.code, sentence(exc.message), exc.headers)
+        return refusal_response(request, exc.status, exc.code, sentence(exc.message), exc.headers)
 
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
         daily = isinstance(exc, QuotaExceeded) and exc.daily
         headers = {"Retry-After": str(seconds_to_utc_midnight())} if daily else None
-        return _respond(request, status, exc.code, sentence(str(exc)), headers)
+        return refusal_response(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)
     async def _bad_submission(request: Request, exc: SubmissionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return refusal_response(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(SolutionError)
     async def _bad_solution(request: Request, exc: SolutionError) -> Response:
-        return _respond(request, status_of(exc), exc.code, sentence(str(exc)))
+        return refusal_response(request, status_of(exc), exc.code, sentence(str(exc)))
 
     @app.exception_handler(RequestValidationError)
     async def _bad_form(request: Request, exc: RequestValidationError) -> Response:
-        return _respond(request, 422, "invalid_request", _validation_message(exc))
+        return refusal_response(request, 422, "invalid_request", _validation_message(exc))
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
@@ -230,7 +231,7 @@ def install_error_handlers(app: FastAPI) -> None:
             detail = f"{method} is not allowed at {path}"
             if allowed:
                 detail += f" (it takes {allowed})"
-        return _respond(request, exc.status_code, code, sentence(detail), headers)
+        return refusal_response(request, exc.status_code, code, sentence(detail), headers)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> Response:
@@ -243,7 +244,7 @@ def install_error_handlers(app: FastAPI) -> None:
         # exception goes on to it once this answer is sent): saying so lets
         # a keep-alive client open a new one rather than send its next
         # request into a connection being closed.
-        return _respond(
+        return refusal_response(
             request,
             500,
             "internal",

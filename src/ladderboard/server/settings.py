@@ -74,6 +74,19 @@ class Settings(BaseSettings):
         latency (more workers use more cores); on a PostgreSQL server
         across a network, two or more slots overlap one submission's round
         trips with another's work. ``benchmarks/load_http.py`` measures it.
+    upload_slots : int
+        Bodies larger than 64 KiB (files, mostly) one worker process receives
+        at once; another is refused with 503 and ``Retry-After`` before it is
+        read, so that slow or hostile senders cannot fill the temporary disk.
+    body_timeout_seconds : float
+        The longest a body may pause between two of its pieces (408, and the
+        connection closes).
+    limit_concurrency : int
+        Connections one worker process (``ladderboard serve``) keeps open;
+        past them, uvicorn answers 503.
+    header_timeout_seconds : float
+        The longest ``ladderboard serve`` waits for a request's headers to
+        end, on a new connection or a kept-alive one, before closing it.
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -87,6 +100,10 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
     allow_self_registration: bool = False
     submission_slots: int = Field(default=1, ge=1, le=1000)
+    upload_slots: int = Field(default=16, ge=1, le=10_000)
+    body_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
+    limit_concurrency: int = Field(default=1000, ge=1)
+    header_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:
