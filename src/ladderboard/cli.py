@@ -263,6 +263,9 @@ def serve(
         messages = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
         typer.echo(f"cannot start: {messages}", err=True)
         raise typer.Exit(2) from None
+    except ValueError as exc:  # an organiser token too weak to serve with
+        typer.echo(f"cannot start: {exc}", err=True)
+        raise typer.Exit(2) from None
 
 
 register_client(app)

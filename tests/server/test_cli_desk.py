@@ -387,6 +387,29 @@ def test_desk_team_list_disable_enable_and_flags(desk_server, admin, tmp_path):
     assert [t["disabled"] for t in admin.teams(slug)] == [False, False]
 
 
+def test_desk_team_reissue_gives_a_new_token_and_refuses_the_old(desk_server, admin, tmp_path):
+    slug = "desk-reissue"
+    create(desk_server, tmp_path, slug)
+    old = new_team(desk_server, slug, "leaky")
+    predictions = tmp_path / "p.csv"
+    predictions.write_bytes(labels_with_errors(5))
+    assert run(desk_server, old, "submit", slug, "-f", predictions).exit_code == 0
+    refused(run(desk_server, old, "team", "reissue", slug, "leaky"), 1, "403")
+    refused(run(desk_server, desk_server.admin_token, "team", "reissue", slug, "nobody"), 1, "404")
+    result = run(desk_server, desk_server.admin_token, "team", "reissue", slug, "leaky")
+    assert result.exit_code == 0, result.output
+    assert "the old one is refused" in result.output
+    new = result.output.split("token (shown once): ")[1].split()[0]
+    second = tmp_path / "q.csv"
+    second.write_bytes(labels_with_errors(7))
+    refused(run(desk_server, old, "submit", slug, "-f", second), 1, "401")
+    sent = run(desk_server, new, "submit", slug, "-f", second)
+    assert sent.exit_code == 0, sent.output
+    assert admin.teams(slug)[0]["submissions"] == 2
+    as_json = run(desk_server, desk_server.admin_token, "team", "reissue", slug, "leaky", "--json")
+    assert json.loads(as_json.stdout)["token"] not in (old, new)
+
+
 # ------------------------------------------------------------- a team's verbs
 def test_desk_submit_prints_the_previous_score_and_the_explanation(
     desk_server, tmp_path, monkeypatch

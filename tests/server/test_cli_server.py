@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import socket
 
+import pytest
 import uvicorn
 import uvicorn.supervisors
 from sqlalchemy import inspect
@@ -54,6 +55,27 @@ def test_serve_refuses_an_unsafe_token(tmp_path, monkeypatch):
     assert "cannot start" in result.output
 
 
+@pytest.mark.parametrize(
+    ("environment", "token"),
+    [
+        ("development", "admin"),  # development settings take any token; `serve` does not
+        ("development", "short-one"),
+        ("production", "x" * 40),  # long, but one character: not random
+        ("production", "abab" * 10),
+    ],
+)
+def test_serve_requires_a_long_random_organiser_token(tmp_path, monkeypatch, environment, token):
+    monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", token)
+    monkeypatch.setenv("LADDERBOARD_ENVIRONMENT", environment)
+    monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
+    monkeypatch.setattr(run, "run_uvicorn", lambda **k: (_ for _ in ()).throw(AssertionError))
+    url = f"sqlite:///{tmp_path / 'lb.db'}"
+    result = runner.invoke(app, ["serve", "--db", url])
+    assert result.exit_code == 2, result.output
+    assert "cannot start: LADDERBOARD_ADMIN_TOKEN" in result.output
+    assert token not in result.output
+
+
 def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     calls = []
     monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
@@ -64,7 +86,7 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2}
+    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2, "limit_concurrency": 1000}
     assert calls == [expected | {"forwarded_allow_ips": None}]
     result = runner.invoke(app, [*args, "--forwarded-allow-ips", "10.0.0.5"])
     assert result.exit_code == 0, result.output
@@ -84,6 +106,8 @@ def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
                 "port": 8123,
                 "log_level": "info",
                 "access_log": True,
+                "timeout_keep_alive": run.KEEP_ALIVE_SECONDS,
+                "http": run.HeaderTimeoutProtocol,
             },
         )
     ]

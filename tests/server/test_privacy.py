@@ -123,3 +123,45 @@ def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(clien
     shown = {row["score"] for row in private.json()["rows"]}
     assert shown <= {row.private_score for row in rows}
     assert client.get("/api/competitions/demo/commitment").json()["key"] == key
+
+
+TEAM_WRITES = {
+    ("post", "/api/competitions/{slug}/submissions"),
+    ("put", "/api/competitions/{slug}/selection"),
+}
+
+
+def test_every_write_route_refuses_anonymous_callers_and_teams_where_organiser_only(
+    client, solution
+):
+    """Every operation of the schema that is not a read, as anonymous (401,
+    whatever its body), as a team of the competition (403 on the
+    competition's paths, unless the route is the team's own), and as a team
+    of another competition (401): none changes
+    anything, and none answers with a token or a secret."""
+    create(client, solution)
+    create(client, solution, slug="other")
+    alpha, stranger = add_team(client, "alpha"), add_team(client, "stranger", slug="other")
+    before = client.get("/api/competitions/demo/teams", headers=organiser()).json()
+    operations = [
+        (method, path)
+        for path, methods in client.get("/openapi.json").json()["paths"].items()
+        for method in methods
+        if method != "get"
+    ]
+    assert ("post", "/api/competitions/{slug}/teams/{name}/token") in operations
+    for method, path in operations:
+        url = path.replace("{slug}", "demo").replace("{name}", "alpha")
+        # A team is told it is not the organiser on its competition's paths.
+        team_status = 403 if "{slug}" in path else 401
+        for who, expected in ((None, 401), (stranger, 401), (alpha, team_status)):
+            if who == alpha and (method, path) in TEAM_WRITES:
+                continue
+            # A typed body: the submission route refuses an untyped one first (415).
+            headers = {"Content-Type": "text/csv"} | ({} if who is None else bearer(who))
+            response = client.request(method, url, headers=headers, content=b"id,target\n")
+            assert response.status_code == expected, (method, url, who, response.text)
+            assert "token" not in response.json() and "key" not in response.json()
+    assert client.get("/api/competitions/demo/teams", headers=organiser()).json() == before
+    own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha))
+    assert own.status_code == 200

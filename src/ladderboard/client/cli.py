@@ -109,7 +109,8 @@ competition_app = typer.Typer(
     help="Create and edit competitions (organiser).", no_args_is_help=True
 )
 team_app = typer.Typer(
-    help="Register, list, disable and enable teams (organiser).", no_args_is_help=True
+    help="Register, list, disable and enable teams, and reissue their tokens (organiser).",
+    no_args_is_help=True,
 )
 file_app = typer.Typer(
     help="List a competition's files; attach and remove data files (organiser).",
@@ -883,6 +884,26 @@ def team_enable(
 ) -> None:
     """Enable a disabled team again, with its submissions (organiser)."""
     _set_disabled(slug, name, False, server, token, as_json)
+
+
+@team_app.command("reissue", epilog=EXIT_STATUS)
+def team_reissue(
+    slug: SlugArgument,
+    name: TeamArgument,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Give a team a new token for a leaked one, and print it (organiser).
+
+    The team keeps its place and submissions; its old token is refused at
+    once and its browsers are signed out."""
+    team = _call(server, token, lambda c: c.reissue_token(slug, name))
+    if as_json:
+        print_json(team)
+        return
+    typer.echo(f"team {team['name']} of {slug} has a new token; the old one is refused")
+    typer.echo(f"token (shown once): {team['token']}")
 
 
 @file_app.command("list", epilog=EXIT_STATUS)

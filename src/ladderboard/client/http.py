@@ -516,6 +516,11 @@ class Client:
         enable it again (organiser)."""
         return self._json("PATCH", self._path(slug, "teams", name), json={"disabled": disabled})
 
+    def reissue_token(self, slug: str, name: str) -> dict[str, Any]:
+        """Replace a team's token with a new one (organiser): the answer holds
+        it, shown this once; the old one is refused from then on."""
+        return self._json("POST", self._path(slug, "teams", name, "token"))
+
     def team_status(self, slug: str) -> dict[str, Any]:
         """The calling team's rank, quota and refused files."""
         return self._json("GET", self._path(slug, "team"))

@@ -686,6 +686,21 @@ class Competitions:
         self.caches.targets.pop((slug, name), None)
         return info
 
+    def reissue_token(self, slug: str, name: str, token_hash: str) -> TeamInfo:
+        """Give team ``name`` the token of SHA-256 ``token_hash`` in place of
+        its own (a leaked token replaced). The team keeps its place, its
+        submissions, quotas and selection; the old token is refused from the
+        commit on, by every process, since each looks tokens up in the store;
+        and every browser signed in as the team is signed out, as one signed
+        in with the leaked token may be the leak's. A disabled team stays
+        disabled."""
+        with self._transaction() as session:
+            team = lookup.team(session, lookup.competition(session, slug), name)
+            team.token_hash = token_hash
+            TeamSessions.revoke_team(session.connection(), team.id)
+            info = _team_info(team)
+        return info
+
     def team_summaries(self, slug: str) -> list[TeamSummary]:
         """Every team with its activity, for the organiser's desk."""
         day = _utc_day(self._clock())

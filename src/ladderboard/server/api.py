@@ -486,6 +486,29 @@ def create_teams(
     ]
 
 
+@router.post(
+    "/competitions/{slug}/teams/{name:path}/token",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=TeamCreated,
+    summary="Replace a team's token with a new one, returned once (organiser)",
+    description="For a leaked token: the team keeps its place, submissions, quotas and "
+    "selection; its old token is refused from now on, on every server of the store, and "
+    "every browser signed in as the team is signed out. Only the new token's SHA-256 is "
+    "stored.",
+)
+def reissue_token(
+    name: str,
+    response: Response,
+    competitions: CompetitionsDep,
+    _: OrganiserDep,
+    competition: Competition,
+) -> TeamCreated:
+    token = secrets.token_urlsafe(32)
+    team = competitions.reissue_token(competition.slug, name, hash_token(token))
+    no_store(response)  # the token must not stay in any cache
+    return TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
+
+
 @router.patch(
     "/competitions/{slug}/teams/{name:path}",
     responses=errors(401, 403, 404, 422, 429),

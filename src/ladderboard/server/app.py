@@ -31,14 +31,11 @@ from ladderboard.server.anonymous import AnonymousReads
 from ladderboard.server.api import document_shared_errors, health, router
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
-from ladderboard.server.limits import BodyLimit
+from ladderboard.server.limits import RequestGate
 from ladderboard.server.pages import install_pages
 from ladderboard.server.settings import Settings
 
 __all__ = ["create_app", "served_app"]
-
-# Room for the multipart envelope and the form fields around an upload.
-_FORM_OVERHEAD_BYTES = 1 << 20
 
 
 def create_app(
@@ -78,12 +75,7 @@ def create_app(
     app.state.board_json = BoardJson()
     install_error_handlers(app)
 
-    app.add_middleware(
-        BodyLimit,
-        max_bytes=settings.max_upload_bytes + _FORM_OVERHEAD_BYTES,
-        message=f"The request is larger than the limit of {settings.max_upload_bytes} bytes "
-        "for a file.",
-    )
+    app.add_middleware(RequestGate, settings=settings)
     app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
     # The busiest route first: a plain route, which no other route is tried before.
     app.router.routes.insert(0, submissions.route)

@@ -9,10 +9,12 @@ shares them (:class:`ladderboard.store.RateLimits`):
   (``rate_limit_per_minute``);
 - a token that is not valid (or a wrong organiser token at sign-in) spends
   one of its client address's failed authentications
-  (``auth_failures_per_minute``), and once those are spent, every request
-  from that address that carries a token is refused with 429 before its
-  token is even compared, so that guessing tokens gains nothing by going
-  faster;
+  (``auth_failures_per_minute``): 401 while some are left, 429 once they
+  are spent. A valid token is never refused for its address's failures:
+  one script sending an old token must not lock out a whole class behind
+  one NAT. What the limit costs a guesser is the 401 that tells it no;
+  guessing itself is hopeless, since teams' tokens are 256-bit random and
+  ``serve`` refuses an organiser token that is short or regular;
 - an anonymous request that writes (self-registration) spends one of its
   client address's requests.
 
@@ -40,7 +42,6 @@ __all__ = [
     "Caller",
     "authenticate",
     "caller",
-    "check_failures",
     "client_address",
     "competition_of",
     "failed_authentication",
@@ -130,34 +131,17 @@ def spend(request: Request, key: str, per_minute: int, whose: str) -> None:
         raise _too_many(wait, f"too many requests {whose}; at most {per_minute} a minute")
 
 
-def _failures(request: Request, settings: Settings, spend_one: bool) -> ApiError | None:
-    """The 429 for an address whose failed authentications are spent (after
-    counting one more when ``spend_one``), or ``None``."""
-    limits = _competitions(request).rate_limits
-    count = limits.take if spend_one else limits.wait
-    per_minute = settings.auth_failures_per_minute
-    wait = count(failures_key(request), per_minute=per_minute)
-    return _failures_refusal(wait, settings) if wait else None
-
-
-def _failures_refusal(wait: int, settings: Settings) -> ApiError:
-    per_minute = settings.auth_failures_per_minute
-    return _too_many(
-        wait, f"too many failed authentications from this address (at most {per_minute} a minute)"
-    )
-
-
-def check_failures(request: Request, settings: Settings) -> None:
-    """Refuse (429) any authentication from an address whose failed ones are spent."""
-    refusal = _failures(request, settings, spend_one=False)
-    if refusal is not None:
-        raise refusal
-
-
 def failed_authentication(request: Request, settings: Settings, message: str) -> ApiError:
     """Count a failed authentication against the client's address: the 401
     to raise, or a 429 once the address has used up its failures."""
-    return _failures(request, settings, spend_one=True) or _unauthorized(message)
+    per_minute = settings.auth_failures_per_minute
+    wait = _competitions(request).rate_limits.take(failures_key(request), per_minute=per_minute)
+    if wait:
+        return _too_many(
+            wait,
+            f"too many failed authentications from this address (at most {per_minute} a minute)",
+        )
+    return _unauthorized(message)
 
 
 def is_organiser_token(settings: Settings, token: str) -> bool:
@@ -174,38 +158,20 @@ def authenticate(
     token: str,
     *,
     a_team_token: bool = False,
-    failures_tat: tuple[float | None] | None = None,
     token_hash: str | None = None,
 ) -> Caller:
     """The caller of ``token``: the organiser or a team of some competition,
-    refused with 401 (counted against the address) when it is neither.
-    ``a_team_token`` says the caller already found a team with the token,
-    ``failures_tat`` holds the address's failed-authentication bucket
-    as read with it (:func:`failures_key`), and ``token_hash`` the token's
-    :func:`hash_token` when the caller has it."""
+    refused with 401 (counted against the address, 429 once its failures
+    are spent) when it is neither. A valid token is refused only by its own
+    request limit. ``a_team_token`` says the caller already found a team
+    with the token, and ``token_hash`` is the token's :func:`hash_token`
+    when the caller has it."""
     is_organiser = is_organiser_token(settings, token)
     if token_hash is None:
         token_hash = hash_token(token)
-    looked_up = not (is_organiser or a_team_token)
-    if looked_up:
-        check_failures(request, settings)  # before the token is looked up
-        if not competitions.knows_token_hash(token_hash):
-            raise failed_authentication(request, settings, "the token is not valid on this server")
-    # An address whose failed authentications are spent is refused even with
-    # a valid token: for a token known valid without a lookup, that is
-    # checked in the transaction that spends the token's request.
-    per_minute = settings.rate_limit_per_minute
-    blocked, wait = _competitions(request).rate_limits.take_unless(
-        "token:" + token_hash,
-        per_minute=per_minute,
-        blocked_by=None if looked_up else failures_key(request),
-        blocked_per_minute=settings.auth_failures_per_minute,
-        blocked_tat=failures_tat,
-    )
-    if blocked:
-        raise _failures_refusal(blocked, settings)
-    if wait:
-        raise _too_many(wait, f"too many requests with this token; at most {per_minute} a minute")
+    if not (is_organiser or a_team_token) and not competitions.knows_token_hash(token_hash):
+        raise failed_authentication(request, settings, "the token is not valid on this server")
+    spend(request, "token:" + token_hash, settings.rate_limit_per_minute, "with this token")
     return Caller(token, is_organiser)
 
 
@@ -290,21 +256,12 @@ def team_member(
     team's submission with this idempotency key (``None`` when the caller
     was found otherwise)."""
     competition = team = admission = None
-    failures_tat: tuple[float | None] | None = None
     if token is not None:
         token_hash = hash_token(token)
-        # When the token spends nothing, the address's failed authentications
-        # are read here, so that the team's authentication needs no read of its
-        # own; with a token limit, the write that spends the request reads them.
-        read_failures = (
-            settings.auth_failures_per_minute > 0 and settings.rate_limit_per_minute <= 0
-        )
         try:
-            competition, team, admission, tat = competitions.member_admission(
-                slug, token_hash, idempotency_key,
-                rate_key=failures_key(request) if read_failures else None,
-            )  # fmt: skip
-            failures_tat = (tat,) if read_failures else None
+            competition, team, admission, _ = competitions.member_admission(
+                slug, token_hash, idempotency_key
+            )
         except NotFound:  # a slug no competition can have: refused below, in order
             competition = team = admission = None
     if token is None:
@@ -314,9 +271,8 @@ def team_member(
         who = caller(request, settings, bearer)
     else:
         who = authenticate(
-            request, competitions, settings, token,
-            a_team_token=True, failures_tat=failures_tat, token_hash=token_hash,
-        )  # fmt: skip
+            request, competitions, settings, token, a_team_token=True, token_hash=token_hash
+        )
     if competition is None:
         competition = competition_of(competitions, slug)
     if team is None or who.is_organiser:

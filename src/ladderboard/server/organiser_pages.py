@@ -25,7 +25,6 @@ from ladderboard.server import (
 from ladderboard.server.deps import (
     CompetitionsDep,
     SettingsDep,
-    check_failures,
     failed_authentication,
     is_organiser_token,
 )
@@ -71,7 +70,6 @@ def organiser_login(
     try:
         if not same_origin(request):
             raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
-        check_failures(request, settings)
         if not is_organiser_token(settings, token):
             raise failed_authentication(request, settings, "the token is not the organiser's token")
     except ApiError as exc:

@@ -1,8 +1,9 @@
 """The teams of a competition, from its desk: one added (its token shown
 once), many imported from a CSV of names (all or none; their tokens once, as
 a CSV in the response, never stored in clear), a team disabled or enabled
-again, and one team's page (its submissions, the files the server refused
-and why, the duplicate flags naming it)."""
+again, a team's leaked token replaced (the new one shown once), and one
+team's page (its submissions, the files the server refused and why, the
+duplicate flags naming it)."""
 
 from __future__ import annotations
 
@@ -163,6 +164,36 @@ def enable_team(
 ) -> HTMLResponse:
     view = View.of(sort, dir, page)
     return _set_disabled(request, competitions, settings, slug, csrf, name, False, view, back)
+
+
+@router.post("/organiser/c/{slug}/teams/token", response_class=HTMLResponse)
+def reissue_token(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    name: Annotated[str, Form()] = "",
+    sort: Annotated[str, Form()] = "",
+    dir: Annotated[str, Form()] = "",
+    page: Annotated[str, Form()] = "1",
+) -> HTMLResponse:
+    """A new token for a team whose token leaked, shown on this response only;
+    the team keeps its place and submissions, its old token and its browsers'
+    sign-ins end at once."""
+    view = View.of(sort, dir, page)
+    try:
+        check_form(request, competitions, settings, csrf)
+        info = competitions.competition(slug)
+        token = secrets.token_urlsafe(32)
+        team = competitions.reissue_token(slug, name, hash_token(token))
+    except REFUSALS as exc:
+        return refused(request, competitions, settings, slug, exc, view)
+    done = (
+        f"Team {team.name} has a new token, shown this once (only its SHA-256 is stored): "
+        f"{token}. Its old token is refused from now on and its browsers are signed out."
+    )
+    return desk(request, competitions, settings, info, view=view, done=done)
 
 
 @router.get("/organiser/c/{slug}/team", response_class=HTMLResponse)

@@ -12,7 +12,7 @@ import os
 import secrets
 import socket
 from dataclasses import dataclass
-from typing import NotRequired, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from ladderboard.engine import migrate_store
 from ladderboard.server.settings import Settings, unsafe_token_problem
@@ -70,13 +70,27 @@ def serve(
 
     Each worker builds its own app from the environment, so ``url`` is
     passed on as ``LADDERBOARD_DATABASE_URL``; the settings are checked here
-    first, so that an unsafe token stops the server before it starts.
+    first, so that an unsafe token stops the server before it starts. A
+    server takes only a long random organiser token (or, in development,
+    none: every organiser request is then refused), whatever its
+    environment: a valid token is never refused for its address's failed
+    authentications, so a guessable one would be found.
     """
     if url:
         os.environ["LADDERBOARD_DATABASE_URL"] = url
-    settings = Settings()  # raises on an unsafe organiser token
+    settings = Settings()  # raises on an unsafe organiser token outside development
+    token = settings.admin_token.get_secret_value()
+    problem = unsafe_token_problem(token) if token or not settings.development else None
+    if problem:
+        raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}; set a long random one")
     migrate_store(settings.database_url, create=False)
-    run_uvicorn(host=host, port=port, workers=workers, forwarded_allow_ips=forwarded_allow_ips)
+    run_uvicorn(
+        host=host,
+        port=port,
+        workers=workers,
+        forwarded_allow_ips=forwarded_allow_ips,
+        limit_concurrency=settings.limit_concurrency,
+    )
 
 
 class _UvicornOptions(TypedDict):
@@ -87,6 +101,79 @@ class _UvicornOptions(TypedDict):
     log_level: str
     access_log: bool
     forwarded_allow_ips: NotRequired[str]
+    limit_concurrency: NotRequired[int]
+    timeout_keep_alive: NotRequired[int]
+    http: NotRequired[type]
+
+
+# How long a kept-alive connection may stay idle between requests (uvicorn's
+# own timer), in seconds.
+KEEP_ALIVE_SECONDS = 5
+
+
+def _header_timeout() -> float:
+    """``LADDERBOARD_HEADER_TIMEOUT_SECONDS`` (default 10, as
+    :class:`~ladderboard.server.settings.Settings` has it), read in each
+    worker: uvicorn's workers are new processes, which build their protocol
+    from its class alone. ``serve`` has checked the value already."""
+    default = Settings.model_fields["header_timeout_seconds"].default
+    try:
+        seconds = float(os.environ.get("LADDERBOARD_HEADER_TIMEOUT_SECONDS") or default)
+    except ValueError:
+        return default
+    return seconds if seconds > 0 else default
+
+
+def header_timeout_protocol() -> type | None:
+    """uvicorn's httptools protocol, closing a connection whose request's
+    headers have not ended ``header_timeout_seconds`` after it opened or
+    after its last response: uvicorn has no such timeout, so that one client
+    trickling headers would hold a connection for ever. ``None`` without
+    httptools (uvicorn then picks its own protocol)."""
+    return globals().get("HeaderTimeoutProtocol")
+
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as _HttpTools
+
+    class HeaderTimeoutProtocol(_HttpTools):
+        """:func:`header_timeout_protocol`'s class."""
+
+        _header_timer: Any = None
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def on_headers_complete(self) -> None:
+            self._disarm()
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            self._disarm()
+            self._header_timer = self.loop.call_later(_header_timeout(), self._headers_late)
+
+        def _disarm(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_late(self) -> None:
+            self._header_timer = None
+            if self.cycle is None or self.cycle.response_complete:  # no request under way
+                self.transport.close()
+
+except ImportError:  # pragma: no cover - httptools comes with uvicorn[standard]
+    pass
 
 
 def run_uvicorn(
@@ -97,8 +184,15 @@ def run_uvicorn(
     log_level: str = "info",
     access_log: bool = True,
     forwarded_allow_ips: str | None = None,
+    limit_concurrency: int | None = None,
 ) -> None:
     """uvicorn over the app factory, in ``workers`` processes.
+
+    Connections are cut when their headers do not end in time
+    (:func:`header_timeout_protocol`) or they stay idle past
+    :data:`KEEP_ALIVE_SECONDS`; ``limit_concurrency`` bounds the connections
+    of each worker (503 past it). Bodies have their own timeout in the app
+    (:class:`~ladderboard.server.limits.RequestGate`).
 
     ``forwarded_allow_ips`` names the reverse proxies whose
     ``X-Forwarded-For`` gives the client's address (uvicorn's default:
@@ -119,7 +213,13 @@ def run_uvicorn(
         "port": port,
         "log_level": log_level,
         "access_log": access_log,
+        "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
+    protocol = header_timeout_protocol()
+    if protocol is not None:
+        options["http"] = protocol
+    if limit_concurrency is not None:
+        options["limit_concurrency"] = limit_concurrency
     if forwarded_allow_ips is not None:
         options["forwarded_allow_ips"] = forwarded_allow_ips
     if workers == 1:

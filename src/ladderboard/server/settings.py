@@ -4,7 +4,7 @@ variables, refusing an unsafe organiser token outside development.
 There is no module-level instance: :func:`~ladderboard.server.app.create_app`
 builds one when it is not given one.
 
->>> settings = Settings(admin_token="x" * 32, database_url="sqlite://")
+>>> settings = Settings(admin_token="k3T-9vQx_Lw2Zr7mPa4e", database_url="sqlite://")
 >>> settings.environment, settings.rate_limit_per_minute, settings.allow_self_registration
 ('production', 60, False)
 >>> Settings(admin_token="changeme", database_url="sqlite://")  # doctest: +ELLIPSIS
@@ -15,6 +15,7 @@ pydantic_core._pydantic_core.ValidationError: 1 validation error for Settings
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
@@ -22,9 +23,15 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ladderboard.engine import DEFAULT_URL
 
-__all__ = ["MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
+__all__ = ["MIN_ADMIN_TOKEN_BITS", "MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
 
 MIN_ADMIN_TOKEN_LENGTH = 16
+# The least a token's length times log2 of its distinct characters may be: an
+# upper bound of its randomness, which a token of one repeated character or
+# a short pattern (``"x" * 40``, ``"abab..."``) falls far below. A valid
+# token is never refused for its address's failed authentications, so the
+# organiser's must be hopeless to guess, not merely long.
+MIN_ADMIN_TOKEN_BITS = 64
 _UNSAFE_TOKENS = {"admin", "changeme", "change-me", "password", "secret", "token", "test"}
 
 
@@ -48,8 +55,9 @@ class Settings(BaseSettings):
     auth_failures_per_minute : int
         Failed authentications (unknown tokens, wrong organiser token) per
         minute per client address, in bursts of up to this many; once spent,
-        every request from the address that carries a token gets 429 until
-        it has waited. 0 turns the limit off.
+        an unknown token from the address gets 429 rather than 401 until it
+        has waited. A valid token is never refused for them. 0 turns the
+        limit off.
     anonymous_reads_per_minute : int
         GET and HEAD requests per minute per client address without valid
         credentials, in bursts of up to this many; counted in each worker's
@@ -71,6 +79,19 @@ class Settings(BaseSettings):
         latency (more workers use more cores); on a PostgreSQL server
         across a network, two or more slots overlap one submission's round
         trips with another's work. ``benchmarks/load_http.py`` measures it.
+    upload_slots : int
+        Bodies larger than 64 KiB (files, mostly) one worker process receives
+        at once; another is refused with 503 and ``Retry-After`` before it is
+        read, so that slow or hostile senders cannot fill the temporary disk.
+    body_timeout_seconds : float
+        The longest a body may pause between two of its pieces (408, and the
+        connection closes).
+    limit_concurrency : int
+        Connections one worker process (``ladderboard serve``) keeps open;
+        past them, uvicorn answers 503.
+    header_timeout_seconds : float
+        The longest ``ladderboard serve`` waits for a request's headers to
+        end, on a new connection or a kept-alive one, before closing it.
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -85,6 +106,10 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
     allow_self_registration: bool = False
     submission_slots: int = Field(default=1, ge=1, le=1000)
+    upload_slots: int = Field(default=16, ge=1, le=10_000)
+    body_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
+    limit_concurrency: int = Field(default=1000, ge=1)
+    header_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:
@@ -110,6 +135,9 @@ def unsafe_token_problem(token: str) -> str | None:
     'is empty'
     >>> unsafe_token_problem("s3cr3t-but-long-enough") is None
     True
+    >>> unsafe_token_problem("ab" * 20)
+    'is too regular to be random (2 distinct characters)'
+
     """
     if not token.strip():
         return "is empty"
@@ -117,4 +145,7 @@ def unsafe_token_problem(token: str) -> str | None:
         return "is a well-known word"
     if len(token) < MIN_ADMIN_TOKEN_LENGTH:
         return f"is shorter than {MIN_ADMIN_TOKEN_LENGTH} characters"
+    distinct = len(set(token))
+    if len(token) * math.log2(distinct) < MIN_ADMIN_TOKEN_BITS:
+        return f"is too regular to be random ({distinct} distinct characters)"
     return None

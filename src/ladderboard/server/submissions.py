@@ -199,6 +199,10 @@ async def submit(request: Request) -> Response:
     settings: Settings = request.app.state.settings
     slug = request.path_params["slug"]
     slots = request.app.state.submission_slots
+    if _bearer_token(request) is None:
+        # Refused (401, or 404 for no such competition) before one byte of
+        # the body is received.
+        await run_in_threadpool(_admit, request, competitions, settings, slug, idempotency_key)
     if (
         kind == "file"
         and _announced_bytes(request) <= _RECEIVED_FIRST_BYTES
@@ -299,7 +303,7 @@ async def _admitted_while_received(
     and is answered first, as if the body had not been sent; only an admitted
     submission is refused for what its body turns out to be (413 past the
     limit as it streams in, or 422 when cut short; a body announced as over
-    the limit is refused before, by :class:`~ladderboard.server.limits.BodyLimit`)."""
+    the limit is refused before, by :class:`~ladderboard.server.limits.RequestGate`)."""
     received: list[tuple[StarletteUpload, int]] = []
     unreceived: list[Exception] = []
 

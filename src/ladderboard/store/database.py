@@ -429,6 +429,11 @@ def require_schema(engine: Engine, *, outdated_ok: bool = False) -> None:
         )
 
 
+# The PostgreSQL advisory lock that serialises migrations of one database
+# (any 64-bit number no other program of the database uses: "ladderbd" in ASCII).
+MIGRATION_LOCK_KEY = int.from_bytes(b"ladderbd", "big")
+
+
 def _run_migration(engine: Engine, step: Any, revision: str) -> None:
     config = _alembic_config()
     sqlite = engine.dialect.name == "sqlite"
@@ -440,6 +445,15 @@ def _run_migration(engine: Engine, step: Any, revision: str) -> None:
             # takes effect outside a transaction, so it goes to the driver
             # before SQLAlchemy begins one.
             _driver_connection(connection).execute("PRAGMA foreign_keys = OFF")
+        elif engine.dialect.name == "postgresql":
+            # Two processes creating or upgrading one store at once (two
+            # ``init``, two servers starting) would both find no schema and
+            # both create it, and one would die on a table the other made.
+            # The transaction that migrates takes this lock first: the second
+            # waits, then finds the schema at its revision and does nothing.
+            connection.execute(
+                text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
+            )
         try:
             config.attributes["connection"] = connection
             step(config, revision)

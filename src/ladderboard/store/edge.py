@@ -364,5 +364,5 @@ class TeamSessions:
     @staticmethod
     def revoke_team(connection: Connection, team_id: int) -> None:
         """Delete every session of team ``team_id``, in the caller's transaction
-        (the one that disables the team)."""
+        (one that disables the team, or that replaces its token)."""
         connection.execute(delete(TeamSessionRow).where(TeamSessionRow.team_id == team_id))
