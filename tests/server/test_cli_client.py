@@ -245,7 +245,8 @@ def test_leaderboard_private_is_refused_until_published_after_the_close(server, 
 def test_errors_print_the_server_s_message_and_exit_1(server, competition):
     result = invoke(["team", "add", "cli-demo", "beta"], server, competition["token"])
     assert result.exit_code == 1
-    assert "403 forbidden: this action is for the organiser, not for a team" in result.output.lower()
+    said = result.output.lower()
+    assert "403 forbidden: this action is for the organiser, not for a team" in said
     missing = invoke(["submissions", "no-such-slug"], server, competition["token"])
     assert missing.exit_code == 1 and "404" in missing.output
 
