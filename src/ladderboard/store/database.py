@@ -189,7 +189,11 @@ def open_engine(url: str | None = None, *, create: bool, **kwargs: Any) -> Engin
     except ValueError as exc:  # a URL option the store does not know
         raise StoreUnavailable("url", f"cannot open {shown!r}: {exc}") from None
     try:
-        with engine.connect():
+        # On a SQLite file, the first connection turns a new file to WAL,
+        # which needs the file to itself: in the writers' turn, as a
+        # migration runs (:func:`_run_migration`), so that two processes
+        # creating one store do not find it locked.
+        with writer_turn(engine), engine.connect():
             pass
     except DBAPIError as exc:
         engine.dispose()
@@ -435,6 +439,14 @@ MIGRATION_LOCK_KEY = int.from_bytes(b"ladderbd", "big")
 
 
 def _run_migration(engine: Engine, step: Any, revision: str) -> None:
+    # On a SQLite file two processes migrating at once (two ``init``, two
+    # servers starting) take the writers' turn beside the store for the
+    # whole migration: the second then finds the schema at its revision.
+    with writer_turn(engine):
+        _run_migration_now(engine, step, revision)
+
+
+def _run_migration_now(engine: Engine, step: Any, revision: str) -> None:
     config = _alembic_config()
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
