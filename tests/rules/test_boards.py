@@ -83,8 +83,11 @@ def test_a_ladder_team_that_chose_nothing_is_given_the_files_its_mechanism_took(
     ]
     assert final_selection(records, 2, direction=LOWER_IS_BETTER, by_decision=True) == {1, 4}
     assert final_selection(records, 1, direction=LOWER_IS_BETTER, by_decision=True) == {4}
-    # Fewer accepted files than selections: the most recent others fill up.
-    assert final_selection(records, 3, direction=LOWER_IS_BETTER, by_decision=True) == {1, 4, 5}
+    # Fewer accepted files than selections: only those, no file picked for nothing.
+    assert final_selection(records, 3, direction=LOWER_IS_BETTER, by_decision=True) == {1, 4}
+    # None accepted (a Shaky Ladder no file passed): the latest file still ranks the team.
+    untaken = [Record(1, "b", 1, 1.0, 0.3), Record(2, "b", 2, 1.0, 0.2)]
+    assert final_selection(untaken, 2, direction=LOWER_IS_BETTER, by_decision=True) == {2}
     # Full disclosure ranks files by their own scores, as released.
     assert final_selection(records, 2, direction=LOWER_IS_BETTER) == {5, 3}
 

@@ -204,8 +204,9 @@ def auto_select(
     """The ids of the submissions a team that selected nothing is given.
 
     ``by_decision`` (a ladder, whose release states the current best): the
-    ``n_selections`` most recent files the mechanism took as the team's best,
-    then, if it took fewer, the most recent others. A ladder's release after a
+    ``n_selections`` most recent files the mechanism took as the team's best
+    (fewer if it took fewer; the team's latest file if it took none, as a
+    Shaky Ladder that no file passed). A ladder's release after a
     file that did not become the best is no score of that file (on a bootstrap
     board it is a fresh draw of the best's), so ranking files by their
     releases would pick files by the board's noise. Otherwise (full
@@ -217,14 +218,14 @@ def auto_select(
     ...         Record(3, "a", 3, 0.29, 0.2, improved=True), Record(4, "a", 4, 0.27, 0.9)]
     >>> auto_select(rows, 2, direction=LOWER_IS_BETTER, by_decision=True)
     [3, 1]
+    >>> auto_select(rows, 3, direction=LOWER_IS_BETTER, by_decision=True)
+    [3, 1]
     >>> auto_select(rows, 2, direction=LOWER_IS_BETTER)
     [4, 2]
     """
     if by_decision:
         latest_first = sorted(records, key=lambda r: (r.created_at, r.id), reverse=True)
-        ranked = [r for r in latest_first if r.improved] + [
-            r for r in latest_first if not r.improved
-        ]
+        ranked = [r for r in latest_first if r.improved] or latest_first[:1]
     else:
         key = _key(direction)
         ranked = sorted(records, key=lambda r: key(r.public_score, r.created_at, r.id))
