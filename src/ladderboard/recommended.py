@@ -99,6 +99,6 @@ RECOMMENDED = Recommended(
     label="Ladder η=1/√n",
     mechanism="ladder",
     per_root_n={"eta": 1.0},
-    command="ladderboard experiment run defaults --reps 20 --seed 0",
+    command="ladderboard experiment run defaults --reps 20 --seed 0 --out docs",
 )
 """ladderboard's default for a new competition (see the module's text)."""
