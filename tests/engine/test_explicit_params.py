@@ -14,6 +14,7 @@ from engine_helpers import csv_for, make_solution
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, parameters_of
+from ladderboard.mechanisms.parameters import complete_params
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import describe
@@ -97,3 +98,12 @@ def test_a_store_written_with_no_parameters_runs_and_reads_as_before(tmp_path):
     finally:
         for store in stores:
             store.dispose()
+
+
+@pytest.mark.parametrize("mechanism", sorted(COMPETITION_MECHANISMS))
+def test_every_default_written_out_reads_as_the_default_left_out(mechanism):
+    """A board's overview says the same of a competition stored with its
+    defaults written out as of one stored, as before, without them."""
+    if any(p.required for p in parameters_of(mechanism)):
+        pytest.skip(f"{mechanism} has no run without a parameter given")
+    assert describe(mechanism, {}) == describe(mechanism, complete_params(mechanism, {}))
