@@ -269,3 +269,39 @@ def test_client_raises_a_server_error_with_status_and_message(server):
     with pytest.raises(ServerError) as unreachable:
         Client("http://127.0.0.1:9", timeout=2).competitions()
     assert unreachable.value.status == 0
+
+
+def test_create_without_a_mechanism_runs_the_default_with_its_params_stored(server, tmp_path):
+    from ladderboard.mechanisms import parameters_of
+    from ladderboard.recommended import RECOMMENDED
+
+    solution = tmp_path / "s.csv"
+    solution.write_bytes(SOLUTION.to_csv())
+    result = invoke(
+        ["competition", "create", "cli-default", "--solution", str(solution),
+         "--score", "zero_one", "--json"],
+        server, server.admin_token,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    created = json.loads(result.stdout)
+    params = created["mechanism_params"]
+    assert created["mechanism"] == RECOMMENDED.mechanism
+    assert params == {**params, **RECOMMENDED.params_at(SOLUTION.n_public)}
+    assert set(params) == {p.name for p in parameters_of(RECOMMENDED.mechanism)}
+    with Client(server.url, server.admin_token) as client:
+        assert client.competition("cli-default")["mechanism_params"] == params
+    helped = invoke(["competition", "create", "--help"], server, server.admin_token)
+    assert f"ladderboard's default, {RECOMMENDED.label}" in " ".join(helped.output.split())
+
+
+def test_a_param_without_its_mechanism_is_refused_before_any_request(server, tmp_path):
+    solution = tmp_path / "s.csv"
+    solution.write_bytes(SOLUTION.to_csv())
+    result = invoke(
+        ["competition", "create", "x", "--solution", str(solution), "--score", "zero_one",
+         "--param", "b=10"],
+        server, server.admin_token,
+    )  # fmt: skip
+    assert result.exit_code == 2 and "name the mechanism too" in result.output
+    with Client(server.url, server.admin_token) as client:
+        assert "x" not in [c["slug"] for c in client.competitions()]

@@ -1,9 +1,9 @@
 """The organiser's pages in a real browser, at 1280 px and on a 375 px phone:
 Debian's Chromium driven by Playwright against a live uvicorn server.
 
-The organiser creates a competition (the advisor's recommendation
-preselected from the solution file's public rows, a refusal that keeps every
-value), imports teams and downloads their tokens once, reads the teams table
+The organiser creates a competition (ladderboard's default filled in for
+the solution file's public rows, a refusal that keeps every value), imports
+teams and downloads their tokens once, reads the teams table
 (long names cut, sorted, a team disabled) and the duplicate flags, closes the
 competition after a confirmation, previews the private board and publishes
 it after another. At each step: no serious or critical axe-core violation,
@@ -27,6 +27,7 @@ from playwright.sync_api import Browser, Page, expect
 from server_helpers import ADMIN, add_team, bearer, create, organiser, predictions, submit
 
 from ladderboard.files.solution import Solution
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.server.organiser_advice import advice_for
 
 pytestmark = pytest.mark.slow
@@ -96,24 +97,23 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     page.get_by_role("link", name="Create a competition").first.click()
     expect(page.get_by_role("heading", name="Create a competition", level=1)).to_be_visible()
 
-    # Choosing the solution file counts its public rows and preselects the advisor's choice.
+    # Choosing the solution file counts its public rows and fills in the default at that size.
     form = page.locator("#create-form")
     expect(form.locator("fieldset.params:visible")).to_have_count(1)
     page.get_by_label("Solution file").set_input_files(_csv_file("solution.csv", solution.to_csv()))
-    advice = advice_for("zero_one", solution.n_public)
-    assert advice is not None and advice.mechanism != "ladder"
+    assert advice_for("zero_one", solution.n_public) is None  # nothing beats the default here
     expect(page.locator("#holdout-count")).to_contain_text(f"{solution.n_public} public rows")
-    expect(page.locator("#holdout-count")).to_contain_text(f"recommends {advice.label}")
-    expect(page.get_by_label("Mechanism", exact=True)).to_have_value(advice.mechanism)
-    expect(page.get_by_label("Loss or metric")).to_have_value(advice.score)
-    expect(page.locator(f"#params-{advice.mechanism}")).to_be_visible()
-    expect(page.locator("#params-ladder")).to_be_hidden()
-    for name, value in advice.values(solution.n_public).items():
-        expect(page.locator(f"#param-{advice.mechanism}-{name}")).to_have_value(f"{value:g}")
+    expect(page.locator("#holdout-count")).to_contain_text(f"default, {RECOMMENDED.label}")
+    expect(page.get_by_label("Mechanism", exact=True)).to_have_value(RECOMMENDED.mechanism)
+    expect(page.locator(f"#params-{RECOMMENDED.mechanism}")).to_be_visible()
+    for name, value in RECOMMENDED.params_at(solution.n_public).items():
+        field = f"param-{RECOMMENDED.mechanism}-{name}"
+        expect(page.locator(f"#{field}")).to_have_value(f"{value:g}")
+        expect(page.locator(f"#{field}-default")).to_contain_text(f"Default: {value:g},")
     walk.check("create-preselected")
     walk.rings("main a", "main button", "main select", "main input[type=text]")
 
-    # The Ladder without its step is refused in a sentence; every value stays.
+    # The Ladder with a step that is no number is refused in a sentence; every value stays.
     page.get_by_label("Slug").fill("iris")
     page.get_by_label("Title").fill("Flower challenge")
     page.get_by_label("Overview (Markdown)").fill("# Flowers\nPredict each flower's class.")
@@ -121,12 +121,13 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     page.get_by_label("Mechanism", exact=True).select_option("ladder")
     expect(page.get_by_label("Loss or metric")).to_have_value("zero_one")  # a loss again
     expect(page.locator("optgroup[data-kind=predictions]")).to_be_disabled()
+    page.locator("#param-ladder-eta").fill("big")
     page.get_by_label("Submissions a day per team").fill("none")
     future = f"{datetime.now(UTC).year + 1}-06-30T18:00"
     page.get_by_label("Deadline, optional (date and time)").fill(future)
     page.get_by_label("Time zone").select_option("Europe/Paris")
     page.get_by_role("button", name="Create competition").click()
-    expect(page.get_by_role("alert")).to_contain_text("The Ladder needs its step eta")
+    expect(page.get_by_role("alert")).to_contain_text("The Ladder's eta must be a number")
     expect(page.get_by_label("Slug")).to_have_value("iris")
     expect(page.get_by_label("Rules (Markdown)")).to_have_value("- One account a team.")
     expect(page.get_by_label("Mechanism", exact=True)).to_have_value("ladder")
@@ -135,16 +136,17 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     expect(page.get_by_text("Choose the solution file again")).to_be_visible()
     walk.check("create-refused")
 
-    # With its step and the file chosen again, the competition is created with two data files.
-    page.get_by_label("eta (required)").fill("0.02")
+    # With its step and the file chosen again, the competition is created with two data files;
+    # choosing the file again leaves the step the organiser typed.
+    page.locator("#param-ladder-eta").fill("0.02")
     page.get_by_label("Board", exact=True).select_option("per-rank")
     expect(page.get_by_label("Ranks of a per-rank board")).to_be_visible()
     page.get_by_label("Board", exact=True).select_option("per-team")
     expect(page.get_by_label("Ranks of a per-rank board")).to_be_hidden()
     page.get_by_label("Solution file").set_input_files(_csv_file("solution.csv", solution.to_csv()))
-    expect(page.get_by_label("Mechanism", exact=True)).to_have_value(advice.mechanism)
-    page.get_by_label("Mechanism", exact=True).select_option("ladder")  # the organiser's choice
-    expect(page.get_by_label("eta (required)")).to_have_value("0.02")
+    expect(page.locator("#holdout-count")).to_contain_text(f"{solution.n_public} public rows")
+    expect(page.get_by_label("Mechanism", exact=True)).to_have_value("ladder")
+    expect(page.locator("#param-ladder-eta")).to_have_value("0.02")
     page.get_by_label("Data files for the participants").set_input_files(
         [_csv_file("train.csv", b"x,y\n1,2\n"), _csv_file("notes.csv", b"a\n")]
     )

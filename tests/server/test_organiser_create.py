@@ -6,6 +6,8 @@ and the advisor's table, whose every row the engine accepts."""
 
 from __future__ import annotations
 
+import json
+import re
 from datetime import UTC, datetime
 from html import unescape
 
@@ -18,10 +20,10 @@ from ladderboard.cli import app
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, ShakyLadder, parameters_of
-from ladderboard.mechanisms.parameters import REQUIRED
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.server.organiser_advice import ADVICE, advice_for
+from ladderboard.server import organiser_advice
+from ladderboard.server.organiser_advice import ADVICE, BUDGET, Advice, advice_for, protects
 
 
 def _create_form(**fields) -> dict[str, str]:
@@ -46,6 +48,17 @@ def _post_create(client, csrf, fields, solution_csv: bytes | None, files=()):
     )
 
 
+def _field_value(html: str, field: str) -> str:
+    """The value a text field holds, or the selected option of a select."""
+    text = re.search(rf'name="{field}" type="text" value="([^"]*)"', html)
+    if text is not None:
+        return text.group(1)
+    select = re.search(rf'<select id="{field}".*?</select>', html, re.S)
+    assert select is not None, field
+    (chosen,) = re.findall(r'<option value="([^"]*)" selected>', select.group(0))
+    return chosen
+
+
 def test_create_form_offers_every_mechanism_parameter_with_default_and_help(client):
     sign_in(client)
     page = client.get("/organiser/new")
@@ -58,14 +71,9 @@ def test_create_form_offers_every_mechanism_parameter_with_default_and_help(clie
             field = f"param-{name}-{info.name}"
             assert f'name="{field}"' in html, field
             assert info.help and info.help in html, field
-            # The blank form starts on the recommended default, with its parameters.
-            shown = info.default
-            if name == RECOMMENDED.mechanism:
-                shown = RECOMMENDED.params.get(info.name, info.default)
-            if info.kind in ("float", "int") and shown not in (None, REQUIRED):
-                assert f'name="{field}" type="text" value="{shown}"' in html, field
-    assert 'name="param-ladder-eta" type="text" value=""' in html
-    assert "eta (required)" in html
+            assert (f"{info.name} (required)</label>" in html) == (
+                info.required and not (name == RECOMMENDED.mechanism and info.name in scaled)
+            )
     assert '<optgroup label="Losses' in html and '<optgroup label="Metrics' in html
     kind = COMPETITION_MECHANISMS[RECOMMENDED.mechanism].input_kind
     assert f'<option value="{RECOMMENDED.mechanism}" data-kind="{kind}" selected>' in html
@@ -75,6 +83,52 @@ def test_create_form_offers_every_mechanism_parameter_with_default_and_help(clie
     assert 'name="auto_publish" type="checkbox"' in html and 'name="ranks"' in html
     assert 'name="files" type="file" multiple' in html
     assert 'id="advice-data">{"rows": [' in html
+
+
+scaled = RECOMMENDED.per_root_n
+
+
+def test_every_parameter_field_holds_the_default_its_help_names_and_that_runs(client, solution):
+    """The blank form's fields, left as they are, create a competition
+    running exactly what their help says: "Default: X" over a field holding
+    X, an empty field where the mechanism or the holdout's size decides."""
+    csrf = sign_in(client)
+    html = unescape(client.get("/organiser/new").text)
+    for number, (name, klass) in enumerate(sorted(COMPETITION_MECHANISMS.items())):
+        fields = {}
+        for info in parameters_of(name):
+            field = f"param-{name}-{info.name}"
+            value = _field_value(html, field)
+            said = re.search(rf'<span class="default" id="{field}-default">([^<]*)</span>', html)
+            assert said is not None, field
+            help_text = said.group(1)
+            if name == RECOMMENDED.mechanism and info.name in scaled:
+                assert value == "" and help_text.startswith(f"Default: {scaled[info.name]:g}/√n")
+                assert "used if left empty" in help_text
+            elif help_text.startswith("Default: "):
+                assert help_text == f"Default: {value}.", field
+            else:
+                assert value == "" and help_text in ("Required.", _OWN_CHOICE), field
+            fields[field] = value
+        if any(f"{i.name} (required)</label>" in html for i in parameters_of(name)):
+            continue  # nothing runs without a value typed
+        score = "zero_one" if klass.input_kind == "losses" else "accuracy"
+        sent = _create_form(slug=f"c{number}", mechanism=name, score=score, **fields)
+        created = _post_create(client, csrf, sent, solution.to_csv())
+        assert created.status_code == 201, (name, alert(created.text))
+        stored = client.app.state.competitions.competition(f"c{number}").config.mechanism_params
+        for info in parameters_of(name):
+            text = fields[f"param-{name}-{info.name}"]
+            if name == RECOMMENDED.mechanism and info.name in scaled:
+                expected = RECOMMENDED.params_at(solution.n_public)[info.name]
+            elif text == "":
+                continue  # the mechanism's own choice, settled at this size
+            else:
+                expected = info.coerce(text)
+            assert stored[info.name] == expected, (name, info.name)
+
+
+_OWN_CHOICE = "Leave it empty for the mechanism's own choice."
 
 
 def test_create_makes_the_competition_with_its_files_board_and_deadline(client, solution):
@@ -104,7 +158,10 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
     competitions = client.app.state.competitions
     info = competitions.competition("demo")
     config = info.config
-    assert (config.mechanism, config.mechanism_params) == ("ladder-boot", {"alpha": 0.1, "b": 50})
+    assert (config.mechanism, config.mechanism_params) == (
+        "ladder-boot",
+        {"alpha": 0.1, "b": 50, "precision": None},  # every parameter, the one left empty too
+    )
     assert (config.board, config.ranks, config.daily_quota, config.total_quota) == (
         "per-rank",
         3,
@@ -136,7 +193,6 @@ def test_create_keeps_a_parameter_left_empty_to_the_mechanisms_default(client, s
 
 FUTURE = f"{datetime.now(UTC).year + 2}-06-01T12:00"
 BAD_CREATIONS = {
-    "eta-missing": ({"mechanism": "ladder"}, "The Ladder needs its step eta: give a number"),
     "eta-text": (
         {"mechanism": "ladder", "param-ladder-eta": "big"},
         "The Ladder's eta must be a number, got 'big'",
@@ -266,17 +322,64 @@ def test_create_needs_the_session_and_the_csrf_value(client, solution):
     assert client.app.state.competitions.competitions() == []
 
 
+# Rows as a run of the advisor could write them: the default's interval at
+# 0.015-0.019, one setting clearly below it, one within it, one unmeasured,
+# and full disclosure, whose measured gain is no protection.
+DEFAULT_GAIN = (0.015, 0.019)
+SAMPLE_ADVICE = (
+    Advice("zero_one", 500, "Better", "ladder-boot", "zero_one", {"b": 10}, {}, (0.01, 0.012),
+           DEFAULT_GAIN),
+    Advice("zero_one", 2000, "Within", "shaky-ladder", "zero_one", {}, {"step": 0.5},
+           (0.012, 0.016), DEFAULT_GAIN),
+    Advice("zero_one", 8000, "Unmeasured", "significance-ladder", "zero_one", {"alpha": 0.01}),
+    Advice("squared", 500, "Kaggle 1e-5", "full-disclosure", "squared", {}, {}, (0.0, 0.001),
+           DEFAULT_GAIN),
+    Advice("squared", 1000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0},
+           (0.0, 0.001), DEFAULT_GAIN),
+)  # fmt: skip
+
+
+def test_the_advice_offers_only_a_protected_setting_better_by_more_than_its_interval(
+    client, monkeypatch
+):
+    monkeypatch.setattr(organiser_advice, "ADVICE", SAMPLE_ADVICE)
+    sign_in(client)
+    html = unescape(client.get("/organiser/new").text)
+    data = json.loads(re.search(r'id="advice-data">(.*?)</script>', html).group(1))
+    assert {row["label"]: row["shown"] for row in data["rows"]} == {
+        "Better": True, "Within": False, "Unmeasured": False,
+        "Kaggle 1e-5": False, "Kaggle 1/√n": False,
+    }  # fmt: skip
+    assert data["default"]["mechanism"] == RECOMMENDED.mechanism
+    table = html[html.index('<details class="advice">') : html.index("</details>")]
+    assert "<td>Better</td>" in table and "0.01 to 0.012" in table
+    assert not any(f"<td>{label}</td>" in table for label in ("Within", "Unmeasured", "Kaggle"))
+    assert [advice_for(score, n) for score, n in (
+        ("accuracy", 450), ("zero_one", 2000), ("zero_one", 9000), ("squared", 500),
+        ("mse", 1100), ("auc", 500),
+    )] == [SAMPLE_ADVICE[0], None, None, None, None, None]  # fmt: skip
+    assert all(protects(row.mechanism) for row in ADVICE if row.shown)
+
+
+def test_the_advice_without_a_better_row_says_the_form_keeps_the_default(client):
+    sign_in(client)
+    html = unescape(client.get("/organiser/new").text)
+    table = html[html.index('<details class="advice">') : html.index("</details>")]
+    if not any(row.shown for row in ADVICE):
+        assert f"better than {RECOMMENDED.label} by more than the" in " ".join(table.split())
+        assert "<table" not in table
+
+
 def test_create_advice_rows_set_up_competitions_the_engine_accepts(tmp_path):
     competitions = Competitions.open(f"sqlite:///{tmp_path / 'advice.db'}")
     try:
-        for number, row in enumerate(ADVICE):
+        for number, row in enumerate((*ADVICE, *SAMPLE_ADVICE)):
             holdout = Solution.from_labels([0, 1] * row.n, public_fraction=0.5, random_state=0)
             assert holdout.n_public == row.n
             config = CompetitionConfig(
                 score=row.score, mechanism=row.mechanism, mechanism_params=row.values()
             )
             competitions.create(f"advice-{number}", holdout, config)
-            assert advice_for(row.score, row.n) == row
     finally:
         competitions.dispose()
 
@@ -287,7 +390,6 @@ def test_every_advice_row_shows_an_advise_command_that_runs(monkeypatch):
     import shlex
 
     import ladderboard.advisor.advice as advice_module
-    from ladderboard.server.organiser_advice import ADVICE, BUDGET
 
     class Measured(Exception):
         pass
@@ -299,7 +401,7 @@ def test_every_advice_row_shows_an_advise_command_that_runs(monkeypatch):
         raise Measured
 
     monkeypatch.setattr(advice_module, "advise", record)
-    for row in ADVICE:
+    for row in (*ADVICE, *SAMPLE_ADVICE):
         words = shlex.split(row.command())
         assert words[:2] == ["ladderboard", "advise"]
         result = CliRunner().invoke(app, words[1:])

@@ -20,8 +20,10 @@ progress bar on stderr at a terminal.
 
 Every failure is one line on stderr, and the exit status says whose it is
 (:data:`EXIT_STATUS`, in every verb's ``--help``). Only typer, the standard
-library and :mod:`ladderboard.terminal` are imported at module level; httpx
-and rich load when a verb runs, so that ``ladderboard --help`` stays fast.
+library, :mod:`ladderboard.terminal` and :mod:`ladderboard.recommended` (the
+default ``competition create --help`` names; the standard library alone) are
+imported at module level; httpx and rich load when a verb runs, so that
+``ladderboard --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.terminal import (
     CsvOption,
     JsonOption,
@@ -602,11 +605,25 @@ def competition_create(
         typer.Option("--score", help="A registered loss or metric, e.g. zero_one, log_loss."),
     ],
     mechanism: Annotated[
-        str, typer.Option("--mechanism", help="e.g. parameter-free-ladder, full-disclosure.")
-    ],
+        str | None,
+        typer.Option(
+            "--mechanism",
+            help=(
+                "A registered mechanism, e.g. ladder-boot, shaky-ladder. Omitted: "
+                f"ladderboard's default, {RECOMMENDED.label} ({RECOMMENDED.mechanism}), "
+                "with its parameters at the solution's number of public rows."
+            ),
+        ),
+    ] = None,
     param: Annotated[
         list[str] | None,
-        typer.Option("--param", help="A mechanism parameter KEY=VALUE (repeatable)."),
+        typer.Option(
+            "--param",
+            help=(
+                "A parameter of --mechanism, KEY=VALUE (repeatable); those not given take "
+                "their defaults, and the competition stores every one."
+            ),
+        ),
     ] = None,
     title: Annotated[str | None, typer.Option(help="The title (default: the slug).")] = None,
     overview_file: Annotated[
@@ -655,6 +672,12 @@ def competition_create(
         params = parse_params(param or [])
     except ValueError as exc:
         _fail(f"--param: {exc}", USAGE)
+    if params and mechanism is None:
+        _fail(
+            "--param sets a parameter of --mechanism: name the mechanism too, or give "
+            f"neither for ladderboard's default, {RECOMMENDED.label}",
+            USAGE,
+        )
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     files = [(path.name, path.read_bytes()) for path in data_file or []]

@@ -399,7 +399,7 @@ class Client:
         solution: bytes,
         *,
         score: str,
-        mechanism: str,
+        mechanism: str | None = None,
         mechanism_params: dict[str, Any] | None = None,
         data_files: Iterable[tuple[str, bytes]] = (),
         progress: Progress | None = None,
@@ -408,13 +408,17 @@ class Client:
         """Create a competition from a solution file's bytes (organiser).
 
         ``data_files`` are ``(name, content)`` pairs attached for the
-        participants. ``fields`` are the other form fields of ``POST
+        participants. Without ``mechanism`` the server runs its default
+        (:data:`ladderboard.recommended.RECOMMENDED`) with its parameters at
+        the solution's public size. ``fields`` are the other form fields of ``POST
         /api/competitions`` (``title``, ``description``, ``rules``,
         ``daily_quota``, ``board``, ``ranks``, ``auto_publish``, ...); ``None``
         is left out. ``progress`` is told ``(bytes sent, bytes in all)`` of the
         files as they go.
         """
-        form = {"slug": slug, "score": score, "mechanism": mechanism}
+        form = {"slug": slug, "score": score}
+        if mechanism is not None:
+            form["mechanism"] = mechanism
         if mechanism_params:
             form["mechanism_params"] = json.dumps(mechanism_params)
         form |= {k: _form_value(v) for k, v in fields.items() if v is not None}

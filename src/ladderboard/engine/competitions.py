@@ -290,6 +290,15 @@ class Competitions:
         ``description`` (the overview) and ``rules`` are Markdown; ``files``
         are data files for the participants, stored with it or not at all.
 
+        The stored configuration names every parameter of the mechanism with
+        the value it runs with: those ``config`` leaves out are the
+        recommended setting's on the recommended mechanism
+        (:meth:`ladderboard.recommended.Recommended.fill`, at the solution's
+        public size), else the mechanism's own defaults, and a default that
+        follows from the holdout size is stored as it settles now. A board is
+        thus read, replayed and audited from what is stored alone, whatever
+        later releases choose as defaults.
+
         Raises :class:`ValueError` for a bad slug, title or text, a deadline
         already past, a solution the score cannot use or bad mechanism
         parameters (nothing is stored), and :class:`Conflict` when the slug
@@ -301,6 +310,7 @@ class Competitions:
         check_text("rules", rules, max_chars=DESCRIPTION_CHARS, multiline=True)
         self._check_deadline(config.deadline)
         checked_files = _checked_files(files, self._clock())
+        config = config.explicit(solution.n_public)
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()

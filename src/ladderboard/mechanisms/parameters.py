@@ -38,6 +38,7 @@ __all__ = [
     "REQUIRED",
     "ParameterInfo",
     "coerce_params",
+    "complete_params",
     "docstring_parameters",
     "parameters_of",
 ]
@@ -353,3 +354,21 @@ def coerce_params(mechanism: str | type[Mechanism], fields: Mapping[str, str]) -
         if text.strip() or info.required:
             params[info.name] = info.coerce(text)
     return params
+
+
+def complete_params(mechanism: str | type[Mechanism], params: Mapping[str, Any]) -> dict[str, Any]:
+    """Every parameter an organiser may set on ``mechanism``, in the order of
+    its ``__init__``: the value in ``params`` where given, else the default
+    it runs with, so that what is stored says in full what runs. A required
+    parameter not given stays out (building the mechanism names it), and a
+    name that is no parameter is kept (building the mechanism refuses it).
+
+    >>> complete_params("ladder-boot", {"b": 10})
+    {'alpha': 0.15, 'b': 10, 'precision': None}
+    >>> complete_params("ladder", {})
+    {}
+    """
+    infos = parameters_of(mechanism)
+    complete = {info.name: params.get(info.name, info.default) for info in infos}
+    complete = {name: value for name, value in complete.items() if value is not REQUIRED}
+    return {**complete, **{k: v for k, v in params.items() if k not in complete}}

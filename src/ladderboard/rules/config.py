@@ -4,7 +4,7 @@ board, with which quotas and deadline."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,6 +12,8 @@ from ladderboard._validation import check_int
 from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS
+from ladderboard.mechanisms.parameters import complete_params
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.text import check_json
 
 __all__ = ["BOARD_MODES", "CompetitionConfig", "Scoring"]
@@ -200,6 +202,27 @@ class CompetitionConfig:
         if self.score_params:
             raise ValueError("score_params apply to losses only")
         return Scoring(self.score, {}, "metric")
+
+    def explicit(self, n_public: int) -> CompetitionConfig:
+        """This configuration with every mechanism parameter written out for
+        a holdout of ``n_public`` public labels: those left out (absent or
+        ``None``) take the recommended setting's values on the recommended
+        mechanism (:meth:`ladderboard.recommended.Recommended.fill`), then
+        the mechanism's own defaults (:func:`complete_params`), so that what
+        a competition stores says in full what runs.
+
+        >>> CompetitionConfig(score="zero_one", mechanism="ladder-boot").explicit(
+        ...     4000).mechanism_params
+        {'alpha': 0.15, 'b': 100, 'precision': None}
+        >>> CompetitionConfig(score="zero_one", mechanism=RECOMMENDED.mechanism).explicit(
+        ...     4000).mechanism_params == RECOMMENDED.params_at(4000)
+        True
+        """
+        filled = RECOMMENDED.fill(self.mechanism, self.mechanism_params, n_public)
+        params = complete_params(self.mechanism, filled)
+        if params == self.mechanism_params:
+            return self
+        return replace(self, mechanism_params=params)
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -23,6 +23,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.views import CompetitionInfo
 from ladderboard.files.solution import Solution
+from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import release_words
 from ladderboard.rules.text import (
@@ -166,6 +167,18 @@ def _json_object(name: str, value: str | None) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------- competitions
+MECHANISM_FIELD = (
+    "A mechanism's registered name. Omitted: ladderboard's default, "
+    f"{RECOMMENDED.label} (`{RECOMMENDED.mechanism}`), with its parameters at the "
+    "solution's number of public rows."
+)
+MECHANISM_PARAMS_FIELD = (
+    "A JSON object of the mechanism's parameters; those left out take their defaults "
+    f"(on `{RECOMMENDED.mechanism}`, {RECOMMENDED.label}'s). The competition stores "
+    "and returns every parameter with the value it runs with."
+)
+
+
 @router.post(
     "/competitions",
     responses=errors(400, 401, 403, 409, 413, 422, 429),
@@ -180,10 +193,10 @@ def create_competition(
     solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
     slug: Annotated[str, Form(description="1-64 letters, digits, '-' or '_'.")],
     score: Annotated[str, Form(description="A loss or a metric.")],
-    mechanism: Annotated[str, Form(description="A mechanism's registered name.")],
+    mechanism: Annotated[str | None, Form(description=MECHANISM_FIELD)] = None,
     title: Annotated[str | None, Form()] = None,
     description: Annotated[str, Form()] = "",
-    mechanism_params: Annotated[str | None, Form(description="A JSON object.")] = None,
+    mechanism_params: Annotated[str | None, Form(description=MECHANISM_PARAMS_FIELD)] = None,
     score_params: Annotated[str | None, Form(description="A JSON object.")] = None,
     board: Annotated[Literal["per-team", "per-rank"], Form()] = "per-team",
     daily_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
@@ -209,8 +222,19 @@ def create_competition(
         list[UploadFile] | None, File(description="Data files for the participants.")
     ] = None,
 ) -> CompetitionOut:
+    params = _json_object("mechanism_params", mechanism_params)
+    if mechanism is None or not mechanism.strip():
+        if params:
+            raise invalid(
+                "the parameters in mechanism_params need the mechanism they set: name it "
+                f"too, or send neither for ladderboard's default, {RECOMMENDED.label}"
+            )
+        mechanism = RECOMMENDED.mechanism
+        defaulted = True
+    else:
+        defaulted = False
     options: dict[str, Any] = {
-        "mechanism_params": _json_object("mechanism_params", mechanism_params),
+        "mechanism_params": params,
         "score_params": _json_object("score_params", score_params),
         "board": board,
         "auto_publish": auto_publish,
@@ -234,6 +258,11 @@ def create_competition(
     try:
         config = CompetitionConfig(score=score, mechanism=mechanism, **options)
     except (TypeError, ValueError) as exc:
+        if defaulted:  # say why a mechanism nobody named was tried
+            raise invalid(
+                f"no mechanism was named, so ladderboard's default, {RECOMMENDED.label}, "
+                f"was tried: {exc}"
+            ) from None
         raise invalid(str(exc)) from None
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
     # SolutionError → 400; over the limit, compressed or not → 413

@@ -1,21 +1,28 @@
 """The organiser's advisor, as a table the create form can read at once.
 
-``ladderboard advise`` (:mod:`ladderboard.advisor`) recommends a mechanism
-for a holdout of ``n`` public labels by playing the attack suite and a
-population of honest teams against every mechanism setting; that takes
-seconds to minutes per holdout size, and the web edge does not import the
-advisor (``tests/test_layers.py``). So the create form carries its answers
-for a few holdout sizes and a budget of 100 submissions a team, one row per
-run of::
+The create form starts on ladderboard's default
+(:data:`ladderboard.recommended.RECOMMENDED`) and, once a solution file is
+chosen, shows it with its parameters at the file's number of public rows.
+It shows another setting only where a row of :data:`ADVICE` says that
+setting is better there by more than the measurements' intervals: the 95 %
+interval of its worst raw gain under the attack suite (the true loss of what
+an attacker would select minus what the board displays, Blum & Hardt 2015,
+Def. 2.1) lies wholly below the default's, measured on the same holdout size
+and budget. A row without both intervals shows the default, and a board that
+answers every file with its own score (full disclosure, Kaggle's board, at
+any precision) is never shown: it is the board the boosting attack climbs
+(Blum & Hardt 2015, Sec. 2-3).
 
-    ladderboard advise --n N --budget 100 --score SCORE --reps 5 --seed 0
-
-The form shows the table, and its script counts the public rows of the
-solution file the organiser chooses and preselects the row of the nearest
-size (on a log scale) for the score chosen. Run the command for the
-competition's own ``n`` and budget before relying on it: the recommendation
-is the rule's choice among noisy measurements, and sizes between the rows
-are not measured.
+The table is empty. Its former rows, one ``ladderboard advise`` run per size,
+were chosen by an attack's gain less that of as many blind submissions on
+the same board, which counts a noisy board's own noise as protection (issue
+37), carried no intervals, recommended an unprotected board (full disclosure
+at 1e-5 for the squared loss at 500 rows) and changed their pick at every
+size; no row could meet the rule above, so none is kept. A row is added with
+both intervals from a run of the advisor on the papers' yardstick;
+``ladderboard advise`` also measures an organiser's own size and budget.
+The web edge does not import the advisor (``tests/test_layers.py``), hence a
+table here rather than a call.
 """
 
 from __future__ import annotations
@@ -24,27 +31,51 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ADVICE", "ADVISOR_METRIC", "BUDGET", "Advice", "advice_for"]
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
+
+__all__ = ["ADVICE", "ADVISOR_METRIC", "BUDGET", "Advice", "advice_for", "protects"]
 
 BUDGET = 100
 """The submissions a team may make in the runs behind :data:`ADVICE`."""
-REPS = 5
+REPS = 20
 """The repetitions of each run behind :data:`ADVICE`."""
 
 ADVISOR_METRIC = {"zero_one": "zero_one", "accuracy": "zero_one", "log_loss": "log_loss"}
 ADVISOR_METRIC |= {"squared": "squared", "mse": "squared"}
-"""The loss ``ladderboard advise --score`` measured for each score of the
+"""The loss ``ladderboard advise --score`` measures for each score of the
 form: a competition scored by the accuracy metric is attacked through the
 0/1 loss, one scored by the MSE through the squared loss."""
 
 
+def protects(mechanism: str) -> bool:
+    """Whether a board on ``mechanism`` guards its holdout at all: one that
+    releases every file's own score (full disclosure, at any precision)
+    does not, whatever an attack happened to gain in a measurement.
+
+    >>> protects("ladder"), protects("full-disclosure"), protects("metric-full-disclosure")
+    (True, False, False)
+    """
+    return COMPETITION_MECHANISMS[mechanism].release_is_current_best
+
+
 @dataclass(frozen=True)
 class Advice:
-    """The advisor's recommendation for a holdout of ``n`` public labels
-    attacked through the loss ``metric`` (``advise --score``): ``label`` as
-    ``ladderboard advise`` prints it, and the form's values that set it up
-    (the mechanism, the score it is measured on, and parameters; those in
-    ``per_root_n`` are multiples of ``1/√n``)."""
+    """A setting measured for a holdout of ``n`` public labels attacked
+    through the loss ``metric`` (``advise --score``): ``label`` as
+    ``ladderboard advise`` prints it, the form's values that set it up (the
+    mechanism, the score it is measured on, and parameters; those in
+    ``per_root_n`` are multiples of ``1/√n``), and the 95 % intervals
+    ``(low, high)`` of the worst raw gain of the suite's attacks on it
+    (``gain``) and on the default (``default_gain``) in the same run.
+
+    >>> row = Advice("zero_one", 4000, "X", "ladder-boot", "zero_one", {"b": 10},
+    ...              gain=(0.010, 0.014), default_gain=(0.015, 0.019))
+    >>> row.shown, Advice("zero_one", 4000, "X", "ladder-boot", "zero_one").shown
+    (True, False)
+    >>> Advice("zero_one", 4000, "Kaggle 1e-5", "full-disclosure", "zero_one",
+    ...        gain=(0.0, 0.001), default_gain=(0.015, 0.019)).shown
+    False
+    """
 
     metric: str
     n: int
@@ -53,6 +84,16 @@ class Advice:
     score: str
     params: dict[str, Any] = field(default_factory=dict)
     per_root_n: dict[str, float] = field(default_factory=dict)
+    gain: tuple[float, float] | None = None
+    default_gain: tuple[float, float] | None = None
+
+    @property
+    def shown(self) -> bool:
+        """Whether the form may offer this row over the default: a board
+        that protects, better than the default by more than both intervals."""
+        if self.gain is None or self.default_gain is None:
+            return False
+        return protects(self.mechanism) and self.gain[1] < self.default_gain[0]
 
     def values(self, n: int | None = None) -> dict[str, Any]:
         """The parameters at holdout size ``n`` (default: the row's)."""
@@ -67,59 +108,23 @@ class Advice:
         )
 
 
-ADVICE: tuple[Advice, ...] = (
-    Advice("zero_one", 500, "PF Ladder", "parameter-free-ladder", "zero_one", {}),
-    Advice(
-        "zero_one",
-        1000,
-        "BayesBootBoot b=100",
-        "bayes-boot-ladder-boot",
-        "accuracy",
-        {"B": 100, "b": 100},
-    ),
-    Advice("zero_one", 2000, "Sig-Ladder α=0.5", "significance-ladder", "zero_one", {"alpha": 0.5}),
-    Advice(
-        "zero_one",
-        5000,
-        "BayesBootBoot b=100",
-        "bayes-boot-ladder-boot",
-        "accuracy",
-        {"B": 100, "b": 100},
-    ),
-    Advice("zero_one", 10000, "LadderBoot b=1000", "ladder-boot", "zero_one", {"b": 1000}),
-    Advice("log_loss", 500, "BayesBoot", "bayes-boot-ladder", "log_loss", {"B": 100}),
-    Advice(
-        "log_loss",
-        1000,
-        "BayesBootBoot b=100",
-        "bayes-boot-ladder-boot",
-        "log_loss",
-        {"B": 100, "b": 100},
-    ),
-    Advice("log_loss", 2000, "BayesBoot", "bayes-boot-ladder", "log_loss", {"B": 100}),
-    Advice("log_loss", 5000, "PF Ladder", "parameter-free-ladder", "log_loss", {}),
-    Advice("log_loss", 10000, "LadderBoot b=10", "ladder-boot", "log_loss", {"b": 10}),
-    Advice("squared", 500, "Kaggle 1e-5", "full-disclosure", "squared", {}),
-    Advice("squared", 1000, "Kaggle 1/√n", "full-disclosure", "squared", {}, {"precision": 1.0}),
-    Advice("squared", 2000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
-    Advice("squared", 5000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
-    Advice("squared", 10000, "LadderBoot b=10", "ladder-boot", "squared", {"b": 10}),
-)
-"""``ladderboard advise`` at n = 500, 1000, 2000, 5000 and 10000 for each of
-its metrics (budget :data:`BUDGET`, :data:`REPS` repetitions, seed 0)."""
+ADVICE: tuple[Advice, ...] = ()
+"""The measured settings the form may offer over the default (see the
+module's text for why it is empty)."""
 
 
 def advice_for(score: str, n: int) -> Advice | None:
-    """The row for ``score`` whose ``n`` is nearest on a log scale, or
-    ``None`` for a score the advisor does not measure.
+    """The row for ``score`` whose ``n`` is nearest on a log scale, if the
+    form may offer it (:attr:`Advice.shown`); ``None`` (the default) for a
+    score the advisor does not measure, a size without rows, or a nearest
+    row that does not beat the default.
 
-    >>> advice_for("zero_one", 4200).label, advice_for("squared", 900).values(900)
-    ('BayesBootBoot b=100', {'precision': 0.0333})
-    >>> advice_for("auc", 1000) is None
-    True
+    >>> advice_for("zero_one", 4200) is None, advice_for("auc", 1000) is None
+    (True, True)
     """
     metric = ADVISOR_METRIC.get(score)
-    if metric is None or n < 1:
-        return None
     rows = [row for row in ADVICE if row.metric == metric]
-    return min(rows, key=lambda row: abs(math.log(row.n / n)))
+    if not rows or n < 1:
+        return None
+    nearest = min(rows, key=lambda row: abs(math.log(row.n / n)))
+    return nearest if nearest.shown else None

@@ -7,9 +7,18 @@ is offered with its parameters the moment it exists. Fields are named
 ``param-<mechanism>-<parameter>``, and only the chosen mechanism's are read,
 so that the values typed for one never reach another. Without a script every
 mechanism's fields show, each under its name; ``desk.js`` shows the chosen
-one's, limits the scores to those it takes, and preselects what the
-advisor's table (:mod:`.organiser_advice`) recommends for the solution file's
-public rows, which it counts in the browser.
+one's and limits the scores to those it takes.
+
+The form starts on ladderboard's default (:data:`RECOMMENDED`), and every
+field holds the value that runs if it is left as it is, which its help names
+("Default: ..."): the mechanism's own default, or on the default mechanism
+the recommended setting's. A parameter the recommended setting scales with
+the holdout (``η = 1/√n``) is left empty until the solution file is chosen:
+``desk.js`` counts its public rows and fills it in, and the engine fills it
+the same way when it is left empty (:meth:`CompetitionConfig.explicit`).
+The advisor's table (:mod:`.organiser_advice`) preselects another setting
+only where it measured one better than the default by more than its
+intervals.
 
 A refusal shows the form again with every value as sent (a browser cannot
 keep a chosen file: the page says to choose it again) and one sentence that
@@ -38,9 +47,9 @@ from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
-from ladderboard.server import api
+from ladderboard.server import api, organiser_advice
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
-from ladderboard.server.organiser_advice import ADVICE, ADVISOR_METRIC, BUDGET
+from ladderboard.server.organiser_advice import ADVISOR_METRIC, BUDGET
 from ladderboard.server.organiser_desk import desk
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
@@ -94,19 +103,65 @@ def _text(value: Any) -> str:
     return str(value)
 
 
+EXAMPLE_N = 4000
+"""The holdout size the help of a parameter that scales with it shows as an
+example (the size the defaults are measured at, Blum & Hardt 2015's Kaggle
+holdouts being of that order)."""
+
+
+def _recommended_default(mechanism: str, name: str) -> Any:
+    """What the form fills a parameter with on the default mechanism: the
+    recommended setting's fixed value, or ``None`` for one that scales with
+    the holdout; :data:`REQUIRED` where the recommended setting says nothing."""
+    if mechanism != RECOMMENDED.mechanism:
+        return REQUIRED
+    if name in RECOMMENDED.per_root_n:
+        return None
+    return RECOMMENDED.params.get(name, REQUIRED)
+
+
 @dataclasses.dataclass(frozen=True)
 class ParameterField:
+    """One parameter's field: ``default`` is what runs when the field is left
+    as the blank form fills it."""
+
     info: ParameterInfo
     field: str
     value: str
+    mechanism: str = ""
+
+    @property
+    def scaled(self) -> float | None:
+        """The multiple of ``1/√n`` the recommended setting gives it, if any."""
+        if self.mechanism != RECOMMENDED.mechanism:
+            return None
+        return RECOMMENDED.per_root_n.get(self.info.name)
+
+    @property
+    def default(self) -> Any:
+        chosen = _recommended_default(self.mechanism, self.info.name)
+        return self.info.default if chosen is REQUIRED else chosen
+
+    @property
+    def required(self) -> bool:
+        return self.info.required and self.scaled is None and self.default is REQUIRED
 
     @property
     def default_sentence(self) -> str:
-        if self.info.required:
+        multiple = self.scaled
+        if multiple is not None:
+            example = RECOMMENDED.params_at(EXAMPLE_N)[self.info.name]
+            return (
+                f"Default: {multiple:g}/√n for the solution's n public rows, to three "
+                f"significant digits ({example} at {EXAMPLE_N} rows), {RECOMMENDED.label} "
+                "being ladderboard's default: filled in when you choose the solution "
+                "file, and used if left empty."
+            )
+        if self.required:
             return "Required."
-        if self.info.default is None:
+        if self.default is None:
             return "Leave it empty for the mechanism's own choice."
-        return f"Default: {_text(self.info.default)}."
+        return f"Default: {_text(self.default)}."
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,7 +183,8 @@ def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
         params = []
         for info in parameters_of(name):
             field = field_name(name, info.name)
-            params.append(ParameterField(info, field, values.get(field, _text(info.default))))
+            blank = ParameterField(info, field, "", name)
+            params.append(dataclasses.replace(blank, value=values.get(field, _text(blank.default))))
         offered.append(
             MechanismFields(
                 name, display_name(klass), _summary(klass), klass.input_kind, tuple(params)
@@ -151,12 +207,13 @@ def _parameter_refusal(klass: type[Mechanism], info: ParameterInfo, text: str, w
 
 def mechanism_params(mechanism: str, values: dict[str, str]) -> dict[str, Any]:
     """The chosen mechanism's parameters from its fields, typed; an empty
-    field leaves the mechanism's default."""
+    field leaves the default (the engine writes it out)."""
     klass = COMPETITION_MECHANISMS[mechanism]
     params: dict[str, Any] = {}
     for info in parameters_of(mechanism):
         text = values.get(field_name(mechanism, info.name), "")
-        if not text.strip() and not info.required:
+        filled = _recommended_default(mechanism, info.name) is not REQUIRED
+        if not text.strip() and (filled or not info.required):
             continue
         try:
             params[info.name] = info.coerce(text)
@@ -279,16 +336,19 @@ def create_form(
     values: dict[str, str] | None = None,
     **extra: Any,
 ) -> HTMLResponse:
-    # A blank form starts on ladderboard's recommended default, with its parameters.
-    values = values or {
-        "mechanism": RECOMMENDED.mechanism,
-        **{field_name(RECOMMENDED.mechanism, k): _text(v) for k, v in RECOMMENDED.params.items()},
-    }
+    # A blank form starts on ladderboard's default; its fields fill themselves.
+    values = values or {"mechanism": RECOMMENDED.mechanism}
+    rows = [row for row in organiser_advice.ADVICE if row.mechanism in COMPETITION_MECHANISMS]
     advice = [
-        {**dataclasses.asdict(row), "command": row.command()}
-        for row in ADVICE
-        if row.mechanism in COMPETITION_MECHANISMS
+        {**dataclasses.asdict(row), "shown": row.shown, "command": row.command()} for row in rows
     ]
+    default = {
+        "mechanism": RECOMMENDED.mechanism,
+        "label": RECOMMENDED.label,
+        "params": RECOMMENDED.params,
+        "per_root_n": RECOMMENDED.per_root_n,
+    }
+    data = {"rows": advice, "metrics": ADVISOR_METRIC, "default": default}
     return organiser_page(
         request,
         settings,
@@ -302,9 +362,9 @@ def create_form(
         metrics=sorted(METRICS),
         defaults=_DEFAULTS,
         zones=time_zones(),
-        advice=advice,
+        advice=[row for row in advice if row["shown"]],
         # In a <script type="application/json">: no "<" may close it early.
-        advice_json=json.dumps({"rows": advice, "metrics": ADVISOR_METRIC}).replace("<", "\\u003c"),
+        advice_json=json.dumps(data).replace("<", "\\u003c"),
         budget=BUDGET,
         recommended=RECOMMENDED,
         **extra,

@@ -2,7 +2,9 @@
 // With it: only the chosen mechanism's parameters show (the others are
 // disabled, so they are not sent), the scores it cannot take are disabled,
 // the ranks show for a per-rank board only, and choosing the solution file
-// counts its public rows and preselects what the advisor's table recommends.
+// counts its public rows and fills in the default's parameters for that size
+// (a step of 1/√n, to three significant digits, as the server would), or
+// preselects a row of the advisor's table measured better than the default.
 "use strict";
 
 (function () {
@@ -60,27 +62,51 @@
     return n;
   }
 
+  // The nearest row of the advisor's table, on a log scale, if it is one the
+  // form may offer over the default (organiser_advice.advice_for).
   function nearest(metric, n) {
     let best = null;
     for (const row of advice.rows) {
       if (row.metric !== metric) continue;
       if (!best || Math.abs(Math.log(row.n / n)) < Math.abs(Math.log(best.n / n))) best = row;
     }
-    return best;
+    return best && best.shown ? best : null;
+  }
+
+  const scaled = (multiple, n) => Number((multiple / Math.sqrt(n)).toPrecision(3));
+
+  // A setting's parameters at n public rows; a scaled one's help then names
+  // the value the field holds. The default's fields are filled only where
+  // empty or still as this script filled them: a value the organiser typed
+  // stays when the file is chosen again.
+  function fill(setting, n) {
+    const chosen = setting !== advice.default;
+    const set = (name, value) => {
+      const id = `param-${setting.mechanism}-${name}`;
+      const field = form.querySelector(`[name="${CSS.escape(id)}"]`);
+      if (field && (chosen || field.value === "" || field.value === field.dataset.filled)) {
+        field.value = String(value);
+        field.dataset.filled = field.value;
+      }
+      return document.getElementById(`${id}-default`);
+    };
+    for (const [name, value] of Object.entries(setting.params)) set(name, value);
+    for (const [name, multiple] of Object.entries(setting.per_root_n)) {
+      const value = scaled(multiple, n);
+      const help = set(name, value);
+      if (help && setting === advice.default) {
+        help.textContent =
+          `Default: ${value}, ${multiple}/√n for the solution's ${n} public rows to three ` +
+          `significant digits, ${setting.label} being ladderboard's default.`;
+      }
+    }
   }
 
   function preselect(row, n) {
     mechanism.value = row.mechanism;
     showMechanism();
     score.value = row.score;
-    const set = (name, value) => {
-      const field = form.querySelector(`[name="${CSS.escape(`param-${row.mechanism}-${name}`)}"]`);
-      if (field) field.value = String(value);
-    };
-    for (const [name, value] of Object.entries(row.params)) set(name, value);
-    for (const [name, multiple] of Object.entries(row.per_root_n)) {
-      set(name, Number((multiple / Math.sqrt(n)).toPrecision(3)));
-    }
+    fill(row, n);
   }
 
   solution.addEventListener("change", async () => {
@@ -97,10 +123,18 @@
       count.textContent = "The public rows could not be counted here: see the advisor's table below.";
       return;
     }
+    const fallback = advice.default;
+    fill(fallback, n);
     const metric = advice.metrics[score.value] || "zero_one";
     const row = nearest(metric, n);
     if (!row || !mechanism.querySelector(`option[value="${CSS.escape(row.mechanism)}"]`)) {
-      count.textContent = `${n} public rows.`;
+      const set = Object.entries(fallback.per_root_n).map(
+        ([name, multiple]) => `${name} = ${scaled(multiple, n)}`
+      );
+      count.textContent =
+        `${n} public rows. ladderboard's default, ${fallback.label}` +
+        (set.length ? `, runs with ${set.join(", ")} at this size` : "") +
+        (mechanism.value === fallback.mechanism ? ": filled in below." : ".");
       return;
     }
     preselect(row, n);
@@ -108,7 +142,8 @@
     command.textContent = row.command.replace(/--n \d+/, `--n ${n}`);
     count.replaceChildren(
       `${n} public rows. The advisor's table, at its nearest size (${row.n} rows scored by ` +
-        `${metric}), recommends ${row.label}: preselected below. For your own size, run `,
+        `${metric}), measured ${row.label} better than the default: preselected below. For ` +
+        "your own size, run ",
       command,
       "."
     );
