@@ -35,7 +35,7 @@ standard deviation ``1/(2√n)``). At that step the theorem's count
 (:meth:`GuardedHoldout.answers_left`) is zero below millions of rows, as it
 holds for the worst case: what the step concedes at ordinary sizes is
 measured, not proved. Measured (below), it is the candidate whose raw gain
-under hill-climbing stays near one step at every size and budget tried; a
+under hill-climbing stays within two steps at every size and budget tried; a
 finer step roughly halves a local search's loss of accuracy and roughly
 doubles what the climb gains; the Significance Ladder at ``α = 0.01`` holds
 the climb at a thousand queries and gives way at ten thousand; the Shaky
