@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import numpy as np
 import pytest
 
 from ladderboard.analysis import ladder_max_submissions
-from ladderboard.holdout import GuardedHoldout
-from ladderboard.losses import KAGGLE_CLIP, get_loss
+from ladderboard.attacks import near_duplicate_attack
+from ladderboard.holdout import DEFAULT_MECHANISM, GuardedHoldout, default_step
+from ladderboard.losses import KAGGLE_CLIP, LADDER_CLIP, get_loss
 from ladderboard.mechanisms import (
     BayesBootLadder,
     BudgetExhaustedError,
@@ -42,12 +44,79 @@ QUERIES = [flipped(r, s) for s, r in enumerate((0.4, 0.35, 0.36, 0.3, 0.2, 0.22,
 
 def test_holdout_releases_what_the_mechanism_releases():
     guard = GuardedHoldout(Y, score="zero_one")
-    twin = ParameterFreeLadder(n=N)
+    twin = Ladder(eta=1 / math.sqrt(N), n=N)
     loss = get_loss("zero_one")
     for x in QUERIES:
         assert guard.score(x) == twin.submit(loss(Y, x)).score
-    assert isinstance(guard.mechanism, ParameterFreeLadder)
+    assert isinstance(guard.mechanism, Ladder)
     assert guard.mechanism.get_state() == twin.get_state()
+
+
+def test_holdout_default_is_the_fixed_step_ladder_with_a_step_of_one_over_root_n():
+    assert DEFAULT_MECHANISM == "ladder"
+    assert GuardedHoldout(Y).mechanism.get_params() == {"eta": 1 / math.sqrt(N), "n": N}
+    assert GuardedHoldout(Y, score="brier").mechanism.eta == default_step(N, score="brier")
+    # A wider loss is stepped in its own units: the log loss at the Ladder authors' clip.
+    log = GuardedHoldout(Y, score="log_loss")
+    lo, hi = get_loss("log_loss", clip=LADDER_CLIP).bounds
+    assert log.mechanism.eta == pytest.approx((hi - lo) / math.sqrt(N))
+    assert log.get_state()["score_params"] == {"clip": list(LADDER_CLIP)}
+    chosen = GuardedHoldout(Y, score="log_loss", score_params={"clip": (0.1, 0.9)})
+    assert chosen.mechanism.eta == default_step(
+        N, score="log_loss", score_params={"clip": (0.1, 0.9)}
+    )
+    # A step given is kept; an unbounded loss needs one.
+    assert GuardedHoldout(Y, mechanism_params={"eta": 0.01}).mechanism.eta == 0.01
+    with pytest.raises(ValueError, match=r"'squared' is unbounded.*eta"):
+        GuardedHoldout(Y, score="squared")
+    assert GuardedHoldout(Y, score="squared", mechanism_params={"eta": 0.1}).mechanism.eta == 0.1
+
+
+@pytest.mark.parametrize(
+    ("n", "score", "error", "match"),
+    [
+        ("400", "zero_one", TypeError, "n must be an int, got str"),
+        (0, "zero_one", ValueError, "n must be at least 1, got 0"),
+        (400, "auc", ValueError, "score must be a loss.*'auc'"),
+        (400, "absolute", ValueError, "'absolute' is unbounded"),
+    ],
+)
+def test_default_step_refuses_bad_input(n, score, error, match):
+    with pytest.raises(error, match=match):
+        default_step(n, score=score)
+
+
+class GuardBoard:
+    """An attacker's view of a guard: ``submit`` is ``score``, and the public
+    rules are the guard's mechanism, direction and size."""
+
+    def __init__(self, guard: GuardedHoldout):
+        self.guard, self.mechanism, self.direction = guard, guard.mechanism, guard.direction
+        self.n_labels = self.n_public = guard.n
+
+    def submit(self, prediction):
+        return self.guard.score(prediction)
+
+
+def test_holdout_default_concedes_about_one_step_to_near_duplicate_hill_climbing():
+    """A search that moves locally at its strongest: each query flips a few
+    rows of the best so far, on coin-flip labels (true error 0.5). A paired-
+    test ladder takes every file whose flips fix a few more rows than they
+    break (Hardt 2017, Sec. 3-4), and the parameter-free Ladder is talked
+    down by several times 1/√n; the default's fixed step does not shrink
+    with the rows changed (Blum & Hardt 2015, Thm 3.1)."""
+    n = 2000
+    rng = np.random.default_rng(37)
+    y = rng.integers(0, 2, n)
+    start = rng.integers(0, 2, n).astype(np.int8)
+
+    def gain(**kwargs):
+        board = GuardBoard(GuardedHoldout(y, **kwargs))
+        result = near_duplicate_attack(board, start, k=300, random_state=5, true_score=0.5)
+        return result.raw_gain
+
+    assert gain() <= 2 / math.sqrt(n)
+    assert gain(mechanism="parameter-free-ladder") >= 4 / math.sqrt(n)
 
 
 def test_holdout_with_a_metric_mechanism_releases_its_releases():
@@ -97,7 +166,11 @@ def test_holdout_answers_left_follows_the_papers_bounds():
     big.score(np.tile(QUERIES[0], 250))
     assert big.answers_left() == covered - 1
     assert ladder.answers_left() == 0  # Thm 3.1 is vacuous at n = 400
-    assert GuardedHoldout(Y).answers_left() is None  # no count for the parameter-free Ladder
+    assert GuardedHoldout(Y, mechanism="parameter-free-ladder").answers_left() is None
+    default = GuardedHoldout(np.tile(Y, 250))  # the fixed-step Ladder: a count
+    assert default.answers_left() == ladder_max_submissions(
+        N * 250, 0.05, 1 / math.sqrt(N * 250), 0.05
+    )
     thresholdout = GuardedHoldout(Y, mechanism="thresholdout", mechanism_params={"budget": 7})
     assert thresholdout.answers_left() == 7
 
@@ -118,12 +191,12 @@ class Fitted:
 def test_holdout_scores_an_estimator_by_duck_typing():
     p = probabilities(0.8, 1)
     index = np.arange(N)
-    labels = GuardedHoldout(Y, score="zero_one")
+    labels = GuardedHoldout(Y, score="zero_one", mechanism="parameter-free-ladder")
     assert (
         labels.score_estimator(Fitted(p), index)
         == ParameterFreeLadder(n=N).submit(get_loss("zero_one")(Y, (p >= 0.5).astype(float))).score
     )
-    brier = GuardedHoldout(Y, score="brier")
+    brier = GuardedHoldout(Y, score="brier", mechanism="parameter-free-ladder")
     assert (
         brier.score_estimator(Fitted(p), index)
         == ParameterFreeLadder(n=N).submit(get_loss("brier")(Y, p)).score
@@ -160,7 +233,9 @@ def test_holdout_rescales_a_wider_bounded_loss_for_a_unit_mechanism():
         GuardedHoldout(Y, score="squared", mechanism="shaky-ladder")
 
 
-@pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "shaky-ladder", "thresholdout"])
+@pytest.mark.parametrize(
+    "mechanism", ["ladder", "parameter-free-ladder", "shaky-ladder", "thresholdout"]
+)
 @pytest.mark.parametrize("cut", [0, 3])
 def test_holdout_state_round_trip_continues_identically(mechanism, cut):
     params = {"budget": 20} if mechanism == "thresholdout" else {}

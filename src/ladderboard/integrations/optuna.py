@@ -9,9 +9,10 @@ validation set into an objective whose value is what a
 :class:`~ladderboard.holdout.GuardedHoldout` releases, so that the sampler and
 ``study.best_trial`` see released scores only.
 
-Under the default parameter-free Ladder, a trial that does not beat the board
-is valued at the board's score: the sampler learns which regions improve on
-the best so far, nothing finer. Thresholdout values each trial on its own (its
+Under the default fixed-step Ladder (Blum & Hardt 2015, Fig. 1; step
+``1/√n``), a trial that does not beat the board by a step is valued at the
+board's score: the sampler learns which regions improve on the best so far
+by that much, nothing finer. Thresholdout values each trial on its own (its
 training estimate, or the noisy holdout's when they disagree), at the cost of
 a budget of holdout answers.
 """
@@ -68,7 +69,7 @@ def guarded_objective(
     >>> optuna.logging.set_verbosity(optuna.logging.WARNING)
     >>> rng = np.random.default_rng(0)
     >>> y_val = rng.integers(0, 2, 500)
-    >>> guard = GuardedHoldout(y_val)     # the parameter-free Ladder (Blum & Hardt 2015, Fig. 2)
+    >>> guard = GuardedHoldout(y_val)     # the fixed-step Ladder (Blum & Hardt 2015, Fig. 1)
     >>> def fit_predict(trial):           # a model wrong on a chosen share of the labels
     ...     rate = trial.suggest_float("error_rate", 0.1, 0.5)
     ...     return np.where(rng.random(500) < rate, 1 - y_val, y_val)

@@ -308,7 +308,8 @@ _SHARED_PARAMETERS = """
         as scikit-learn's scorers are), and the search keeps the lowest.
     mechanism, mechanism_params
         The guard's mechanism (:class:`~ladderboard.holdout.GuardedHoldout`):
-        the parameter-free Ladder by default; ``"thresholdout"`` (with
+        the fixed-step Ladder with the step ``1/√n`` by default (a release
+        changes only for a candidate better by a step); ``"thresholdout"`` (with
         ``mechanism_params={"budget": B}``) gets each candidate's training
         loss as its training estimate and stops the search, with a warning,
         once its budget is spent.
@@ -361,9 +362,11 @@ class GuardedGridSearch(_GuardedSearch):
 
     The candidates are scikit-learn's ``ParameterGrid(param_grid)`` in its
     order; each is fitted on the training part and scored by a
-    :class:`~ladderboard.holdout.GuardedHoldout` (the parameter-free Ladder of
-    Blum & Hardt 2015, Fig. 2, by default), and the search keeps the first
-    with the best released score.
+    :class:`~ladderboard.holdout.GuardedHoldout` (the fixed-step Ladder of
+    Blum & Hardt 2015, Fig. 1, by default), and the search keeps the first
+    with the best released score. Below, half of the data is held out for
+    validation: 285 rows, whose step ``1/√285 ≈ 0.059`` every release is a
+    multiple of.
 
     Parameters
     ----------
@@ -378,9 +381,10 @@ class GuardedGridSearch(_GuardedSearch):
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> model = make_pipeline(StandardScaler(), LogisticRegression())
     >>> grid = {"logisticregression__C": [0.001, 0.01, 0.1, 1.0]}
-    >>> search = GuardedGridSearch(model, grid, random_state=0).fit(X, y)
+    >>> search = GuardedGridSearch(model, grid, validation_fraction=0.5, random_state=0)
+    >>> search = search.fit(X, y)
     >>> search.cv_results_["mean_validation_score"].round(3).tolist()
-    [0.084, 0.014, 0.014, 0.014]
+    [0.118, 0.059, 0.059, 0.059]
     >>> search.cv_results_["rank_validation_score"].tolist()
     [4, 1, 2, 3]
     >>> search.best_params_, search.best_score_ == search.holdout_.best.score
