@@ -26,7 +26,10 @@ on the private rows. The default board shows a new score only for a
 difference its rule does not put down to the holdout's noise, so the
 attackers learn little. What each attacker gets is the board's score of its
 chosen file against that file's error on the private rows (the raw gain of
-Blum & Hardt 2015, Def. 2.1), for each board: :meth:`DemoResult.raw_gain`.
+Blum & Hardt 2015, Def. 2.1, :meth:`DemoResult.raw_gain`), and how much more
+the board flatters it than the attacker's first file
+(:meth:`DemoResult.attack_gain`). What the demo prints is in
+:mod:`ladderboard.demo.output`.
 Every submission goes through the HTTP API with
 :class:`~ladderboard.client.Client`; the organiser then closes both
 competitions and publishes their private boards, and both boards of each are
@@ -44,7 +47,6 @@ The data, the files and the teams' models are in :mod:`ladderboard.demo.data`.
 
 from __future__ import annotations
 
-import math
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,8 +54,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich import box
-from rich.table import Table
 
 from ladderboard._validation import check_int
 from ladderboard.client import Client
@@ -81,6 +81,8 @@ from ladderboard.demo.data import (
     holdout,
     honest_predictions,
 )
+from ladderboard.demo.output import demo_summary, demo_table
+from ladderboard.demo.result import DemoResult, Standing
 from ladderboard.random import KeyedStream
 
 __all__ = [
@@ -96,7 +98,10 @@ __all__ = [
     "PERTURBATION",
     "DemoResult",
     "OpenCompetition",
+    "Standing",
     "default_board",
+    "demo_summary",
+    "demo_table",
     "run_demo",
 ]
 
@@ -133,75 +138,6 @@ RULES = """\
 4. The organiser publishes the private board after the close, with the key that lets
    anyone holding the store check every released score (`ladderboard verify`).
 """
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """A team's place on one competition's public and private boards."""
-
-    public_rank: int
-    public: float
-    private_rank: int
-    private: float
-    entries: int
-
-
-@dataclass(frozen=True, slots=True)
-class DemoResult:
-    """The boards of both competitions, read back over HTTP once published.
-
-    ``standings[slug][team]`` is the team's :class:`Standing`.
-    ``mechanisms[slug]`` is the competition's ``(mechanism, params)`` as the
-    server states them.
-    ``start_public[slug][team]`` is the score the board released for an
-    attacker's first file (the ``attacker``'s unperturbed model, the
-    ``hill-climber``'s majority class) and ``start_private[team]`` that
-    file's error on the private rows (the organiser's knowledge: the
-    attackers never see it). ``changed[slug][team]`` is how many public
-    and private rows an attacker's selected file changes from its first.
-    """
-
-    n_train: int
-    n_public: int
-    n_private: int
-    k: int
-    seed: int
-    teams: tuple[str, ...]
-    mechanisms: dict[str, tuple[str, dict[str, Any]]]
-    standings: dict[str, dict[str, Standing]]
-    start_public: dict[str, dict[str, float]]
-    start_private: dict[str, float]
-    changed: dict[str, dict[str, tuple[int, int]]]
-
-    def raw_gain(self, slug: str, team: str) -> float:
-        """How much better the public board shows the team's selected file
-        than it is: its error on the private rows minus the board's score
-        (Blum & Hardt 2015, Def. 2.1, with the private rows standing in for
-        the truth). For a file that never saw the board this is sampling
-        error (and a ladder's rounding), with sd about
-        ``√(p(1 − p)(1/n_public + 1/n_private))`` at error ``p``."""
-        standing = self.standings[slug][team]
-        return standing.private - standing.public
-
-    def attack_gain(self, slug: str, team: str) -> float:
-        """What an attacker won on the board: :meth:`raw_gain` of its
-        selected file minus that of its first file, which it sent before
-        reading any score. Both files are scored on the same public and
-        private rows, so the split's sampling error and a ladder's rounding
-        of an unchanged release cancel; what is left is what the board's
-        releases taught the attacker about the public rows."""
-        start = self.start_private[team] - self.start_public[slug][team]
-        return self.raw_gain(slug, team) - start
-
-    def blind_sd(self, slug: str, team: str) -> float:
-        """The sampling error of :meth:`attack_gain`: its sd had the
-        attacker changed the same numbers of public and private rows of its
-        first file without reading a score. Each changed row moves its side's
-        error by ``1/n`` one way or the other, so the sd is at most
-        ``√(d_public/n_public² + d_private/n_private²)``; an attack gain many
-        times it is the board's doing, not the split's."""
-        public, private = self.changed[slug][team]
-        return math.sqrt(public / self.n_public**2 + private / self.n_private**2)
 
 
 def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
@@ -446,82 +382,3 @@ def run_demo(
             if serve is not None:
                 serve(result, server, open_competition(client, data, honest, server.url))
     return result
-
-
-def _board_name(result: DemoResult, slug: str) -> str:
-    """``FullDisclosure`` or the default's class with its parameters."""
-    name, params = result.mechanisms[slug]
-    shown = ", ".join(f"{p} = {v}" for p, v in params.items() if v is not None)
-    return f"{board_title(name)} ({shown})" if shown else board_title(name)
-
-
-def demo_table(result: DemoResult) -> Table:
-    """Both competitions' public and private boards, one row per team."""
-    table = Table(
-        title=(
-            f"Breast cancer: {result.n_train} training rows, holdout {result.n_public} public "
-            f"+ {result.n_private} private; 0/1 error; each attacker sends up to "
-            f"k = {result.k} files; seed {result.seed}"
-        ),
-        caption=(
-            f"Kaggle: {_board_name(result, KAGGLE)}; Default: {_board_name(result, DEFAULT)}, "
-            "ladderboard's default. subs: submissions (on each board when they differ); "
-            "public: the score the board shows for the team; private: the error of its "
-            "selected submission on the private rows, published after the close (each "
-            "attacker selects the file it believes best); #rank."
-        ),
-        box=box.SIMPLE_HEAVY,
-    )
-    table.add_column("team", no_wrap=True)
-    table.add_column("subs", justify="right")
-    for slug in BOARDS:
-        table.add_column(f"{slug.title()} public", justify="right", no_wrap=True)
-        table.add_column("private", justify="right", no_wrap=True)
-    for team in result.teams:
-        entries = {str(result.standings[slug][team].entries) for slug in BOARDS}
-        cells = [team, "/".join(sorted(entries))]
-        for slug in BOARDS:
-            s = result.standings[slug][team]
-            cells += [f"{s.public:.4f} #{s.public_rank}", f"{s.private:.4f} #{s.private_rank}"]
-        attacking = team in (ATTACKER, CLIMBER)
-        table.add_row(*cells, style="bold red" if attacking else None)
-    return table
-
-
-def demo_summary(result: DemoResult) -> str:
-    """For each board and each attacker, in a participant's words: what the
-    board shows for its first file and for the file it chose, against each
-    file's error on the private rows, and how much more the board flatters
-    the chosen file than the first (:meth:`DemoResult.attack_gain`)."""
-    n = len(result.teams)
-    first = {ATTACKER: "its model", CLIMBER: "the majority class"}
-    lines = []
-    for slug in BOARDS:
-        title = "Kaggle's board" if slug == KAGGLE else "The default board"
-        lines.append(f"{title}, {_board_name(result, slug)}:")
-        for team in (ATTACKER, CLIMBER):
-            s = result.standings[slug][team]
-            start_public, start_private = (
-                result.start_public[slug][team],
-                result.start_private[team],
-            )
-            won = result.attack_gain(slug, team)
-            if s.public == start_public and s.private == start_private:
-                lines.append(
-                    f"  {team}: the board shows {first[team]}'s {s.public:.3f}, rank "
-                    f"{s.public_rank} of {n}; on the private rows it errs {s.private:.3f}, "
-                    f"rank {s.private_rank} of {n}: the attack won nothing ({won:+.3f})."
-                )
-                continue
-            verdict = (
-                f"the board flatters it by {won:.3f} more than {first[team]}"
-                if won > 0
-                else f"the board flatters it no more than {first[team]} ({won:+.3f})"
-            )
-            lines.append(
-                f"  {team}: {first[team]} showed {start_public:.3f} and errs "
-                f"{start_private:.3f} on the private rows; the file it chose shows "
-                f"{s.public:.3f}, rank {s.public_rank} of {n}, and errs {s.private:.3f}, rank "
-                f"{s.private_rank} of {n}: {verdict}."
-            )
-    return "\n".join(lines)
