@@ -25,15 +25,16 @@ def demo_table(result: DemoResult) -> Table:
     table = Table(
         title=(
             f"Breast cancer: {result.n_train} training rows, holdout {result.n_public} public "
-            f"+ {result.n_private} private; 0/1 error; each attacker sends up to "
-            f"k = {result.k} files; seed {result.seed}"
+            f"+ {result.n_private} private; 0/1 error; the attackers' budget "
+            f"k = {result.k}; seed {result.seed}"
         ),
         caption=(
             f"Kaggle: {_board_name(result, KAGGLE)}; Default: {_board_name(result, DEFAULT)}, "
             "ladderboard's default. subs: submissions (on each board when they differ); "
             "public: the score the board shows for the team; private: the error of its "
-            "selected submission on the private rows, published after the close (each "
-            "attacker selects the file it believes best); #rank."
+            "final submissions on the private rows, published after the close (each "
+            "attacker selects the file it believes best; the honest teams choose none, "
+            "so the board's automatic choice counts); #rank."
         ),
         box=box.SIMPLE_HEAVY,
     )
