@@ -64,7 +64,8 @@ def demo(
             "--budget",
             "-k",
             min=1,
-            help="The attacker's perturbations of its model (k + 4 submissions on each board).",
+            help="Each attacker's budget on each board: the attacker's perturbations of its "
+            "model (k + 4 submissions) and the hill-climber's files (at most k).",
         ),
     ] = 400,
     teams: Annotated[
@@ -77,16 +78,18 @@ def demo(
         ),
     ] = False,
 ) -> None:
-    """A competition served over HTTP: honest scikit-learn teams and an
-    attacker who perturbs a good model, on a Kaggle board and on the Ladder.
+    """A competition served over HTTP: honest scikit-learn teams and two
+    attackers, on a Kaggle board and on ladderboard's default board.
 
     Starts the real server on a free loopback port with a fresh SQLite file,
     plays both competitions through the REST API, closes them, publishes
-    them and prints their public and private boards: the attacker's
-    perturbations take it to first place on the Kaggle board's public side
-    and down its private side, and gain it nothing on the Ladder (Blum &
-    Hardt 2015, Sec. 5; Hardt's 2015 blog post). With --serve, a third
-    competition stays open for you to join.
+    them and prints their public and private boards, and what each attacker
+    got on each board: how much better the public board shows its chosen
+    file than that file does on the private rows. The attacker perturbs a
+    good model (Blum & Hardt 2015, Sec. 5; Hardt's 2015 blog post); the
+    hill-climber, with no model, changes a few rows at a time of the file the
+    board seems to like best (Hardt 2017, Sec. 3-4). With --serve, a third
+    competition on the default board stays open for you to join.
     """
     from ladderboard.demo import demo_summary, demo_table, run_demo
 

@@ -1,4 +1,4 @@
-"""The ``ladderboard demo``: a real competition, served over HTTP, with an attacker.
+"""The ``ladderboard demo``: a real competition, served over HTTP, with attackers.
 
 It starts the real server (uvicorn over the app factory, a fresh SQLite file in
 a temporary folder) on a free loopback port and plays a competition on the
@@ -6,51 +6,43 @@ Wisconsin breast-cancer data bundled with scikit-learn (569 tumours, benign or
 malignant): 40 % of the rows train the teams' models, the other 60 % are the
 holdout, split half Public, half Private by its ``Usage`` column. The same
 holdout backs two competitions scored by the 0/1 loss: one on a Kaggle board
-(:class:`~ladderboard.mechanisms.FullDisclosure`) and one on the
-:class:`~ladderboard.mechanisms.ParameterFreeLadder` (Blum & Hardt 2015).
+(:class:`~ladderboard.mechanisms.FullDisclosure`) and one on ladderboard's
+default board (:data:`ladderboard.recommended.RECOMMENDED`, its parameters
+made explicit for the public rows by :func:`~ladderboard.demo.boards.default_board`).
 
 Honest teams fit real scikit-learn models and improve them over several
-submissions. The attacker is the threat an organiser meets in practice: a team
-with a good model (the ``logistic`` team's best fit) that then climbs the
-public board by perturbing it, reading nothing but its own released scores.
-It submits its model, then the perturbation boosting attack (the
-simulation's ``perturbation_boosting``; A2 of Hardt's 2015 blog post, "A
-neat generalization", the boosting attack of Blum & Hardt 2015, Sec. 5,
-started from two candidates):
-``v1`` and ``v2`` are its model with the decision threshold moved by
-``±PERTURBATION`` on the logit scale, so they differ exactly on the rows its
-model is less than ``σ(PERTURBATION) ≈ 95 %`` sure of; ``k`` random row-wise
-mixtures of the two are submitted, those the board scores better than the
-mean of ``v1`` and ``v2`` are kept (on the Ladder, those that lowered its
-best release, the variant of Blum & Hardt 2015, Sec. 5.1), and their per-row
-majority is the final submission
-(:func:`~ladderboard.attacks.generalized_boosting_attack`). It then selects,
-as its one final submission, the one the public board ranks it by: its best
-release, the earliest among equals.
+submissions. Two attackers read nothing but their own released scores
+(:mod:`ladderboard.demo.attackers`): the ``attacker``, a team with a good
+model (the ``logistic`` team's best fit) that perturbs it by the boosting
+attack of Blum & Hardt (2015, Sec. 5, from two candidates as in Hardt's 2015
+blog post), and the ``hill-climber``, a team with no model that changes a few
+rows at a time of the file the board seems to like best (near-duplicate
+hill-climbing, which breaks paired-test ladders, Hardt 2017, Sec. 3-4). Each
+selects the file it believes best as its final submission.
 
-On the Kaggle board the mixtures' exact public scores leak the public labels
-of the uncertain rows, so the majority fixes its model's public mistakes and
-takes first place, while on the private rows the same majority is a coin
-flip that undoes correct predictions: it falls. The Ladder releases a new
-score only for a significant improvement, which no random mixture makes; the
-attacker learns nothing and keeps its model's place. Every submission goes
-through the HTTP API with :class:`~ladderboard.client.Client`; the organiser
-then closes both competitions and publishes their private boards, and both
-boards of each are read back over HTTP without a token, as anyone may.
-
-The random-guess boosting attacker (the paper's Sec. 5 experiment) is not
-played: it ends last on both boards however far it climbs, which tells an
-organiser nothing about who wins, and it would double the demo's time.
+On the Kaggle board every exact score leaks a little about the public labels:
+both attackers climb the public board with files that are no better, or worse,
+on the private rows. The default board shows a new score only for a
+difference its rule does not put down to the holdout's noise, so the
+attackers learn little. What each attacker gets is the board's score of its
+chosen file against that file's error on the private rows (the raw gain of
+Blum & Hardt 2015, Def. 2.1, :meth:`DemoResult.raw_gain`), and how much more
+the board flatters it than the attacker's first file
+(:meth:`DemoResult.attack_gain`). What the demo prints is in
+:mod:`ladderboard.demo.output`.
+Every submission goes through the HTTP API with
+:class:`~ladderboard.client.Client`; the organiser then closes both
+competitions and publishes their private boards, and both boards of each are
+read back over HTTP without a token, as anyone may.
 
 Each competition has an overview and rules in Markdown and the data a team
 needs (``train.csv``, ``test.csv``, and the generated sample submission).
-With ``ladderboard demo --serve`` a third competition on the Ladder is left
-open, with the honest teams' submissions on its board and a fresh team for
-whoever browses: to download the data, submit, read what the board did with
-the score, and choose final submissions.
+With ``ladderboard demo --serve`` a third competition on the default board is
+left open, with the honest teams' submissions on its board and a fresh team
+for whoever browses: to download the data, submit, read what the board did
+with the score, and choose final submissions.
 
-The data, the files, the honest teams' models and the attacker's are in
-:mod:`ladderboard.demo.data`.
+The data, the files and the teams' models are in :mod:`ladderboard.demo.data`.
 """
 
 from __future__ import annotations
@@ -59,57 +51,62 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
-from rich import box
-from rich.table import Table
 
 from ladderboard._validation import check_int
 from ladderboard.client import Client
+from ladderboard.demo.attackers import (
+    ATTACKER,
+    CLIMBER,
+    PERTURBATION,
+    HttpOracle,
+    climb,
+    perturb,
+)
+from ladderboard.demo.boards import (
+    BOARDS,
+    DEFAULT,
+    KAGGLE,
+    board_mechanisms,
+    board_text,
+    board_title,
+    default_board,
+)
 from ladderboard.demo.data import (
     HONEST_TEAMS,
     Holdout,
     attacker_logits,
     holdout,
     honest_predictions,
-    predictions_csv,
 )
+from ladderboard.demo.output import demo_summary, demo_table
+from ladderboard.demo.result import DemoResult, Standing
 from ladderboard.random import KeyedStream
 
 __all__ = [
     "ATTACKER",
     "BOARDS",
+    "CLIMBER",
+    "DEFAULT",
     "HONEST_TEAMS",
+    "KAGGLE",
     "NEWCOMER",
     "OPEN_DAILY_QUOTA",
     "OPEN_SLUG",
     "PERTURBATION",
     "DemoResult",
     "OpenCompetition",
+    "Standing",
+    "default_board",
+    "demo_summary",
+    "demo_table",
     "run_demo",
 ]
 
-BOARDS = {"kaggle": "full-disclosure", "ladder": "parameter-free-ladder"}
-"""The two competitions, by slug, and their mechanisms."""
-
-BOARD_TITLES = {"kaggle": "FullDisclosure", "ladder": "ParameterFreeLadder"}
-
-ATTACKER = "attacker"
-
-PERTURBATION = 3.0
-"""How far the attacker moves its model's decision threshold either way, on
-the logit scale: its perturbations change the rows it is less than
-``σ(3) ≈ 95 %`` sure of (about a fifth of the holdout). With the default
-budget this puts it first on the Kaggle board's public side and fourth or
-last of five on its private side for each seed from 0 to 4, while the
-Ladder releases none of its perturbations. A smaller shift leaves some of
-its model's mistakes outside the perturbed rows, and with few rows a lucky
-random mixture can pass the Ladder's test; a larger one perturbs more rows
-than the budget's majority can sort out."""
-
 OPEN_SLUG = "breast-cancer"
-"""The competition ``ladderboard demo --serve`` leaves open, on the Ladder."""
+"""The competition ``ladderboard demo --serve`` leaves open, on the default board."""
 
 NEWCOMER = "you"
 """The open competition's team without a submission, for whoever browses."""
@@ -133,16 +130,6 @@ organiser publishes it after the close.
 {board}
 """
 
-BOARD_TEXTS = {
-    "full-disclosure": "This board is Kaggle's (*FullDisclosure*): each submission's public "
-    "score is shown exactly. A team that perturbs a good model at random and keeps the "
-    "perturbations the board liked climbs it by fitting the public rows, not the task: watch "
-    "the `attacker`.",
-    "parameter-free-ladder": "This board is the *Ladder* (Blum & Hardt 2015): a new score is "
-    "shown only when a submission beats the team's best by more than the holdout's noise; "
-    "otherwise the board shows the best score again. Random perturbations do not climb it.",
-}
-
 RULES = """\
 1. One team per person or group; do not share predictions or tokens between teams.
 2. {quota}; a file the server refuses does not count, but at most 20 refused files
@@ -151,77 +138,6 @@ RULES = """\
 4. The organiser publishes the private board after the close, with the key that lets
    anyone holding the store check every released score (`ladderboard verify`).
 """
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """A team's place on one competition's public and private boards."""
-
-    public_rank: int
-    public: float
-    private_rank: int
-    private: float
-    entries: int
-
-
-@dataclass(frozen=True, slots=True)
-class DemoResult:
-    """The boards of both competitions, read back over HTTP once published.
-
-    ``standings[slug][team]`` is the team's :class:`Standing`.
-    ``start_public[slug]`` is the score the board released for the
-    attacker's unperturbed model, its first submission there, and
-    ``start_private`` that model's error on the private rows (the
-    organiser's knowledge: the attacker never sees it).
-    """
-
-    n_train: int
-    n_public: int
-    n_private: int
-    k: int
-    seed: int
-    teams: tuple[str, ...]
-    standings: dict[str, dict[str, Standing]]
-    start_public: dict[str, float]
-    start_private: float
-
-
-class HttpOracle:
-    """The board as the attacker sees it: a submission over HTTP, a released score.
-
-    The server refuses a file the team already sent (409 duplicate), as when
-    the majority is one of the candidates: the attacker then reads the score
-    it was released before, from its own notes. ``best_id`` is the
-    submission with the lowest release, the earliest among equals: the one
-    the public board ranks the team by.
-    """
-
-    def __init__(
-        self,
-        client: Client,
-        slug: str,
-        ids: np.ndarray,
-        on_submit: Callable[[], None] | None = None,
-    ):
-        self.client, self.slug, self.ids = client, slug, ids
-        self.greater_is_better = False
-        self.submissions = 0
-        self.best_id: int | None = None
-        self._best = float("inf")
-        self._released: dict[bytes, float] = {}
-        self._on_submit = on_submit
-
-    def submit(self, prediction: Any) -> float:
-        if self._on_submit is not None:
-            self._on_submit()
-        data = predictions_csv(self.ids, np.asarray(prediction))
-        if data not in self._released:
-            self.submissions += 1
-            answer = self.client.submit(self.slug, data)
-            self._released[data] = float(answer["public_score"])
-            if self._released[data] < self._best:
-                self._best, self.best_id = self._released[data], int(answer["id"])
-        return self._released[data]
 
 
 def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
@@ -236,15 +152,17 @@ def _checked(k: int, n_teams: int | None, seed: int) -> tuple[int, int, int]:
 def create_competition(
     client: Client,
     slug: str,
-    mechanism: str,
+    mechanism: tuple[str, dict[str, Any]],
     data: Holdout,
     *,
     title: str,
     daily_quota: int | None,
 ) -> None:
-    """Create a competition on the holdout with its overview, rules and data files."""
+    """Create a competition on the holdout, on ``mechanism`` (its name and
+    explicit parameters), with its overview, rules and data files."""
+    name, params = mechanism
     quota = (
-        "No daily limit in this demo (the attacker needs hundreds of submissions)"
+        "No daily limit in this demo (the attackers need hundreds of submissions)"
         if daily_quota is None
         else f"Up to {daily_quota} submissions a day (UTC)"
     )
@@ -252,15 +170,34 @@ def create_competition(
         slug,
         data.solution.to_csv(),
         score="zero_one",
-        mechanism=mechanism,
+        mechanism=name,
+        mechanism_params=params,
         title=title,
         description=OVERVIEW.format(
-            n_train=len(data.y_train), n_test=len(data.test_ids), board=BOARD_TEXTS[mechanism]
+            n_train=len(data.y_train), n_test=len(data.test_ids), board=board_text(name, params)
         ),
         rules=RULES.format(quota=quota),
         daily_quota="none" if daily_quota is None else daily_quota,
         data_files=data.data_files(),
     )
+
+
+def _majority_class(data: Holdout) -> np.ndarray:
+    """The hill-climber's first file: every test row predicted as the
+    training rows' majority class (what a team with no model submits)."""
+    majority = int(np.mean(data.y_train) > 0.5)
+    return np.full(len(data.test_ids), majority, dtype=np.int8)
+
+
+def _error(prediction: np.ndarray, data: Holdout, rows: np.ndarray) -> float:
+    labels = np.asarray(data.solution.targets).reshape(len(prediction))
+    return float(np.mean(prediction[rows] != labels[rows]))
+
+
+def _changed(file: np.ndarray, first: np.ndarray, private_rows: np.ndarray) -> tuple[int, int]:
+    """Public and private rows where ``file`` differs from ``first``."""
+    differ = np.asarray(file) != np.asarray(first)
+    return int(np.sum(differ & ~private_rows)), int(np.sum(differ & private_rows))
 
 
 def play(
@@ -276,15 +213,16 @@ def play(
     play them, close them and publish their private boards; read both boards
     of each back as anyone may, without a token.
 
-    The attacker makes ``k + 4`` submissions on each board (fewer when a
+    On each board the ``attacker`` makes ``k + 4`` submissions (fewer when a
     file repeats one it sent): its model, the two shifted candidates, ``k``
-    mixtures and their majority; the same draws on both boards.
-    ``progress(done, total)``, when given, is called after each submission
-    (the honest teams' files and the attacker's, on both boards).
+    mixtures and their majority; the ``hill-climber`` at most ``k``; the
+    same draws on both boards. ``progress(done, total)``, when given, is
+    called after each submission (the honest teams' files and the
+    attackers', on both boards).
     """
-    from ladderboard.attacks import generalized_boosting_attack
-
-    total = len(BOARDS) * (sum(len(files) for files in honest.values()) + k + 4)
+    asked = board_mechanisms(data.solution.n_public)
+    mechanisms: dict[str, tuple[str, dict[str, Any]]] = {}
+    total = len(BOARDS) * (sum(len(files) for files in honest.values()) + 2 * k + 4)
     done = 0
 
     def step() -> None:
@@ -297,16 +235,20 @@ def play(
         progress(0, total)
 
     tokens: dict[str, str] = {}
-    for slug, mechanism in BOARDS.items():
+    for slug in BOARDS:
+        name = board_title(asked[slug][0])
+        board = "Kaggle's" if slug == KAGGLE else f"the default ({name})"
         create_competition(
             client,
             slug,
-            mechanism,
+            asked[slug],
             data,
-            title=f"Breast cancer on the {BOARD_TITLES[slug]} board",
+            title=f"Breast cancer on {board} board",
             daily_quota=None,
         )
-        for team in [*honest, ATTACKER]:
+        rules = client.competition(slug)  # what the server runs, as anyone reads it
+        mechanisms[slug] = (rules["mechanism"], dict(rules["mechanism_params"]))
+        for team in [*honest, ATTACKER, CLIMBER]:
             tokens[f"{slug}/{team}"] = client.add_team(slug, team)["token"]
 
     for team, files in honest.items():
@@ -316,26 +258,33 @@ def play(
                 step()
 
     logits = attacker_logits(data, seed)
-    model = (logits > 0).astype(np.int8)
-    private_rows = data.solution.private_mask
-    labels = np.asarray(data.solution.targets).reshape(len(model))
-    start_private = float(np.mean(model[private_rows] != labels[private_rows]))
-    shifted_up = (logits > -PERTURBATION).astype(np.int8)
-    shifted_down = (logits > PERTURBATION).astype(np.int8)
-    attacker_key = KeyedStream.from_random_state(seed).generator(1).bytes(16)
-    start_public: dict[str, float] = {}
+    private_rows = np.asarray(data.solution.private_mask)
+    keys = KeyedStream.from_random_state(seed)
+    perturb_key, climb_key = keys.generator(1).bytes(16), keys.generator(2).bytes(16)
+    first = _majority_class(data)
+    start_private = {
+        ATTACKER: _error((logits > 0).astype(np.int8), data, private_rows),
+        CLIMBER: _error(first, data, private_rows),
+    }
+    start_public: dict[str, dict[str, float]] = {}
+    changed: dict[str, dict[str, tuple[int, int]]] = {}
     for slug in BOARDS:
-        attacker = client.with_token(tokens[f"{slug}/{ATTACKER}"])
-        oracle = HttpOracle(attacker, slug, data.test_ids, on_submit=step)
-        start_public[slug] = oracle.submit(model)
-        keep: Literal["mean", "improved"] = (
-            "mean" if BOARDS[slug] == "full-disclosure" else "improved"
+        team_of = {
+            team: client.with_token(tokens[f"{slug}/{team}"]) for team in (ATTACKER, CLIMBER)
+        }
+        oracle = HttpOracle(team_of[ATTACKER], slug, data.test_ids, on_submit=step)
+        model_score, chosen, perturbed = perturb(
+            oracle, logits, k=k, key=perturb_key, full_disclosure=slug == KAGGLE
         )
-        generalized_boosting_attack(
-            oracle, shifted_up, shifted_down, k=k, random_state=attacker_key, keep=keep
-        )
-        assert oracle.best_id is not None  # the model's release, at least
-        attacker.select(slug, [oracle.best_id])
+        team_of[ATTACKER].select(slug, [chosen])
+        oracle = HttpOracle(team_of[CLIMBER], slug, data.test_ids, on_submit=step)
+        first_score, chosen, climbed = climb(oracle, first, k=k, key=climb_key)
+        team_of[CLIMBER].select(slug, [chosen])
+        start_public[slug] = {ATTACKER: model_score, CLIMBER: first_score}
+        changed[slug] = {
+            ATTACKER: _changed(perturbed, logits > 0, private_rows),
+            CLIMBER: _changed(climbed, first, private_rows),
+        }
 
     if progress is not None:
         progress(total, total)
@@ -362,10 +311,12 @@ def play(
         n_private=data.solution.n_private,
         k=k,
         seed=seed,
-        teams=(*honest, ATTACKER),
+        teams=(*honest, ATTACKER, CLIMBER),
+        mechanisms=mechanisms,
         standings=standings,
         start_public=start_public,
         start_private=start_private,
+        changed=changed,
     )
 
 
@@ -384,14 +335,14 @@ class OpenCompetition:
 def open_competition(
     client: Client, data: Holdout, honest: dict[str, list[tuple[str, bytes]]], server_url: str
 ) -> OpenCompetition:
-    """Create :data:`OPEN_SLUG` on the Ladder with a daily quota, the honest
-    teams' submissions on its board, and the team :data:`NEWCOMER`."""
+    """Create :data:`OPEN_SLUG` on the default board with a daily quota, the
+    honest teams' submissions on its board, and the team :data:`NEWCOMER`."""
     create_competition(
         client,
         OPEN_SLUG,
-        BOARDS["ladder"],
+        default_board(data.solution.n_public),
         data,
-        title="Breast cancer: your turn, on the Ladder",
+        title="Breast cancer: your turn, on the default board",
         daily_quota=OPEN_DAILY_QUOTA,
     )
     for team, files in honest.items():
@@ -431,56 +382,3 @@ def run_demo(
             if serve is not None:
                 serve(result, server, open_competition(client, data, honest, server.url))
     return result
-
-
-def demo_table(result: DemoResult) -> Table:
-    """Both competitions' public and private boards, one row per team."""
-    table = Table(
-        title=(
-            f"Breast cancer: {result.n_train} training rows, holdout {result.n_public} public "
-            f"+ {result.n_private} private; 0/1 error; the attacker perturbs its model "
-            f"k = {result.k} times; seed {result.seed}"
-        ),
-        caption=(
-            "Kaggle: FullDisclosure; Ladder: ParameterFreeLadder. subs: submissions (on each "
-            "board when they differ); public: the team's best released score; private: the "
-            "error of its selected submissions on the private rows, published after the close "
-            "(the attacker selects the submission its public score comes from); #rank."
-        ),
-        box=box.SIMPLE_HEAVY,
-    )
-    table.add_column("team", no_wrap=True)
-    table.add_column("subs", justify="right")
-    for slug in BOARDS:
-        table.add_column(f"{slug.title()} public", justify="right", no_wrap=True)
-        table.add_column("private", justify="right", no_wrap=True)
-    for team in result.teams:
-        entries = {str(result.standings[slug][team].entries) for slug in BOARDS}
-        cells = [team, "/".join(sorted(entries))]
-        for slug in BOARDS:
-            s = result.standings[slug][team]
-            cells += [f"{s.public:.4f} #{s.public_rank}", f"{s.private:.4f} #{s.private_rank}"]
-        table.add_row(*cells, style="bold red" if team == ATTACKER else None)
-    return table
-
-
-def demo_summary(result: DemoResult) -> str:
-    """A sentence for each board: where the attacker's perturbations put it on
-    the public side, and where its selected submission lands on the private
-    side, beside its unperturbed model's scores."""
-    n = len(result.teams)
-    lines = []
-    for slug in BOARDS:
-        s = result.standings[slug][ATTACKER]
-        start = result.start_public[slug]
-        if s.public < start:
-            climb = f"climbed from its model's {start:.3f} to {s.public:.3f}"
-        else:
-            climb = f"stayed at its model's {start:.3f}"
-        lines.append(
-            f"{BOARD_TITLES[slug]}: after {result.k} perturbations of its model the attacker "
-            f"{climb} on the public board, rank {s.public_rank} of {n}; on the private board "
-            f"its selected submission errs {s.private:.3f} (its model alone: "
-            f"{result.start_private:.3f}), rank {s.private_rank} of {n}."
-        )
-    return "\n".join(lines)
