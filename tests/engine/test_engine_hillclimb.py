@@ -8,38 +8,15 @@ import math
 import numpy as np
 import pytest
 
-from engine_helpers import Clock, csv_for
+from engine_attacks import EngineBoard
+from engine_helpers import Clock
 from ladderboard.attacks import HoldoutOracle, near_duplicate_attack
 from ladderboard.engine import Competitions
-from ladderboard.engine.errors import DuplicateSubmission
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import LadderBoot, ParameterFreeLadder
 from ladderboard.rules.config import CompetitionConfig
 
 ROWS, PUBLIC, K = 3000, 1000, 300
-
-
-class EngineBoard:
-    """The attacker's view of a competition: submit a CSV, read the public
-    score. ``mechanism`` is the board's public rules (an instance that is
-    never submitted to), from which the attack reads how to climb."""
-
-    def __init__(self, store, solution, mechanism):
-        self.store, self.solution, self.mechanism = store, solution, mechanism
-        self.n_labels, self.n_public = solution.n, solution.n_public
-        self.refused = 0
-
-    def submit(self, prediction):
-        try:
-            result = self.store.submit("comp", "alpha", csv_for(self.solution, prediction))
-        except DuplicateSubmission:  # counted, then fails the test
-            self.refused += 1
-            raise
-        return result.public_score
-
-    def evaluate(self, y_true, y_pred):
-        """The 0/1 error on labels the test supplies (the private rows)."""
-        return float(np.mean(np.asarray(y_true) != np.asarray(y_pred)))
 
 
 @pytest.mark.slow
