@@ -56,18 +56,20 @@ def random_solution(rows: int, public: int, seed: int) -> Solution:
 
 
 def open_competition(
-    tmp_path, solution, mechanism, params, *, score="zero_one", precision=5, key=7
+    tmp_path, solution, mechanism, params, *, score="zero_one", precision=None, key=7
 ):
     """A store holding one competition ``comp`` with one team ``alpha`` and
-    no quota that an attack would meet."""
+    no quota that an attack would meet; ``precision`` (the decimals the
+    boards show) the configuration's default unless given."""
     path = tmp_path / f"{mechanism}-{next(_STORES)}.db"
     store = Competitions.open(f"sqlite:///{path}", clock=Clock())
+    shown = {} if precision is None else {"precision": precision}
     config = CompetitionConfig(
         score=score,
         mechanism=mechanism,
         mechanism_params=dict(params),
         daily_quota=100_000,
-        precision=precision,
+        **shown,
     )
     store.create("comp", solution, config, random_state=key)
     store.add_team("comp", "alpha")

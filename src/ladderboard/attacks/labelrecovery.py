@@ -28,8 +28,12 @@ of the board's sum of ``n_public`` losses). That condition sets each
 ``p_j``, and ``m`` is the number of rows before ``p_j`` would have to fall
 below ``1 %`` (inside every clip of the log loss the library offers). A
 group whose decoded digits leave a residual larger than that uncertainty
-was not released as its own score (a ladder repeats its best; a bootstrap
-board draws): its rows are left unknown.
+cannot have been released as the file's own score, and its rows are left
+unknown. The check is weak by design: the digits are packed as densely as
+the precision allows, so a release that is not the file's score (a ladder
+repeats its best, a bootstrap board draws) still decodes most of the time,
+into labels no better than coin flips; ``n_correct`` (organiser-side) is
+what tells a leak from a guess.
 """
 
 from __future__ import annotations
@@ -78,8 +82,8 @@ class LabelRecoveryResult:
     n_recovered : int
         Labels recovered.
     n_inconsistent : int
-        Submissions whose release did not decode (the board did not release
-        the file's own score to the precision assumed).
+        Submissions whose release did not decode: it cannot be the file's
+        own score at the precision assumed (the converse does not hold).
     released : ndarray of float64
         Every release, in order (read-only).
     n_correct : int or None
