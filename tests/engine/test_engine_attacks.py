@@ -98,6 +98,7 @@ def engine_run(tmp_path, mechanism, params, *, fish, seed=37):
         # Acceptance read from draws: every release is a fresh bootstrap
         # mean of the best (Chaibub Neto et al. 2016, Alg. 4).
         ("ladder-boot", {"b": 10}, "draws"),
+        ("ladder-boot", {"b": 100}, "draws"),
         # The Shaky Ladder's release moves only at a noisy update (Hardt
         # 2017, Fig. 1): acceptance read from changes, through its noise.
         ("shaky-ladder", {}, "changes"),
