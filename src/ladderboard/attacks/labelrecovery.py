@@ -1,7 +1,8 @@
 """Label recovery from the digits of a released log loss (Whitehill 2016, 2017).
 
 Whitehill (2017, "Climbing the Kaggle leaderboard by exploiting the log-loss
-oracle"; the AUC oracle of Whitehill 2016 leaks in the same way) shows that
+oracle"; Whitehill 2016, "Exploiting an oracle that reports AUC scores in
+machine learning contests", reads labels from AUC releases) shows that
 one released log loss can carry the labels of a whole group of ``m`` rows:
 the submission sets every row outside the group to ``1/2``, whose loss is
 ``ln 2`` whatever its label, and gives row ``j`` of the group a probability
@@ -9,8 +10,8 @@ the submission sets every row outside the group to ``1/2``, whose loss is
 1), differ from ``ln 2`` by amounts that grow geometrically with ``j``, so
 that the mean loss, times the number of scored rows, spells the group's
 labels as digits. The number of rows a submission can carry is limited by
-the release's precision (Whitehill 2017, Sec. 4: the finer the released
-score, the larger ``m``).
+the release's precision (Whitehill 2017 bounds ``m`` by the floating-point
+resolution: the finer the released score, the larger ``m``).
 
 When the board scores a hidden subset of the rows (the public part), a row
 of the group adds nothing if it is not scored, so each row has three
@@ -18,15 +19,16 @@ outcomes (not scored, label 0, label 1) and the digits are balanced ternary:
 with ``p = 1/2 − δ`` the row adds ``−ln(1 + 2δ)``, ``0`` or ``−ln(1 − 2δ)``
 to ``n_public · (release − ln 2)``, about ``−2δ, 0, +2δ``. The attacker
 learns both which rows are scored and their labels. When every row is
-scored (``n_public = n_labels``, Whitehill 2017's first stage) the digits
-are binary and a submission carries about twice as many rows.
+scored (``n_public = n_labels``, the competition stage Whitehill 2017
+attacked) the digits are binary, and a submission carries about
+``log 3 / log 2 ≈ 1.6`` times as many rows.
 
 The digits are decoded from the largest: row ``j``'s outcomes must lie
 further apart than everything the smaller rows can add plus the release's
 uncertainty (half a rounding step times ``n_public``, and the float error
 of the board's sum of ``n_public`` losses). That condition sets each
 ``p_j``, and ``m`` is the number of rows before ``p_j`` would have to fall
-below ``1 %`` (inside every clip of the log loss the library offers). A
+below ``1 %`` (inside the Ladder authors' clip, 0.01, and Kaggle's). A
 group whose decoded digits leave a residual larger than that uncertainty
 cannot have been released as the file's own score, and its rows are left
 unknown. The check is weak by design: the digits are packed as densely as
@@ -154,7 +156,8 @@ def encoding_probabilities(
 ) -> np.ndarray:
     """The probabilities a submission gives the rows of one group, smallest
     digit first: as many rows as a release rounded to ``resolution`` (``0``:
-    unrounded) on ``n_public`` scored rows can spell (Whitehill 2017, Sec. 4).
+    unrounded) on ``n_public`` scored rows can spell (Whitehill 2017's bound
+    on ``m`` by the release's resolution, for this encoding).
 
     >>> len(encoding_probabilities(1000, 1e-5)), len(encoding_probabilities(1000, 1e-15))
     (4, 19)
