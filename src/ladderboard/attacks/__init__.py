@@ -29,6 +29,8 @@ set of known labels in the shifted majority attack).
                                  2017, Sec. 3-4)
 ``near_duplicate_averaging_      A7 through distinct near-duplicates, which a
 attack``                         refusal of identical files lets through
+``label_recovery_attack``        labels read from the digits of a released log
+                                 loss (Whitehill 2017)
 ===============================  ==================================================
 
 :func:`correlated_regression_data` simulates the design of Freedman's attacks;
@@ -58,6 +60,7 @@ from ladderboard.attacks.hillclimb import (
     near_duplicate_attack,
     near_duplicate_averaging_attack,
 )
+from ladderboard.attacks.labelrecovery import LabelRecoveryResult, label_recovery_attack
 from ladderboard.attacks.majority import (
     MajorityResult,
     OracleMajorityResult,
@@ -76,6 +79,7 @@ __all__ = [
     "FreedmanResult",
     "GeneralizedBoostingResult",
     "HoldoutOracle",
+    "LabelRecoveryResult",
     "MajorityResult",
     "NearDuplicateResult",
     "OracleMajorityResult",
@@ -87,6 +91,7 @@ __all__ = [
     "correlated_regression_data",
     "freedman_attack",
     "generalized_boosting_attack",
+    "label_recovery_attack",
     "majority_attack",
     "majority_vote",
     "near_duplicate_attack",
