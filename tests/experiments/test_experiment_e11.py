@@ -4,6 +4,7 @@ Sec. 4, Fig. 2)."""
 import math
 
 import pytest
+from scipy import stats
 
 from ladderboard.experiments import get_experiment, run_experiment
 from ladderboard.experiments.e11_shifted import BOARDS, e11_cell
@@ -65,3 +66,15 @@ def test_the_outputs(tmp_path):
     ]
     report = (tmp_path / "e11.md").read_text()
     assert "inverse of the step size" in report and "Excess" in report
+
+
+def test_the_report_gives_student_t_intervals(tmp_path):
+    """Each cell is the mean ± the half-width of its 95 % Student-t interval
+    (3 degrees of freedom at 4 repetitions), and the report says so."""
+    frame = run_experiment("e11", quick=True, reps=4, seed=0, out=tmp_path).frame
+    report = (tmp_path / "e11.md").read_text()
+    assert "95 % Student-t interval (3 degrees of freedom)" in report
+    gaps = frame[(frame.board == "PF Ladder") & (frame.k == 300)].gap
+    half = stats.t.ppf(0.975, 3) * gaps.std(ddof=1) / math.sqrt(4)
+    assert f"{gaps.mean():.3f} ± {half:.3f} |" in report
+    assert "Blind gap" in report

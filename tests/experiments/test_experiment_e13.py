@@ -1,8 +1,11 @@
 """E13: a randomized search on a small validation set, plain against guarded."""
 
-import pytest
+import math
 
-from ladderboard.experiments import get_experiment, run_experiment
+import pytest
+from scipy import stats
+
+from ladderboard.experiments import RunInfo, get_experiment, run_experiment
 from ladderboard.experiments.e13_selection import ARMS, QUICK_N_ITER
 
 
@@ -70,3 +73,14 @@ def test_the_outputs(tmp_path):
     ]
     report = (tmp_path / "e13.md").read_text()
     assert "optimism" in report and "GuardedRandomizedSearch" in report
+
+
+def test_the_report_gives_student_t_intervals(quick):
+    """4 splits: the half-width is t_{0.975, 3} · sd/√4, 1.62 times the normal
+    1.96 · sd/√4, and the report says which it is."""
+    report = get_experiment("e13").report(quick, RunInfo(4, True, 0, 1, "loky", 1.0))
+    assert "95 % Student-t interval (3 degrees of freedom)" in report
+    assert "normal" not in report
+    optimism = quick[quick.arm == "full disclosure"].optimism
+    half = stats.t.ppf(0.975, 3) * optimism.std(ddof=1) / math.sqrt(4)
+    assert f"{optimism.mean():.3f} ± {half:.3f}" in report

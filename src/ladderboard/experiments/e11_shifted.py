@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from ladderboard._validation import check_int
+from ladderboard.advisor.yardstick import t_interval
 from ladderboard.attacks import HoldoutOracle, shifted_majority_attack
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import Ladder, Mechanism, ParameterFreeLadder, ShakyLadder
@@ -236,15 +237,24 @@ def e11_plot(frame: Any, stem: Path) -> list[Path]:
     return save_figure(figure, stem)
 
 
-def _cell_text(stats: Any, board: str, k: int, column: str) -> str:
-    try:
-        row = stats.loc[(board, k)]
-    except KeyError:
+def _cell_text(frame: Any, board: str, k: int, column: str, digits: int = 3) -> str:
+    """``mean ± half-width`` of the 95 % Student-t interval over the
+    repetitions (the mean alone from one repetition, ``–`` where the board
+    has no setting).
+
+    >>> import pandas as pd
+    >>> cell = pd.DataFrame({"board": "PF Ladder", "k": 100, "gap": [0.01, 0.02, 0.03]})
+    >>> _cell_text(cell, "PF Ladder", 100, "gap")  # 0.02 ± t_{0.975, 2} · 0.01/√3
+    '0.020 ± 0.025'
+    """
+    values = frame[(frame.board == board) & (frame.k == k)][column].to_numpy(dtype=float)
+    values = values[np.isfinite(values)]
+    if values.size == 0:
         return "–"
-    mean, sd = row[(column, "mean")], row[(column, "std")]
-    if not math.isfinite(mean):
-        return "–"
-    return f"{mean:.3f} ± {0.0 if not math.isfinite(sd) else sd:.3f}"
+    interval = t_interval(values)
+    if not math.isfinite(interval.half_width):
+        return f"{interval.mean:.{digits}f}"
+    return f"{interval.mean:.{digits}f} ± {interval.half_width:.{digits}f}"
 
 
 def e11_report(frame: Any, info: RunInfo) -> str:
@@ -254,13 +264,14 @@ def e11_report(frame: Any, info: RunInfo) -> str:
     ks = sorted(int(k) for k in frame.k.unique())
     boards = [b for b in BOARDS if b in set(frame.board)]
     tables = []
-    for column, title in (
-        ("gap", "Gap (true − released 0/1 loss of the final submission)"),
-        ("excess", "Excess (gap − the blind baseline's gap)"),
-        ("bias", "Bias on the hard set, final·y/h (Fig. 3's measure)"),
-        ("answered", "Queries answered"),
+    for column, title, digits in (
+        ("gap", "Gap (true − released 0/1 loss of the final submission)", 3),
+        ("blind_gap", "Blind gap (the blind baseline's gap: the best of k blind releases)", 3),
+        ("excess", "Excess (gap − the blind baseline's gap, paired by repetition)", 3),
+        ("bias", "Bias on the hard set, final·y/h (Fig. 3's measure)", 3),
+        ("answered", "Queries answered", 1),
     ):
-        rows = [[b, *(_cell_text(stats, b, k, column) for k in ks)] for b in boards]
+        rows = [[b, *(_cell_text(frame, b, k, column, digits) for k in ks)] for b in boards]
         tables.append(f"**{title}**\n\n" + markdown_table(["board", *map(str, ks)], rows))
     largest = ks[-1]
 
@@ -280,8 +291,10 @@ def e11_report(frame: Any, info: RunInfo) -> str:
             [
                 "# E11: the shifted majority attack over k (Hardt 2017, Sec. 4, Fig. 2)",
                 f"n = {n} scored 0/1 labels, the first n/2 known to the attacker (the easy "
-                f"set); k submissions in all, the final one included. Mean ± sd over "
-                f"{frame.rep.nunique()} repetitions; 1/√n = {1 / math.sqrt(n):.4f}. "
+                f"set); k submissions in all, the final one included. Each cell is the "
+                f"mean over {frame.rep.nunique()} repetitions ± the half-width of its 95 % "
+                f"Student-t interval ({frame.rep.nunique() - 1} degrees of freedom); "
+                f"1/√n = {1 / math.sqrt(n):.4f}. "
                 "'–': the paper's analysis has no setting there (eq. 2 needs ε < 1/3).",
                 *tables,
                 'Paper (Sec. 4, no numbers for the shifted attack itself): "the number of '
