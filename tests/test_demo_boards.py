@@ -1,23 +1,12 @@
 """The demo's second board is ladderboard's default, with its parameters made
 explicit for the demo's public rows (``ladderboard.demo.boards.default_board``)."""
 
-from dataclasses import dataclass
-from typing import Any
-
 import pytest
 
 import ladderboard.recommended as recommended
 from ladderboard.demo.boards import board_mechanisms, board_text, default_board
 from ladderboard.mechanisms import make_mechanism
 from ladderboard.recommended import Recommended
-
-
-@dataclass(frozen=True)
-class WithParamsAt(Recommended):
-    """A default that states its parameters at a holdout size."""
-
-    def params_at(self, n_public: int) -> dict[str, Any]:
-        return {"eta": 1 / n_public}
 
 
 @pytest.fixture
@@ -40,13 +29,8 @@ def test_the_default_board_is_the_recommended_mechanism():
 
 @pytest.mark.parametrize(("n_public", "eta"), [(171, 0.0765), (4000, 0.0158), (100, 0.1)])
 def test_the_fixed_step_ladder_gets_one_over_root_n_to_three_digits(default, n_public, eta):
-    default(Recommended("Ladder", "ladder"))
+    default(Recommended("Ladder", "ladder", per_root_n={"eta": 1.0}))
     assert default_board(n_public) == ("ladder", {"eta": eta})
-
-
-def test_a_default_that_states_its_parameters_at_a_size_is_asked(default):
-    default(WithParamsAt("Ladder", "ladder", {"eta": 0.5}))
-    assert default_board(200) == ("ladder", {"eta": 0.005})
 
 
 def test_another_mechanism_keeps_its_recommended_parameters(default):

@@ -179,16 +179,8 @@ def test_averaging_needs_near_duplicates_on_the_engine(tmp_path):
 
 def default_board(n_public: int) -> tuple[str, dict]:
     """The recommended mechanism and its explicit parameters at ``n_public``
-    public rows: ``RECOMMENDED.params_at`` where it exists; otherwise its
-    fixed parameters, with the fixed-step Ladder's step ``η = 1/√n``
-    (Blum & Hardt 2015, Thm 3.1) when it is the Ladder and names none."""
-    params_at = getattr(RECOMMENDED, "params_at", None)
-    if callable(params_at):
-        return RECOMMENDED.mechanism, dict(params_at(n_public))
-    params = dict(RECOMMENDED.params)
-    if RECOMMENDED.mechanism == "ladder":
-        params.setdefault("eta", 1 / math.sqrt(n_public))
-    return RECOMMENDED.mechanism, params
+    public rows."""
+    return RECOMMENDED.mechanism, RECOMMENDED.params_at(n_public)
 
 
 @pytest.mark.slow

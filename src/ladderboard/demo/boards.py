@@ -10,7 +10,6 @@ choosing.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ladderboard._validation import check_int
@@ -38,14 +37,8 @@ BOARDS = (KAGGLE, DEFAULT)
 
 def default_board(n_public: int) -> tuple[str, dict[str, Any]]:
     """ladderboard's default board at ``n_public`` public rows, as
-    ``(mechanism, params)`` with every parameter explicit.
-
-    The parameters come from ``RECOMMENDED.params_at(n_public)`` when
-    :data:`~ladderboard.recommended.RECOMMENDED` has that method; otherwise
-    the fixed-step Ladder (``"ladder"``) gets ``eta = 1/√n_public`` to three
-    significant digits, the step at the scale of the holdout's sampling
-    error (Blum & Hardt 2015, Sec. 3), and any other mechanism its
-    ``params`` as recommended.
+    ``(mechanism, params)`` with every parameter explicit
+    (:meth:`~ladderboard.recommended.Recommended.params_at`).
 
     >>> from ladderboard.recommended import RECOMMENDED
     >>> mechanism, params = default_board(171)
@@ -56,12 +49,7 @@ def default_board(n_public: int) -> tuple[str, dict[str, Any]]:
 
     n_public = check_int("n_public", n_public, 1)
     default = recommended.RECOMMENDED
-    params_at = getattr(default, "params_at", None)
-    if callable(params_at):
-        return default.mechanism, dict(params_at(n_public))
-    if default.mechanism == "ladder":
-        return "ladder", {"eta": float(f"{1 / math.sqrt(n_public):.3g}")}
-    return default.mechanism, dict(default.params)
+    return default.mechanism, dict(default.params_at(n_public))
 
 
 def board_mechanisms(n_public: int) -> dict[str, tuple[str, dict[str, Any]]]:
