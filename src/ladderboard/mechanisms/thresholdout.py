@@ -99,17 +99,20 @@ class Thresholdout(Mechanism):
     code answers it, draining the budget for nothing; an overfit query may
     be answered with its training estimate. The default ``σ = 0.25/√n`` puts
     the comparison noise (about ``1.6/√n``) at the size of that sampling
-    error: still as large as what each comparison is about, which the
-    guarantee rests on (an answer from the holdout is ``1/(σn)``-differentially
-    private, and the budget counts such answers), while few queries that do
-    not overfit cross ``T``. Smaller noise spends little less budget on them
-    (sampling error alone crosses ``T`` for some) and reveals the holdout
-    more exactly; the analysis' scale (CACM 2017, Thm 9: ``T = 3τ/4`` and
+    error: at the paper's size the pseudo-code then behaves as the
+    experiment's code does, answering about as few of the queries that do not
+    overfit from the holdout and letting about as few answers to overfit
+    queries stray farther than ``T`` from fresh data. Smaller noise does
+    better on both counts, down to the floor where sampling error alone
+    crosses ``T``, but the noise is what the guarantee rests on: an answer
+    from the holdout is ``1/(σn)``-differentially private and the budget
+    counts such answers, so at ``σ = 0.1/√n`` each costs 2.5 times as much.
+    The analysis' scale (CACM 2017, Thm 9: ``T = 3τ/4`` and
     ``σ = τ/(96 ln(4m/β))`` for accuracy ``τ`` over ``m`` queries with
-    probability ``1 − β``), about ``0.005/√n`` at ``m = 10^4``, makes the
-    comparisons nearly exact. ``ladderboard experiment run e12`` compares
-    these scales at the paper's size, ``n = d = 10,000``: the share of the
-    ``d`` correlation queries, none of which overfits, answered from the
+    probability ``1 − β``), about ``0.004/√n`` at ``m = 10^4``, makes the
+    comparisons nearly exact. ``ladderboard experiment run e12`` prints these
+    scales side by side at ``n = d = 10,000`` (``docs/e12.md``): the share of
+    the ``d`` correlation queries, none of which overfits, answered from the
     holdout, and how far the answers to overfit accuracy queries are from
     fresh data.
 
