@@ -33,10 +33,11 @@ def _hex(value) -> str:
 
 
 def _mechanism_params(name: str, n: int) -> dict:
-    # The Shaky Ladder's noise and step are given as its defaults were when
-    # the releases were recorded (0.5/√n and 1/√n for its n labels, computed
-    # as it computed them): the record checks structure, and a default chosen
-    # again later must not look like a changed release.
+    # The Shaky Ladder's noise and step, and Thresholdout's threshold and
+    # noise, are given as their defaults were when the releases were recorded
+    # (0.5/√n and 1/√n; 4/√n and 1/√n, for their n labels, computed as they
+    # computed them): the record checks structure, and a default chosen again
+    # later must not look like a changed release.
     return {
         "ladder": {"eta": 0.02},
         "shaky-ladder": {
@@ -44,7 +45,11 @@ def _mechanism_params(name: str, n: int) -> dict:
             "noise_scale": 0.5 / math.sqrt(n),
             "step": 1.0 / math.sqrt(n),
         },
-        "thresholdout": {"budget": 20},
+        "thresholdout": {
+            "budget": 20,
+            "threshold": 4.0 / math.sqrt(n),
+            "noise_scale": 1.0 / math.sqrt(n),
+        },
     }.get(name, {})
 
 

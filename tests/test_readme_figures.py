@@ -28,11 +28,6 @@ SETTING = re.compile(r"=\s*\d+\.\d+")
 PLUS_MINUS_LABEL = re.compile(r"Student-t|standard error|standard deviation|\bsd\b")
 SENTENCE_END = re.compile(r"(?<=[.;])\s+(?=[A-Z`(])")
 
-NOT_YET_FROM_A_REPORT = ("`e12` (`dwork`)",)
-"""Paragraphs of the Experiments section, by their opening, whose figures are
-not yet quoted from a report: E12's are rerun at the paper's size under a new
-Thresholdout default (issue 37, item 6), which also regenerates their report."""
-
 
 def experiments_section(text: str) -> str:
     start = text.index("\n## Experiments\n")
@@ -60,14 +55,9 @@ def names_an_experiment(paragraph: str) -> bool:
 
 
 def unquoted(section: str) -> str:
-    """The paragraphs that name an experiment, without their quoted spans and
-    without the paragraphs not yet quoted."""
+    """The paragraphs that name an experiment, without their quoted spans."""
     rest = SPAN.sub(" ", section)
-    return "\n\n".join(
-        p
-        for p in rest.split("\n\n")
-        if names_an_experiment(p) and not p.lstrip().startswith(NOT_YET_FROM_A_REPORT)
-    )
+    return "\n\n".join(p for p in rest.split("\n\n") if names_an_experiment(p))
 
 
 SECTION = experiments_section(README.read_text(encoding="utf-8"))

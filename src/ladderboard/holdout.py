@@ -74,6 +74,7 @@ from ladderboard.encoding import decode_array, encode_array, encode_float
 from ladderboard.losses import KAGGLE_CLIP, LADDER_CLIP, LOSSES, METRICS, Loss, get_loss
 from ladderboard.mechanisms import (
     MECHANISMS,
+    GaussianThresholdout,
     Ladder,
     Mechanism,
     MetricMechanism,
@@ -417,7 +418,7 @@ class GuardedHoldout:
         else:
             losses = self._loss(self._labels, vector)
             if takes_train:
-                assert isinstance(self._mechanism, Thresholdout)
+                assert isinstance(self._mechanism, Thresholdout | GaussianThresholdout)
                 release = self._mechanism.submit(losses, train_value=self._to_unit(train_score))
             else:
                 release = self._mechanism.submit(losses)

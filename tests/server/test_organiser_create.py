@@ -283,8 +283,9 @@ def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
     if mechanism in COMPETITION_MECHANISMS:
         kind = COMPETITION_MECHANISMS[mechanism].input_kind
         assert f'<option value="{mechanism}" data-kind="{kind}" selected>' in html
-    assert set(MECHANISMS) - set(COMPETITION_MECHANISMS) == {"thresholdout"}
-    assert '<option value="thresholdout"' not in html
+    left_out = {"thresholdout", "gaussian-thresholdout"}
+    assert set(MECHANISMS) - set(COMPETITION_MECHANISMS) == left_out
+    assert not any(f'<option value="{name}"' in html for name in left_out)
     if sent.get("auto_publish"):
         assert 'value="1" checked' in html
 

@@ -24,15 +24,19 @@ The analyst (the paper's Sec. "Experiments", as its text describes it):
 Arms, each a way the holdout answers those queries:
 
 * ``holdout``: the standard holdout, every answer exact (Figs. 1A, 2A);
-* ``thresholdout``: one :class:`~ladderboard.mechanisms.Thresholdout` answers
-  all ``d`` correlation queries and the accuracy queries (Figs. 1B, 2B), with
-  the paper's ``T = 0.04`` and ``τ = 0.01`` at ``n = 10,000`` (``4/√n`` and
-  ``1/√n``) and a budget that never runs out (the count of answers that came
-  from the holdout is reported). The mechanism takes values in ``[0, 1]``: a
-  correlation query ``x_i·y`` is clipped to ``±6`` and mapped to
-  ``(1 + x_i·y/6)/2``, with ``T`` and ``τ`` divided by 12, so that it runs
-  exactly the paper's Thresholdout on the correlation scale (a standard
-  normal exceeds 6 with probability 1e-9);
+* ``thresholdout``: the library's :class:`~ladderboard.mechanisms.Thresholdout`
+  at its defaults (Figs. 1B, 2B): one instance answers the ``d`` correlation
+  queries, another the accuracy queries, each on its own scale. The mechanism
+  takes values in ``[0, 1]``: a correlation query ``x_i·y`` is clipped to
+  ``±6`` and mapped to ``(1 + x_i·y/6)/2``, with ``T`` and ``σ`` divided by
+  12, so that it runs the default rule on the correlation scale (a standard
+  normal exceeds 6 with probability 1e-9); a 0/1 loss is already in
+  ``[0, 1]``, and its instance runs the defaults at ``n`` as they are. The
+  budgets never run out; the count of answers that came from the holdout is
+  reported;
+* ``Gaussian Thresholdout``: the same with
+  :class:`~ladderboard.mechanisms.GaussianThresholdout`, the Science
+  experiment's code (``T = 0.04``, ``τ = 0.01`` at ``n = 10,000``);
 * ``PF Ladder`` and ``Shaky Ladder``: a ladder answers submissions with the
   best loss so far, never a per-attribute statistic, so it cannot answer
   step 1: the analyst selects on training alone (``|c_i| ≥ 1/√n``, top ``k``)
@@ -40,6 +44,13 @@ Arms, each a way the holdout answers those queries:
   board's release (the best 0/1 loss so far as the ladder releases it);
 * ``PF Ladder, plain check``: step 1 on the standard holdout, step 3 through
   the parameter-free Ladder: a ladder guards only the queries it answers.
+
+The first :data:`SWEEP_REPS` repetitions of each figure also compare noise
+scales for Thresholdout's default (:func:`noise_sweep`): how many of the
+correlation queries, none of which overfits, each scale answers from the
+holdout (budget spent for nothing), and how far its answers to the accuracy
+queries of the classifiers selected on training alone, which overfit, are from
+their fresh accuracy.
 
 The attributes are drawn in blocks of columns, each from its own keyed
 generator, and drawn twice (correlations first, classifiers second), so
@@ -56,7 +67,18 @@ import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.experiments.registry import Experiment, RunInfo
-from ladderboard.mechanisms import ParameterFreeLadder, ShakyLadder, Thresholdout
+from ladderboard.mechanisms import (
+    GaussianThresholdout,
+    Mechanism,
+    ParameterFreeLadder,
+    ShakyLadder,
+    Thresholdout,
+)
+from ladderboard.mechanisms.thresholdout import (
+    DEFAULT_NOISE_MULTIPLE,
+    DEFAULT_THRESHOLD_MULTIPLE,
+    EXPERIMENT_TOLERANCE_MULTIPLE,
+)
 from ladderboard.random import KeyedStream, RandomState
 from ladderboard.tasks.reports import markdown_table, run_line, save_figure
 from ladderboard.tasks.runner import Task, task_seed
@@ -72,14 +94,31 @@ QUICK_KS = (5, 10, 20, 40, 60, 80, 100)
 SIGNAL_ATTRIBUTES = 20
 SIGNAL_MULTIPLE = 6.0
 """Fig. 2's signal, ``0.06 = 6/√n`` at ``n = 10,000``, in units of ``1/√n``."""
-THRESHOLD_MULTIPLE = 4.0
-NOISE_MULTIPLE = 1.0
+THRESHOLD_MULTIPLE = DEFAULT_THRESHOLD_MULTIPLE
 CLIP = 6.0
+NOISE_SWEEP = (1.0, 0.5, 0.25, 0.1)
+"""Thresholdout's noise scales compared (with the analysis'), in units of ``1/√n``."""
+SWEEP_REPS = 10
+"""Repetitions of each figure that also run the comparison of noise scales."""
+QUICK_SWEEP_REPS = 2
 BLOCK = 500
 SETS = ("train", "holdout", "fresh")
 
-ARMS = ("holdout", "thresholdout", "PF Ladder", "Shaky Ladder", "PF Ladder, plain check")
+ARMS = (
+    "holdout",
+    "thresholdout",
+    "Gaussian Thresholdout",
+    "PF Ladder",
+    "Shaky Ladder",
+    "PF Ladder, plain check",
+)
 """The ways the holdout answers, in the order they are reported."""
+THRESHOLD_ARMS = ("holdout", "thresholdout", "Gaussian Thresholdout")
+ARM_TITLES = {
+    "holdout": "standard holdout",
+    "thresholdout": "Thresholdout (its defaults)",
+    "Gaussian Thresholdout": "Thresholdout as the Science code ran it",
+}
 
 
 def _labels(stream: KeyedStream, n: int) -> dict[str, np.ndarray]:
@@ -115,23 +154,105 @@ def _select(train: np.ndarray, check: np.ndarray | None, cut: float, kmax: int) 
     return kept[np.argsort(-np.abs(train[kept]), kind="stable")][:kmax]
 
 
+def analysis_noise_multiple(queries: int, *, beta: float = 0.05) -> float:
+    """The noise scale of the analysis, in units of ``1/√n``, at the
+    experiments' threshold ``T = 4/√n``: ``σ = τ/(96 ln(4m/β))`` with
+    ``τ = 4T/3`` for ``m`` queries answered within ``τ`` with probability
+    ``1 − β`` (Dwork et al., CACM 60(4), 2017, Thm 9, which sets ``T = 3τ/4``).
+
+    >>> round(analysis_noise_multiple(10_012), 5)
+    0.00409
+    """
+    tau = 4.0 * THRESHOLD_MULTIPLE / 3.0
+    return tau / (96.0 * math.log(4.0 * queries / beta))
+
+
+SCIENCE_SWEEP_ARM = "Science code, training's selection"
+"""The Science experiment's code (:class:`GaussianThresholdout`) among the noise scales."""
+
+
+def _sweep_arm(multiple: float) -> str:
+    return f"σ = {multiple:.3g}/√n"
+
+
+def _correlation_boards(
+    stream: KeyedStream, *, n: int, d: int, ks: tuple[int, ...], sweep: bool
+) -> dict[str, Thresholdout | GaussianThresholdout]:
+    """The boards that answer the ``d`` correlation queries, on the ``[0, 1]``
+    scale ``(1 + x_i·y/6)/2``: their threshold and noise are the correlation
+    scale's divided by 12, so each runs its rule on the correlations exactly."""
+    unit = math.sqrt(n) * 2.0 * CLIP
+    boards: dict[str, Thresholdout | GaussianThresholdout] = {
+        "thresholdout": Thresholdout(
+            budget=d,
+            threshold=THRESHOLD_MULTIPLE / unit,
+            noise_scale=DEFAULT_NOISE_MULTIPLE / unit,
+            n=n,
+            random_state=stream.derive("thresholdout"),
+        ),
+        "Gaussian Thresholdout": GaussianThresholdout(
+            threshold=THRESHOLD_MULTIPLE / unit,
+            tolerance=EXPERIMENT_TOLERANCE_MULTIPLE / unit,
+            n=n,
+            random_state=stream.derive("gaussian"),
+        ),
+    }
+    if sweep:
+        for multiple in noise_sweep(d + len(ks)):
+            boards[_sweep_arm(multiple)] = Thresholdout(
+                budget=d,
+                threshold=THRESHOLD_MULTIPLE / unit,
+                noise_scale=multiple / unit,
+                n=n,
+                random_state=stream.derive(f"sweep:{multiple!r}"),
+            )
+    return boards
+
+
+def _accuracy_boards(
+    stream: KeyedStream, *, n: int, ks: tuple[int, ...], sweep: bool, d: int
+) -> dict[str, Thresholdout | GaussianThresholdout]:
+    """The boards that answer the accuracy queries, each on its own: a 0/1
+    loss is on its own scale, so each runs with its defaults at ``n``."""
+    boards: dict[str, Thresholdout | GaussianThresholdout] = {
+        "thresholdout": Thresholdout(
+            budget=len(ks), n=n, random_state=stream.derive("thresholdout accuracy")
+        ),
+        "Gaussian Thresholdout": GaussianThresholdout(
+            n=n, random_state=stream.derive("gaussian accuracy")
+        ),
+    }
+    if sweep:
+        boards[SCIENCE_SWEEP_ARM] = GaussianThresholdout(
+            n=n, random_state=stream.derive("science accuracy")
+        )
+        for multiple in noise_sweep(d + len(ks)):
+            boards[_sweep_arm(multiple)] = Thresholdout(
+                budget=len(ks),
+                noise_scale=multiple / math.sqrt(n),
+                n=n,
+                random_state=stream.derive(f"sweep accuracy:{multiple!r}"),
+            )
+    return boards
+
+
+def noise_sweep(queries: int) -> tuple[float, ...]:
+    """The noise scales compared, in units of ``1/√n``: the Science
+    experiment's ``τ``, smaller ones, and the analysis' for ``queries``."""
+    return (*NOISE_SWEEP, analysis_noise_multiple(queries))
+
+
 def _one_rep(
-    stream: KeyedStream, *, n: int, d: int, ks: tuple[int, ...], bias: float
+    stream: KeyedStream, *, n: int, d: int, ks: tuple[int, ...], bias: float, sweep: bool
 ) -> list[dict[str, Any]]:
     y = _labels(stream, n)
-    root = math.sqrt(n)
-    cut = 1.0 / root
+    cut = 1.0 / math.sqrt(n)
     scale = 2.0 * CLIP
-    thresholdout = Thresholdout(
-        budget=d + len(ks),
-        threshold=THRESHOLD_MULTIPLE / root / scale,
-        noise_scale=NOISE_MULTIPLE / root / scale,
-        n=n,
-        random_state=stream.derive("thresholdout"),
-    )
+    corr_boards = _correlation_boards(stream, n=n, d=d, ks=ks, sweep=sweep)
     train_corr = np.empty(d)
     holdout_corr = np.empty(d)
-    answered_corr = np.empty(d)
+    answered = {key: np.empty(d) for key in corr_boards}
+    corr_from_holdout = dict.fromkeys(corr_boards, 0)
     # Pass 1: the d correlation queries.
     for start in range(0, d, BLOCK):
         stop = min(d, start + BLOCK)
@@ -141,18 +262,20 @@ def _one_rep(
             _block(stream, "holdout", y["holdout"], start, stop, bias) * y["holdout"][:, None]
         )
         holdout_corr[start:stop] = products.mean(axis=0, dtype=np.float64)
-        unit = np.clip(0.5 + products / scale, 0.0, 1.0)
+        # One contiguous row per query.
+        unit = np.clip(0.5 + products.T.astype(np.float64) / scale, 0.0, 1.0)
         for j in range(stop - start):
-            release = thresholdout.submit(
-                unit[:, j], train_value=0.5 + train_corr[start + j] / scale
-            )
-            answered_corr[start + j] = (2.0 * release.score - 1.0) * CLIP
-    corr_answers = thresholdout.budget - thresholdout.budget_left
+            train_unit = 0.5 + train_corr[start + j] / scale
+            for key, board in corr_boards.items():
+                release = board.submit(unit[j], train_value=train_unit)
+                answered[key][start + j] = (2.0 * release.score - 1.0) * CLIP
+                corr_from_holdout[key] += release.score != train_unit
 
     kmax = max(ks)
     chosen = {
         "holdout": _select(train_corr, holdout_corr, cut, kmax),
-        "thresholdout": _select(train_corr, answered_corr, cut, kmax),
+        "thresholdout": _select(train_corr, answered["thresholdout"], cut, kmax),
+        "Gaussian Thresholdout": _select(train_corr, answered["Gaussian Thresholdout"], cut, kmax),
         "training only": _select(train_corr, None, cut, kmax),
     }
     # Pass 2: each selection's classifiers for every k, summed bucket by bucket
@@ -176,7 +299,8 @@ def _one_rep(
                 for name in SETS:
                     sums[key][name][bucket] += blocks[name][:, columns[at]] @ signs[at]
 
-    boards = {
+    accuracy_boards = _accuracy_boards(stream, n=n, ks=ks, sweep=sweep, d=d)
+    boards: dict[str, Mechanism] = {
         "PF Ladder": ParameterFreeLadder(n=n),
         "Shaky Ladder": ShakyLadder(n=n, random_state=stream.derive("shaky")),
         "PF Ladder, plain check": ParameterFreeLadder(n=n),
@@ -184,27 +308,41 @@ def _one_rep(
     source = {
         "holdout": "holdout",
         "thresholdout": "thresholdout",
+        "Gaussian Thresholdout": "Gaussian Thresholdout",
         "PF Ladder": "training only",
         "Shaky Ladder": "training only",
         "PF Ladder, plain check": "holdout",
     }
+    arms = list(ARMS)
+    if sweep:
+        for multiple in noise_sweep(d + len(ks)):
+            source[_sweep_arm(multiple)] = "training only"
+            arms.append(_sweep_arm(multiple))
+        source[SCIENCE_SWEEP_ARM] = "training only"
+        arms.append(SCIENCE_SWEEP_ARM)
+        corr_from_holdout[SCIENCE_SWEEP_ARM] = corr_from_holdout["Gaussian Thresholdout"]
     rows: list[dict[str, Any]] = []
-    for arm in ARMS:
+    for arm in arms:
         key = source[arm]
         scores = {name: np.cumsum(sums[key][name], axis=0) for name in SETS}
         # A ladder's answer is its best release so far: the classifier that set
         # it, not classifier k, is the one whose fresh accuracy it claims.
         claimed_fresh = math.nan
+        asked = 0
         for i, k in enumerate(ks):
             # No attribute kept: the classifier predicts 1 everywhere.
             right = {name: np.where(scores[name][i] >= 0, 1.0, -1.0) == y[name] for name in SETS}
             accuracy = {name: float(right[name].mean()) for name in SETS}
             losses = 1.0 - right["holdout"].astype(np.float64)
+            from_holdout = math.nan
             if arm == "holdout":
                 answer, claimed_fresh = accuracy["holdout"], accuracy["fresh"]
-            elif arm == "thresholdout":
-                release = thresholdout.submit(losses, train_value=1.0 - accuracy["train"])
+            elif arm in accuracy_boards:
+                train_loss = 1.0 - accuracy["train"]
+                release = accuracy_boards[arm].submit(losses, train_value=train_loss)
                 answer, claimed_fresh = 1.0 - release.score, accuracy["fresh"]
+                from_holdout = float(release.score != train_loss)
+                asked += int(from_holdout)
             else:
                 release = boards[arm].submit(losses)
                 answer = 1.0 - release.score
@@ -220,12 +358,9 @@ def _one_rep(
                     "holdout_exact": accuracy["holdout"],
                     "fresh": accuracy["fresh"],
                     "answered_fresh": claimed_fresh,
-                    "holdout_answers": (
-                        thresholdout.budget - thresholdout.budget_left
-                        if arm == "thresholdout"
-                        else math.nan
-                    ),
-                    "correlation_answers": corr_answers if arm == "thresholdout" else math.nan,
+                    "from_holdout": from_holdout,
+                    "holdout_answers": asked if arm in accuracy_boards else math.nan,
+                    "correlation_answers": corr_from_holdout.get(arm, math.nan),
                 }
             )
     return rows
@@ -239,16 +374,24 @@ def e12_cell(
     ks: tuple[int, ...],
     reps: int,
     first_rep: int = 0,
+    sweep: bool = False,
     random_state: RandomState,
 ) -> Any:
     """``reps`` runs of the analyst on Fig. ``figure``'s data (1: no signal,
     2: 20 attributes with signal ``6/√n``); one row per repetition, arm and ``k``.
+    ``sweep`` adds one arm per noise scale of :func:`noise_sweep`: Thresholdout
+    at that scale answers the correlation queries (none overfits: they only
+    spend its budget) and the accuracy queries of the classifiers selected on
+    training alone (which overfit the training set).
 
     >>> frame = e12_cell(figure=1, n=400, d=600, ks=(5, 20), reps=1, random_state=0)
     >>> list(frame.columns)[:8]
     ['rep', 'figure', 'n', 'd', 'arm', 'k', 'selected', 'train']
     >>> sorted(set(frame.arm)) == sorted(ARMS)
     True
+    >>> swept = e12_cell(figure=1, n=400, d=600, ks=(5,), reps=1, sweep=True, random_state=0)
+    >>> sorted(set(swept.arm) - set(ARMS))[1:]
+    ['σ = 0.00515/√n', 'σ = 0.1/√n', 'σ = 0.25/√n', 'σ = 0.5/√n', 'σ = 1/√n']
     """
     import pandas as pd
 
@@ -262,13 +405,17 @@ def e12_cell(
     stream = KeyedStream.from_random_state(random_state)
     rows = []
     for rep in range(first_rep, first_rep + reps):
-        for row in _one_rep(stream.derive(f"rep:{rep}"), n=n, d=d, ks=ks, bias=bias):
+        rep_stream = stream.derive(f"rep:{rep}")
+        for row in _one_rep(rep_stream, n=n, d=d, ks=ks, bias=bias, sweep=sweep):
             rows.append({"rep": rep, "figure": figure, "n": n, "d": d, **row})
     return pd.DataFrame(rows)
 
 
 def e12_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
-    """One task per figure and repetition (a full-size repetition takes seconds)."""
+    """One task per figure and repetition (a full-size repetition takes seconds);
+    the first :data:`SWEEP_REPS` of each figure (:data:`QUICK_SWEEP_REPS` in a
+    quick run) also compare noise scales."""
+    sweep_reps = QUICK_SWEEP_REPS if quick else SWEEP_REPS
     n, d, ks = (QUICK_N, QUICK_D, QUICK_KS) if quick else (N, D, KS)
     return [
         Task(
@@ -280,6 +427,7 @@ def e12_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
                 "ks": ks,
                 "reps": 1,
                 "first_rep": rep,
+                "sweep": rep < sweep_reps,
                 "random_state": task_seed(seed, "e12", figure, n, d),
             },
         )
@@ -301,12 +449,12 @@ def e12_plot(frame: Any, stem: Path) -> list[Path]:
     ladders (their answer solid, fresh dashed)."""
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(15.6, 7.6), layout="constrained")
-    axes = figure.subplots(2, 3, squeeze=False)
+    figure = Figure(figsize=(20.8, 7.6), layout="constrained")
+    axes = figure.subplots(2, 4, squeeze=False)
     columns = ["train", "holdout", "fresh", "answered_fresh"]
     stats = frame.groupby(["figure", "arm", "k"])[columns].agg(["mean", "std"])
     for row, fig in enumerate((1, 2)):
-        for col, arm in enumerate(("holdout", "thresholdout")):
+        for col, arm in enumerate(THRESHOLD_ARMS):
             ax = axes[row][col]
             part = stats.loc[(fig, arm)]
             for column in ("train", "holdout", "fresh"):
@@ -319,9 +467,8 @@ def e12_plot(frame: Any, stem: Path) -> list[Path]:
                     markersize=3,
                     label=column,
                 )
-            name = "standard holdout" if arm == "holdout" else "Thresholdout"
-            ax.set_title(f"Fig. {fig}{'AB'[col]}: {name}")
-        ax = axes[row][2]
+            ax.set_title(f"Fig. {fig}{'ABB'[col]}: {ARM_TITLES[arm]}")
+        ax = axes[row][3]
         for arm in ("PF Ladder", "Shaky Ladder", "PF Ladder, plain check"):
             part = stats.loc[(fig, arm)]
             line = ax.plot(part.index, part[("holdout", "mean")], marker="o", ms=3, label=arm)
@@ -343,6 +490,77 @@ def e12_plot(frame: Any, stem: Path) -> list[Path]:
         f"{frame.rep.nunique()} repetitions (dotted: the 20 signal attributes' accuracy)"
     )
     return save_figure(figure, stem)
+
+
+def _t_interval(values: Any) -> str:
+    """Mean and the half-width of its 95 % Student-t interval over repetitions."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=np.float64)
+    mean = float(values.mean())
+    if values.size < 2:
+        return f"{mean:.3f}"
+    half = stats.t.ppf(0.975, values.size - 1) * values.std(ddof=1) / math.sqrt(values.size)
+    return f"{mean:.3f} ± {half:.3f}"
+
+
+def _sweep_section(frame: Any, n: int) -> list[str]:
+    """The noise scales compared (the repetitions run with ``sweep``): how
+    much budget the correlation queries spend, none of which overfits, and
+    how far the answers to overfit accuracy queries are from fresh data."""
+    swept = frame[frame.arm.str.startswith("σ = ") | (frame.arm == SCIENCE_SWEEP_ARM)]
+    if swept.empty:
+        return []
+    threshold = THRESHOLD_MULTIPLE / math.sqrt(n)
+    d = int(frame.d.iloc[0])
+    arms = sorted(
+        set(swept.arm) - {SCIENCE_SWEEP_ARM}, key=lambda arm: -float(arm[4:].split("/")[0])
+    )
+    arms.append(SCIENCE_SWEEP_ARM)
+    rows = []
+    for fig in (1, 2):
+        for arm in arms:
+            part = frame[(frame.figure == fig) & (frame.arm == arm)]
+            if part.empty:
+                continue
+            per_rep = part.groupby("rep")
+            error = (part.holdout - part.fresh).abs()
+            rows.append(
+                [
+                    fig,
+                    arm[4:] if arm != SCIENCE_SWEEP_ARM else "Science code, Gaussian τ = 1/√n",
+                    _t_interval(per_rep.correlation_answers.first() / d),
+                    _t_interval(per_rep.from_holdout.mean()),
+                    _t_interval(error.groupby(part.rep).mean()),
+                    _t_interval(error.groupby(part.rep).max()),
+                    _t_interval((error > threshold).groupby(part.rep).mean()),
+                ]
+            )
+    reps = swept.rep.nunique()
+    return [
+        f"**Thresholdout's noise scale σ** ({reps} repetitions of each figure; mean and "
+        "95 % Student-t interval over repetitions). Thresholdout at each σ (threshold "
+        f"T = {THRESHOLD_MULTIPLE:g}/√n) answers the {d} correlation queries, none of "
+        "which overfits (each training estimate is independent of the holdout), so every "
+        "answer from the holdout spends budget for nothing; and the accuracy queries of the "
+        "classifiers selected on training alone, which overfit the training set, so the "
+        "truth is the fresh accuracy. The last row of each figure is the Science "
+        "experiment's code on the same queries. The analysis' σ is τ/(96 ln(4m/β)) with "
+        "τ = 4T/3, m = "
+        f"{d + len(frame.k.unique())} queries and β = 0.05 (CACM 2017, Thm 9).",
+        markdown_table(
+            [
+                "figure",
+                "σ",
+                "correlation queries from the holdout",
+                "accuracy queries from the holdout",
+                "mean distance to fresh",
+                "largest distance to fresh",
+                "answers farther than T from fresh",
+            ],
+            rows,
+        ),
+    ]
 
 
 def _cell(part: Any, column: str) -> str:
@@ -394,7 +612,8 @@ def e12_report(frame: Any, info: RunInfo) -> str:
         part = frame[(frame.figure == fig) & (frame.arm == arm) & (frame.k == kmax)]
         return float(part[column].mean())
 
-    spent = frame[(frame.arm == "thresholdout") & (frame.k == kmax)].holdout_answers.mean()
+    last = frame[(frame.arm == "thresholdout") & (frame.k == kmax)]
+    spent = (last.correlation_answers + last.holdout_answers).mean()
     command = f"ladderboard experiment run e12 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
@@ -405,7 +624,12 @@ def e12_report(frame: Any, info: RunInfo) -> str:
                 f"n = {n} points in each of the training, holdout and fresh sets, d = {d} "
                 f"attributes; the analyst keeps the attributes whose training and holdout "
                 f"correlations share their sign and exceed 1/√n = {1 / math.sqrt(n):.4f}, and "
-                "the k with the largest training correlation. 'answered': the arm's answer to "
+                "the k with the largest training correlation. 'thresholdout' is the "
+                "library's Thresholdout at its defaults (T = 4/√n, σ = "
+                f"{DEFAULT_NOISE_MULTIPLE:g}/√n), one instance for the correlations (on their "
+                "scale) and one for the accuracies; 'Gaussian Thresholdout' is the Science "
+                "experiment's code (T = 4/√n, Gaussian τ = 1/√n drawn afresh per query, no "
+                "budget). 'answered': the arm's answer to "
                 "the accuracy query (a ladder's: its release, the best so far); 'used': "
                 "attributes in the classifier (fewer than k when fewer pass); 'its fresh': the "
                 "fresh accuracy of the classifier the answer is about (a ladder's best so "
@@ -427,14 +651,19 @@ def e12_report(frame: Any, info: RunInfo) -> str:
                 f"fresh {at(1, 'holdout', 'fresh'):.3f}); Thresholdout answered "
                 f"{at(1, 'thresholdout', 'holdout'):.3f} (fresh "
                 f"{at(1, 'thresholdout', 'fresh'):.3f}; {spent:.0f} of its {d + len(ks)} "
-                f"queries answered from the holdout); PF Ladder "
+                "queries answered from the holdout), and as the Science code ran it "
+                f"{at(1, 'Gaussian Thresholdout', 'holdout'):.3f} (fresh "
+                f"{at(1, 'Gaussian Thresholdout', 'fresh'):.3f}); PF Ladder "
                 f"{at(1, 'PF Ladder', 'holdout'):.3f}, and after a plain check "
                 f"{at(1, 'PF Ladder, plain check', 'holdout'):.3f} (fresh "
                 f"{at(1, 'PF Ladder, plain check', 'fresh'):.3f}). Fig. 2: standard holdout "
                 f"{at(2, 'holdout', 'holdout'):.3f} against fresh "
                 f"{at(2, 'holdout', 'fresh'):.3f}; Thresholdout "
                 f"{at(2, 'thresholdout', 'holdout'):.3f} against fresh "
-                f"{at(2, 'thresholdout', 'fresh'):.3f}.",
+                f"{at(2, 'thresholdout', 'fresh'):.3f}; as the Science code ran it "
+                f"{at(2, 'Gaussian Thresholdout', 'holdout'):.3f} against fresh "
+                f"{at(2, 'Gaussian Thresholdout', 'fresh'):.3f}.",
+                *_sweep_section(frame, n),
                 run_line(info, command),
             ]
         )

@@ -11,17 +11,18 @@
 ``BayesBootLadder``        Bayesian-bootstrap test, any metric (Alg. 5)
 ``BayesBootLadderBoot``    the same with bootstrap releases (Alg. 6)
 ``Thresholdout``           the reusable holdout (Dwork et al. 2015, Science)
+``GaussianThresholdout``   the same as the Science experiment's code ran it
 =========================  ====================================================
 
 Loss-based mechanisms take per-sample loss vectors; the metric-based ones
 (``MetricFullDisclosure`` and the two Bayesian-bootstrap ladders) hold the
 labels and take predictions. Every registered mechanism is in
 :data:`MECHANISMS` and can be built by name with :func:`make_mechanism`;
-:func:`parameters_of` lists what an organiser may set on it. Thresholdout also
-takes the submitter's training-set estimate with each submission, which a
-leaderboard submission does not carry: it serves a guarded validation set
-(:mod:`ladderboard.holdout`), and competitions run the others,
-:data:`COMPETITION_MECHANISMS`.
+:func:`parameters_of` lists what an organiser may set on it. The two
+Thresholdouts also take the submitter's training-set estimate with each
+submission, which a leaderboard submission does not carry: they serve a
+guarded validation set (:mod:`ladderboard.holdout`), and competitions run the
+others, :data:`COMPETITION_MECHANISMS`.
 """
 
 from ladderboard.mechanisms.base import (
@@ -48,7 +49,11 @@ from ladderboard.mechanisms.parameters import (
     parameters_of,
 )
 from ladderboard.mechanisms.shaky import ShakyLadder
-from ladderboard.mechanisms.thresholdout import BudgetExhaustedError, Thresholdout
+from ladderboard.mechanisms.thresholdout import (
+    BudgetExhaustedError,
+    GaussianThresholdout,
+    Thresholdout,
+)
 
 __all__ = [
     "COMPETITION_MECHANISMS",
@@ -58,6 +63,7 @@ __all__ = [
     "BayesBootLadderBoot",
     "BudgetExhaustedError",
     "FullDisclosure",
+    "GaussianThresholdout",
     "Ladder",
     "LadderBoot",
     "Mechanism",
