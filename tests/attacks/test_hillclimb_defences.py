@@ -1,0 +1,56 @@
+"""Near-duplicate hill-climbing against a distance guard, which the attacker
+steps over with ``min_rows``."""
+
+import numpy as np
+import pytest
+
+from ladderboard.attacks import HoldoutOracle, near_duplicate_attack
+from ladderboard.mechanisms import LadderBoot, ParameterFreeLadder
+
+N = 2000
+
+
+class Keeping:
+    """An oracle that also keeps every file it was given (organiser-side)."""
+
+    def __init__(self, oracle):
+        self.oracle, self.files = oracle, []
+
+    def __getattr__(self, name):
+        return getattr(self.oracle, name)
+
+    def submit(self, prediction):
+        self.files.append(np.array(prediction, dtype=np.int8))
+        return self.oracle.submit(prediction)
+
+
+def climb(mechanism, *, k, seed=0, **kwargs):
+    y = np.random.default_rng(seed).integers(0, 2, N)
+    oracle = Keeping(HoldoutOracle(y, mechanism))
+    start = np.random.default_rng(seed + 100).integers(0, 2, N)
+    result = near_duplicate_attack(oracle, start, k=k, random_state=seed, true_score=0.5, **kwargs)
+    return result, oracle
+
+
+@pytest.mark.parametrize(
+    "mechanism", [ParameterFreeLadder(), LadderBoot(b=10, random_state=0)], ids=["exact", "draws"]
+)
+def test_with_min_rows_no_file_is_within_d_rows_of_an_earlier_one(mechanism):
+    """A guard refusing files within ``d = 20`` rows of an earlier file never
+    fires on an attacker that changes at least 21, confirming files included."""
+    result, oracle = climb(mechanism, k=150, min_rows=21)
+    assert result.flips[1:].min() >= 21
+    files = np.stack(oracle.files)
+    for t in range(1, len(files)):
+        assert np.count_nonzero(files[:t] != files[t], axis=1).min() > 20
+
+
+@pytest.mark.parametrize("min_rows", [0, N + 1, 2.5])
+def test_a_bad_min_rows_is_refused_before_any_submission(min_rows):
+    y = np.random.default_rng(0).integers(0, 2, N)
+    oracle = Keeping(HoldoutOracle(y, ParameterFreeLadder()))
+    with pytest.raises((TypeError, ValueError), match="min_rows"):
+        near_duplicate_attack(
+            oracle, np.zeros(N, dtype=np.int8), k=5, min_rows=min_rows, random_state=0
+        )
+    assert oracle.files == []
