@@ -54,3 +54,17 @@ def test_a_bad_min_rows_is_refused_before_any_submission(min_rows):
             oracle, np.zeros(N, dtype=np.int8), k=5, min_rows=min_rows, random_state=0
         )
     assert oracle.files == []
+
+
+def test_the_confirming_files_of_one_suspect_differ_from_each_other():
+    """On a bootstrap board a suspect is confirmed by files drawn together, each
+    one row from it; on a small file two such draws often coincide, and the
+    second would be refused as a resubmission."""
+    n = 20
+    for seed in range(6):
+        y = np.random.default_rng(seed).integers(0, 2, n)
+        oracle = Keeping(HoldoutOracle(y, LadderBoot(b=1000, random_state=seed)))
+        start = np.random.default_rng(seed + 9).integers(0, 2, n)
+        near_duplicate_attack(oracle, start, k=200, random_state=seed, true_score=0.5)
+        sent = {f.tobytes() for f in oracle.files}
+        assert len(sent) == len(oracle.files)

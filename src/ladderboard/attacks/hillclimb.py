@@ -435,7 +435,11 @@ def near_duplicate_attack(
             child = parent.copy()
             at = rng.choice(n_labels, size=rows, replace=False)
             child[at] ^= 1
-            if _key(child) not in seen:
+            key = _key(child)
+            if key not in seen:
+                # Taken now, not when sent: the confirming files are all drawn
+                # before the first is sent, and must differ from each other.
+                seen.add(key)
                 return child
         raise RuntimeError(
             f"no new file near the best after {_DRAWS_PER_FILE} draws: "
