@@ -177,6 +177,10 @@ def pass_margin(oracle: Any, n_public: int) -> tuple[float, float]:
     * the fixed-step Ladder: ``a = η n`` (Blum & Hardt 2015, Fig. 1), and the
       Shaky Ladder, ``a = λ n`` (Hardt 2017, Fig. 1; its noise is ignored);
     * full disclosure: ``(0, 0)``, any improvement shows.
+
+    A paired-test ladder with a ``floor`` (not in the papers; see
+    :func:`~ladderboard.mechanisms.ladder.check_floor`) also asks for
+    ``floor · n`` rows: the attacker's model adds it, ``a = floor · n``.
     """
     from scipy import stats
 
@@ -191,13 +195,14 @@ def pass_margin(oracle: Any, n_public: int) -> tuple[float, float]:
     )
 
     mechanism = _mechanism(oracle)
+    floor = float(getattr(mechanism, "floor", None) or 0.0) * n_public
     if isinstance(mechanism, ParameterFreeLadder):
-        return 1.0, 0.0
+        return 1.0, floor
     if isinstance(mechanism, SignificanceLadder | LadderBoot):
-        return float(mechanism.critical_value(n_public)), 0.0
+        return float(mechanism.critical_value(n_public)), floor
     if isinstance(mechanism, BayesBootLadder):
         alpha = 1.0 / (1.0 + float(mechanism.po_threshold))
-        return float(stats.norm.ppf(1.0 - alpha)), 0.0
+        return float(stats.norm.ppf(1.0 - alpha)), floor
     if isinstance(mechanism, Ladder):
         return 0.0, float(mechanism.eta) * n_public
     if isinstance(mechanism, ShakyLadder):

@@ -9,7 +9,9 @@ exists. The parameters the engine supplies (the holdout size, the random key,
 the metric and the labels) are left out.
 
 >>> [(p.name, p.kind, p.default) for p in parameters_of("ladder-boot")]
-[('alpha', 'float', 0.15), ('b', 'int', 100), ('precision', 'float', None)]
+... # doctest: +NORMALIZE_WHITESPACE
+[('alpha', 'float', 0.15), ('b', 'int', 100), ('floor', 'float', None),
+ ('precision', 'float', None)]
 >>> parameters_of("ladder")[0].coerce("abc")
 Traceback (most recent call last):
 ValueError: eta must be a number, got 'abc'
