@@ -246,9 +246,13 @@ def check_floor(floor: float | None) -> float | None:
     gives). The floor brings the exact paired-test ladders' gain to the
     fixed-step Ladder's; on LadderBoot with few resamples (``b = 10``) the
     attacker keeps what fishing for a low bootstrap draw gives, which no
-    threshold touches. It costs honest teams what the fixed-step Ladder
-    costs them: improvements smaller than the floor wait until they add up
-    (the script prints honest teams' Kendall tau beside full disclosure's).
+    threshold touches. Honest teams pay for it as under the fixed-step
+    Ladder: an improvement smaller than the floor waits until later ones add
+    to it, and in the script's honest-team model their Kendall tau between
+    the released and the private board falls below full disclosure's by at
+    least as much as under that Ladder. So a floored paired-test ladder does
+    not beat the fixed-step Ladder on either count; the floor is for a
+    competition that keeps a paired-test ladder, not a reason to choose one.
 
     >>> check_floor(None), check_floor(0.0158)
     (None, 0.0158)
