@@ -366,7 +366,7 @@ def complete_params(mechanism: str | type[Mechanism], params: Mapping[str, Any])
     name that is no parameter is kept (building the mechanism refuses it).
 
     >>> complete_params("ladder-boot", {"b": 10})
-    {'alpha': 0.15, 'b': 10, 'precision': None}
+    {'alpha': 0.15, 'b': 10, 'floor': None, 'precision': None}
     >>> complete_params("ladder", {})
     {}
     """
