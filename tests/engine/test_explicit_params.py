@@ -55,6 +55,7 @@ def test_a_ladder_boot_competition_without_parameters_stores_b_100(store):
     assert store.competition("c").config.mechanism_params == {
         "alpha": 0.15,
         "b": 100,
+        "floor": None,
         "precision": None,
     }
 

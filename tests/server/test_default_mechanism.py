@@ -38,7 +38,12 @@ def test_without_a_mechanism_the_api_creates_the_default_with_explicit_params(cl
 def test_a_named_mechanism_without_params_is_stored_with_its_defaults(client, solution):
     created = _post(client, solution, mechanism="ladder-boot")
     assert created.status_code == 201, created.text
-    assert created.json()["mechanism_params"] == {"alpha": 0.15, "b": 100, "precision": None}
+    assert created.json()["mechanism_params"] == {
+        "alpha": 0.15,
+        "b": 100,
+        "floor": None,
+        "precision": None,
+    }
 
 
 def test_params_without_a_mechanism_or_a_default_that_cannot_score_are_refused(client, solution):

@@ -160,7 +160,8 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
     config = info.config
     assert (config.mechanism, config.mechanism_params) == (
         "ladder-boot",
-        {"alpha": 0.1, "b": 50, "precision": None},  # every parameter, the one left empty too
+        # every parameter, the ones left empty too
+        {"alpha": 0.1, "b": 50, "floor": None, "precision": None},
     )
     assert (config.board, config.ranks, config.daily_quota, config.total_quota) == (
         "per-rank",

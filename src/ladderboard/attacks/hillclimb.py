@@ -177,6 +177,10 @@ def pass_margin(oracle: Any, n_public: int) -> tuple[float, float]:
     * the fixed-step Ladder: ``a = η n`` (Blum & Hardt 2015, Fig. 1), and the
       Shaky Ladder, ``a = λ n`` (Hardt 2017, Fig. 1; its noise is ignored);
     * full disclosure: ``(0, 0)``, any improvement shows.
+
+    A paired-test ladder with a ``floor`` (not in the papers; see
+    :func:`~ladderboard.mechanisms.ladder.check_floor`) also asks for
+    ``floor · n`` rows: the attacker's model adds it, ``a = floor · n``.
     """
     from scipy import stats
 
@@ -191,13 +195,14 @@ def pass_margin(oracle: Any, n_public: int) -> tuple[float, float]:
     )
 
     mechanism = _mechanism(oracle)
+    floor = float(getattr(mechanism, "floor", None) or 0.0) * n_public
     if isinstance(mechanism, ParameterFreeLadder):
-        return 1.0, 0.0
+        return 1.0, floor
     if isinstance(mechanism, SignificanceLadder | LadderBoot):
-        return float(mechanism.critical_value(n_public)), 0.0
+        return float(mechanism.critical_value(n_public)), floor
     if isinstance(mechanism, BayesBootLadder):
         alpha = 1.0 / (1.0 + float(mechanism.po_threshold))
-        return float(stats.norm.ppf(1.0 - alpha)), 0.0
+        return float(stats.norm.ppf(1.0 - alpha)), floor
     if isinstance(mechanism, Ladder):
         return 0.0, float(mechanism.eta) * n_public
     if isinstance(mechanism, ShakyLadder):
@@ -289,6 +294,7 @@ def near_duplicate_attack(
     k: int,
     random_state: RandomState,
     m: int | Literal["auto"] = "auto",
+    min_rows: int = 1,
     n_public: int | None = None,
     reading: Reading | Literal["auto"] = "auto",
     fish: int | Literal["auto"] = "auto",
@@ -330,6 +336,11 @@ def near_duplicate_attack(
         (``n_labels/n_public``: the attacker does not know which rows are
         scored). It assumes a 0/1 score (an error, or an accuracy read as one
         minus it).
+    min_rows : int
+        The fewest rows any file changes from the file it is made from, the
+        confirming files included: ``d + 1`` against a competition that
+        refuses a file within ``d`` rows of one of the team's earlier files
+        (the attacker knows the rule and steps over it).
     n_public : int, optional
         Rows the board scores (public in a competition's rules);
         ``oracle.n_public`` by default.
@@ -400,6 +411,9 @@ def near_duplicate_attack(
     fixed_m = None if m == "auto" else check_int("m", m, 1)
     if fixed_m is not None and fixed_m > n_labels:
         raise ValueError(f"m must be at most the file's {n_labels} rows, got {fixed_m}")
+    min_rows = check_int("min_rows", min_rows, 1)
+    if min_rows > n_labels:
+        raise ValueError(f"min_rows must be at most the file's {n_labels} rows, got {min_rows}")
 
     direction = direction_of(oracle)
     sign = -1.0 if direction.greater_is_better else 1.0  # key(x) = sign·x, lower is better
@@ -426,7 +440,11 @@ def near_duplicate_attack(
             child = parent.copy()
             at = rng.choice(n_labels, size=rows, replace=False)
             child[at] ^= 1
-            if _key(child) not in seen:
+            key = _key(child)
+            if key not in seen:
+                # Taken now, not when sent: the confirming files are all drawn
+                # before the first is sent, and must differ from each other.
+                seen.add(key)
                 return child
         raise RuntimeError(
             f"no new file near the best after {_DRAWS_PER_FILE} draws: "
@@ -438,7 +456,7 @@ def near_duplicate_attack(
 
     def rows_for(score: float, release_sd: float = 0.0) -> int:
         if fixed_m is not None:
-            return fixed_m
+            return max(fixed_m, min_rows)
         scored = _best_m(
             error_of(score),
             c,
@@ -447,7 +465,7 @@ def near_duplicate_attack(
             n_public=n_public,
             release_sd=release_sd,
         )
-        return max(1, min(n_labels, round(scored * scale)))
+        return max(min_rows, min(n_labels, round(scored * scale)))
 
     best_key_score = sign * submit(best, 0)  # the running best, as a key
     n_adopted = 0
@@ -497,11 +515,12 @@ def near_duplicate_attack(
                         segment_files = old_files + segment_files
                         n_adopted -= 1
                 continue
-            # A suspect: confirm with files that change one row of it. If it
-            # passed, none of them can pass in turn (one row fixed lowers the
-            # risk by exactly 1/n, and the test asks for more than c·s/√n =
-            # c/n), so their draws are all of the suspect's score and the
-            # attacker's best stays the board's; if it did not, they are
+            # A suspect: confirm with files that change one row of it
+            # (``min_rows`` against a distance guard). If it passed, none of
+            # them can pass in turn (one row fixed lowers the risk by exactly
+            # 1/n, and the test asks for more than c·s/√n = c/n; with more
+            # rows, rarely), so their draws are all of the suspect's score and
+            # the attacker's best stays the board's; if it did not, they are
             # candidates as good as it was.
             shift = (c * math.sqrt(rows / scale) + a) / n_public
             wanted = math.ceil((2.5 * sd / max(shift, 1e-12)) ** 2)
@@ -511,8 +530,8 @@ def near_duplicate_attack(
                 segment.append(r)
                 segment_files.append(candidate)
                 break
-            confirm_files = [near(candidate, 1) for _ in range(j)]
-            confirms = [submit(f, 1) for f in confirm_files]
+            confirm_files = [near(candidate, min_rows) for _ in range(j)]
+            confirms = [submit(f, min_rows) for f in confirm_files]
             # Below the old level by a significant margin and by half the
             # smallest shift a pass makes.
             margin = max(_CONFIRM_Z * sd * math.sqrt(1 / j + 1 / len(segment)), shift / 2)

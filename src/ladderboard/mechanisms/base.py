@@ -244,6 +244,11 @@ class Mechanism(ABC, metaclass=_Constructed):
     chosen again in a later release: a competition stores the values they
     settle to at its creation, so that no later default changes a running
     board or the audit of a finished one."""
+    unsaved_when_off: ClassVar[tuple[str, ...]] = ()
+    """Options added after boards were first stored, ``None`` when off: a
+    saved state leaves them out while they are off, so that a board stored
+    before they existed still saves the state its re-run saves (the audit
+    compares the two), and :meth:`from_state` reads a missing one as off."""
     takes_training_estimate: ClassVar[bool] = False
     """Whether each submission comes with the submitter's own training-set
     estimate of its loss (Thresholdout): a leaderboard submission carries only
@@ -396,6 +401,9 @@ class Mechanism(ABC, metaclass=_Constructed):
         params = self.get_params()
         if not secrets:
             params.pop("y_true", None)
+        for name in self.unsaved_when_off:
+            if params.get(name, 0) is None:
+                del params[name]
         return {
             "mechanism": self.name,
             "format": STATE_FORMAT,

@@ -19,7 +19,7 @@ from ladderboard.bootstrap import (
     empirical_support,
 )
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
-from ladderboard.mechanisms.ladder import paired_test_passes, t_critical_value
+from ladderboard.mechanisms.ladder import check_floor, paired_test_passes, t_critical_value
 from ladderboard.metrics import Metric
 from ladderboard.random import RandomState
 
@@ -55,6 +55,12 @@ class LadderBoot(Mechanism):
     b : int
         The number of bootstrap replicates averaged into each release: the
         more, the closer each release is to the best submission's score.
+    floor : float, optional
+        The least a file's risk must be below the best's by, besides passing
+        the test; ``None`` (the default) runs the paper's test alone. ``1/√n``
+        asks what the fixed-step Ladder with ``η = 1/√n`` asks (Blum & Hardt
+        2015, Fig. 1) and stops near-duplicate hill-climbing
+        (:func:`~ladderboard.mechanisms.ladder.check_floor` says why).
     precision : float, optional
         The step releases are rounded to; unrounded, as in the paper, if not
         given.
@@ -78,18 +84,21 @@ class LadderBoot(Mechanism):
     name = "ladder-boot"
     stochastic = True
     release_hides_decision = True
+    unsaved_when_off = ("floor",)
 
     def __init__(
         self,
         *,
         alpha: float = 0.15,
         b: int = 100,
+        floor: float | None = None,
         precision: float | None = None,
         n: int | None = None,
         random_state: RandomState = None,
     ):
         self.alpha = check_real("alpha", alpha, low=0, high=1)
         self.b = check_int("b", b, 1)
+        self.floor = check_floor(floor)
         self.precision = None if precision is None else check_real("precision", precision, low=0)
         super().__init__(n=n, random_state=random_state)
 
@@ -137,6 +146,8 @@ class LadderBoot(Mechanism):
     def _passes(self, x: np.ndarray, total: float) -> bool:
         if self._best_losses is None:
             return True
+        if self.floor is not None and not self._best_total - total > self.floor * x.shape[0]:
+            return False
         c = self.critical_value(x.shape[0])
         return paired_test_passes(
             x, total, self._best_losses, self._best_total, self._best_sum_sq, self._best_total, c
@@ -233,6 +244,13 @@ class BayesBootLadder(MetricMechanism):
     po_threshold : float
         The posterior odds a submission must reach to become the best:
         ``(1-α)/α``, so 99, 5.67 and 1 for α = 0.01, 0.15 and 0.5.
+    floor : float, optional
+        The least a submission's score must beat the best's by, in the
+        metric's units and direction, besides passing the test; ``None`` (the
+        default) runs the paper's test alone. ``1/√n`` on a 0/1 score asks what
+        the fixed-step Ladder with ``η = 1/√n`` asks (Blum & Hardt 2015,
+        Fig. 1) and stops near-duplicate hill-climbing
+        (:func:`~ladderboard.mechanisms.ladder.check_floor` says why).
     baseline : array-like, optional
         The initial prediction ``ŷ_0`` that the first submission must beat;
         if not given, the first submission is accepted.
@@ -254,6 +272,7 @@ class BayesBootLadder(MetricMechanism):
 
     name = "bayes-boot-ladder"
     stochastic = True
+    unsaved_when_off = ("floor",)
 
     def __init__(
         self,
@@ -262,6 +281,7 @@ class BayesBootLadder(MetricMechanism):
         y_true: Any,
         B: int = 1000,
         po_threshold: float = 5.67,
+        floor: float | None = None,
         baseline: ArrayLike | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
@@ -270,6 +290,7 @@ class BayesBootLadder(MetricMechanism):
         y = self.y_true
         self.B = check_int("B", B, 1)
         self.po_threshold = check_real("po_threshold", po_threshold, low=0)
+        self.floor = check_floor(floor)
         self.chunk_bytes = check_int("chunk_bytes", chunk_bytes, 1)
         if baseline is not None:
             baseline = np.array(baseline, dtype=np.float64)  # a read-only copy
@@ -345,6 +366,11 @@ class BayesBootLadder(MetricMechanism):
     def _passes(self, predictions: np.ndarray, index: int) -> bool:
         if self._best_predictions is None:
             return True
+        if self.floor is not None:
+            score = self.metric.or_worst(float(self.metric.score(self.y_true, predictions)))
+            up = self.floor if self.direction.greater_is_better else -self.floor
+            if not self.direction.better(score, self._best + up):
+                return False
         paired = self._paired(predictions)
         # Decided as soon as the replicates drawn settle it: the same answer as
         # counting every replicate (``count >= successes_needed``) from the same draws.
@@ -397,6 +423,13 @@ class BayesBootLadderBoot(BayesBootLadder):
     po_threshold : float
         The posterior odds a submission must reach to become the best:
         ``(1-α)/α``, so 99, 5.67 and 1 for α = 0.01, 0.15 and 0.5.
+    floor : float, optional
+        The least a submission's score must beat the best's by, in the
+        metric's units and direction, besides passing the test; ``None`` (the
+        default) runs the paper's test alone. ``1/√n`` on a 0/1 score asks what
+        the fixed-step Ladder with ``η = 1/√n`` asks (Blum & Hardt 2015,
+        Fig. 1) and stops near-duplicate hill-climbing
+        (:func:`~ladderboard.mechanisms.ladder.check_floor` says why).
     baseline : array-like, optional
         The initial prediction ``ŷ_0`` that the first submission must beat;
         if not given, the first submission is accepted.
@@ -426,6 +459,7 @@ class BayesBootLadderBoot(BayesBootLadder):
         B: int = 1000,
         b: int = 100,
         po_threshold: float = 5.67,
+        floor: float | None = None,
         baseline: ArrayLike | None = None,
         chunk_bytes: int = CHUNK_BYTES,
         random_state: RandomState = None,
@@ -436,6 +470,7 @@ class BayesBootLadderBoot(BayesBootLadder):
             y_true=y_true,
             B=B,
             po_threshold=po_threshold,
+            floor=floor,
             baseline=baseline,
             chunk_bytes=chunk_bytes,
             random_state=random_state,

@@ -9,7 +9,9 @@ exists. The parameters the engine supplies (the holdout size, the random key,
 the metric and the labels) are left out.
 
 >>> [(p.name, p.kind, p.default) for p in parameters_of("ladder-boot")]
-[('alpha', 'float', 0.15), ('b', 'int', 100), ('precision', 'float', None)]
+... # doctest: +NORMALIZE_WHITESPACE
+[('alpha', 'float', 0.15), ('b', 'int', 100), ('floor', 'float', None),
+ ('precision', 'float', None)]
 >>> parameters_of("ladder")[0].coerce("abc")
 Traceback (most recent call last):
 ValueError: eta must be a number, got 'abc'
@@ -364,7 +366,7 @@ def complete_params(mechanism: str | type[Mechanism], params: Mapping[str, Any])
     name that is no parameter is kept (building the mechanism refuses it).
 
     >>> complete_params("ladder-boot", {"b": 10})
-    {'alpha': 0.15, 'b': 10, 'precision': None}
+    {'alpha': 0.15, 'b': 10, 'floor': None, 'precision': None}
     >>> complete_params("ladder", {})
     {}
     """

@@ -213,7 +213,7 @@ class CompetitionConfig:
 
         >>> CompetitionConfig(score="zero_one", mechanism="ladder-boot").explicit(
         ...     4000).mechanism_params
-        {'alpha': 0.15, 'b': 100, 'precision': None}
+        {'alpha': 0.15, 'b': 100, 'floor': None, 'precision': None}
         >>> CompetitionConfig(score="zero_one", mechanism=RECOMMENDED.mechanism).explicit(
         ...     4000).mechanism_params == RECOMMENDED.params_at(4000)
         True

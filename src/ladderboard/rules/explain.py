@@ -190,20 +190,29 @@ def _ladder(p: Mapping[str, Any]) -> _Wording:
 _PAIRED = "a paired test of its losses against your best file's"
 
 
+def _floor(p: Mapping[str, Any]) -> str:
+    """The floor of a paired-test ladder, as a clause ending its test: a file
+    must also beat the best by more than it (empty when there is none)."""
+    floor = _given(p, "floor")
+    return "" if floor is None else f", and by more than {_plain(floor)}"
+
+
 def _parameter_free(p: Mapping[str, Any]) -> _Wording:
+    floor = _floor(p)
     return _Wording(
         plain=_STEP_PLAIN,
         describe=(
             "A parameter-free Ladder: your public score changes only when a file beats it by "
-            f"more than the holdout's noise, judged by {_PAIRED}; scores are shown rounded to "
-            "1/n for n public rows."
+            f"more than the holdout's noise, judged by {_PAIRED}{floor}; scores are shown "
+            "rounded to 1/n for n public rows."
         ),
-        margin=" by more than the holdout's noise (a paired test of the losses)",
+        margin=f" by more than the holdout's noise (a paired test of the losses){floor}",
         first=" This is the file's score rounded to 1/n for n public rows.",
-        better=f" This file beat it by more than the holdout's noise ({_PAIRED}).",
+        better=f" This file beat it by more than the holdout's noise ({_PAIRED}){floor}.",
         same=(
             "Your team's board score stays at {previous}: under the parameter-free Ladder a "
-            f"file must beat it by more than the noise of the holdout ({_PAIRED}) to change it."
+            f"file must beat it by more than the noise of the holdout ({_PAIRED}){floor} to "
+            "change it."
         ),
         worse="Your team's board score is now {released} (it was {previous}).",
     )
@@ -211,14 +220,17 @@ def _parameter_free(p: Mapping[str, Any]) -> _Wording:
 
 def _significance(p: Mapping[str, Any]) -> _Wording:
     alpha = _plain(p["alpha"])
-    test = f"a one-sided paired t-test of its losses against your best file's, at level {alpha}"
+    test = (
+        f"a one-sided paired t-test of its losses against your best file's, at level {alpha}"
+        + _floor(p)
+    )
     return _Wording(
         plain=_STEP_PLAIN,
         describe=(
             f"A Ladder at significance level {alpha}: your public score changes only when a "
             f"file beats it in {test}; scores are shown rounded to 1/n for n public rows."
         ),
-        margin=f" in a one-sided paired t-test of the losses at level {alpha}",
+        margin=f" in a one-sided paired t-test of the losses at level {alpha}{_floor(p)}",
         first=" This is the file's score rounded to 1/n for n public rows.",
         better=f" This file beat it in {test}.",
         same=(
@@ -281,7 +293,7 @@ def _moved(fresh: str) -> str:
 
 def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
     alpha = _plain(p["alpha"])
-    test = f"a one-sided paired t-test of their losses at level {alpha}"
+    test = f"a one-sided paired t-test of their losses at level {alpha}{_floor(p)}"
     fresh = _bootstrap_release(_given(p, "b"))
     best = f"your best file changes only when a file beats it in {test}."
     return _Wording(
@@ -306,11 +318,11 @@ def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
 def _bayes_test(p: Mapping[str, Any]) -> str:
     B, po = _given(p, "B"), _given(p, "po_threshold")
     if B is None or po is None:
-        return "the Bayesian-bootstrap test"
+        return "the Bayesian-bootstrap test" + _floor(p)
     needed = successes_needed(int(B), float(po))
     return (
         f"the Bayesian-bootstrap test (better in at least {needed} of {B} random reweightings "
-        "of the holdout)"
+        f"of the holdout){_floor(p)}"
     )
 
 
