@@ -45,7 +45,9 @@ def demo_runs() -> dict[str, str]:
     releases differ from run to run whatever the seed
     (``tests/test_demo_attacker.py`` plays the default as recommended)."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(recommended, "RECOMMENDED", Recommended("Ladder", "ladder"))
+        patch.setattr(
+            recommended, "RECOMMENDED", Recommended("Ladder", "ladder", per_root_n={"eta": 1.0})
+        )
         first = runner.invoke(app, SMALL, env={"COLUMNS": "160"})
         again = runner.invoke(app, SMALL, env={"COLUMNS": "160"})
         other = runner.invoke(app, [*SMALL, "--seed", "1"], env={"COLUMNS": "160"})
