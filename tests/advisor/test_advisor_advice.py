@@ -63,7 +63,7 @@ def test_the_table_is_tidy_and_complete(frame):
     labels = [s.label for s in default_grid(scoring_rule("zero_one"), families=FAMILIES)]
     assert list(dict.fromkeys(frame.setting)) == labels
     assert set(frame.measure) == {
-        "gap",
+        "raw_gain",
         "baseline_gap",
         "excess",
         "lberr",
@@ -71,10 +71,11 @@ def test_the_table_is_tidy_and_complete(frame):
         "share_released",
         "median_delay",
         "n_improvements",
+        "blind_reference",
     }
     counts = frame.groupby(["setting", "measure"]).size()
     assert (counts.xs("tau", level="measure") == 2).all()
-    utility = ~frame.measure.isin(["gap", "baseline_gap", "excess", "lberr"])
+    utility = ~frame.measure.isin(["raw_gain", "baseline_gap", "excess", "lberr"])
     assert (frame[utility].attack == "").all() and (frame[~utility].attack != "").all()
     assert set(frame.n) == {120} and set(frame.k) == {16} and set(frame.score) == {"zero_one"}
 
@@ -99,7 +100,7 @@ def test_summary_names_the_binding_attack_and_its_interval(frame):
             (values.mean() - half, values.mean() + half)
         )
         assert row.gain == pytest.approx(row[f"gap: {row.binding_attack}"])
-        gaps = frame[(frame.measure == "gap") & (frame.setting == label)]
+        gaps = frame[(frame.measure == "raw_gain") & (frame.setting == label)]
         assert row.gain == pytest.approx(gaps[gaps.attack == row.binding_attack].value.mean())
         lberrs = frame[(frame.measure == "lberr") & (frame.setting == label)]
         assert row.lberr == pytest.approx(lberrs.groupby("attack").value.mean().max())

@@ -53,9 +53,14 @@ __all__ = [
 ]
 
 UTILITY_MEASURES = ("tau", "share_released", "median_delay", "n_improvements")
-ATTACK_MEASURES = ("gap", "baseline_gap", "excess", "lberr")
-"""Per attack and repetition: its gap, its non-adaptive baseline's, the
+ATTACK_MEASURES = ("raw_gain", "baseline_gap", "excess", "lberr")
+"""Per attack and repetition: its raw gain, its non-adaptive baseline's, the
 excess (their difference) and the lberr of its sequence."""
+REFERENCE_MEASURE = "blind_reference"
+"""Per setting and repetition (0/1 loss): the raw gain of the best of ``k``
+blind files on the noiseless full-disclosure board of the repetition's
+public labels (:func:`~ladderboard.advisor.yardstick.blind_gain`), the same
+for every setting: a reference no board's noise moves."""
 INTERVAL = 0.95
 """The confidence of the interval on the binding excess gain."""
 MAX_REPS = 200
@@ -97,6 +102,8 @@ def grid_repetition(
     wide: bool = False,
     wide_k: int | None = None,
     random_state: int,
+    baselines: bool = True,
+    honest: bool = True,
 ) -> Any:
     """One repetition: every setting against the attacks and the honest teams.
 
@@ -109,7 +116,12 @@ def grid_repetition(
     ``value``, and the run's ``score``, ``n`` and ``k`` (the budget).
     ``wide`` compares the wide Shaky grid for the budget ``k``, or for
     ``wide_k`` when given, so that runs at several budgets compare the same
-    settings.
+    settings. Without ``baselines`` the attacks' non-adaptive baselines are
+    not played (their ``baseline_gap`` and ``excess`` rows are left out);
+    without ``honest`` the honest teams are not (no utility rows: a run at
+    several budgets needs them at one budget only, as they do not depend on it).
+    Under the 0/1 loss every setting also has a :data:`REFERENCE_MEASURE`
+    row, the same value for all: the fixed reference of the repetition.
     """
     import pandas as pd
 
@@ -128,16 +140,34 @@ def grid_repetition(
     teams = simulate_teams(
         rule, n=n, n_private=n_private, model=model, random_state=stream.derive("teams")
     )
+    reference = math.nan
+    if rule.name == "zero_one":
+        from ladderboard.advisor.yardstick import blind_gain
+
+        assert attack_data.labels is not None
+        reference = blind_gain(
+            attack_data.labels[attack_data.public], k, stream.derive("blind").generator(0)
+        )
+    measured = ATTACK_MEASURES if baselines else ("raw_gain", "lberr")
     rows = []
     for setting in grid:
         measures = attack_measures(
-            setting, rule, attack_data, k=k, random_state=stream.derive(f"gaps:{setting.label}")
+            setting,
+            rule,
+            attack_data,
+            k=k,
+            random_state=stream.derive(f"gaps:{setting.label}"),
+            baselines=baselines,
         )
         for attack, m in measures.items():
-            for measure in ATTACK_MEASURES:
+            for measure in measured:
                 rows.append(
                     (rep, setting.label, setting.family, measure, attack, getattr(m, measure))
                 )
+        if math.isfinite(reference):
+            rows.append((rep, setting.label, setting.family, REFERENCE_MEASURE, "", reference))
+        if not honest:
+            continue
         utility = honest_utility(
             setting, rule, teams, model=model, random_state=stream.derive(f"teams:{setting.label}")
         )
@@ -162,6 +192,8 @@ def grid_tasks(
     first_rep: int = 0,
     wide: bool = False,
     wide_k: int | None = None,
+    baselines: bool = True,
+    honest: bool = True,
 ) -> list[Task]:
     """One :class:`Task` per repetition (``first_rep``, ``first_rep + 1``, …),
     each with its own seed: repetition ``r`` is the same in every run."""
@@ -184,6 +216,8 @@ def grid_tasks(
                 "wide": wide,
                 "wide_k": wide_k,
                 "random_state": task_seed(seed, name, score, n, k, r),
+                "baselines": baselines,
+                "honest": honest,
             },
         )
         for r in range(first_rep, first_rep + reps)
@@ -294,7 +328,7 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
                 excess_se=se,
                 excess_low=mean - half,
                 excess_high=mean + half,
-                gain=float(mine.loc[binding, "gap"]),
+                gain=float(mine.loc[binding, "raw_gain"]),
                 baseline_gap=float(mine.loc[binding, "baseline_gap"]),
                 lberr=float(mine["lberr"].max()),
             )
@@ -304,7 +338,7 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
             row[measure] = float(values.mean()) if len(values) else math.nan
         if mine is not None:
             for attack, stats_row in mine.iterrows():
-                row[f"gap: {attack}"] = float(stats_row["gap"])
+                row[f"gap: {attack}"] = float(stats_row["raw_gain"])
             for attack, stats_row in mine.iterrows():
                 row[f"excess: {attack}"] = float(stats_row["excess"])
         rows.append(row)
