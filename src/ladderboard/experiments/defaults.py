@@ -281,7 +281,7 @@ def _sentence(choice: DefaultChoice, what: str) -> str:
     )
 
 
-def _goal_sentence(result: Goal, budgets: list[int]) -> str:
+def _goal_sentence(result: Goal, budgets: list[int], who: str = "the rule's choice") -> str:
     parts = [
         f"k = {k}: {result.gain[k]} against {result.eta_gain[k]}, paired difference "
         f"{_pm(result.versus[k].mean, result.versus[k].half_width, '+.3f')}"
@@ -295,7 +295,7 @@ def _goal_sentence(result: Goal, budgets: list[int]) -> str:
         why.append(f"its tau is {result.tau_gap:.3f} below full disclosure's")
     because = f" ({'; '.join(why)})" if why else ""
     return (
-        f"For the rule's choice, **{result.label}**, against {ETA_LADDER_LABEL}: "
+        f"For {who}, **{result.label}**, against {ETA_LADDER_LABEL}: "
         + "; ".join(parts)
         + f"; tau {_tau_words(result.tau_gap)}. The goal is {verdict}{because}."
     )
@@ -454,6 +454,17 @@ def defaults_report(frame: Any, info: RunInfo) -> str:
         "repetitions of that budget; a paired difference's is that of the differences.",
         GOAL,
         _goal_sentence(result, budgets) if result is not None else "",
+        (
+            f"The rule's choice is {ETA_LADDER_LABEL} itself, so the goal holds by "
+            "construction; the other settings that meet the rule, against it:"
+            if has_eta and overall.label == ETA_LADDER_LABEL
+            else ""
+        ),
+        *(
+            _goal_sentence(goal(table, label), budgets, "a setting that also meets the rule")
+            for label in overall.passing
+            if has_eta and label not in (overall.label, ETA_LADDER_LABEL)
+        ),
         news,
         _sentence(overall, "The recommended default mechanism (the rule's choice)"),
         (
