@@ -63,7 +63,7 @@ def test_the_table_is_tidy_and_complete(frame):
     labels = [s.label for s in default_grid(scoring_rule("zero_one"), families=FAMILIES)]
     assert list(dict.fromkeys(frame.setting)) == labels
     assert set(frame.measure) == {
-        "gap",
+        "raw_gain",
         "baseline_gap",
         "excess",
         "lberr",
@@ -71,26 +71,31 @@ def test_the_table_is_tidy_and_complete(frame):
         "share_released",
         "median_delay",
         "n_improvements",
+        "blind_reference",
     }
     counts = frame.groupby(["setting", "measure"]).size()
     assert (counts.xs("tau", level="measure") == 2).all()
-    utility = ~frame.measure.isin(["gap", "baseline_gap", "excess", "lberr"])
+    utility = ~frame.measure.isin(["raw_gain", "baseline_gap", "excess", "lberr"])
     assert (frame[utility].attack == "").all() and (frame[~utility].attack != "").all()
     assert set(frame.n) == {120} and set(frame.k) == {16} and set(frame.score) == {"zero_one"}
 
 
 def test_summary_names_the_binding_attack_and_its_interval(frame):
-    """The binding attack has the largest mean excess; its SE and 95 %
-    interval are those of the per-repetition excesses, computed directly."""
+    """The binding attack has the largest mean raw gain; its excess is its
+    raw gain minus the repetition's fixed reference, with the SE and 95 %
+    interval of those paired differences, computed directly."""
     summary = summarise(frame)
     assert shaky_default_label() in summary.index
-    excess = frame[frame.measure == "excess"]
+    gains = frame[frame.measure == "raw_gain"]
+    reference = frame[frame.measure == "blind_reference"]
     for label, row in summary.iterrows():
-        means = {c[8:]: row[c] for c in summary.columns if c.startswith("excess: ")}
+        means = {c[5:]: row[c] for c in summary.columns if c.startswith("gap: ")}
         finite = {a: g for a, g in means.items() if not math.isnan(g)}
         assert row.binding_attack == max(finite, key=finite.get), label
-        values = excess[(excess.setting == label) & (excess.attack == row.binding_attack)]
-        values = values.value.to_numpy()
+        raw = gains[(gains.setting == label) & (gains.attack == row.binding_attack)]
+        blind = reference[reference.setting == label]
+        assert list(raw.rep) == list(blind.rep) == [0, 1]
+        values = raw.value.to_numpy() - blind.value.to_numpy()
         se = values.std(ddof=1) / np.sqrt(values.size)
         half = stats.t.ppf(0.975, values.size - 1) * se
         assert row.excess_gain == pytest.approx(values.mean())
@@ -99,18 +104,54 @@ def test_summary_names_the_binding_attack_and_its_interval(frame):
             (values.mean() - half, values.mean() + half)
         )
         assert row.gain == pytest.approx(row[f"gap: {row.binding_attack}"])
-        gaps = frame[(frame.measure == "gap") & (frame.setting == label)]
-        assert row.gain == pytest.approx(gaps[gaps.attack == row.binding_attack].value.mean())
+        assert row.gain == pytest.approx(raw.value.mean())
         lberrs = frame[(frame.measure == "lberr") & (frame.setting == label)]
         assert row.lberr == pytest.approx(lberrs.groupby("attack").value.mean().max())
         assert row.reps == 2
         assert -1 <= row.tau <= 1 and 0 <= row.share_released <= 1
 
 
-def test_the_rule_uses_the_excess_gain_not_the_gain():
-    table = _table([["Kaggle 1e-5", 0.10, 0.90, 0.80], ["noisy", 0.0, 0.90, 0.80]])
-    table["gain"] = [0.10, 0.30]  # a noisy board's raw gap counts its noise
-    assert recommend(table) == "noisy"
+def test_the_rule_never_recommends_an_unprotected_board():
+    """Full disclosure at any precision protects nothing, however its
+    measured gain and tau compare (here the lowest and the highest)."""
+    table = _table(
+        [
+            ["Kaggle 1e-5", 0.0, 0.95, 0.90],
+            ["Kaggle 1/√n", 0.0, 0.95, 0.90],
+            ["ladder", 0.02, 0.80, 0.80],  # tau 0.15 below: not eligible
+        ]
+    )
+    assert recommend(table) == "ladder"  # the protected one with the highest tau
+    with pytest.raises(ValueError, match="only unprotected"):
+        recommend(table, among=["Kaggle 1/√n"])
+
+
+def test_a_noisy_boards_own_blind_play_is_not_subtracted():
+    """The summary ranks by raw gain over the fixed reference: a board whose
+    noise makes blind play on it gain as much as the attack (excess over its
+    own blind play 0) shows its raw gain, minus the same reference as every
+    board."""
+    rows = []
+    for rep in range(3):
+        for label, family, gain, own_blind in (
+            ("Kaggle 1e-5", "full-disclosure", 0.3, 0.02),
+            ("quiet", "ladder", 0.03, 0.01),
+            ("noisy", "shaky-ladder", 0.06, 0.06),
+        ):
+            rows += [
+                (rep, label, family, "raw_gain", "boosting", gain + 0.001 * rep),
+                (rep, label, family, "baseline_gap", "boosting", own_blind),
+                (rep, label, family, "excess", "boosting", gain + 0.001 * rep - own_blind),
+                (rep, label, family, "lberr", "boosting", gain),
+                (rep, label, family, "blind_reference", "", 0.02),
+                (rep, label, family, "tau", "", 0.9),
+                (rep, label, family, "share_released", "", 0.8),
+            ]
+    frame = pd.DataFrame(rows, columns=["rep", "setting", "family", "measure", "attack", "value"])
+    summary = summarise(frame)
+    assert summary.loc["noisy", "excess_gain"] == pytest.approx(0.061 - 0.02)
+    assert summary.loc["quiet", "excess_gain"] == pytest.approx(0.031 - 0.02)
+    assert recommend(summary) == "quiet"
 
 
 def test_target_se_adds_repetitions_or_says_it_was_not_reached():

@@ -75,9 +75,14 @@ def test_attacks_by_score_and_board():
         "generalized boosting",
         "majority",
         "shifted majority",
+        "hill-climbing",
     ]
-    assert attacks_for(boot, RULE)[-1] == "boosting + averaging"
-    assert attacks_for(GRID["BayesBoot"], RULE) == ["boosting", "generalized boosting"]
+    assert attacks_for(boot, RULE)[-2:] == ["hill-climbing", "boosting + averaging"]
+    assert attacks_for(GRID["BayesBoot"], RULE) == [
+        "boosting",
+        "generalized boosting",
+        "hill-climbing",
+    ]
     mse = scoring_rule("squared")
     assert attacks_for(boot, mse) == ["Freedman", "step-forward", "Freedman + averaging"]
     assert attacks_for(GRID["Kaggle 1e-5"], mse) == ["Freedman", "step-forward"]
@@ -199,6 +204,80 @@ def test_slow_attacks_are_capped_and_vectorised_ones_run_at_the_budget(monkeypat
     )
     assert measures["boosting"].submissions == 60
     assert measures["generalized boosting"].submissions == 20
+
+
+def test_every_01_setting_faces_near_duplicates_at_the_full_budget(monkeypatch):
+    """Hill-climbing on every 0/1 board, loss- and metric-based, and the
+    averaging variant on bootstrap boards, both given the whole budget
+    whatever :data:`SLOW_ATTACK_CAP` is (the old suite had neither, and
+    capped the averaging variant)."""
+    from ladderboard.advisor import protection
+
+    for setting in GRID.values():
+        assert "hill-climbing" in attacks_for(setting, RULE), setting.label
+    monkeypatch.setattr(protection, "SLOW_ATTACK_CAP", 20)
+    data = make_attack_data(RULE, n=100, n_private=200, k=60, random_state=3)
+    for label in ("PF Ladder", "BayesBoot"):
+        m = attack_measures(
+            GRID[label], RULE, data, k=60, random_state=4, attacks=["hill-climbing"]
+        )["hill-climbing"]
+        assert m.submissions == 60, label
+    averaged = attack_measures(
+        GRID["LadderBoot b=10"], RULE, data, k=60, random_state=4, attacks=["boosting + averaging"]
+    )["boosting + averaging"]
+    assert averaged.submissions == 60 // protection.AVERAGING_T
+
+
+def test_the_averaging_variant_never_sends_a_file_twice(monkeypatch):
+    """A competition refuses identical files: every file the averaging
+    variant (and hill-climbing) sends to a bootstrap board is new."""
+    from ladderboard.attacks import HoldoutOracle
+
+    sent: list[bytes] = []
+    submit = HoldoutOracle.submit
+
+    def spy(self, prediction):
+        sent.append(np.ascontiguousarray(prediction).tobytes())
+        return submit(self, prediction)
+
+    monkeypatch.setattr(HoldoutOracle, "submit", spy)
+    data = make_attack_data(RULE, n=100, n_private=200, k=40, random_state=2)
+    for attack in ("boosting + averaging", "hill-climbing"):
+        sent.clear()
+        attack_measures(
+            GRID["LadderBoot b=10"],
+            RULE,
+            data,
+            k=40,
+            random_state=5,
+            attacks=[attack],
+            baselines=False,
+        )
+        assert len(sent) >= 30 and len(set(sent)) == len(sent), attack
+
+
+def test_hill_climbing_breaks_the_parameter_free_ladder_not_the_fixed_step_one():
+    """Near-duplicate hill-climbing's raw gain (Hardt 2017, Sec. 3-4): far
+    above ``1/√n`` on the parameter-free Ladder, within the step on the
+    fixed-step Ladder with ``η = 1/√n`` (Blum & Hardt 2015, Thm 3.1). Three
+    seeds at n = 1000, k = 300: PF Ladder 0.103-0.128, the Ladder 0.026 in
+    each (its releases are multiples of η)."""
+    pf, fixed = [], []
+    for seed in range(3):
+        data = make_attack_data(RULE, n=1000, n_private=2000, k=300, random_state=seed)
+        for label, out in (("PF Ladder", pf), ("Ladder η=1/√n", fixed)):
+            m = attack_measures(
+                GRID[label],
+                RULE,
+                data,
+                k=300,
+                random_state=seed,
+                attacks=["hill-climbing"],
+                baselines=False,
+            )["hill-climbing"]
+            assert math.isnan(m.excess) and np.isfinite(m.lberr)
+            out.append(m.raw_gain)
+    assert np.mean(pf) > 3 / np.sqrt(1000) > np.mean(fixed) + 1 / np.sqrt(1000)
 
 
 MSE = scoring_rule("squared")

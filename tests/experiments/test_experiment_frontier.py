@@ -47,7 +47,7 @@ def test_writes_the_table_the_chart_and_the_report(result):
     assert "Recommended" in report and "--quick" in report
     assert "| binding attack | excess gain | 95 % interval | gain | lberr |" in report
     assert "## Every attack's mean excess gain" in report
-    assert set(table.measure) >= {"gap", "baseline_gap", "excess", "lberr"}
+    assert set(table.measure) >= {"raw_gain", "baseline_gap", "excess", "lberr"}
     for setting in default_grid(scoring_rule("zero_one")):
         assert f"| {setting.label} |" in report
 

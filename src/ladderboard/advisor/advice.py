@@ -7,13 +7,21 @@ setting and measure. :func:`summarise` reduces it to one row per setting,
 :func:`recommend` applies the advisor's rule, and :func:`advise` does all
 three.
 
-The rule (:func:`recommend`): among the settings whose honest-team utility is
-within a tolerance of full disclosure's (Kendall's tau at most
-``tau_tolerance`` = 0.05 lower than ``Kaggle 1e-5``'s, and at least
-``share_fraction`` = half of the true improvements it releases at once also
-released), choose the one whose binding attack's excess gain (the largest
-over the attacks of the gap beyond that of as many non-adaptive submissions
-on the same board) has the lowest top of its 95 % interval, so that a
+The yardstick is the papers' (Blum & Hardt 2015, Def. 2.1): an attack's raw
+gain, the true loss of what it would select minus what the board displays at
+the end. A setting's *binding* attack has the largest mean raw gain; its
+*excess* is that raw gain over a reference no board's noise moves (under the
+0/1 loss the best of ``k`` blind files on the noiseless full-disclosure board
+of the same labels, paired by repetition; under the other scores none is
+defined and the excess is the raw gain itself). Blind play on the board
+itself is never subtracted: on a noisy board it selects the board's noise.
+
+The rule (:func:`recommend`): among the protected settings (never full
+disclosure, at any precision) whose honest-team utility is within a
+tolerance of full disclosure's (Kendall's tau at most ``tau_tolerance`` =
+0.05 lower than ``Kaggle 1e-5``'s, and at least ``share_fraction`` = half of
+the true improvements it releases at once also released), choose the one
+whose binding excess has the lowest top of its 95 % interval, so that a
 setting is not picked for a mean that is low by chance; ties go to the
 higher tau.
 """
@@ -50,12 +58,18 @@ __all__ = [
     "reps_for",
     "summarise",
     "surest",
+    "unprotected",
 ]
 
 UTILITY_MEASURES = ("tau", "share_released", "median_delay", "n_improvements")
-ATTACK_MEASURES = ("gap", "baseline_gap", "excess", "lberr")
-"""Per attack and repetition: its gap, its non-adaptive baseline's, the
+ATTACK_MEASURES = ("raw_gain", "baseline_gap", "excess", "lberr")
+"""Per attack and repetition: its raw gain, its non-adaptive baseline's, the
 excess (their difference) and the lberr of its sequence."""
+REFERENCE_MEASURE = "blind_reference"
+"""Per setting and repetition (0/1 loss): the raw gain of the best of ``k``
+blind files on the noiseless full-disclosure board of the repetition's
+public labels (:func:`~ladderboard.advisor.yardstick.blind_gain`), the same
+for every setting: a reference no board's noise moves."""
 INTERVAL = 0.95
 """The confidence of the interval on the binding excess gain."""
 MAX_REPS = 200
@@ -97,6 +111,8 @@ def grid_repetition(
     wide: bool = False,
     wide_k: int | None = None,
     random_state: int,
+    baselines: bool = True,
+    honest: bool = True,
 ) -> Any:
     """One repetition: every setting against the attacks and the honest teams.
 
@@ -109,7 +125,12 @@ def grid_repetition(
     ``value``, and the run's ``score``, ``n`` and ``k`` (the budget).
     ``wide`` compares the wide Shaky grid for the budget ``k``, or for
     ``wide_k`` when given, so that runs at several budgets compare the same
-    settings.
+    settings. Without ``baselines`` the attacks' non-adaptive baselines are
+    not played (their ``baseline_gap`` and ``excess`` rows are left out);
+    without ``honest`` the honest teams are not (no utility rows: a run at
+    several budgets needs them at one budget only, as they do not depend on it).
+    Under the 0/1 loss every setting also has a :data:`REFERENCE_MEASURE`
+    row, the same value for all: the fixed reference of the repetition.
     """
     import pandas as pd
 
@@ -128,16 +149,34 @@ def grid_repetition(
     teams = simulate_teams(
         rule, n=n, n_private=n_private, model=model, random_state=stream.derive("teams")
     )
+    reference = math.nan
+    if rule.name == "zero_one":
+        from ladderboard.advisor.yardstick import blind_gain
+
+        assert attack_data.labels is not None
+        reference = blind_gain(
+            attack_data.labels[attack_data.public], k, stream.derive("blind").generator(0)
+        )
+    measured = ATTACK_MEASURES if baselines else ("raw_gain", "lberr")
     rows = []
     for setting in grid:
         measures = attack_measures(
-            setting, rule, attack_data, k=k, random_state=stream.derive(f"gaps:{setting.label}")
+            setting,
+            rule,
+            attack_data,
+            k=k,
+            random_state=stream.derive(f"gaps:{setting.label}"),
+            baselines=baselines,
         )
         for attack, m in measures.items():
-            for measure in ATTACK_MEASURES:
+            for measure in measured:
                 rows.append(
                     (rep, setting.label, setting.family, measure, attack, getattr(m, measure))
                 )
+        if math.isfinite(reference):
+            rows.append((rep, setting.label, setting.family, REFERENCE_MEASURE, "", reference))
+        if not honest:
+            continue
         utility = honest_utility(
             setting, rule, teams, model=model, random_state=stream.derive(f"teams:{setting.label}")
         )
@@ -162,6 +201,8 @@ def grid_tasks(
     first_rep: int = 0,
     wide: bool = False,
     wide_k: int | None = None,
+    baselines: bool = True,
+    honest: bool = True,
 ) -> list[Task]:
     """One :class:`Task` per repetition (``first_rep``, ``first_rep + 1``, …),
     each with its own seed: repetition ``r`` is the same in every run."""
@@ -184,6 +225,8 @@ def grid_tasks(
                 "wide": wide,
                 "wide_k": wide_k,
                 "random_state": task_seed(seed, name, score, n, k, r),
+                "baselines": baselines,
+                "honest": honest,
             },
         )
         for r in range(first_rep, first_rep + reps)
@@ -237,19 +280,23 @@ def evaluate_grid(
 def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
     """One row per setting (in the grid's order).
 
-    The *binding* attack is the one with the largest mean excess gain (its gap
-    minus its non-adaptive baseline's,
-    :func:`~ladderboard.advisor.protection.attack_measures`). Columns:
-    ``family``; ``binding_attack``; ``excess_gain`` (its mean over
-    repetitions), ``excess_se`` (the standard error of that mean: the sample
-    standard deviation over ``√reps``; ``nan`` from one repetition) and the
-    two-sided ``confidence`` interval ``excess_low``, ``excess_high`` (mean ±
-    Student's t quantile with ``reps − 1`` degrees of freedom × SE); ``gain``
-    and ``baseline_gap``, the binding attack's mean gap and its baseline's;
-    ``lberr``, the largest mean leaderboard error of an attack's sequence
-    (Blum & Hardt 2015, Def. 2.1); ``reps``; the mean of each utility
-    measure; and each attack's mean gap and excess (``gap: <attack>``,
-    ``excess: <attack>``).
+    The *binding* attack is the one with the largest mean raw gain (the true
+    loss of its selection minus what the board displays at the end,
+    :func:`~ladderboard.advisor.protection.attack_measures`). Its *excess*,
+    per repetition, is that raw gain minus the repetition's fixed reference
+    (:data:`REFERENCE_MEASURE`, under the 0/1 loss; the raw gain itself where
+    the frame has none). Columns: ``family``; ``binding_attack``;
+    ``excess_gain`` (the mean excess over repetitions), ``excess_se`` (the
+    standard error of that mean: the sample standard deviation over
+    ``√reps``; ``nan`` from one repetition) and the two-sided ``confidence``
+    interval ``excess_low``, ``excess_high`` (mean ± Student's t quantile with
+    ``reps − 1`` degrees of freedom × SE); ``gain``, the binding attack's mean
+    raw gain, and ``baseline_gap``, its blind baseline's on the board itself
+    (``nan`` when not played; reported, never ranked by); ``reference``, the
+    mean fixed reference; ``lberr``, the largest mean leaderboard error of an
+    attack's sequence (Blum & Hardt 2015, Def. 2.1); ``reps``; the mean of
+    each utility measure; and each attack's mean raw gain and excess
+    (``gap: <attack>``, ``excess: <attack>``).
     """
     import numpy as np
     import pandas as pd
@@ -260,12 +307,14 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
     means = attacks.pivot_table(
         index=["setting", "attack"], columns="measure", values="value", aggfunc="mean"
     )
-    excess = attacks[attacks.measure == "excess"]
+    gains = attacks[attacks.measure == "raw_gain"]
+    references = frame[frame.measure == REFERENCE_MEASURE]
     rows = []
     for label in order:
         here = frame[frame.setting == label]
         row: dict[str, Any] = {"setting": label, "family": here.family.iloc[0]}
         mine = means.loc[label] if label in means.index.get_level_values(0) else None
+        reference = references[references.setting == label].groupby("rep").value.mean()
         row.update(
             binding_attack="",
             excess_gain=math.nan,
@@ -274,12 +323,16 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
             excess_high=math.nan,
             gain=math.nan,
             baseline_gap=math.nan,
+            reference=float(reference.mean()) if len(reference) else math.nan,
             lberr=math.nan,
         )
-        if mine is not None and mine["excess"].notna().any():
-            binding = str(mine["excess"].idxmax())
-            values = excess[(excess.setting == label) & (excess.attack == binding)].value
-            values = values.to_numpy(dtype=float)
+        if mine is not None and mine["raw_gain"].notna().any():
+            binding = str(mine["raw_gain"].idxmax())
+            by_rep = gains[(gains.setting == label) & (gains.attack == binding)]
+            by_rep = by_rep.groupby("rep").value.mean()
+            if len(reference):
+                by_rep = by_rep - reference.reindex(by_rep.index)
+            values = by_rep.to_numpy(dtype=float)
             values = values[np.isfinite(values)]
             mean = float(values.mean())
             se = float(values.std(ddof=1) / math.sqrt(values.size)) if values.size > 1 else math.nan
@@ -288,14 +341,15 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
                 if values.size > 1
                 else math.nan
             )
+            baseline = mine.get("baseline_gap", None)
             row.update(
                 binding_attack=binding,
                 excess_gain=mean,
                 excess_se=se,
                 excess_low=mean - half,
                 excess_high=mean + half,
-                gain=float(mine.loc[binding, "gap"]),
-                baseline_gap=float(mine.loc[binding, "baseline_gap"]),
+                gain=float(mine.loc[binding, "raw_gain"]),
+                baseline_gap=float(baseline.loc[binding]) if baseline is not None else math.nan,
                 lberr=float(mine["lberr"].max()),
             )
         row["reps"] = int(here.rep.nunique())
@@ -303,12 +357,27 @@ def summarise(frame: Any, *, confidence: float = INTERVAL) -> Any:
             values = here[here.measure == measure].value
             row[measure] = float(values.mean()) if len(values) else math.nan
         if mine is not None:
+            offset = row["reference"] if math.isfinite(row["reference"]) else 0.0
             for attack, stats_row in mine.iterrows():
-                row[f"gap: {attack}"] = float(stats_row["gap"])
+                row[f"gap: {attack}"] = float(stats_row["raw_gain"])
             for attack, stats_row in mine.iterrows():
-                row[f"excess: {attack}"] = float(stats_row["excess"])
+                row[f"excess: {attack}"] = float(stats_row["raw_gain"]) - offset
         rows.append(row)
     return pd.DataFrame(rows).set_index("setting")
+
+
+def unprotected(summary: Any) -> list[str]:
+    """The settings that protect nothing: full disclosure at any precision
+    (family ``full-disclosure``; by label, ``Kaggle …``, in a table without
+    families). The advisor never recommends one.
+
+    >>> import pandas as pd
+    >>> unprotected(pd.DataFrame(index=["Kaggle 1e-5", "Kaggle 1/√n", "PF Ladder"]))
+    ['Kaggle 1e-5', 'Kaggle 1/√n']
+    """
+    if "family" in summary:
+        return [str(s) for s in summary.index[(summary.family == "full-disclosure").to_numpy()]]
+    return [str(s) for s in summary.index if str(s).startswith("Kaggle")]
 
 
 def eligible(
@@ -355,13 +424,14 @@ def recommend(
     share_fraction: float = SHARE_FRACTION,
     among: Any = None,
 ) -> str:
-    """The advisor's rule: among the settings (of ``among``, a list of labels,
-    when given) that are :func:`eligible`, the one whose binding attack's
-    excess gain (its gain beyond as many blind submissions on the same board)
-    has the lowest ``excess_high``, the top of its interval (the mean,
-    ``excess_gain``, where there is no interval, as from one repetition);
-    ties go to the higher ``tau``. When none is eligible, the one with the
-    highest ``tau`` (see :func:`eligible` to tell).
+    """The advisor's rule: among the protected settings (of ``among``, a list
+    of labels, when given; never one of :func:`unprotected`) that are
+    :func:`eligible`, the one whose binding attack's excess (its raw gain
+    over the fixed reference, :func:`summarise`) has the lowest
+    ``excess_high``, the top of its interval (the mean, ``excess_gain``,
+    where there is no interval, as from one repetition); ties go to the
+    higher ``tau``. When none is eligible, the protected one with the highest
+    ``tau`` (see :func:`eligible` to tell).
 
     >>> import pandas as pd
     >>> table = pd.DataFrame({
@@ -384,6 +454,10 @@ def recommend(
     pool = summary if among is None else summary.loc[[s for s in summary.index if s in among]]
     if pool.empty:
         raise ValueError(f"among names no setting of the summary: {among!r}")
+    open_boards = set(unprotected(summary))
+    if all(s in open_boards for s in pool.index):
+        raise ValueError(f"among names only unprotected boards: {list(pool.index)!r}")
+    pool = pool.loc[[s for s in pool.index if s not in open_boards]]
     good = pool.loc[[s for s in pool.index if s in ok]]
     if good.empty:
         return str(pool.tau.idxmax())

@@ -103,7 +103,7 @@ def advise(
         typer.Option(
             "--target-se",
             metavar="SE",
-            help="Add repetitions until every setting's binding excess gain has a "
+            help="Add repetitions until every setting's binding excess has a "
             "standard error of at most SE (e.g. 0.003), up to --max-reps.",
         ),
     ] = None,
@@ -123,20 +123,23 @@ def advise(
     """Run the attack suite and honest teams against every mechanism setting at
     your holdout size and budget, and recommend one.
 
-    For each setting: the binding attack's excess gain (an attack's gain, the
-    true loss of its final submission minus the released one in loss units,
-    less that of as many submissions chosen without reading a score on the
-    same board; the binding attack has the largest) with its 95 % interval
-    over repetitions, the raw gain, the leaderboard error of the attacks'
-    sequences (lberr, Blum & Hardt 2015), and what honest teams lose (Kendall's tau between the
-    released and the private board, the share of true improvements released
-    at once, the median submissions until an improvement shows).
+    For each setting: the binding attack's excess (an attack's raw gain, the
+    true loss of what it would select minus what the board displays at the
+    end in loss units, Blum & Hardt 2015, Def. 2.1; the binding attack has the
+    largest; under the 0/1 loss less the best of as many blind files on the
+    noiseless full-disclosure board of the same labels) with its 95 %
+    interval over repetitions, the raw gain, the leaderboard error of the
+    attacks' sequences (lberr), and what honest teams lose (Kendall's tau
+    between the released and the private board, the share of true
+    improvements released at once, the median submissions until an
+    improvement shows).
 
-    Rule: among the settings whose tau is at most 0.05 below full disclosure's
-    (Kaggle 1e-5) and that release at once at least half the share of true
-    improvements it releases, the one whose binding attack's excess gain is
-    smallest (ties: the higher tau). The table is whole, as tab-separated values, when
-    piped; --json prints the summary rows and the recommendation.
+    Rule: among the protected settings (never full disclosure) whose tau is
+    at most 0.05 below full disclosure's (Kaggle 1e-5) and that release at
+    once at least half the share of true improvements it releases, the one
+    whose binding attack's excess is smallest (ties: the higher tau). The
+    table is whole, as tab-separated values, when piped; --json prints the
+    summary rows and the recommendation.
     """
     _check(n < 10, "--n", f"n must be at least 10, got {n}")
     _check(budget < 1, "--budget", f"budget must be at least 1, got {budget}")
@@ -194,16 +197,17 @@ def advise(
     from ladderboard.advisor.protection import SLOW_ATTACK_CAP
 
     capped = (
-        f"Budget {k} > {SLOW_ATTACK_CAP}: boosting, majority and shifted majority ran with "
-        f"{k} submissions; generalized boosting, Freedman, step-forward and the averaging "
-        f"variants with {SLOW_ATTACK_CAP} (their cost grows faster with the budget)."
+        f"Budget {k} > {SLOW_ATTACK_CAP}: boosting, majority, shifted majority, hill-climbing "
+        f"and the averaging variants ran with {k} submissions; generalized boosting, Freedman "
+        f"and step-forward with {SLOW_ATTACK_CAP} (their cost grows faster with the budget)."
         if k > SLOW_ATTACK_CAP
         else None
     )
     rule_text = (
-        f"Rule: among settings with tau ≥ Kaggle 1e-5's − {TAU_TOLERANCE} and share released ≥ "
-        f"{SHARE_FRACTION} × Kaggle 1e-5's, the lowest top of the binding attack's excess-gain "
-        "interval (the mean from one repetition)."
+        f"Rule: among protected settings (never full disclosure) with tau ≥ Kaggle 1e-5's − "
+        f"{TAU_TOLERANCE} and share released ≥ {SHARE_FRACTION} × Kaggle 1e-5's, the lowest "
+        "top of the binding attack's excess interval (its raw gain over the blind reference; "
+        "the mean from one repetition)."
     )
     level = f"{round(100 * INTERVAL)} %"
     if as_json:
@@ -310,7 +314,7 @@ def advise(
     if result.recommended_shaky is not None:
         shaky = result.recommended_shaky
         why = (
-            "the lowest excess-gain interval within the tolerance"
+            "the lowest excess interval within the tolerance"
             if shaky in result.eligible
             else "none is within the tolerance; the highest tau"
         )

@@ -41,6 +41,7 @@ __all__ = [
     "TRUE_ERROR",
     "GainRow",
     "Interval",
+    "blind_gain",
     "blind_reference",
     "lower_bound_reference",
     "measure_gains",
@@ -140,13 +141,35 @@ def lower_bound_reference(n: int, k: int) -> float:
     return math.sqrt(math.log(k) / n)
 
 
+def blind_gain(labels: Any, k: int, rng: np.random.Generator, *, chunk: int = 500) -> float:
+    """The raw gain of the best of ``k`` uniformly random 0/1 files on the
+    noiseless full-disclosure board of ``labels`` (random labels, so every
+    file's true error is :data:`TRUE_ERROR`): ``0.5 −`` their lowest error.
+
+    >>> labels = np.random.default_rng(0).integers(0, 2, 4000)
+    >>> round(blind_gain(labels, 1000, np.random.default_rng(1)), 4)
+    0.0255
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or labels.size == 0:
+        raise ValueError(f"labels must be a non-empty 1-D array, got shape {labels.shape}")
+    if k < 1:
+        raise ValueError(f"k must be an integer >= 1, got {k!r}")
+    lowest = math.inf
+    for start in range(0, k, chunk):
+        files = rng.integers(0, 2, size=(min(chunk, k - start), labels.size), dtype=np.int8)
+        errors = np.count_nonzero(files != labels, axis=1) / labels.size
+        lowest = min(lowest, float(errors.min()))
+    return TRUE_ERROR - lowest
+
+
 def blind_reference(
     n: int, k: int, *, repetitions: int, random_state: RandomState, chunk: int = 500
 ) -> Interval:
     """The raw gain of ``k`` blind files on the noiseless full-disclosure
-    board: ``0.5 −`` the lowest public error of ``k`` uniformly random files,
-    on each repetition's labels. It depends on no board's noise, so it is the
-    same reference for every board of a comparison.
+    board (:func:`blind_gain`), on each repetition's labels. It depends on no
+    board's noise, so it is the same reference for every board of a
+    comparison.
 
     >>> str(blind_reference(4000, 100, repetitions=5, random_state=0))
     '0.019 ± 0.004'
@@ -155,12 +178,7 @@ def blind_reference(
     for rep in range(repetitions):
         labels = random_labels(n, rep, random_state)
         rng = _stream(random_state).derive(f"blind/{rep}").generator(0)
-        lowest = math.inf
-        for start in range(0, k, chunk):
-            files = rng.integers(0, 2, size=(min(chunk, k - start), n), dtype=np.int8)
-            errors = np.count_nonzero(files != labels, axis=1) / n
-            lowest = min(lowest, float(errors.min()))
-        gains.append(TRUE_ERROR - lowest)
+        gains.append(blind_gain(labels, k, rng, chunk=chunk))
     return t_interval(gains)
 
 

@@ -40,6 +40,7 @@ board's distance from the truth.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 from dataclasses import dataclass
@@ -212,6 +213,7 @@ def pass_margin(oracle: Any, n_public: int) -> tuple[float, float]:
     return 1.0, 0.0
 
 
+@functools.lru_cache(maxsize=4096)
 def _best_m(
     error: float, c: float, a: float, m_max: int, *, n_public: int = 1, release_sd: float = 0.0
 ) -> int:
@@ -226,7 +228,10 @@ def _best_m(
     With ``release_sd > 0`` (a board whose releases are draws) a pass counts
     only when the attacker sees it: the gain is weighted by the chance that a
     draw around the new best, lower by the mean passing gain, falls
-    ``_SUSPECT_Z`` sds below the old level."""
+    ``_SUSPECT_Z`` sds below the old level.
+
+    Cached: on a board that repeats its release the arguments change only
+    when a file passes."""
     p = min(max(error, 1e-3), 0.5)
     best_m, best_value = 1, -math.inf
     for m in np.unique(np.geomspace(1, max(m_max, 1), 60).astype(np.int64)):

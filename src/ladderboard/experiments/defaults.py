@@ -1,26 +1,33 @@
-"""The evidence behind the project's defaults: every mechanism and setting at
-``n = 4000`` public labels, attacked with budgets of 100, 1000 and 10 000
-submissions.
+"""The evidence behind the project's defaults: every setting of the advisor's
+grid at ``n = 4000`` public labels, attacked with budgets of 100, 1000 and
+10 000 submissions.
 
 A default has to hold for competitions whose budget nobody knows in advance.
-The rule (:mod:`ladderboard.advisor.defaults`): at every budget, every
-attack's excess gain (its gain beyond as many submissions chosen without
-reading a score on the same board) at most ``1/√n``, and honest teams'
-Kendall tau between the released and the private board within 0.02 of full
-disclosure's. The run compares the advisor's grid with the wide Shaky grid of
-the largest budget (noise 0.25-3 × ``1/√n``, step up to the ratio of the
-Shaky Ladder's analysis, Hardt 2017, eq. 2), under the 0/1 loss, with 20
-honest teams of 40 submissions each. Boosting, majority and shifted majority
-play every budget in full; generalised boosting and the averaging variants
-on bootstrap boards play at most :data:`~ladderboard.advisor.protection.
-SLOW_ATTACK_CAP` (1000) submissions.
+The rule (:mod:`ladderboard.advisor.defaults`) reads the papers' yardstick:
+the *raw gain* of the suite's binding attack (the true loss of what it would
+select minus what the board displays at the end; Blum & Hardt 2015, Def.
+2.1), against a reference no board's noise moves (the best of ``k`` blind
+files on the noiseless full-disclosure board of the same labels, and the
+floor ``√(log k / n)`` of Blum & Hardt 2015, Thm 3.3). A setting meets the
+rule when its excess over that reference is at most ``1/√n`` at every budget
+and honest teams' Kendall tau is within 0.01 of full disclosure's.
 
-The report names the recommended default mechanism (the one the organiser's
-page and ``ladderboard advise`` fall back on) and the Shaky Ladder's default
-parameters, each chosen by the rule; when no setting meets it, the closest,
-by how much, and the attack that binds. The chart shows each family's best
-setting's binding excess gain over the budget against the ``1/√n`` line, and
-every setting's worst excess gain against its tau.
+The suite (:func:`~ladderboard.advisor.protection.attacks_for`, 0/1 loss)
+includes near-duplicate hill-climbing on every board (acceptance read from
+the releases only, fishing at the end on boards that show their latest noisy
+release; Hardt 2017, Sec. 3-4) and, on bootstrap boards, the averaging attack
+through near-duplicates; both play every budget in full, as do boosting,
+majority and shifted majority; generalised boosting plays at most
+:data:`~ladderboard.advisor.protection.SLOW_ATTACK_CAP` submissions. Honest
+teams (20 of 40 submissions each) do not depend on the attackers' budget and
+are simulated at the smallest budget only. The settings are those of
+:data:`SETTINGS`; the largest budget runs :func:`top_reps` of the
+repetitions, as each of its repetitions costs ten times the others'.
+
+The report prints the issue's goal beside the measurements: the default's
+binding raw gain no larger than that of the fixed-step Ladder with
+``η = 1/√n`` at every budget (a paired difference with its interval), with
+honest teams' tau within 0.01 of full disclosure's.
 """
 
 from __future__ import annotations
@@ -34,55 +41,117 @@ from ladderboard.advisor.defaults import (
     DEFAULT_BUDGETS,
     DEFAULT_N,
     DEFAULT_TAU_TOLERANCE,
+    ETA_LADDER_LABEL,
     DefaultChoice,
+    Goal,
     across_budgets,
     default_choice,
+    goal,
 )
 from ladderboard.advisor.grid import KAGGLE_LABEL, shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
-from ladderboard.advisor.protection import SLOW_ATTACK_CAP
+from ladderboard.advisor.protection import AVERAGING_T, SLOW_ATTACK_CAP
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
 from ladderboard.tasks.runner import Task
 
-__all__ = ["DEFAULTS", "EXPERIMENT", "FULL", "QUICK", "defaults_tasks"]
+__all__ = [
+    "DEFAULTS",
+    "EXPERIMENT",
+    "FULL",
+    "GOAL",
+    "QUICK",
+    "SETTINGS",
+    "defaults_tasks",
+    "top_reps",
+]
+
+
+SETTINGS = (
+    KAGGLE_LABEL,
+    "Kaggle 1/√n",
+    ETA_LADDER_LABEL,
+    "Ladder η=2/√n",
+    "Ladder η=4/√n",
+    "PF Ladder",
+    "Sig-Ladder α=0.01",
+    "Sig-Ladder α=0.15",
+    "Sig-Ladder α=0.5",
+    shaky_default_label(),
+    "Shaky σ=0.25 λ=0.5",
+    "LadderBoot b=10",
+    "LadderBoot b=100",
+    "LadderBoot b=1000",
+    "BayesBoot",
+)
+"""The settings compared: the advisor's grid (:func:`~ladderboard.advisor.grid.
+default_grid`) with two Shaky settings, the shipped default and twice its
+step (the Shaky settings with more noise fall further below full
+disclosure's honest-team tau than the rule allows: ``ladderboard advise
+--n 4000 --budget 100`` shows it), and without BayesBootBoot, whose every
+submission costs a bootstrap of bootstraps; so the full run fits in an hour
+on two busy cores."""
 
 
 class _Size(TypedDict):
     n: int
     budgets: tuple[int, ...]
     model: HonestTeams
-    wide: bool
 
 
 FULL: _Size = {
     "n": DEFAULT_N,
     "budgets": DEFAULT_BUDGETS,
     "model": HonestTeams(teams=20, submissions=40),
-    "wide": True,
 }
 QUICK: _Size = {
     "n": 200,
     "budgets": (10, 30),
     "model": HonestTeams(teams=8, submissions=15),
-    "wide": False,
 }
 SCORE = "zero_one"
 NAME = "defaults"
+GOAL = (
+    "**Goal** (issue 37): at n = 4000 and k = 100, 1000 and 10⁴, the recommended default's "
+    "worst raw gain under the whole suite is no larger than that of the fixed-step Ladder "
+    "with η = 1/√n, within intervals, with honest teams' Kendall τ within 0.01 of full "
+    "disclosure's."
+)
+"""The issue's goal, printed beside the measurements."""
+
+
+def top_reps(reps: int, quick: bool) -> int:
+    """Repetitions at the largest budget: a third of ``reps`` (at least 2) in
+    a full run, all of them in a quick one.
+
+    >>> top_reps(10, False), top_reps(20, False), top_reps(3, False), top_reps(2, True)
+    (3, 6, 2, 2)
+    """
+    return reps if quick else min(reps, max(2, reps // 3))
 
 
 def defaults_tasks(*, reps: int, quick: bool, seed: int, first_rep: int = 0) -> list[Task]:
-    """One task per budget and repetition (repetitions ``first_rep``, …), each
-    with its own seed: a run split into chunks of repetitions gives the same
-    table as one run.
+    """One task per budget and repetition (repetitions ``first_rep``, …; the
+    largest budget only for repetitions below :func:`top_reps`), each with its
+    own seed: a run split into chunks of repetitions gives the same table as
+    one run. The largest budget's tasks come first, so that the longest
+    tasks start early.
 
     >>> len(defaults_tasks(reps=2, quick=True, seed=0))
     4
+    >>> [t.kwargs["k"] for t in defaults_tasks(reps=4, quick=False, seed=0)]
+    [10000, 10000, 1000, 1000, 1000, 1000, 100, 100, 100, 100]
+    >>> defaults_tasks(reps=1, quick=False, seed=0)[0].kwargs["labels"] == SETTINGS
+    True
     """
     size = QUICK if quick else FULL
+    budgets = size["budgets"]
+    top = top_reps(first_rep + reps, quick)
     tasks: list[Task] = []
-    for r in range(first_rep, first_rep + reps):
-        for k in size["budgets"]:
+    for k in sorted(budgets, reverse=True):
+        for r in range(first_rep, first_rep + reps):
+            if k == max(budgets) and r >= top:
+                continue
             tasks += grid_tasks(
                 reps=1,
                 first_rep=r,
@@ -92,8 +161,9 @@ def defaults_tasks(*, reps: int, quick: bool, seed: int, first_rep: int = 0) -> 
                 k=k,
                 model=size["model"],
                 name=NAME,
-                wide=size["wide"],
-                wide_k=max(size["budgets"]),
+                labels=SETTINGS,
+                baselines=False,
+                honest=k == min(budgets),
             )
     return tasks
 
@@ -102,44 +172,65 @@ def _n_of(frame: Any) -> int:
     return int(frame.n.iloc[0])
 
 
-def _family_best(table: Any, n: int) -> dict[str, str]:
-    """The rule's choice within each family."""
-    best = {}
-    for family in dict.fromkeys(table.family):
-        labels = [s for s in table.index if table.loc[s, "family"] == family]
-        best[family] = default_choice(table, n=n, among=labels).label
-    return best
+def _budgets(frame: Any) -> list[int]:
+    return sorted(int(k) for k in frame.k.unique())
+
+
+def _pm(mean: Any, half: Any, spec: str = ".3f") -> str:
+    """``mean ± half``, or what is known of it."""
+    if not isinstance(mean, (int, float)) or not math.isfinite(mean):
+        return "—"
+    if not isinstance(half, (int, float)) or not math.isfinite(half):
+        return format(mean, spec)
+    return f"{format(mean, spec)} ± {format(half, spec.lstrip('+'))}"
+
+
+def _fmt(value: Any, spec: str) -> str:
+    if not isinstance(value, (int, float)) or math.isnan(value):
+        return "—"
+    return format(value, spec)
+
+
+HIGHLIGHT = (
+    "PF Ladder",
+    "Sig-Ladder α=0.15",
+    "LadderBoot b=10",
+    "BayesBoot",
+    ETA_LADDER_LABEL,
+)
 
 
 def defaults_plot(frame: Any, stem: Path) -> list[Path]:
-    """Left: each family's best setting's binding excess gain (95 % interval)
-    over the budget, with the ``1/√n`` bound. Right: every setting's worst
-    excess gain against its tau, with the rule's region."""
+    """Left: the binding raw gain (Student-t 95 % interval) over the budget
+    for the rule's choice and a few boards, with the fixed references. Right:
+    every setting's worst excess over the reference against its tau, with the
+    rule's region."""
     n = _n_of(frame)
     table = across_budgets(frame)
-    budgets = sorted(int(k) for k in frame.k.unique())
-    per_k = {k: across_budgets(frame[frame.k == k]) for k in budgets}
+    budgets = _budgets(frame)
+    choice = default_choice(table, n=n).label
     bound = 1 / math.sqrt(n)
     figure, (left, right) = new_figure(2, width=6.4, height=5.0)
-    for label in _family_best(table, n).values():
-        means = [per_k[k].loc[label, "excess_gain"] for k in budgets]
-        lows = [per_k[k].loc[label, "excess_low"] for k in budgets]
-        highs = [per_k[k].loc[label, "excess_high"] for k in budgets]
+    shown = list(dict.fromkeys([choice, *(s for s in HIGHLIGHT if s in table.index)]))
+    for label in shown:
+        means = [float(table.loc[label, f"gain k={k}"]) for k in budgets]
+        halves = [float(table.loc[label, f"gain± k={k}"]) for k in budgets]
         left.errorbar(
             budgets,
             means,
-            yerr=[
-                [m - lo if math.isfinite(lo) else 0.0 for m, lo in zip(means, lows, strict=True)],
-                [hi - m if math.isfinite(hi) else 0.0 for m, hi in zip(means, highs, strict=True)],
-            ],
+            yerr=[h if math.isfinite(h) else 0.0 for h in halves],
             marker="o",
             capsize=2,
-            label=label,
+            label=f"{label} (the rule's choice)" if label == choice else label,
         )
-    left.axhline(bound, color="grey", linestyle="--", linewidth=0.8, label="1/√n")
+    blind = [float(table[f"blind k={k}"].iloc[0]) for k in budgets]
+    floor = [float(table[f"floor k={k}"].iloc[0]) for k in budgets]
+    left.plot(budgets, blind, color="black", linestyle="--", linewidth=0.8, label="blind reference")
+    left.plot(budgets, floor, color="grey", linestyle=":", linewidth=0.8, label="√(log k / n)")
     left.set_xscale("log")
+    left.set_yscale("symlog", linthresh=bound)
     left.set_xlabel("budget k (submissions per attacker)")
-    left.set_ylabel("binding excess gain (0/1 loss)")
+    left.set_ylabel("binding raw gain (0/1 loss)")
     left.legend(fontsize=7)
     left.grid(alpha=0.3)
     reference = table.loc[KAGGLE_LABEL, "tau"]
@@ -156,20 +247,14 @@ def defaults_plot(frame: Any, stem: Path) -> list[Path]:
                 textcoords="offset points",
             )
     right.set_xscale("symlog", linthresh=bound)
-    right.set_xlabel("worst binding excess gain over the budgets")
+    right.set_xlabel("worst excess over the blind reference, over the budgets")
     right.set_ylabel("honest teams' Kendall tau")
     right.grid(alpha=0.3)
     figure.suptitle(
-        f"The defaults' rule at n = {n}: excess gain at most 1/√n at every budget, "
-        f"tau within {DEFAULT_TAU_TOLERANCE} of full disclosure's"
+        f"The defaults' rule at n = {n}: raw gain over the fixed reference at most 1/√n "
+        f"at every budget, tau within {DEFAULT_TAU_TOLERANCE} of full disclosure's"
     )
     return save_figure(figure, stem)
-
-
-def _fmt(value: Any, spec: str) -> str:
-    if not isinstance(value, (int, float)) or math.isnan(value):
-        return "—"
-    return format(value, spec)
 
 
 def _tau_words(gap: float) -> str:
@@ -179,92 +264,232 @@ def _tau_words(gap: float) -> str:
 def _sentence(choice: DefaultChoice, what: str) -> str:
     where = f"{choice.binding_attack} at k = {choice.worst_k}"
     gain = (
-        f"{choice.excess_gain:+.4f} (the 95 % intervals over the budgets reach "
-        f"{choice.excess_high:+.4f})"
+        f"{choice.excess_gain:+.4f} (raw gain {choice.raw_gain:.4f}; the tops of the 95 % "
+        f"intervals over the budgets reach {choice.excess_high:+.4f})"
     )
     if choice.meets:
         return (
-            f"{what}: **{choice.label}**. It meets the rule: its worst excess gain is {gain}, "
-            f"from {where}, against the bound 1/√n = {choice.bound:.4f}; its tau is "
-            f"{_tau_words(choice.tau_gap)}."
+            f"{what}: **{choice.label}**. It meets the rule: its worst excess over the blind "
+            f"reference is {gain}, from {where}, against the bound 1/√n = {choice.bound:.4f}; "
+            f"its tau is {_tau_words(choice.tau_gap)} (its cost to honest teams)."
         )
     return (
         f"{what}: no setting meets the rule; the closest is **{choice.label}**, whose worst "
-        f"excess gain {gain}, from {where}, exceeds 1/√n = {choice.bound:.4f} by "
-        f"{choice.over_bound:.4f}; its tau is {_tau_words(choice.tau_gap)}."
+        f"excess over the blind reference {gain}, from {where}, exceeds 1/√n = "
+        f"{choice.bound:.4f} by {choice.over_bound:.4f}; its tau is "
+        f"{_tau_words(choice.tau_gap)} (its cost to honest teams)."
     )
 
 
+def _goal_sentence(result: Goal, budgets: list[int], who: str = "the rule's choice") -> str:
+    parts = [
+        f"k = {k}: {result.gain[k]} against {result.eta_gain[k]}, paired difference "
+        f"{_pm(result.versus[k].mean, result.versus[k].half_width, '+.3f')}"
+        for k in budgets
+    ]
+    verdict = "**met**" if result.met else "**not met**"
+    why = []
+    if not result.protected:
+        why.append("its raw gain is above the Ladder's beyond the interval at some budget")
+    if not result.useful:
+        why.append(f"its tau is {result.tau_gap:.3f} below full disclosure's")
+    because = f" ({'; '.join(why)})" if why else ""
+    return (
+        f"For {who}, **{result.label}**, against {ETA_LADDER_LABEL}: "
+        + "; ".join(parts)
+        + f"; tau {_tau_words(result.tau_gap)}. The goal is {verdict}{because}."
+    )
+
+
+def _beats_eta(table: Any, budgets: list[int]) -> list[str]:
+    """Settings whose binding raw gain is below the η-Ladder's at every
+    budget beyond the interval, at tau within the tolerance."""
+    floor = table.loc[KAGGLE_LABEL, "tau"] - DEFAULT_TAU_TOLERANCE
+    out = []
+    for label, row in table.iterrows():
+        if label == ETA_LADDER_LABEL or not row.tau >= floor:
+            continue
+        highs = [row[f"vs eta k={k}"] + row[f"vs eta± k={k}"] for k in budgets]
+        if all(math.isfinite(h) and h < 0 for h in highs):
+            out.append(str(label))
+    return out
+
+
 def defaults_report(frame: Any, info: RunInfo) -> str:
-    """The rule's two choices, the table behind them and the command."""
+    """The goal, the rule's choices and the tables behind them, and the command."""
     size = QUICK if info.quick else FULL
     n = _n_of(frame)
     table = across_budgets(frame)
-    budgets = sorted(int(k) for k in frame.k.unique())
+    budgets = _budgets(frame)
+    reps_at = {k: int(frame[frame.k == k].rep.nunique()) for k in budgets}
     overall = default_choice(table, n=n)
     shaky = [s for s in table.index if table.loc[s, "family"] == "shaky-ladder"]
     shaky_choice = default_choice(table, n=n, among=shaky) if shaky else None
     floor = table.loc[KAGGLE_LABEL, "tau"] - DEFAULT_TAU_TOLERANCE
-    rows = [
+    bound = 1 / math.sqrt(n)
+    has_eta = ETA_LADDER_LABEL in table.index
+    result = goal(table, overall.label) if has_eta else None
+    k_head = [f"k = {k}" for k in budgets]
+
+    references = markdown_table(
+        ["reference", *k_head],
         [
-            label,
-            _fmt(row.worst_k, ".0f"),
-            row.binding_attack or "—",
-            _fmt(row.excess_gain, "+.4f"),
-            f"[{_fmt(row.excess_low, '+.4f')}, {_fmt(row.worst_high, '+.4f')}]",
-            _fmt(row.excess_high, "+.4f"),
-            *(_fmt(row[f"excess k={k}"], "+.4f") for k in budgets),
-            _fmt(row.tau, ".3f"),
-            "yes"
-            if row.excess_gain <= 1 / math.sqrt(n) and row.tau >= floor
-            else ("tau" if row.excess_gain <= 1 / math.sqrt(n) else "gain"),
-        ]
-        for label, row in table.iterrows()
-    ]
+            [
+                "best of k blind files, noiseless full-disclosure board (same labels)",
+                *(
+                    _pm(table[f"blind k={k}"].iloc[0], table[f"blind± k={k}"].iloc[0])
+                    for k in budgets
+                ),
+            ],
+            [
+                "√(log k / n) (Blum & Hardt 2015, Thm 3.3)",
+                *(f"{math.sqrt(math.log(k) / n):.3f}" for k in budgets),
+            ],
+            ["1/√n (the rule's bound on the excess)", *(f"{bound:.4f}" for _ in budgets)],
+        ],
+    )
+    hill = markdown_table(
+        ["setting", *k_head],
+        [
+            [label, *(_pm(row[f"hill k={k}"], row[f"hill± k={k}"]) for k in budgets)]
+            for label, row in table.iterrows()
+        ],
+    )
+    worst = markdown_table(
+        ["setting", *k_head],
+        [
+            [
+                label,
+                *(
+                    _pm(row[f"gain k={k}"], row[f"gain± k={k}"])
+                    + f" ({row[f'attack k={k}'] or '—'})"
+                    for k in budgets
+                ),
+            ]
+            for label, row in table.iterrows()
+        ],
+    )
+    rule_rows = []
+    for label, row in table.iterrows():
+        gain_ok = all(
+            math.isfinite(row[f"excess k={k}"]) and row[f"excess k={k}"] <= bound for k in budgets
+        )
+        tau_ok = row.tau >= floor
+        meets = "yes" if gain_ok and tau_ok else ("tau" if gain_ok else "gain")
+        rule_rows.append(
+            [
+                label,
+                *(_pm(row[f"excess k={k}"], row[f"excess± k={k}"], "+.3f") for k in budgets),
+                _fmt(row.excess_high, "+.3f"),
+                *(_fmt(row[f"lberr k={k}"], ".3f") for k in budgets),
+                _fmt(row.tau, ".3f"),
+                _fmt(table.loc[KAGGLE_LABEL, "tau"] - row.tau, "+.3f"),
+                meets,
+            ]
+        )
+    rule_table = markdown_table(
+        [
+            "setting",
+            *(f"excess k = {k}" for k in budgets),
+            "top over k",
+            *(f"lberr k = {k}" for k in budgets),
+            "tau",
+            "tau below full disclosure",
+            "meets",
+        ],
+        rule_rows,
+    )
+    eta_table = (
+        markdown_table(
+            ["setting", *(f"− {ETA_LADDER_LABEL}, k = {k}" for k in budgets)],
+            [
+                [
+                    label,
+                    *(_pm(row[f"vs eta k={k}"], row[f"vs eta± k={k}"], "+.3f") for k in budgets),
+                ]
+                for label, row in table.iterrows()
+            ],
+        )
+        if has_eta
+        else ""
+    )
+    beats = _beats_eta(table, budgets) if has_eta else []
+    news = (
+        "Settings that concede less than the fixed-step Ladder η = 1/√n at every budget "
+        f"(paired interval below zero) at equal utility: {', '.join(beats)}."
+        if beats
+        else (
+            f"No setting concedes less than {ETA_LADDER_LABEL} at every budget beyond the paired "
+            "interval at equal utility (tau within the tolerance)."
+            if has_eta
+            else ""
+        )
+    )
     command = f"ladderboard experiment run defaults --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
     model = size["model"]
+    reps_words = ", ".join(f"{reps_at[k]} at k = {k}" for k in budgets)
     sections = [
         "# The defaults and the measurements behind them",
-        f"n = {n} public labels (and {2 * n} private), 0/1 loss, attack budgets k = "
-        f"{', '.join(str(k) for k in budgets)}; {model.teams} honest teams of "
-        f"{model.submissions} submissions each. The rule: at every budget, every attack's "
-        f"excess gain (its gain, true minus released loss of its final submission, less that "
-        f"of as many submissions chosen without reading a score on the same board) at most "
-        f"1/√n = {1 / math.sqrt(n):.4f}, and honest teams' Kendall tau between the released "
-        f"and the private board at least full disclosure's minus {DEFAULT_TAU_TOLERANCE} "
-        f"(here {floor:.3f}). Boosting, majority and shifted majority play every budget in "
-        f"full; generalised boosting and the averaging variants at most {SLOW_ATTACK_CAP} "
-        f"submissions. Among the settings that meet it, the one whose protection "
-        "is best established is chosen: the lowest top of the 95 % interval on its worst "
-        "excess gain.",
-        _sentence(overall, "The recommended default mechanism"),
+        f"n = {n} public labels (and {2 * n} private), random labels (every file's true 0/1 "
+        f"error is 0.5), attack budgets k = {', '.join(str(k) for k in budgets)}; repetitions: "
+        f"{reps_words}; {model.teams} honest teams of {model.submissions} submissions each. "
+        "An attack's *raw gain* is the true loss of the file it would select minus what the "
+        "board displays for it at the end (its latest release; its best under full "
+        "disclosure; Blum & Hardt 2015, Def. 2.1). A setting's protection at a budget is its "
+        "binding attack's raw gain, the largest mean over the suite: boosting, generalised "
+        f"boosting (at most {SLOW_ATTACK_CAP} submissions), majority, shifted majority, "
+        "near-duplicate hill-climbing (Hardt 2017, Sec. 3-4), and on bootstrap boards "
+        f"boosting averaged over T = {AVERAGING_T} near-duplicates; every other attack plays "
+        "the whole budget. Its *excess* is that raw gain minus the fixed reference (the best "
+        "of k blind files on the noiseless full-disclosure board of the same labels), paired "
+        "by repetition: the reference depends on no board's noise.",
+        f"The rule: a setting meets it when at every budget its mean excess is at most 1/√n "
+        f"= {bound:.4f} and honest teams' Kendall tau between the released and the private "
+        f"board is at least full disclosure's minus {DEFAULT_TAU_TOLERANCE} (here "
+        f"{floor:.3f}); among those, the lowest top of the 95 % interval of its excess at any "
+        "budget is chosen, ties to the higher tau.",
+        'Every "±" is the half-width of a Student-t 95 % interval of the mean over the '
+        "repetitions of that budget; a paired difference's is that of the differences.",
+        GOAL,
+        _goal_sentence(result, budgets) if result is not None else "",
+        (
+            f"The rule's choice is {ETA_LADDER_LABEL} itself, so the goal holds by "
+            "construction; the other settings that meet the rule, against it:"
+            if has_eta and overall.label == ETA_LADDER_LABEL
+            else ""
+        ),
+        *(
+            _goal_sentence(goal(table, label), budgets, "a setting that also meets the rule")
+            for label in overall.passing
+            if has_eta and label not in (overall.label, ETA_LADDER_LABEL)
+        ),
+        news,
+        _sentence(overall, "The recommended default mechanism (the rule's choice)"),
         (
             _sentence(shaky_choice, "The Shaky Ladder's default")
             + f" The shipped default (`ShakyLadder()`) is {shaky_default_label()}."
             if shaky_choice is not None
             else ""
         ),
-        markdown_table(
-            [
-                "setting",
-                "worst k",
-                "binding attack",
-                "excess gain",
-                "95 % interval",
-                "top over k",
-                *(f"k={k}" for k in budgets),
-                "tau",
-                "meets",
-            ],
-            rows,
+        "## The fixed references\n\n" + references,
+        "## Near-duplicate hill-climbing's raw gain\n\n" + hill,
+        "## The worst raw gain over the whole suite (binding attack)\n\n" + worst,
+        "## The rule: excess over the blind reference, lberr, tau\n\n"
+        + rule_table
+        + "\n\nThe excess columns pair the binding attack's raw gain with the blind reference "
+        "by repetition; top over k is the highest top of their intervals (what the rule ranks "
+        "by); lberr is the binding attack's leaderboard error over its whole release sequence "
+        "(Blum & Hardt 2015, Def. 2.1); meets says yes, or which half of the rule fails.",
+        (
+            f"## Paired difference with {ETA_LADDER_LABEL}\n\n"
+            + eta_table
+            + f"\n\nEach setting's binding raw gain minus {ETA_LADDER_LABEL}'s, repetition by "
+            "repetition (the same labels)."
+            if eta_table
+            else ""
         ),
-        "The excess gain and its interval are the binding attack's at the worst budget; top "
-        "over k is the highest top of the binding attack's interval at any budget (what the "
-        "rule ranks by); the k columns are the binding excess gain at each budget; meets says "
-        "yes, or which half of the rule fails (gain or tau). Intervals are Student's t over "
-        "repetitions.",
         run_line(info, command),
     ]
     return "\n\n".join(s for s in sections if s) + "\n"
@@ -274,8 +499,9 @@ EXPERIMENT = DEFAULTS = Experiment(
     id="defaults",
     aliases=("default-mechanism",),
     description=(
-        "The defaults' rule: every setting at n=4000 against every attack at k=100, 1000, "
-        "10000 (excess gain <= 1/sqrt(n)) and honest teams (tau within 0.02 of Kaggle's)"
+        "The defaults' rule: every setting at n=4000 against the whole suite at k=100, 1000, "
+        "10000 (raw gain over a fixed blind reference <= 1/sqrt(n)) and honest teams (tau "
+        "within 0.01 of Kaggle's)"
     ),
     reps=20,
     quick_reps=2,

@@ -1,5 +1,6 @@
 """The protection-utility frontier: what each mechanism and setting concedes to
-the binding attack (beyond blind submissions) against what it costs honest teams.
+the binding attack (its raw gain over a fixed blind reference) against what it
+costs honest teams.
 
 For every setting of :func:`ladderboard.advisor.grid.default_grid` (full
 disclosure, the Ladder, the parameter-free and significance ladders, the
@@ -8,14 +9,17 @@ the Bayesian-bootstrap ladders), on ``n = 4000`` public labels with ``k = 400``
 submissions and the 0/1 loss (the set-up of Blum & Hardt 2015, Sec. 5.1):
 
 * *protection*: each applicable attack of the suite (boosting, generalised
-  boosting, majority, shifted majority, and the averaging attack on
-  bootstrap boards) plays the board; its gap is the true loss of its final
-  submission minus the released loss, and its excess gain that gap minus the
-  gap of as many non-adaptive submissions on the same board
-  (:func:`ladderboard.advisor.protection.attack_measures`). The binding
-  attack is the one with the largest mean excess gain, reported with its
-  95 % interval over repetitions, beside its raw gain and the leaderboard
-  error (lberr, Blum & Hardt 2015, Def. 2.1) of the attacks' sequences.
+  boosting, majority, shifted majority, near-duplicate hill-climbing, and
+  the averaging attack through near-duplicates on bootstrap boards) plays
+  the board; its raw gain is the true loss of what it would select minus
+  what the board displays at the end
+  (:func:`ladderboard.advisor.protection.attack_measures`; Blum & Hardt
+  2015, Def. 2.1). The binding attack is the one with the largest mean raw
+  gain; its excess gain is that raw gain minus the best of ``k`` blind files
+  on the noiseless full-disclosure board of the same labels
+  (:func:`ladderboard.advisor.summarise`), reported with its 95 % interval
+  over repetitions, beside the raw gain and the leaderboard error (lberr) of
+  the attacks' sequences.
 * *utility*: 20 honest teams of 40 submissions each
   (:mod:`ladderboard.advisor.honest`): Kendall's tau between the released and
   the private board, the share of true improvements released at once, and the
@@ -122,7 +126,7 @@ def frontier_plot(frame: Any, stem: Path) -> list[Path]:
                     textcoords="offset points",
                 )
         ax.axvline(0.0, color="grey", linewidth=0.8)
-        ax.set_xlabel("binding excess gain (true − released 0/1 loss, less blind submissions')")
+        ax.set_xlabel("binding excess gain (raw gain − the blind reference, 0/1 loss)")
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
     axes[0].legend(loc="lower left", fontsize=7)
@@ -180,11 +184,12 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         "# The protection-utility frontier",
         f"n = {size['n']} public labels (and {2 * size['n']} private), k = {size['k']} "
         f"submissions per attack, 0/1 loss; {model.teams} honest teams of "
-        f"{model.submissions} submissions each. Gain: the true minus the released loss of "
-        "an attack's final submission. Excess gain: the gain less that of as many "
-        "submissions chosen without reading a score on the same board (the best-released "
-        "one kept); the binding attack has the largest mean, shown with its 95 % interval "
-        "over repetitions (Student's t), and gain is its raw gain. lberr: the largest mean "
+        f"{model.submissions} submissions each. Gain: an attack's raw gain, the true loss "
+        "of what it would select minus what the board displays at the end (Blum & Hardt "
+        "2015, Def. 2.1); the binding attack has the largest mean. Excess gain: its raw gain "
+        "less the best of as many blind files on the noiseless full-disclosure board of the "
+        "same labels (a reference no board's noise moves), paired by repetition, with its "
+        "95 % interval over repetitions (Student's t). lberr: the largest mean "
         "leaderboard error of an attack's whole sequence (Blum & Hardt 2015, Def. 2.1). Tau: "
         "Kendall's tau between the released and the private board. Share: true "
         "improvements (expected loss down by more than 1 % of the team's best) that the "
@@ -204,7 +209,7 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
             rows,
         ),
         "Recommended (the lowest top of the binding excess gain's interval among the "
-        "settings whose tau is "
+        "protected settings whose tau is "
         f"within 0.05 and share released at least half of Kaggle 1e-5's): **{best}**."
         + (
             f" Among the Shaky Ladder settings: **{best_shaky}** ("
@@ -220,8 +225,8 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
         "Under the Shaky Ladder each release carries its own noise, and a board stops "
         "moving after a lucky low release (the next update must beat it by the step and the "
         "comparison noise), so a run of submissions that learn nothing still tends to end on "
-        "a release below its true loss: the raw gain counts that leaderboard error too, and "
-        "the excess gain takes it out. The same "
+        "a release below its true loss: the raw gain counts that leaderboard error, as it "
+        "should: an attacker keeps it. The same "
         "noise orders honest teams partly at random (lower tau). Snapping releases to the "
         "power-of-two grid changes neither much.",
         "## Every attack's mean gap",
