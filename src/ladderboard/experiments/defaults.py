@@ -273,10 +273,13 @@ def _sentence(choice: DefaultChoice, what: str) -> str:
             f"reference is {gain}, from {where}, against the bound 1/√n = {choice.bound:.4f}; "
             f"its tau is {_tau_words(choice.tau_gap)} (its cost to honest teams)."
         )
+    if choice.over_bound > 0:
+        fails = f"exceeds 1/√n = {choice.bound:.4f} by {choice.over_bound:.4f}"
+    else:
+        fails = f"is within 1/√n = {choice.bound:.4f}, but its tau is too far below"
     return (
         f"{what}: no setting meets the rule; the closest is **{choice.label}**, whose worst "
-        f"excess over the blind reference {gain}, from {where}, exceeds 1/√n = "
-        f"{choice.bound:.4f} by {choice.over_bound:.4f}; its tau is "
+        f"excess over the blind reference {gain}, from {where}, {fails}; its tau is "
         f"{_tau_words(choice.tau_gap)} (its cost to honest teams)."
     )
 
@@ -456,7 +459,12 @@ def defaults_report(frame: Any, info: RunInfo) -> str:
         _goal_sentence(result, budgets) if result is not None else "",
         (
             f"The rule's choice is {ETA_LADDER_LABEL} itself, so the goal holds by "
-            "construction; the other settings that meet the rule, against it:"
+            "construction"
+            + (
+                "; the other settings that meet the rule, against it:"
+                if len(overall.passing) > 1
+                else "; no other setting meets the rule."
+            )
             if has_eta and overall.label == ETA_LADDER_LABEL
             else ""
         ),
