@@ -18,9 +18,8 @@ DEFAULTS_REPORT = Path(__file__).resolve().parents[1] / "docs" / "defaults.md"
 def test_the_recommended_label_is_the_one_the_defaults_report_names():
     """``docs/defaults.md`` is written by ``RECOMMENDED.command``; the default
     ladderboard ships must be the one that report recommends."""
-    named = re.search(
-        r"The recommended default mechanism(?: \([^)]*\))?: \*\*(.+?)\*\*", DEFAULTS_REPORT.read_text()
-    )
+    sentence = r"The recommended default mechanism(?: \([^)]*\))?: \*\*(.+?)\*\*"
+    named = re.search(sentence, DEFAULTS_REPORT.read_text())
     assert named is not None, "docs/defaults.md names no recommended default mechanism"
     assert RECOMMENDED.label == named.group(1)
 
