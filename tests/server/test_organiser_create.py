@@ -85,6 +85,26 @@ def test_create_form_offers_every_mechanism_parameter_with_default_and_help(clie
     assert 'id="advice-data">{"rows": [' in html
 
 
+def test_each_board_that_concedes_to_a_known_attack_says_so_beside_it(client):
+    """Near-duplicate hill-climbing walks a paired-test ladder below the truth
+    (Hardt 2017, Sec. 3-4) and full disclosure protects nothing: an organiser
+    choosing one of them reads what it concedes; the default says nothing of
+    the kind."""
+    sign_in(client)
+    html = unescape(client.get("/organiser/new").text)
+    for name, klass in COMPETITION_MECHANISMS.items():
+        start = html.index(f'id="params-{name}"')
+        fieldset = html[start : html.index("</fieldset>", start)]
+        warned = "What it concedes:" in fieldset
+        if name in ("parameter-free-ladder", "significance-ladder", "ladder-boot"):
+            assert warned and "hill-climbing" in fieldset and "floor" in fieldset, name
+        if not klass.release_is_current_best:
+            assert warned and "protects nothing" in fieldset, name
+        if name == RECOMMENDED.mechanism:
+            assert not warned
+        assert warned == bool(klass.caution), name
+
+
 scaled = RECOMMENDED.per_root_n
 
 

@@ -239,6 +239,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     published, and nothing shown to a team may depend on it. (On a per-rank
     board a file that takes a rank shows it by its rank, whatever the
     mechanism: there the decision is public by the board's nature.)"""
+    caution: ClassVar[str] = ""
+    """What an organiser choosing this board for a competition should know it
+    concedes, in a sentence the create form shows beside it (empty: nothing
+    beyond what every board concedes)."""
     pinned_defaults: ClassVar[tuple[str, ...]] = ()
     """Parameters whose defaults follow from the holdout size and may be
     chosen again in a later release: a competition stores the values they

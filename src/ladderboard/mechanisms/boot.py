@@ -81,6 +81,17 @@ class LadderBoot(Mechanism):
     True
     """
 
+    caution = (
+        "A file that changes a few rows of the best passes when those rows fix a few more "
+        "than they break, since the test weighs the difference against the spread "
+        "of the two files' differences only: near-duplicate hill-climbing walks this "
+        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
+        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
+        "well. Every file is answered with a fresh bootstrap draw and the board shows the "
+        "latest, so a team can also keep submitting until a draw is lucky; no floor stops "
+        "that."
+    )
+
     name = "ladder-boot"
     stochastic = True
     release_hides_decision = True
@@ -270,6 +281,15 @@ class BayesBootLadder(MetricMechanism):
     0.9079
     """
 
+    caution = (
+        "A file that changes a few rows of the best passes when those rows fix a few more "
+        "than they break, since the test weighs the difference against the spread "
+        "of the two files' differences only: near-duplicate hill-climbing walks this "
+        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
+        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
+        "well."
+    )
+
     name = "bayes-boot-ladder"
     stochastic = True
     unsaved_when_off = ("floor",)
@@ -447,6 +467,17 @@ class BayesBootLadderBoot(BayesBootLadder):
     >>> first.improved, again.improved, first.score != again.score
     (True, False, True)
     """
+
+    caution = (
+        "A file that changes a few rows of the best passes when those rows fix a few more "
+        "than they break, since the test weighs the difference against the spread "
+        "of the two files' differences only: near-duplicate hill-climbing walks this "
+        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
+        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
+        "well. Every file is answered with a fresh bootstrap draw and the board shows the "
+        "latest, so a team can also keep submitting until a draw is lucky; no floor stops "
+        "that."
+    )
 
     name = "bayes-boot-ladder-boot"
     release_hides_decision = True

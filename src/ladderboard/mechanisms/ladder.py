@@ -51,6 +51,12 @@ class FullDisclosure(Mechanism):
     (0.25, 3)
     """
 
+    caution = (
+        "Every file's own public score is shown, so a team can climb the public board by "
+        "fitting its rows instead of the task, with random guesses alone (Blum & Hardt "
+        "2015, Sec. 5): this board protects nothing; it is here for comparison."
+    )
+
     name = "full-disclosure"
     release_is_current_best = False
 
@@ -112,6 +118,12 @@ class MetricFullDisclosure(MetricMechanism):
     >>> board.best_score, board.best_index
     (0.75, 1)
     """
+
+    caution = (
+        "Every file's own public score is shown, so a team can climb the public board by "
+        "fitting its rows instead of the task, with random guesses alone (Blum & Hardt "
+        "2015, Sec. 5): this board protects nothing; it is here for comparison."
+    )
 
     name = "metric-full-disclosure"
     release_is_current_best = False
@@ -272,6 +284,15 @@ class _PairedTestLadder(Mechanism):
     With a ``floor`` a submission must also beat that release by more than
     ``floor`` (not in the papers; off by default).
     """
+
+    caution = (
+        "A file that changes a few rows of the best passes when those rows fix a few more "
+        "than they break, since the test weighs the difference against the spread "
+        "of the two files' differences only: near-duplicate hill-climbing walks this "
+        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
+        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
+        "well."
+    )
 
     floor: float | None
     unsaved_when_off = ("floor",)

@@ -173,6 +173,7 @@ class MechanismFields:
     summary: str
     input_kind: str
     params: tuple[ParameterField, ...]
+    caution: str = ""
 
 
 def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
@@ -187,7 +188,12 @@ def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
             params.append(dataclasses.replace(blank, value=values.get(field, _text(blank.default))))
         offered.append(
             MechanismFields(
-                name, display_name(klass), _summary(klass), klass.input_kind, tuple(params)
+                name,
+                display_name(klass),
+                _summary(klass),
+                klass.input_kind,
+                tuple(params),
+                klass.caution,
             )
         )
     return offered
