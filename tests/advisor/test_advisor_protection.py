@@ -13,6 +13,7 @@ from ladderboard.advisor.protection import (
     _non_adaptive,
     _play,
     _sequence_lberr,
+    attack_budget,
     attack_gaps,
     attack_measures,
     attacks_for,
@@ -278,6 +279,35 @@ def test_hill_climbing_breaks_the_parameter_free_ladder_not_the_fixed_step_one()
             assert math.isnan(m.excess) and np.isfinite(m.lberr)
             out.append(m.raw_gain)
     assert np.mean(pf) > 3 / np.sqrt(1000) > np.mean(fixed) + 1 / np.sqrt(1000)
+
+
+def test_label_recovery_reads_a_full_disclosure_log_loss_board_not_a_ladder():
+    """Whitehill (2016, 2017): a released log loss with enough digits spells
+    the labels of the rows a submission probes. Kaggle's five decimals leave
+    a few rows per submission, enough to climb the public board; a ladder's
+    releases do not decode, and its gain stays within ``1/√n``."""
+    log_loss = scoring_rule("log_loss")
+    grid = {s.label: s for s in default_grid(log_loss)}
+    assert "label recovery" in attacks_for(grid["Kaggle 1e-5"], log_loss)
+    assert "label recovery" in attacks_for(grid["LadderBoot b=10"], log_loss)
+    assert "label recovery" not in attacks_for(grid["BayesBoot"], log_loss)  # a metric board
+    assert attack_budget("label recovery", 10_000) == 10_000
+    gains: dict[str, list[float]] = {"Kaggle 1e-5": [], "PF Ladder": []}
+    for seed in range(2):
+        data = make_attack_data(log_loss, n=1000, n_private=2000, k=300, random_state=seed)
+        for label, out in gains.items():
+            m = attack_measures(
+                grid[label],
+                log_loss,
+                data,
+                k=300,
+                random_state=seed,
+                attacks=["label recovery"],
+                baselines=False,
+            )["label recovery"]
+            out.append(m.raw_gain)
+    assert min(gains["Kaggle 1e-5"]) > 5 / np.sqrt(1000)
+    assert max(abs(g) for g in gains["PF Ladder"]) < 1 / np.sqrt(1000)
 
 
 MSE = scoring_rule("squared")

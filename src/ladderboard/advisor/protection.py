@@ -29,8 +29,10 @@ Attacks by score (:func:`attacks_for`):
   few rows of the file believed best, acceptance read from the releases
   only, and on a board that shows its latest noisy release the last files
   spent fishing for a low draw; Hardt 2017, Sec. 3-4);
-* ``log_loss``: ``boosting`` (A2 from the confident vectors 0.99 and 0.01) and
-  ``generalized boosting`` (A2 from two probabilistic models);
+* ``log_loss``: ``boosting`` (A2 from the confident vectors 0.99 and 0.01),
+  ``generalized boosting`` (A2 from two probabilistic models) and, on
+  loss-based boards, ``label recovery`` (labels read from the digits of the
+  releases, Whitehill 2016, 2017, at the full budget);
 * ``squared``: ``Freedman`` (A5: ``min(k - 1, 400)`` univariate models on
   permuted responses, the 10 best refitted; Chaibub Neto et al. 2016) and
   ``step-forward`` (A6, their step-forward Freedman's attack, Alg. 7: forward
@@ -65,6 +67,7 @@ from ladderboard.attacks import (
     correlated_regression_data,
     freedman_attack,
     generalized_boosting_attack,
+    label_recovery_attack,
     near_duplicate_attack,
     near_duplicate_averaging_attack,
     oracle_majority_attack,
@@ -96,7 +99,7 @@ VECTORISED_ATTACKS = frozenset({"boosting", "majority", "shifted majority", "ran
 """The attacks whose queries are drawn at once (or, for the shifted majority
 attack, which spends its easy set in a few hundred submissions): they run at
 any budget, ``k = 10^4`` in seconds per setting."""
-NOISE_ATTACKS = frozenset({"hill-climbing"})
+NOISE_ATTACKS = frozenset({"hill-climbing", "label recovery"})
 """The attacks aimed at a board's noise and at how it tells a pass (with the
 averaging variants, ``… + averaging``): they play every budget in full, as
 their gain grows with the files they send (Hardt 2017, Sec. 3-4)."""
@@ -352,8 +355,24 @@ def _hill_climbing(oracle: Any, data: AttackData, rule: ScoringRule, k: int, see
     return r.displayed, r.true_score
 
 
+def _label_recovery(oracle: Any, data: AttackData, rule: ScoringRule, k: int, seed: KeyedStream):
+    """Label recovery from the digits of log losses (Whitehill 2016, 2017):
+    ``k - 1`` probes, each decoding the labels of as many rows as the board's
+    rounding allows (:func:`~ladderboard.attacks.label_recovery_attack`),
+    then a final file confident (0.99 or 0.01) on every row decoded as
+    scored and ``1/2`` elsewhere. Its true loss is ``ln 2``: it knows nothing
+    of a row the board never scores."""
+    size = _labels(data).size
+    r = label_recovery_attack(oracle, n_labels=size, n_public=data.n, k=max(1, k - 1))
+    final = np.full(size, 0.5)
+    known = (r.scored == 1) & (r.labels >= 0)
+    final[known] = np.where(r.labels[known] == 1, 0.99, 0.01)
+    return oracle.submit(final), math.log(2.0)
+
+
 _ATTACKS: dict[str, Attack] = {
     "boosting": _boosting,
+    "label recovery": _label_recovery,
     "hill-climbing": _hill_climbing,
     "generalized boosting": _generalized,
     "majority": _majority,
@@ -398,6 +417,8 @@ def attacks_for(setting: Setting, rule: ScoringRule) -> list[str]:
         names.append("hill-climbing")
     else:
         names = ["boosting", "generalized boosting"]
+        if not metric_board:
+            names.append("label recovery")
     if setting.bootstrap:
         names.append(f"{names[0]} + averaging")
     return names
