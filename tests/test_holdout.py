@@ -67,6 +67,8 @@ def test_holdout_default_is_the_fixed_step_ladder_with_a_step_of_one_over_root_n
     )
     # A step given is kept; an unbounded loss needs one.
     assert GuardedHoldout(Y, mechanism_params={"eta": 0.01}).mechanism.eta == 0.01
+    # None, as a competition reads it, is the default step.
+    assert GuardedHoldout(Y, mechanism_params={"eta": None}).mechanism.eta == 1 / math.sqrt(N)
     with pytest.raises(ValueError, match=r"'squared' is unbounded.*eta"):
         GuardedHoldout(Y, score="squared")
     assert GuardedHoldout(Y, score="squared", mechanism_params={"eta": 0.1}).mechanism.eta == 0.1

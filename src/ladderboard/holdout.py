@@ -296,8 +296,8 @@ class GuardedHoldout:
             built.update(metric=self._score_name, y_true=self._labels)
         else:
             built["n"] = n
-        if mechanism == Ladder.name and "eta" not in built:
-            built["eta"] = self._default_step(n)
+        if mechanism == Ladder.name and built.get("eta") is None:
+            built["eta"] = self._default_step(n)  # absent or None: the default, as competitions
         return make_mechanism(mechanism, **built)
 
     def _default_step(self, n: int) -> float:

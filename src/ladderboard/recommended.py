@@ -63,35 +63,44 @@ class Recommended:
     per_root_n: dict[str, float] = field(default_factory=dict)
     command: str = ""
 
-    def params_at(self, n: int) -> dict[str, Any]:
+    def params_at(self, n: int, *, scale: float = 1.0) -> dict[str, Any]:
         """The setting's explicit parameters for a holdout of ``n`` public
         labels: the fixed ones and each ``per_root_n`` multiple over ``√n``,
-        to three significant digits.
+        times ``scale`` (the loss's range: the multiples are for a loss in
+        ``[0, 1]``, Blum & Hardt 2015, Thm 3.1), to three significant digits.
 
         >>> RECOMMENDED.params_at(100), RECOMMENDED.params_at(10_000)
         ({'eta': 0.1}, {'eta': 0.01})
+        >>> RECOMMENDED.params_at(400, scale=4.6)
+        {'eta': 0.23}
         >>> RECOMMENDED.params_at(0)
         Traceback (most recent call last):
         ValueError: n must be a whole number of public labels, at least 1, got 0
         """
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be a whole number of public labels, at least 1, got {n!r}")
+        if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
+            raise ValueError(f"scale must be a positive finite number, got {scale!r}")
         root = math.sqrt(n)
-        scaled = {name: float(f"{m / root:.3g}") for name, m in self.per_root_n.items()}
+        scaled = {name: float(f"{m * scale / root:.3g}") for name, m in self.per_root_n.items()}
         return {**self.params, **scaled}
 
-    def fill(self, mechanism: str, params: Mapping[str, Any], n: int) -> dict[str, Any]:
+    def fill(
+        self, mechanism: str, params: Mapping[str, Any], n: int, *, scale: float = 1.0
+    ) -> dict[str, Any]:
         """``params`` for ``mechanism`` on ``n`` public labels, with this
-        setting's values for what they leave out (absent or ``None``) when
-        ``mechanism`` is this setting's: a board on the recommended mechanism
-        runs the recommended setting unless the organiser says otherwise.
-        Another mechanism's parameters are returned as given (its own
-        defaults apply)."""
+        setting's values (:meth:`params_at` at ``scale``) for what they leave
+        out (absent or ``None``) when ``mechanism`` is this setting's: a board
+        on the recommended mechanism runs the recommended setting unless the
+        organiser says otherwise. Another mechanism's parameters are returned
+        as given (its own defaults apply)."""
         given = dict(params)
         if mechanism != self.mechanism:
             return given
-        filled = self.params_at(n)
-        kept = {k: v for k, v in given.items() if v is not None or k not in filled}
+        kept = {k: v for k, v in given.items() if v is not None}
+        if all(name in kept for name in self.per_root_n):
+            scale = 1.0  # nothing scaled is left to fill
+        filled = self.params_at(n, scale=scale)
         return {**filled, **kept}
 
 

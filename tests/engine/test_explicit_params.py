@@ -13,6 +13,8 @@ from sqlalchemy.orm import Session
 from engine_helpers import csv_for, make_solution
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
+from ladderboard.engine.errors import NotFound
+from ladderboard.losses import get_loss
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, parameters_of
 from ladderboard.mechanisms.parameters import complete_params
 from ladderboard.recommended import RECOMMENDED
@@ -70,6 +72,26 @@ def test_the_recommended_mechanism_without_parameters_runs_the_recommended_setti
     given = {name: 2 * value for name, value in RECOMMENDED.params_at(400).items()}
     store.create("d", solution, CompetitionConfig("zero_one", RECOMMENDED.mechanism, given))
     assert store.competition("d").config.mechanism_params == {**stored, **given}
+
+
+def test_the_default_step_is_in_the_losss_units_and_needs_a_bounded_loss(store):
+    """The default's ``1/√n`` is for a loss in ``[0, 1]`` (Blum & Hardt 2015,
+    Thm 3.1): on a wider bounded loss it is times the range; on an unbounded
+    loss there is no scale, so a step left to the default is refused, nothing
+    stored, while a step the organiser gives is kept."""
+    solution = make_solution(800)
+    clip = {"clip": (0.01, 0.99)}
+    store.create("c", solution, CompetitionConfig("log_loss", RECOMMENDED.mechanism, {}, clip))
+    lo, hi = get_loss("log_loss", **clip).bounds
+    expected = RECOMMENDED.params_at(solution.n_public, scale=hi - lo)
+    assert store.competition("c").config.mechanism_params == expected
+    assert expected["eta"] > 4 * RECOMMENDED.params_at(solution.n_public)["eta"]
+    with pytest.raises(ValueError, match="'squared' is unbounded: give eta"):
+        store.create("d", solution, CompetitionConfig("squared", RECOMMENDED.mechanism))
+    with pytest.raises(NotFound):
+        store.competition("d")
+    store.create("e", solution, CompetitionConfig("squared", RECOMMENDED.mechanism, {"eta": 5.0}))
+    assert store.competition("e").config.mechanism_params == {"eta": 5.0}
 
 
 def test_a_store_written_with_no_parameters_runs_and_reads_as_before(tmp_path):

@@ -50,6 +50,7 @@ def test_params_without_a_mechanism_or_a_default_that_cannot_score_are_refused(c
     for form, words in (
         ({"mechanism_params": '{"b": 10}'}, "need the mechanism they set: name it"),
         ({"score": "auc"}, f"ladderboard's default, {RECOMMENDED.label}, was tried"),
+        ({"score": "squared"}, "'squared' is unbounded: give eta"),
     ):
         refused = _post(client, solution, **form)
         assert refused.status_code == 422, refused.text

@@ -97,7 +97,8 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     page.get_by_role("link", name="Create a competition").first.click()
     expect(page.get_by_role("heading", name="Create a competition", level=1)).to_be_visible()
 
-    # Choosing the solution file counts its public rows and fills in the default at that size.
+    # Choosing the solution file counts its public rows and says what the default will be at
+    # that size; the field stays empty for the server to write in the loss's units.
     form = page.locator("#create-form")
     expect(form.locator("fieldset.params:visible")).to_have_count(1)
     page.get_by_label("Solution file").set_input_files(_csv_file("solution.csv", solution.to_csv()))
@@ -108,8 +109,10 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     expect(page.locator(f"#params-{RECOMMENDED.mechanism}")).to_be_visible()
     for name, value in RECOMMENDED.params_at(solution.n_public).items():
         field = f"param-{RECOMMENDED.mechanism}-{name}"
-        expect(page.locator(f"#{field}")).to_have_value(f"{value:g}")
-        expect(page.locator(f"#{field}-default")).to_contain_text(f"Default: {value:g},")
+        expect(page.locator(f"#{field}")).to_have_value("")
+        expect(page.locator(f"#{field}-default")).to_contain_text(
+            f"{value:g} for the solution's {solution.n_public} public rows on a loss in [0, 1]"
+        )
     walk.check("create-preselected")
     walk.rings("main a", "main button", "main select", "main input[type=text]")
 

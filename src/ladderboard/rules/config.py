@@ -217,12 +217,40 @@ class CompetitionConfig:
         >>> CompetitionConfig(score="zero_one", mechanism=RECOMMENDED.mechanism).explicit(
         ...     4000).mechanism_params == RECOMMENDED.params_at(4000)
         True
+        >>> CompetitionConfig(score="log_loss", score_params={"clip": (0.01, 0.99)},
+        ...     mechanism=RECOMMENDED.mechanism).explicit(400).mechanism_params
+        {'eta': 0.23}
+        >>> CompetitionConfig(score="squared", mechanism=RECOMMENDED.mechanism).explicit(
+        ...     400)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ValueError: the default ... the loss 'squared' is unbounded: give eta in the score's ...
         """
-        filled = RECOMMENDED.fill(self.mechanism, self.mechanism_params, n_public)
+        filled = RECOMMENDED.fill(
+            self.mechanism, self.mechanism_params, n_public, scale=self._default_scale()
+        )
         params = complete_params(self.mechanism, filled)
         if params == self.mechanism_params:
             return self
         return replace(self, mechanism_params=params)
+
+    def _default_scale(self) -> float:
+        """The range of the competition's loss, in whose units the recommended
+        setting's steps are written (``1`` for a loss in ``[0, 1]`` and for a
+        metric); a step left to the default on an unbounded loss has no scale
+        and is refused."""
+        if self.mechanism != RECOMMENDED.mechanism or self.score not in LOSSES:
+            return 1.0
+        if all(self.mechanism_params.get(name) is not None for name in RECOMMENDED.per_root_n):
+            return 1.0
+        lo, hi = get_loss(self.score, **self.score_params).bounds
+        if not math.isfinite(hi - lo):
+            names = ", ".join(RECOMMENDED.per_root_n)
+            raise ValueError(
+                f"the default {RECOMMENDED.label} takes its step in units of the loss's range, "
+                f"and the loss {self.score!r} is unbounded: give {names} in the score's units, "
+                "or choose another mechanism"
+            )
+        return hi - lo
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

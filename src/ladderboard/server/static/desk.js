@@ -91,13 +91,22 @@
       return document.getElementById(`${id}-default`);
     };
     for (const [name, value] of Object.entries(setting.params)) set(name, value);
+    // The default's scaled parameters are left to the server, which writes
+    // them in the loss's units when it creates the competition (a count made
+    // here is an estimate, and the loss's range is the server's to know):
+    // the help says what it will be for a loss in [0, 1].
     for (const [name, multiple] of Object.entries(setting.per_root_n)) {
       const value = scaled(multiple, n);
-      const help = set(name, value);
-      if (help && setting === advice.default) {
+      if (setting !== advice.default) {
+        set(name, value);
+        continue;
+      }
+      const help = document.getElementById(`param-${setting.mechanism}-${name}-default`);
+      if (help) {
         help.textContent =
-          `Default: ${value}, ${multiple}/√n for the solution's ${n} public rows to three ` +
-          `significant digits, ${setting.label} being ladderboard's default.`;
+          `Default: ${multiple}/√n times the loss's range, written when the competition is ` +
+          `created: ${value} for the solution's ${n} public rows on a loss in [0, 1] (the 0/1 ` +
+          `loss, the accuracy's), ${setting.label} being ladderboard's default.`;
       }
     }
   }
