@@ -84,6 +84,11 @@ def test_the_summary_reports_what_each_attacker_won_on_each_board(result):
             assert f"{abs(won):.3f}" in line
             s = result.standings[slug][team]
             assert f"{s.public:.3f}" in line and f"{s.private:.3f}" in line
+    # The step's cost to honest teams is said where the board has a step.
+    mechanism, params = result.mechanisms[DEFAULT]
+    if mechanism == "ladder":
+        assert f"Its step is {params['eta']:g}" in sections[1]
+        assert "improvements hide too" in sections[1] and "Its step" not in sections[0]
 
 
 @pytest.mark.slow

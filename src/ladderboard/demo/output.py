@@ -90,4 +90,18 @@ def demo_summary(result: DemoResult) -> str:
                 f"{s.public:.3f}, rank {s.public_rank} of {n}, and errs {s.private:.3f}, rank "
                 f"{s.private_rank} of {n}: {verdict}."
             )
+        mechanism, params = result.mechanisms[slug]
+        if mechanism == "ladder":
+            lines.append(_step_words(float(params["eta"]), result.n_public))
     return "\n".join(lines)
+
+
+def _step_words(eta: float, n_public: int) -> str:
+    """What the fixed-step Ladder's step costs honest teams at the demo's size."""
+    return (
+        f"  Its step is {eta:g}, about one over the square root of the {n_public} public "
+        "rows: a file that beats its team's shown score by less than a step is not shown "
+        "and not taken as the team's best, so at a holdout this small honest teams' real "
+        "improvements hide too, and several teams can show the same score. A larger "
+        "holdout has a finer step."
+    )

@@ -19,11 +19,24 @@ from ladderboard.bootstrap import (
     empirical_support,
 )
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
-from ladderboard.mechanisms.ladder import check_floor, paired_test_passes, t_critical_value
+from ladderboard.mechanisms.ladder import (
+    PAIRED_TEST_CAUTION,
+    check_floor,
+    paired_test_passes,
+    t_critical_value,
+)
 from ladderboard.metrics import Metric
 from ladderboard.random import RandomState
 
 __all__ = ["BayesBootLadder", "BayesBootLadderBoot", "LadderBoot", "successes_needed"]
+
+
+_BOOTSTRAP_CAUTION = (
+    PAIRED_TEST_CAUTION + " Every file is answered with a fresh bootstrap draw and the board "
+    "shows the latest, so a team can also keep submitting until a draw is lucky; no floor "
+    "stops that."
+)
+"""What a ladder releasing bootstrap draws concedes (:attr:`Mechanism.caution`)."""
 
 
 class LadderBoot(Mechanism):
@@ -81,16 +94,7 @@ class LadderBoot(Mechanism):
     True
     """
 
-    caution = (
-        "A file that changes a few rows of the best passes when those rows fix a few more "
-        "than they break, since the test weighs the difference against the spread "
-        "of the two files' differences only: near-duplicate hill-climbing walks this "
-        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
-        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
-        "well. Every file is answered with a fresh bootstrap draw and the board shows the "
-        "latest, so a team can also keep submitting until a draw is lucky; no floor stops "
-        "that."
-    )
+    caution = _BOOTSTRAP_CAUTION
 
     name = "ladder-boot"
     stochastic = True
@@ -281,14 +285,7 @@ class BayesBootLadder(MetricMechanism):
     0.9079
     """
 
-    caution = (
-        "A file that changes a few rows of the best passes when those rows fix a few more "
-        "than they break, since the test weighs the difference against the spread "
-        "of the two files' differences only: near-duplicate hill-climbing walks this "
-        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
-        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
-        "well."
-    )
+    caution = PAIRED_TEST_CAUTION
 
     name = "bayes-boot-ladder"
     stochastic = True
@@ -468,16 +465,7 @@ class BayesBootLadderBoot(BayesBootLadder):
     (True, False, True)
     """
 
-    caution = (
-        "A file that changes a few rows of the best passes when those rows fix a few more "
-        "than they break, since the test weighs the difference against the spread "
-        "of the two files' differences only: near-duplicate hill-climbing walks this "
-        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
-        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
-        "well. Every file is answered with a fresh bootstrap draw and the board shows the "
-        "latest, so a team can also keep submitting until a draw is lucky; no floor stops "
-        "that."
-    )
+    caution = _BOOTSTRAP_CAUTION
 
     name = "bayes-boot-ladder-boot"
     release_hides_decision = True

@@ -30,6 +30,23 @@ __all__ = [
 ]
 
 
+FULL_DISCLOSURE_CAUTION = (
+    "Every file's own public score is shown, so a team can climb the public board by "
+    "fitting its rows instead of the task, with random guesses alone (Blum & Hardt "
+    "2015, Sec. 5): this board protects nothing; it is here for comparison."
+)
+"""What full disclosure concedes (:attr:`Mechanism.caution`)."""
+PAIRED_TEST_CAUTION = (
+    "A file that changes a few rows of the best passes when those rows fix a few more "
+    "than they break, since the test weighs the difference against the spread "
+    "of the two files' differences only: near-duplicate hill-climbing walks this "
+    "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
+    "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
+    "well."
+)
+"""What a paired-test ladder concedes (:attr:`Mechanism.caution`)."""
+
+
 class FullDisclosure(Mechanism):
     """The Kaggle mechanism: release every submission's risk, rounded.
 
@@ -51,11 +68,7 @@ class FullDisclosure(Mechanism):
     (0.25, 3)
     """
 
-    caution = (
-        "Every file's own public score is shown, so a team can climb the public board by "
-        "fitting its rows instead of the task, with random guesses alone (Blum & Hardt "
-        "2015, Sec. 5): this board protects nothing; it is here for comparison."
-    )
+    caution = FULL_DISCLOSURE_CAUTION
 
     name = "full-disclosure"
     release_is_current_best = False
@@ -119,11 +132,7 @@ class MetricFullDisclosure(MetricMechanism):
     (0.75, 1)
     """
 
-    caution = (
-        "Every file's own public score is shown, so a team can climb the public board by "
-        "fitting its rows instead of the task, with random guesses alone (Blum & Hardt "
-        "2015, Sec. 5): this board protects nothing; it is here for comparison."
-    )
+    caution = FULL_DISCLOSURE_CAUTION
 
     name = "metric-full-disclosure"
     release_is_current_best = False
@@ -285,14 +294,7 @@ class _PairedTestLadder(Mechanism):
     ``floor`` (not in the papers; off by default).
     """
 
-    caution = (
-        "A file that changes a few rows of the best passes when those rows fix a few more "
-        "than they break, since the test weighs the difference against the spread "
-        "of the two files' differences only: near-duplicate hill-climbing walks this "
-        "board below the truth (Hardt 2017, Sec. 3-4; docs/defaults.md measures how far). "
-        "Set floor to 1/√n, the public rows' sampling error, to demand a real step as "
-        "well."
-    )
+    caution = PAIRED_TEST_CAUTION
 
     floor: float | None
     unsaved_when_off = ("floor",)
