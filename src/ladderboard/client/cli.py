@@ -60,7 +60,8 @@ from ladderboard.terminal import (
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from ladderboard.client.http import Client, ServerError
+    from ladderboard.client.http import Client
+    from ladderboard.client.transport import ServerError
 
 __all__ = ["EXIT_STATUS", "register"]
 
@@ -148,7 +149,8 @@ def _client(server: str | None, token: str | None) -> Client:
     """A client of the server and token chosen as the module's docstring
     says; unusable stored credentials are a usage error."""
     from ladderboard.client.credentials import CredentialsError, resolve
-    from ladderboard.client.http import RETRIES, Client
+    from ladderboard.client.http import Client
+    from ladderboard.client.transport import RETRIES
 
     try:
         server, token = resolve(server, token)
@@ -160,7 +162,7 @@ def _client(server: str | None, token: str | None) -> Client:
 def _call(server: str | None, token: str | None, action: Callable[[Client], T]) -> T:
     """``action(client)``; a refusal is one line with the server's message,
     exit status 1, and a server that cannot answer exit status 3."""
-    from ladderboard.client.http import ServerError
+    from ladderboard.client.transport import ServerError
 
     client = _client(server, token)
     try:
@@ -236,7 +238,8 @@ def login(
         normal_server,
         save,
     )
-    from ladderboard.client.http import DEFAULT_SERVER, Client, ServerError
+    from ladderboard.client.http import Client
+    from ladderboard.client.transport import DEFAULT_SERVER, ServerError
 
     try:
         default = load(check=False).default
