@@ -1,6 +1,7 @@
-"""The HTTP client of a ladderboard server (:class:`Client`), the rich
-tables the ``ladderboard`` client verbs print of its answers, and the verbs
-themselves (:mod:`ladderboard.client.cli`).
+"""The HTTP client of a ladderboard server (:class:`Client`, over the
+retrying connection of :mod:`ladderboard.client.transport`), the rich tables
+the ``ladderboard`` client verbs print of its answers, and the verbs
+themselves (:mod:`ladderboard.client.cli`, a module per help panel).
 
 The names below load on first use: the ``ladderboard`` command imports
 :mod:`ladderboard.client.cli` to list its verbs, and ``ladderboard --help``
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ladderboard.client.download import DownloadRefused, download_files
-    from ladderboard.client.http import DEFAULT_SERVER, KEEP, Client, ServerError, parse_params
+    from ladderboard.client.http import KEEP, Client, parse_params
     from ladderboard.client.tables import (
         board_table,
         competition_table,
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
         teams_table,
         tokens_table,
     )
+    from ladderboard.client.transport import DEFAULT_SERVER, ServerError
 
 __all__ = [
     "DEFAULT_SERVER",
@@ -55,7 +57,8 @@ __all__ = [
 _HOMES = {
     "DownloadRefused": "download",
     "download_files": "download",
-    **dict.fromkeys(("DEFAULT_SERVER", "KEEP", "Client", "ServerError", "parse_params"), "http"),
+    **dict.fromkeys(("KEEP", "Client", "parse_params"), "http"),
+    **dict.fromkeys(("DEFAULT_SERVER", "ServerError"), "transport"),
 }
 
 

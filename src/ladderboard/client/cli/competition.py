@@ -1,0 +1,243 @@
+"""``ladderboard competition create`` and ``edit`` (the organiser's token).
+
+The options of ``create`` are named types here so that the verb's
+signature reads as the list of what a competition is made of."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ladderboard.client.cli.shared import (
+    BAR_BYTES,
+    EXIT_STATUS,
+    USAGE,
+    ServerOption,
+    SlugArgument,
+    TokenOption,
+    call,
+    fail,
+    show,
+)
+from ladderboard.recommended import RECOMMENDED
+from ladderboard.terminal import CsvOption, JsonOption, output_format, parse_params, progress
+
+__all__ = ["Board", "competition_app", "competition_create", "competition_edit"]
+
+
+class Board(enum.StrEnum):
+    """The board a competition shows: one score per team, or one per rank."""
+
+    per_team = "per-team"
+    per_rank = "per-rank"
+
+
+competition_app = typer.Typer(
+    help="Create and edit competitions (organiser).", no_args_is_help=True
+)
+
+
+def _read_text(path: Path | None, option: str) -> str | None:
+    """The text of the file given to ``option``, which must be UTF-8."""
+    if path is None:
+        return None
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        fail(f"{option} {path} is not UTF-8 text", USAGE)
+
+
+def _deadline(value: str | None) -> str | None:
+    """An ISO 8601 time with its zone, checked before any request; ``none``
+    stays as is."""
+    if value is None or value.lower() == "none":
+        return value
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        fail(
+            f"--deadline: not an ISO 8601 time: {value!r} (e.g. 2030-01-31T23:59:00+00:00, "
+            "or 'none')",
+            USAGE,
+        )
+    if parsed.tzinfo is None:
+        fail(f"--deadline: {value!r} has no time zone (add +00:00 or Z)", USAGE)
+    return value
+
+
+SolutionOption = Annotated[
+    Path,
+    typer.Option("--solution", exists=True, dir_okay=False, help="The solution CSV."),
+]
+ScoreOption = Annotated[
+    str,
+    typer.Option("--score", help="A registered loss or metric, e.g. zero_one, log_loss."),
+]
+MechanismOption = Annotated[
+    str | None,
+    typer.Option(
+        "--mechanism",
+        help=(
+            "A registered mechanism, e.g. ladder-boot, shaky-ladder. Omitted: "
+            f"ladderboard's default, {RECOMMENDED.label} ({RECOMMENDED.mechanism}), "
+            "with its parameters at the solution's number of public rows."
+        ),
+    ),
+]
+ParamOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--param",
+        help=(
+            "A parameter of --mechanism, KEY=VALUE (repeatable); those not given take "
+            "their defaults, and the competition stores every one."
+        ),
+    ),
+]
+DataFileOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--data-file", exists=True, dir_okay=False, help="A file for the teams (repeatable)."
+    ),
+]
+DailyQuotaOption = Annotated[
+    str | None, typer.Option("--daily-quota", help="Submissions per day, or 'none'.")
+]
+BoardOption = Annotated[
+    Board | None,
+    typer.Option(help="One score per team (the default), or a board of ranks."),
+]
+RanksOption = Annotated[
+    int | None, typer.Option(min=1, help="The ranks of a per-rank board (default 10).")
+]
+AutoPublishOption = Annotated[
+    bool,
+    typer.Option("--auto-publish", help="Publish the private board and the key at the deadline."),
+]
+
+
+def _mechanism_params(mechanism: str | None, param: list[str] | None) -> dict[str, Any]:
+    """The ``--param`` pairs as a dict; they need ``--mechanism``, since
+    the default mechanism comes with its parameters chosen."""
+    try:
+        params = parse_params(param or [])
+    except ValueError as exc:
+        fail(f"--param: {exc}", USAGE)
+    if params and mechanism is None:
+        fail(
+            "--param sets a parameter of --mechanism: name the mechanism too, or give "
+            f"neither for ladderboard's default, {RECOMMENDED.label}",
+            USAGE,
+        )
+    return params
+
+
+@competition_app.command("create", epilog=EXIT_STATUS)
+def competition_create(
+    slug: SlugArgument,
+    solution: SolutionOption,
+    score: ScoreOption,
+    mechanism: MechanismOption = None,
+    param: ParamOption = None,
+    title: Annotated[str | None, typer.Option(help="The title (default: the slug).")] = None,
+    overview_file: Annotated[
+        Path | None,
+        typer.Option(exists=True, dir_okay=False, help="The overview, a Markdown file."),
+    ] = None,
+    rules_file: Annotated[
+        Path | None,
+        typer.Option(exists=True, dir_okay=False, help="The rules, a Markdown file."),
+    ] = None,
+    data_file: DataFileOption = None,
+    daily_quota: DailyQuotaOption = None,
+    deadline: Annotated[
+        str | None, typer.Option(help="ISO 8601 with a time zone (default: none).")
+    ] = None,
+    board: BoardOption = None,
+    ranks: RanksOption = None,
+    auto_publish: AutoPublishOption = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """Create a competition from a solution file."""
+    from ladderboard.client.tables import competition_table
+
+    fmt = output_format(as_json, as_csv)
+    params = _mechanism_params(mechanism, param)
+    description = _read_text(overview_file, "--overview-file")
+    rules = _read_text(rules_file, "--rules-file")
+    files = [(path.name, path.read_bytes()) for path in data_file or []]
+    content = solution.read_bytes()
+    checked = _deadline(deadline)
+    size = len(content) + sum(len(data) for _, data in files)
+    with progress(f"sending {slug}'s files", enabled=size >= BAR_BYTES) as advance:
+        info = call(
+            server,
+            token,
+            lambda c: c.create_competition(
+                slug,
+                content,
+                score=score,
+                mechanism=mechanism,
+                mechanism_params=params,
+                data_files=files,
+                progress=advance,
+                title=title,
+                description=description,
+                rules=rules,
+                daily_quota=daily_quota,
+                deadline=None if checked is None or checked.lower() == "none" else checked,
+                board=None if board is None else board.value,
+                ranks=ranks,
+                auto_publish=auto_publish or None,
+            ),
+        )
+    show(fmt, info, lambda: competition_table(info))
+
+
+@competition_app.command("edit", epilog=EXIT_STATUS)
+def competition_edit(
+    slug: SlugArgument,
+    title: Annotated[str | None, typer.Option(help="A new title.")] = None,
+    overview_file: Annotated[
+        Path | None,
+        typer.Option(exists=True, dir_okay=False, help="A new overview, a Markdown file."),
+    ] = None,
+    rules_file: Annotated[
+        Path | None,
+        typer.Option(exists=True, dir_okay=False, help="New rules, a Markdown file."),
+    ] = None,
+    deadline: Annotated[
+        str | None,
+        typer.Option(help="A later deadline, ISO 8601 with a time zone, or 'none' (open only)."),
+    ] = None,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """Edit a competition's title, overview, rules or deadline (organiser)."""
+    from ladderboard.client.http import KEEP
+    from ladderboard.client.tables import competition_table
+
+    fmt = output_format(as_json, as_csv)
+    if title is None and overview_file is None and rules_file is None and deadline is None:
+        fail("nothing to change: give --title, --overview-file, --rules-file or --deadline", USAGE)
+    description = _read_text(overview_file, "--overview-file")
+    rules = _read_text(rules_file, "--rules-file")
+    checked = _deadline(deadline)
+    new_deadline = KEEP if checked is None else None if checked.lower() == "none" else checked
+    info = call(
+        server,
+        token,
+        lambda c: c.update_competition(
+            slug, title=title, description=description, rules=rules, deadline=new_deadline
+        ),
+    )
+    show(fmt, info, lambda: competition_table(info))
