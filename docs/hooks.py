@@ -26,6 +26,7 @@ import ast
 import inspect
 import os
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +42,9 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 def _expand(match: re.Match[str]) -> str:
     what, arg = match["what"], match["arg"]
     if what == "include":
-        return MARKER.sub(_expand, (ROOT / arg).read_text(encoding="utf-8"))
+        # The included file's links to docs/ pages are relative to the repository root.
+        text = (ROOT / arg).read_text(encoding="utf-8").replace("](docs/", "](")
+        return MARKER.sub(_expand, text)
     generators = {
         "settings": settings_table,
         "cli": cli_reference,
@@ -103,9 +106,7 @@ def settings_table() -> str:
         if not text:
             raise ValueError(f"Settings.{name} has no description in the class docstring")
         variable = f"{prefix}{name}".upper()
-        rows.append(
-            f"| `{name}` | `{variable}` | {_default(field.default)} | {_cell(text)} |"
-        )
+        rows.append(f"| `{name}` | `{variable}` | {_default(field.default)} | {_cell(text)} |")
     return "\n".join(rows) + "\n"
 
 
@@ -208,8 +209,11 @@ def layer_map() -> str:
         for package in sorted(p for p in allowed if height[p] == h):
             over = ", ".join(sorted(allowed[package])) or "the core only"
             lines.append(f"{h}  {package:<{width}}  over {over}")
-    modules = ", ".join(sorted(m for m in core if m)) + " (and ladderboard/__init__)"
-    lines.append(f"0  {'core':<{width}}  {modules}: numpy and scipy only")
+    modules = ", ".join(sorted(m for m in core if m)) + ": numpy and scipy only"
+    indent = " " * (width + 5)
+    wrapped = textwrap.wrap(modules, 96 - len(indent))
+    lines.append(f"0  {'core':<{width}}  {wrapped[0]}")
+    lines += [indent + line for line in wrapped[1:]]
     return "```text\n" + "\n".join(lines) + "\n```\n"
 
 

@@ -155,3 +155,12 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
 
     assert list(Path("data").iterdir()), "download wrote no file"
     assert "honeybees" in outputs["leaderboard SLUG"]
+
+
+def test_readme_is_a_landing_page():
+    """Under 200 lines, and no sentence of its prose over 60 words."""
+    text = README.read_text()
+    assert len(text.splitlines()) < 200
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    for sentence in re.split(r"(?<=[.:;!?])\s+(?=[A-Z`(\[])", " ".join(prose.split())):
+        assert len(sentence.split()) <= 60, sentence

@@ -1,0 +1,119 @@
+"""The documentation site builds in strict mode and documents everything.
+
+``mkdocs build --strict`` turns every warning (a broken link, a docstring
+griffe cannot read, a reference that resolves to nothing) into a failure. The
+built site must name every server setting with its environment variable, every
+registered mechanism and every command of the ``ladderboard`` program, which
+``docs/hooks.py`` writes from the code; and the guides' Python examples must
+print what they say.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def text_of(page: Path) -> str:
+    """A built page's text: tags dropped, entities read."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    pytest.importorskip("mkdocs", reason='the docs extra builds the site: pip install -e ".[docs]"')
+    out = tmp_path_factory.mktemp("site")
+    command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"]
+    build = subprocess.run(
+        [*command, "-f", str(ROOT / "mkdocs.yml"), "-d", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert build.returncode == 0, f"mkdocs build --strict failed:\n{build.stderr[-5000:]}"
+    return out
+
+
+@pytest.mark.slow
+def test_every_setting_is_documented_with_its_variable(site):
+    from ladderboard.server.settings import Settings
+
+    page = text_of(site / "operator" / "index.html")
+    for name in Settings.model_fields:
+        assert f"LADDERBOARD_{name.upper()}" in page and name in page, name
+
+
+@pytest.mark.slow
+def test_every_registered_mechanism_is_documented(site):
+    from ladderboard.mechanisms import MECHANISMS
+
+    table = text_of(site / "library" / "index.html")
+    reference = text_of(site / "api" / "mechanisms" / "index.html")
+    for name, klass in MECHANISMS.items():
+        assert name in table and klass.__name__ in table, name
+        assert klass.__name__ in reference, klass.__name__
+
+
+def command_paths() -> list[str]:
+    import typer.main
+
+    from ladderboard.cli import app
+
+    def walk(command, path):
+        yield path
+        for name, sub in sorted(getattr(command, "commands", {}).items()):
+            if not sub.hidden:
+                yield from walk(sub, f"{path} {name}")
+
+    return list(walk(typer.main.get_command(app), "ladderboard"))
+
+
+def test_the_command_tree_is_walked_to_its_sub_commands():
+    paths = command_paths()
+    assert {"ladderboard submit", "ladderboard team import", "ladderboard experiment run"} <= set(
+        paths
+    )
+
+
+@pytest.mark.slow
+def test_every_command_and_sub_command_is_documented(site):
+    page = text_of(site / "cli" / "index.html")
+    for path in command_paths():
+        assert f"Usage: {path} " in " ".join(page.split()), path
+
+
+@pytest.mark.slow
+def test_contributing_shows_the_layer_map(site):
+    page = text_of(site / "contributing" / "index.html")
+    for package in ("engine", "server", "store", "rules"):
+        assert re.search(rf"^\d+\s+{package}\s+over ", page, re.M), package
+
+
+def python_examples(page: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), re.M | re.S)
+
+
+GUIDE = ROOT / "docs" / "model-selection.md"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("example", python_examples(GUIDE), ids=lambda e: e.split("\n")[0][:30])
+def test_guide_example_prints_what_it_says(example):
+    from test_readme import printed_output
+
+    expected = printed_output(example)
+    assert expected, "an example that says nothing of what it prints"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(example, str(GUIDE), "exec"), {})
+    assert out.getvalue().splitlines() == expected
