@@ -161,7 +161,8 @@ def test_readme_is_a_landing_page():
     """Under 200 lines, and no sentence of its prose over 60 words."""
     text = README.read_text()
     assert len(text.splitlines()) < 200
-    prose = re.sub(r"^```.*?^```|^#.*$", "", text, flags=re.M | re.S)
-    for paragraph in prose.split("\n\n"):
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    prose = re.sub(r"^#.*$", "", prose, flags=re.M)
+    for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:-|\d+\.) )", prose):
         for sentence in re.split(r"(?<=[.;!?])\s+(?=[A-Z`(\[])", " ".join(paragraph.split())):
             assert len(sentence.split()) <= 60, sentence
