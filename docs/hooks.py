@@ -204,21 +204,25 @@ def layer_map() -> str:
     for package in allowed:
         level(package)
     width = max(len(p) for p in allowed)
+    indent = " " * (width + 5)
     lines = []
+
+    def add(height: int, package: str, text: str) -> None:
+        wrapped = textwrap.wrap(text, 78 - len(indent))
+        lines.append(f"{height}  {package:<{width}}  {wrapped[0]}")
+        lines.extend(indent + line for line in wrapped[1:])
+
     for h in sorted(set(height.values()), reverse=True):
         for package in sorted(p for p in allowed if height[p] == h):
-            over = ", ".join(sorted(allowed[package])) or "the core only"
-            lines.append(f"{h}  {package:<{width}}  over {over}")
-    modules = ", ".join(sorted(m for m in core if m)) + ": numpy and scipy only"
-    indent = " " * (width + 5)
-    wrapped = textwrap.wrap(modules, 96 - len(indent))
-    lines.append(f"0  {'core':<{width}}  {wrapped[0]}")
-    lines += [indent + line for line in wrapped[1:]]
+            add(h, package, "over " + (", ".join(sorted(allowed[package])) or "the core only"))
+    add(0, "core", ", ".join(sorted(m for m in core if m)) + ": numpy and scipy only")
     return "```text\n" + "\n".join(lines) + "\n```\n"
 
 
 # ------------------------------------------------------------- docstrings
 
+_ROLE = re.compile(r":(?:class|func|meth|attr|mod|data|exc|obj):`~?([^`]+)`")
+_BORDER = re.compile(r"^(=+)\s+(=+)\s*$")
 _ITEM = re.compile(r"^\*{0,2}\w+(, \*{0,2}\w+)*( : .+)?$")
 _ITEM_SECTIONS = {"Parameters", "Attributes", "Returns", "Yields", "Raises", "Other Parameters"}
 
@@ -231,7 +235,7 @@ def sectioned(docstring: str) -> str:
     and the doctests as text. A prose paragraph after an item section starts
     a ``Notes`` section, and doctests outside ``Examples`` start one.
     """
-    lines = docstring.splitlines()
+    lines = _simple_tables(_ROLE.sub(r"`\1`", docstring).splitlines())
     out: list[str] = []
     section = ""
     for i, line in enumerate(lines):
@@ -252,6 +256,32 @@ def sectioned(docstring: str) -> str:
             section = "Notes"
         out.append(line)
     return "\n".join(out)
+
+
+def _simple_tables(lines: list[str]) -> list[str]:
+    """reStructuredText simple tables of two columns as Markdown lists.
+
+    A border opens a table; inside one, a border followed by a blank line (or
+    the end) closes it, and any other (under a header row) is dropped.
+    """
+    out: list[str] = []
+    second: int | None = None  # where the second column starts, inside a table
+    for i, line in enumerate(lines):
+        border = _BORDER.match(line)
+        if border:
+            closing = i + 1 == len(lines) or not lines[i + 1].strip()
+            if second is None:
+                second = border.start(2)
+            elif closing:
+                second = None
+            continue
+        if second is None:
+            out.append(line)
+        elif line[:second].strip():
+            out.append(f"- {line[:second].strip()}: {line[second:].strip()}")
+        elif line.strip():
+            out[-1] += " " + line.strip()
+    return out
 
 
 try:
