@@ -130,7 +130,7 @@ def cli_reference() -> str:
 
     root = typer.main.get_command(app)
     runner = CliRunner()
-    environment = {"COLUMNS": "100", "TERMINAL_WIDTH": "100", "NO_COLOR": "1"}
+    environment = {"COLUMNS": "80", "TERMINAL_WIDTH": "80", "NO_COLOR": "1"}
     previous = {key: os.environ.get(key) for key in environment}
     os.environ.update(environment)
     try:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import html
+import importlib.util
 import io
 import re
 import subprocess
@@ -19,6 +20,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from system import require
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -30,7 +33,10 @@ def text_of(page: Path) -> str:
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory) -> Path:
-    pytest.importorskip("mkdocs", reason='the docs extra builds the site: pip install -e ".[docs]"')
+    require(
+        importlib.util.find_spec("mkdocs") is not None,
+        'the docs extra builds the site: pip install -e ".[docs]"',
+    )
     out = tmp_path_factory.mktemp("site")
     command = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q"]
     build = subprocess.run(
