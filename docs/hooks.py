@@ -15,7 +15,8 @@ A page asks for generated text with a marker comment on a line of its own:
 - ``<!-- ladderboard: layers -->`` the layer map that ``tests/test_layers.py``
   enforces.
 
-Nothing generated is committed: the site always shows the code it was built
+``on_config`` lists every experiment report in the nav. Nothing generated is
+committed: the site always shows the code it was built
 from, and a setting, mechanism or command added to the code appears in it
 without an edit here.
 """
@@ -32,6 +33,31 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MARKER = re.compile(r"^<!-- ladderboard: (?P<what>\w+)(?: (?P<arg>\S+))? -->$", re.M)
+
+
+def on_config(config: Any) -> Any:
+    """List every experiment report (``docs/experiments/ID.md``) under the
+    nav's Experiments section, in the order of their numbers, so that a report
+    an experiment writes appears without an edit to ``mkdocs.yml``."""
+    section = next(
+        (entry["Experiments"] for entry in config["nav"] or () if "Experiments" in entry), None
+    )
+    if section is None:
+        return config
+    listed = {next(iter(e.values())) if isinstance(e, dict) else e for e in section}
+    folder = Path(config["docs_dir"]) / "experiments"
+    reports = [
+        f"experiments/{path.name}"
+        for path in sorted(folder.glob("*.md"), key=_natural)
+        if path.name != "index.md"
+    ]
+    section.extend(report for report in reports if report not in listed)
+    return config
+
+
+def _natural(path: Path) -> list[Any]:
+    """``e2`` before ``e11``: digits compared as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.stem)]
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

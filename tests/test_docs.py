@@ -105,6 +105,15 @@ def test_contributing_shows_the_layer_map(site):
         assert re.search(rf"^\d+\s+{package}\s+over ", page, re.M), package
 
 
+@pytest.mark.slow
+def test_every_experiment_report_is_in_the_site_and_its_nav(site):
+    home = (site / "index.html").read_text(encoding="utf-8")
+    for report in (ROOT / "docs" / "experiments").glob("*.md"):
+        if report.stem != "index":
+            assert (site / "experiments" / report.stem / "index.html").exists(), report.name
+            assert f'href="experiments/{report.stem}/"' in home, report.name
+
+
 def python_examples(page: Path) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", page.read_text(encoding="utf-8"), re.M | re.S)
 
