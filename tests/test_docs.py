@@ -15,6 +15,7 @@ import html
 import importlib.util
 import io
 import re
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,46 @@ def test_every_experiment_report_is_in_the_site_and_its_nav(site):
         if report.stem != "index":
             assert (site / "experiments" / report.stem / "index.html").exists(), report.name
             assert f'href="experiments/{report.stem}/"' in home, report.name
+
+
+PAGES = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md", ROOT / "CONTRIBUTING.md"]
+
+
+def shown_commands() -> list[tuple[str, list[str]]]:
+    """Every ``ladderboard`` command line of a shell block in the docs: page, words."""
+    from test_readme import shell_commands
+
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for block in re.findall(r"^```bash\n(.*?)^```", text, re.M | re.S):
+            for words in shell_commands(block):
+                while words and "=" in words[0] and not words[0].startswith("-"):
+                    words = words[1:]  # VARIABLE=value before the command
+                if words and words[0] == "ladderboard":
+                    found.append((page.relative_to(ROOT).as_posix(), words))
+    return found
+
+
+def test_every_command_shown_in_the_docs_exists_with_its_options():
+    """A command line of a page names a real command, and each ``--option`` it
+    gives is one of that command's (its optional ``[...]`` parts too)."""
+    import typer.main
+
+    from ladderboard.cli import app
+
+    root = typer.main.get_command(app)
+    commands = shown_commands()
+    assert len(commands) > 20
+    for page, words in commands:
+        command, rest = root, words[1:]
+        while rest and rest[0] in getattr(command, "commands", {}):
+            command, rest = command.commands[rest[0]], rest[1:]
+        assert command is not root, f"{page}: {shlex.join(words)} names no command"
+        known = {o for p in command.params for o in (*p.opts, *p.secondary_opts)}
+        options = {w.strip("[]").split("=")[0] for w in rest if w.lstrip("[").startswith("--")}
+        unknown = options - known - {"--help"}
+        assert not unknown, f"{page}: {shlex.join(words)}: no such option {sorted(unknown)}"
 
 
 def python_examples(page: Path) -> list[str]:
