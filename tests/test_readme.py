@@ -1,8 +1,15 @@
-"""The README's commands and example are what a newcomer runs: keep them true."""
+"""The README's commands and examples are what a newcomer runs: keep them true.
+
+The set-up commands are checked as written; the library examples run and must
+print what they say; the organiser's and the participant's commands run one
+by one, as shown, against a live server on a loopback port.
+"""
 
 import contextlib
+import csv
 import io
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -41,12 +48,12 @@ def printed_output(example: str) -> list[str]:
     return lines
 
 
-def test_readme_has_its_four_examples():
-    assert len(code_blocks("python")) == 4
+def test_readme_has_its_two_examples():
+    assert len(code_blocks("python")) == 2
 
 
 @pytest.mark.parametrize(
-    ("example", "lines"), list(zip(code_blocks("python"), (5, 3, 2, 1), strict=False))
+    ("example", "lines"), list(zip(code_blocks("python"), (5, 3), strict=False))
 )
 def test_readme_example_prints_what_it_says(example, lines):
     expected = printed_output(example)
@@ -55,3 +62,107 @@ def test_readme_example_prints_what_it_says(example, lines):
     with contextlib.redirect_stdout(out):
         exec(compile(example, str(README), "exec"), {})
     assert out.getvalue().splitlines() == expected
+
+
+# ------------------------------------------------ the organiser's and the participant's paths
+
+
+def shell_commands(block: str) -> list[list[str]]:
+    """Each command of a shell block as its words: continued lines joined,
+    comments dropped."""
+    joined = re.sub(r"\\\n\s*", " ", block)
+    return [words for line in joined.splitlines() if (words := shlex.split(line, comments=True))]
+
+
+def path_after(heading: str) -> list[list[str]]:
+    """The commands of the first shell block after the section ``heading``."""
+    rest = README.read_text().split(f"\n## {heading}\n", 1)[1]
+    block = re.search(r"^```bash\n(.*?)^```", rest, re.M | re.S)
+    assert block, f"no bash block after {heading!r}"
+    return shell_commands(block[1])
+
+
+ORGANISER = path_after("Running a competition: the organiser's five steps")
+PARTICIPANT = path_after("Taking part: the participant's five steps")
+
+
+def test_every_shell_block_is_the_set_up_or_a_path():
+    assert len(code_blocks("bash")) == 3
+    assert all(words[0] == "ladderboard" for words in ORGANISER + PARTICIPANT)
+
+
+def test_shell_commands_are_read_as_a_shell_would():
+    block = 'ladderboard a SLUG \\\n    --m "two words"   # a comment\nladderboard b\n'
+    assert shell_commands(block) == [["ladderboard", "a", "SLUG", "--m", "two words"],
+                                     ["ladderboard", "b"]]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeypatch):
+    """Every command of both paths, in the order a competition needs them:
+    the organiser's up to the teams' registration, the participant's, then
+    the rest of the organiser's; each must exit 0."""
+    from typer.testing import CliRunner
+
+    from ladderboard.cli import app
+    from ladderboard.files.solution import Solution
+    from ladderboard.server.local import LocalServer
+
+    labels = [0, 1] * 100
+    solution = Solution.from_labels(labels, public_fraction=0.5, random_state=0)
+    monkeypatch.chdir(tmp_path)
+    for name in ("LADDERBOARD_SERVER", "LADDERBOARD_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    Path("solution.csv").write_bytes(solution.to_csv())
+    Path("overview.md").write_text("Predict the target of each id.\n")
+    Path("train.csv").write_text("id,x,target\n1,0.5,1\n2,0.25,0\n")
+    Path("teams.csv").write_text("name,email\nhoneybees,bees@example.org\n")
+    rows = "".join(f"{i},{y if j % 5 else 1 - y}\n" for j, (i, y) in enumerate(
+        zip(solution.ids, labels, strict=True)))  # fmt: skip
+    Path("predictions.csv").write_text(f"id,target\n{rows}")
+
+    url = f"sqlite:///{tmp_path / 'ladderboard.db'}"
+    runner = CliRunner()
+    with LocalServer(url) as server:
+        words = {
+            "http://127.0.0.1:8000": server.url,
+            "ORGANISER_TOKEN": server.admin_token,
+            "SLUG": "readme",
+            "sqlite:///ladderboard.db": url,
+        }
+        outputs: dict[str, str] = {}
+
+        def run(command: list[str], role: str) -> None:
+            args = [words.get(word, word) for word in command[1:]]
+            env = {"XDG_CONFIG_HOME": str(tmp_path / role), "COLUMNS": "200"}
+            result = runner.invoke(app, args, env=env)
+            assert result.exit_code == 0, f"{shlex.join(command)}:\n{result.output}"
+            outputs[" ".join(command[1:3])] = result.output
+
+        registered = next(i for i, c in enumerate(ORGANISER) if c[1:3] == ["team", "import"])
+        for command in ORGANISER[: registered + 1]:
+            run(command, "organiser")
+        with open("tokens.csv", encoding="utf-8") as tokens:
+            words["TEAM_TOKEN"] = next(csv.DictReader(tokens))["token"]
+        for command in PARTICIPANT:
+            run(command, "team")
+        for command in ORGANISER[registered + 1 :]:
+            if "REVEALED_KEY" in command:
+                key = re.search(r"audit key: (\S+)", outputs["publish SLUG"])
+                assert key, outputs["publish SLUG"]
+                words["REVEALED_KEY"] = key[1]
+            run(command, "organiser")
+
+    assert list(Path("data").iterdir()), "download wrote no file"
+    assert "honeybees" in outputs["leaderboard SLUG"]
+
+
+def test_readme_is_a_landing_page():
+    """Under 200 lines, and no sentence of its prose over 60 words."""
+    text = README.read_text()
+    assert len(text.splitlines()) < 200
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    prose = re.sub(r"^#.*$", "", prose, flags=re.M)
+    for paragraph in re.split(r"\n\s*\n|\n(?=\s*(?:-|\d+\.) )", prose):
+        for sentence in re.split(r"(?<=[.;!?])\s+(?=[A-Z`(\[])", " ".join(paragraph.split())):
+            assert len(sentence.split()) <= 60, sentence
