@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ladderboard.bootstrap import successes_needed
-from ladderboard.mechanisms.card import Card, HowSection, Wording, given, plain_number
+from ladderboard.mechanisms.card import Card, HowSection, Wording, plain_number
 from ladderboard.mechanisms.ladder_cards import STEP_PLAIN, floor_clause
 
 __all__ = ["BAYES_BOOT_LADDER_BOOT_CARD", "BAYES_BOOT_LADDER_CARD", "LADDER_BOOT_CARD"]
@@ -50,7 +50,7 @@ def _moved(fresh: str) -> str:
 def _ladder_boot(p: Mapping[str, Any]) -> Wording:
     alpha = plain_number(p["alpha"])
     test = f"a one-sided paired t-test of their losses at level {alpha}{floor_clause(p)}"
-    fresh = _bootstrap_release(given(p, "b"))
+    fresh = _bootstrap_release(p.get("b"))
     best = f"your best file changes only when a file beats it in {test}."
     return Wording(
         plain=_FRESH_PLAIN,
@@ -80,14 +80,14 @@ LADDER_BOOT_CARD = Card(
     order=70,
     words=_ladder_boot,
     how=HowSection(
-        released="""Every submission is answered with a fresh bootstrap estimate of your best file's score: the
-    average of its score over many random resamplings of the public rows. The number moves a
-    little every time, even when your best file has not changed.""",
-        changes="""Your best file changes only when a file beats it in a one-sided paired t-test of their
-    row-by-row losses at the competition's level &alpha;, as in <a href="#significance-ladder">the Ladder at a significance
-    level</a>. Because every answer is a fresh estimate, a small move up or down does not tell you
-    whether your file became your best; that uncertainty is what makes the public rows hard to
-    fit through the board.""",
+        released="""Every submission is answered with a fresh bootstrap estimate of your best
+    file's score: the average of its score over many random resamplings of the public rows. The
+    number moves a little every time, even when your best file has not changed.""",
+        changes="""Your best file changes only when a file beats it in a one-sided paired t-test
+    of their row-by-row losses at the competition's level &alpha;, as in <a
+    href="#significance-ladder">the Ladder at a significance level</a>. Because every answer is
+    a fresh estimate, a small move up or down does not tell you whether your file became your
+    best; that uncertainty is what makes the public rows hard to fit through the board.""",
         rank_accepts="a rank accepts a file that passes the paired t-test against that rank's "
         "best file",
         rank_answer=_FRESH_ANSWER,
@@ -97,7 +97,7 @@ LADDER_BOOT_CARD = Card(
 
 
 def _bayes_test(p: Mapping[str, Any]) -> str:
-    B, po = given(p, "B"), given(p, "po_threshold")
+    B, po = p.get("B"), p.get("po_threshold")
     if B is None or po is None:
         return "the Bayesian-bootstrap test" + floor_clause(p)
     needed = successes_needed(int(B), float(po))
@@ -108,7 +108,7 @@ def _bayes_test(p: Mapping[str, Any]) -> str:
 
 
 def _baseline(p: Mapping[str, Any], what: str) -> str:
-    if given(p, "baseline") is None:
+    if p.get("baseline") is None:
         return ""
     return f" If this file did not beat the competition's baseline, it {what} instead."
 
@@ -144,15 +144,16 @@ BAYES_BOOT_LADDER_CARD = Card(
     order=80,
     words=_bayes_boot,
     how=HowSection(
-        released="""Your best file's score on the competition's metric, rounded to 1/n, n being the number of
-    public rows. It works for metrics that are not an average over rows, such as an AUC or a
-    correlation.""",
-        changes="""Only when a file beats your best in the Bayesian bootstrap: the public rows are given random
-    weights many times (1000 unless the organiser chose otherwise), and the file must score better
-    than your best under enough of these weightings that the odds in its favour reach the
-    competition's threshold (5.67 by default, which takes about 85 in 100). A gain that holds
-    only on a few lucky rows does not pass. The organiser may also set a baseline prediction that
-    your first file must beat; until one does, you are shown the baseline's score.""",
+        released="""Your best file's score on the competition's metric, rounded to 1/n, n being
+    the number of public rows. It works for metrics that are not an average over rows, such as
+    an AUC or a correlation.""",
+        changes="""Only when a file beats your best in the Bayesian bootstrap: the public rows are
+    given random weights many times (1000 unless the organiser chose otherwise), and the file
+    must score better than your best under enough of these weightings that the odds in its
+    favour reach the competition's threshold (5.67 by default, which takes about 85 in 100). A
+    gain that holds only on a few lucky rows does not pass. The organiser may also set a
+    baseline prediction that your first file must beat; until one does, you are shown the
+    baseline's score.""",
         rank_accepts="a rank accepts a file that beats that rank's best file in the Bayesian "
         "bootstrap",
         rank_answer=_OWN_RANK,
@@ -163,7 +164,7 @@ BAYES_BOOT_LADDER_CARD = Card(
 
 def _bayes_boot_boot(p: Mapping[str, Any]) -> Wording:
     test = _bayes_test(p)
-    fresh = _bootstrap_release(given(p, "b"))
+    fresh = _bootstrap_release(p.get("b"))
     moves = (
         f"this Ladder answers every file with {fresh}, so the number moves a little each "
         f"time; your best file changes only when a file beats it in {test}."
@@ -194,13 +195,14 @@ BAYES_BOOT_LADDER_BOOT_CARD = Card(
     order=90,
     words=_bayes_boot_boot,
     how=HowSection(
-        released="""Every submission is answered with a fresh bootstrap estimate of your best file's score on the
-    competition's metric: the average of the metric over many random resamplings of the public
-    rows. The number moves a little every time, even when your best file has not changed.""",
-        changes="""Your best file changes only when a file beats it in the Bayesian bootstrap, as in <a href="#bayes-boot-ladder">the
-    Bayesian-bootstrap Ladder</a>. Because every answer is a fresh estimate, a small move up or
-    down does not tell you whether your file became your best, which makes the public rows hard
-    to fit through the board.""",
+        released="""Every submission is answered with a fresh bootstrap estimate of your best
+    file's score on the competition's metric: the average of the metric over many random
+    resamplings of the public rows. The number moves a little every time, even when your best
+    file has not changed.""",
+        changes="""Your best file changes only when a file beats it in the Bayesian bootstrap, as
+    in <a href="#bayes-boot-ladder">the Bayesian-bootstrap Ladder</a>. Because every answer is a
+    fresh estimate, a small move up or down does not tell you whether your file became your
+    best, which makes the public rows hard to fit through the board.""",
         rank_accepts="a rank accepts a file that beats that rank's best file in the Bayesian "
         "bootstrap",
         rank_answer=_FRESH_ANSWER,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ladderboard.mechanisms.card import OWN_SCORE, Card, HowSection, Wording, given, plain_number
+from ladderboard.mechanisms.card import OWN_SCORE, Card, HowSection, Wording, plain_number
 
 __all__ = [
     "FULL_DISCLOSURE_CARD",
@@ -43,12 +43,12 @@ _BLUM_HARDT = (
 def floor_clause(p: Mapping[str, Any]) -> str:
     """The floor of a paired-test ladder, as a clause ending its test: a file
     must also beat the best by more than it (empty when there is none)."""
-    floor = given(p, "floor")
+    floor = p.get("floor")
     return "" if floor is None else f", and by more than {plain_number(floor)}"
 
 
 def _full_disclosure(p: Mapping[str, Any], what: str) -> Wording:
-    precision = given(p, "precision")
+    precision = p.get("precision")
     rounded = f", rounded to {plain_number(precision)}" if precision else ""
     return Wording(
         describe=(
@@ -79,12 +79,13 @@ FULL_DISCLOSURE_CARD = Card(
     order=10,
     words=lambda p: _full_disclosure(p, "score"),
     how=HowSection(
-        released="""Every file's own score on the public rows, rounded to the competition's precision (five
-    decimals unless the organiser chose otherwise). The board shows your best score.""",
-        changes="""Each file is answered with its own score. The board changes when a file beats your best; a
-    worse file is still answered with its score, but the board keeps showing your best. Nothing
-    guards the public rows here: this is the board the Ladder was designed to replace, and the one
-    its authors show can be climbed by random guesses.""",
+        released="""Every file's own score on the public rows, rounded to the competition's
+    precision (five decimals unless the organiser chose otherwise). The board shows your best
+    score.""",
+        changes="""Each file is answered with its own score. The board changes when a file beats
+    your best; a worse file is still answered with its score, but the board keeps showing your
+    best. Nothing guards the public rows here: this is the board the Ladder was designed to
+    replace, and the one its authors show can be climbed by random guesses.""",
         rank_accepts=_FULL_RANK,
         rank_answer=_FULL_ANSWER,
         reference=f"{_BLUM_HARDT}, Appendix A and Section 5.",
@@ -99,12 +100,14 @@ METRIC_FULL_DISCLOSURE_CARD = Card(
     order=20,
     words=lambda p: _full_disclosure(p, "score on the metric"),
     how=HowSection(
-        released="""Every file's own score on the competition's metric (an AUC, a correlation, an error) over the
-    public rows, rounded to the competition's precision. For some metrics higher is better, for
-    others lower; the board says which by its order. The board shows your best score.""",
-        changes="""As under <a href="#full-disclosure">full disclosure</a>: each file is answered with its own score, and the board changes
-    when a file beats your best. Nothing guards the public rows; competitions use it as the plain
-    baseline that the <a href="#bayes-boot-ladder">Bayesian-bootstrap ladders</a> improve on.""",
+        released="""Every file's own score on the competition's metric (an AUC, a correlation, an
+    error) over the public rows, rounded to the competition's precision. For some metrics higher
+    is better, for others lower; the board says which by its order. The board shows your best
+    score.""",
+        changes="""As under <a href="#full-disclosure">full disclosure</a>: each file is answered
+    with its own score, and the board changes when a file beats your best. Nothing guards the
+    public rows; competitions use it as the plain baseline that the <a
+    href="#bayes-boot-ladder">Bayesian-bootstrap ladders</a> improve on.""",
         rank_accepts=_FULL_RANK,
         rank_answer=_FULL_ANSWER,
         reference="""Blum &amp; Hardt, ICML 2015, Appendix A; Chaibub Neto et al., <cite>Reducing
@@ -114,7 +117,7 @@ METRIC_FULL_DISCLOSURE_CARD = Card(
 
 
 def _ladder(p: Mapping[str, Any]) -> Wording:
-    eta = given(p, "eta")
+    eta = p.get("eta")
     step = "the step" if eta is None else f"the step {plain_number(eta)}"
     by = "the step" if eta is None else plain_number(eta)
     return Wording(
@@ -142,13 +145,13 @@ LADDER_CARD = Card(
     order=30,
     words=_ladder,
     how=HowSection(
-        released="""Your best score so far, rounded to a multiple of the competition's step &eta; (for example
-    0.01). The step is shown on the competition's page.""",
-        changes="""Only when a file's score beats your current public score by more than &eta;. Otherwise the
-    board answers with your previous score again. Gains smaller than the step are mostly the
-    noise of which rows happen to be public; refusing them means the board reveals little about
-    those rows, and its scores stay close to the scores on rows no one has seen, however many
-    files are submitted.""",
+        released="""Your best score so far, rounded to a multiple of the competition's step &eta;
+    (for example 0.01). The step is shown on the competition's page.""",
+        changes="""Only when a file's score beats your current public score by more than &eta;.
+    Otherwise the board answers with your previous score again. Gains smaller than the step are
+    mostly the noise of which rows happen to be public; refusing them means the board reveals
+    little about those rows, and its scores stay close to the scores on rows no one has seen,
+    however many files are submitted.""",
         rank_accepts="a rank accepts a file that beats that rank's public score by more than "
         "the step",
         rank_answer=_OWN_RANK,
@@ -187,12 +190,13 @@ PARAMETER_FREE_LADDER_CARD = Card(
     words=_parameter_free,
     how=HowSection(
         released="Your best score so far, rounded to 1/n, n being the number of public rows.",
-        changes="""Only when a file beats your current public score by more than the noise of the public rows,
-    measured on your own files: the spread of the row-by-row differences between this file's
-    losses and your best file's, divided by &radic;n. This is roughly a one-sided paired test.
-    A file that differs little from your best needs only a small gain; one that differs a lot
-    needs a larger one; the same file submitted again never changes the score. There is no step
-    to choose, and the board reveals little about the public rows, as <a href="#ladder">the Ladder</a> does.""",
+        changes="""Only when a file beats your current public score by more than the noise of the
+    public rows, measured on your own files: the spread of the row-by-row differences between
+    this file's losses and your best file's, divided by &radic;n. This is roughly a one-sided
+    paired test. A file that differs little from your best needs only a small gain; one that
+    differs a lot needs a larger one; the same file submitted again never changes the score.
+    There is no step to choose, and the board reveals little about the public rows, as <a
+    href="#ladder">the Ladder</a> does.""",
         rank_accepts="a rank accepts a file that beats that rank's public score by more than "
         "the noise of the public rows, measured against that rank's best file",
         rank_answer=_OWN_RANK,
@@ -234,11 +238,12 @@ SIGNIFICANCE_LADDER_CARD = Card(
     words=_significance,
     how=HowSection(
         released="Your best score so far, rounded to 1/n, n being the number of public rows.",
-        changes="""Only when a file beats your current public score in a one-sided paired t-test of its
-    row-by-row losses against your best file's, at the competition's level &alpha; (0.15 unless
-    the organiser chose otherwise). The lower &alpha;, the larger the gain it takes. At 0.15 this
-    is close to <a href="#parameter-free-ladder">the parameter-free Ladder</a>; a stricter level reveals even less about the public
-    rows, at the cost of missing more small real gains.""",
+        changes="""Only when a file beats your current public score in a one-sided paired t-test
+    of its row-by-row losses against your best file's, at the competition's level &alpha; (0.15
+    unless the organiser chose otherwise). The lower &alpha;, the larger the gain it takes. At
+    0.15 this is close to <a href="#parameter-free-ladder">the parameter-free Ladder</a>; a
+    stricter level reveals even less about the public rows, at the cost of missing more small
+    real gains.""",
         rank_accepts="a rank accepts a file that passes the paired t-test against that rank's "
         "best file",
         rank_answer=_OWN_RANK,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ladderboard.mechanisms.card import Card, HowSection, Wording, given, plain_number
+from ladderboard.mechanisms.card import Card, HowSection, Wording, plain_number
 
 __all__ = ["SHAKY_LADDER_CARD"]
 
@@ -19,10 +19,10 @@ _NOISY_PLAIN = (
 
 
 def _shaky(p: Mapping[str, Any]) -> Wording:
-    step = given(p, "step")
+    step = p.get("step")
     by = "the step 1/√n (n public rows)" if step is None else f"the step {plain_number(step)}"
     noise = "Gaussian" if p.get("noise") == "gaussian" else "Laplace"
-    cap = given(p, "max_updates")
+    cap = p.get("max_updates")
     at_most = "" if cap is None else f" It changes at most {cap} times in all."
     return Wording(
         plain=_NOISY_PLAIN,
@@ -60,17 +60,18 @@ SHAKY_LADDER_CARD = Card(
     order=60,
     words=_shaky,
     how=HowSection(
-        released="""The board starts every team at 1 (losses here lie between 0 and 1). When a file passes the
-    test below, its score is released with fresh random noise added and, unless the organiser
-    turned this off, rounded to a grid as coarse as the noise (for example sixteenths or
-    sixty-fourths), so the board shows no more digits than the noise leaves meaningful.""",
-        changes="""Only when the file's score, with noise added, beats your current public score by more than
-    the step, itself compared with noise added. So a small real gain can be missed, a file that
-    is no better can now and then pass, and the same file can get different answers. A new public
-    score is near the file's score but not exactly it, and can even land a little above the one
-    before. The score changes at most a fixed number of times. The noise is what protects the
-    public rows: it makes the board's answers depend very little on any single row, which keeps
-    its scores closer to the scores on unseen rows than the Ladder can promise.""",
+        released="""The board starts every team at 1 (losses here lie between 0 and 1). When a
+    file passes the test below, its score is released with fresh random noise added and, unless
+    the organiser turned this off, rounded to a grid as coarse as the noise (for example
+    sixteenths or sixty-fourths), so the board shows no more digits than the noise leaves
+    meaningful.""",
+        changes="""Only when the file's score, with noise added, beats your current public score
+    by more than the step, itself compared with noise added. So a small real gain can be missed,
+    a file that is no better can now and then pass, and the same file can get different answers.
+    A new public score is near the file's score but not exactly it, and can even land a little
+    above the one before. The score changes at most a fixed number of times. The noise is what
+    protects the public rows: it makes the board's answers depend very little on any single row,
+    which keeps its scores closer to the scores on unseen rows than the Ladder can promise.""",
         rank_accepts="a rank accepts a file that passes the noisy test against that rank's "
         "public score",
         rank_answer="the public score of your own rank, or of the last rank if you have none",

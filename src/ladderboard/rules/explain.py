@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from ladderboard._validation import check_int
 from ladderboard.direction import Direction
-from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, parameters_of
+from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, REQUIRED, parameters_of
 from ladderboard.mechanisms.card import OWN_SCORE, Wording
 from ladderboard.rules.config import BOARD_MODES
 
@@ -94,7 +94,8 @@ def _wording(mechanism: str, params: Mapping[str, Any] | None) -> Wording:
         )
     filled: dict[str, Any] = {info.name: info.default for info in parameters_of(mechanism)}
     filled.update(params or {})
-    return card.words(filled)
+    # A parameter settled from the holdout has no value to name yet.
+    return card.words({k: None if v is REQUIRED else v for k, v in filled.items()})
 
 
 # ------------------------------------------------------------------ labels
