@@ -242,6 +242,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     published, and nothing shown to a team may depend on it. (On a per-rank
     board a file that takes a rank shows it by its rank, whatever the
     mechanism: there the decision is public by the board's nature.)"""
+    noisy_comparison: ClassVar[bool] = False
+    """Whether a file is taken as the new best by comparing scores with noise
+    added (the Shaky Ladder, Hardt 2017, Fig. 1), so that a file scoring worse
+    than the best may be taken; otherwise the best never gets worse."""
     caution: ClassVar[str] = ""
     """What an organiser choosing this board for a competition should know it
     concedes, in a sentence the create form shows beside it (empty: nothing

@@ -113,6 +113,7 @@ class ShakyLadder(Mechanism):
     name = "shaky-ladder"
     card = SHAKY_LADDER_CARD
     stochastic = True
+    noisy_comparison = True
     loss_bounds = (0.0, 1.0)
     pinned_defaults = ("noise_scale", "step", "max_updates")
 

@@ -40,7 +40,9 @@ class Traits:
     ``"best"`` when each release states the team's current best (the
     ladders) and ``"own"`` when it is the file's own score (full
     disclosure); ``hides_decision`` when every file is answered with a fresh
-    estimate of the best (bootstrap releases); ``competition`` when a
+    estimate of the best (bootstrap releases); ``noisy_comparison`` when a
+    file is taken as the best on scores with noise added, so that the best
+    may get worse (the Shaky Ladder); ``competition`` when a
     competition can run it; ``floor`` when it takes a ``floor`` parameter;
     ``loss_bounded`` when it needs losses in a bounded range.
     """
@@ -49,6 +51,7 @@ class Traits:
     input_kind: Literal["losses", "predictions"]
     releases: Literal["best", "own"]
     hides_decision: bool
+    noisy_comparison: bool
     competition: bool
     floor: bool
     loss_bounded: bool
@@ -67,6 +70,7 @@ def traits_of(klass: type[Mechanism]) -> Traits:
         input_kind="predictions" if klass.input_kind == "predictions" else "losses",
         releases="best" if klass.release_is_current_best else "own",
         hides_decision=bool(klass.release_hides_decision),
+        noisy_comparison=bool(klass.noisy_comparison),
         competition=not klass.takes_training_estimate,
         floor="floor" in _param_names(klass),
         loss_bounded=bool(lo > -np.inf or hi < np.inf),
