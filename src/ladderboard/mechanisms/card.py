@@ -7,7 +7,7 @@ section of the "How this leaderboard works" page (:class:`HowSection`), and
 its family, the name the advisor and ``ladderboard advise --family`` group it
 under. Each mechanism class points to its card (``card = ...`` in the class
 body); the cards of the package's own mechanisms are declared beside their
-classes, in ``ladder_cards.py``, ``shaky_card.py``, ``boot_cards.py`` and
+classes, in ``ladder_cards.py``, ``shaky_cards.py``, ``boot_cards.py`` and
 ``thresholdout.py``. Its traits, what the shared checks and tests select
 mechanisms by, are the class's own declarations, read by
 :func:`ladderboard.mechanisms.traits.traits_of`.
@@ -21,21 +21,31 @@ shared test suite picks mechanisms with
 
 Adding a mechanism
 ------------------
-A new mechanism is its class, its card and its test:
+A new mechanism is its class, its card and its test; the files it touches:
 
-1. its class, in ``src/ladderboard/mechanisms/<module>.py`` (a subclass of
-   :class:`~ladderboard.mechanisms.Mechanism` with a registry ``name``; it
-   registers itself on creation), exported from
-   ``src/ladderboard/mechanisms/__init__.py``;
-2. its card, a :class:`Card` beside the class (``<module>_cards.py``), set as
-   ``card`` in the class body: title, gist, family, order, the wording
-   after a submission and the how page's section (these two for a mechanism a
-   competition can run);
-3. its test, ``tests/mechanisms/test_<module>.py``, for what its paper says
-   it does. The shared suite (``tests/mechanisms/test_base.py``,
-   :func:`ladderboard.mechanisms.checks.check_mechanism`) checks its contract
-   the moment it is registered; the explanations, the how page and the
-   advisor's family list pick it up from the card.
+1. ``src/ladderboard/mechanisms/<module>.py``: its class, a subclass of
+   :class:`~ladderboard.mechanisms.Mechanism` with a registry ``name`` (it
+   registers itself on creation), keyword-only parameters, and its traits
+   declared as class attributes (``stochastic``, ``input_kind``,
+   ``loss_bounds``, ``release_is_current_best``, ``release_hides_decision``,
+   ``noisy_comparison``, ``takes_training_estimate``); ``_unit_test_params``
+   if a parameter is required. Export it from
+   ``src/ladderboard/mechanisms/__init__.py``.
+2. ``src/ladderboard/mechanisms/<module>_cards.py``: its :class:`Card`
+   (title, gist, family, order; for a mechanism a competition can run, the
+   ``words`` after a submission and the how page's :class:`HowSection`),
+   set as ``card`` in the class body.
+3. ``tests/mechanisms/test_<module>.py``: what its paper says it does.
+
+Nothing else names it. The shared checks
+(:func:`ladderboard.mechanisms.checks.check_mechanism`, run over the
+registry by ``tests/mechanisms/test_checks.py``) and the trait-selected
+suites (``tests/mechanisms/test_base.py``, ``tests/rules``) test it the
+moment it is registered; the explanations, the how page and the families
+read its card. Two tests then ask for a deliberate step: the golden
+histories (``python tests/golden_histories.py`` records its releases,
+leaving every other one as it was), and, for a new family, a setting of it
+in the advisor's grid (``ladderboard.advisor.grid.default_grid``).
 
 >>> from ladderboard.mechanisms import Ladder
 >>> Ladder.card.title, Ladder.card.family

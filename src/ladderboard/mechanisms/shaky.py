@@ -9,7 +9,7 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.mechanisms.base import Mechanism
-from ladderboard.mechanisms.shaky_card import SHAKY_LADDER_CARD
+from ladderboard.mechanisms.shaky_cards import SHAKY_LADDER_CARD
 from ladderboard.random import RandomState
 
 __all__ = ["NOISES", "Noise", "ShakyLadder", "snap_grid"]
