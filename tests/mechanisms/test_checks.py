@@ -169,3 +169,20 @@ def test_a_mechanism_without_a_card_fails_clearly(toys):
 def test_what_is_no_mechanism_is_refused():
     with pytest.raises(TypeError, match="Mechanism class or instance"):
         check_mechanism(object)
+
+
+def test_a_registered_mechanism_is_explained_and_listed_from_its_card(toys):
+    """Nothing else names a new mechanism: once registered, the explanations
+    and the how page's list read its card."""
+    from ladderboard.direction import LOWER_IS_BETTER
+    from ladderboard.mechanisms.traits import competition_cards
+    from ladderboard.rules.explain import describe, explain
+
+    name = toys["good"].name
+    with pytest.raises(ValueError, match=r"mechanisms without a card: \['toy-cardless-best'\]"):
+        competition_cards()  # a page listing mechanisms refuses to leave one out
+    COMPETITION_MECHANISMS.pop(toys["cardless"].name)
+    assert describe(name, {"step": 0.1}) == "The best score so far, rounded to 0.1."
+    text = explain(name, 0.3, 0.3, direction=LOWER_IS_BETTER, decimals=1)
+    assert text == "Your score stays at 0.3."
+    assert name in competition_cards()
