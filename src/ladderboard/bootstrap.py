@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -45,6 +46,7 @@ __all__ = [
     "empirical_support",
     "limit_threads",
     "naive_bootstrap_mean_of_means",
+    "successes_needed",
 ]
 
 CHUNK_BYTES = 16 * 2**20
@@ -338,3 +340,30 @@ def bayesian_bootstrap_test(
 
     _map_chunks(run, _chunks(n, B, chunk_bytes, generator_for_chunk), threads)
     return tally["successes"] >= needed
+
+
+@functools.lru_cache(maxsize=64)
+def successes_needed(B: int, po_threshold: float) -> int:
+    """The fewest of ``B`` replicates favouring a submission for which the
+    posterior odds ``PO = P/(1 - P)``, ``P`` = that count / ``B``, reach
+    ``po_threshold`` (Chaibub Neto et al. 2016, Alg. 5, line 11); ``B + 1``
+    if no count does.
+
+    >>> successes_needed(1000, 5.67), successes_needed(100, 99.0)
+    (851, 100)
+    """
+
+    def passes(count: int) -> bool:
+        # PO >= threshold, written without dividing by zero; nondecreasing in
+        # the count, so a least passing count exists.
+        p = count / B
+        return p >= po_threshold * (1.0 - p)
+
+    low, high = 0, B + 1  # passes(B + 1) is taken as true
+    while low < high:
+        mid = (low + high) // 2
+        if passes(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return low

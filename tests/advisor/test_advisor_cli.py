@@ -6,10 +6,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from ladderboard.advisor.cli import FAMILIES as CLI_FAMILIES
 from ladderboard.advisor.cli import SCORE_CHOICES, register
-from ladderboard.advisor.grid import FAMILIES, SCORE_NAMES
+from ladderboard.advisor.grid import SCORE_NAMES, default_grid, scoring_rule
 from ladderboard.losses import LOSSES
+from ladderboard.mechanisms.traits import families
 from ladderboard.recommended import RECOMMENDED
 
 runner = CliRunner()
@@ -68,7 +68,13 @@ def test_missing_options_are_named():
 
 
 def test_the_cli_knows_the_advisors_scores_and_families():
-    assert CLI_FAMILIES == FAMILIES
+    """The families are the cards' (one definition); the grid has a setting
+    of each, and the CLI refuses any other with the list."""
+    grid = default_grid(scoring_rule("zero_one"))
+    assert [s.family for s in grid if s.family not in families()] == []
+    assert set(families()) == {s.family for s in grid}
+    result = runner.invoke(_app(), ["advise", "--n", "100", "-k", "5", "--family", "kaggle"])
+    assert result.exit_code == 2 and "shaky-ladder" in result.output
     assert SCORE_CHOICES == SCORE_NAMES
     assert set(SCORE_CHOICES) <= set(LOSSES)
 

@@ -2,20 +2,20 @@
 than ``floor``, besides passing the papers' test; off (``None``) by default,
 so that the papers' mechanisms stay exact."""
 
+import functools
 import math
 
 import numpy as np
 import pytest
 
 from ladderboard.mechanisms import (
+    MECHANISMS,
     BayesBootLadder,
     BayesBootLadderBoot,
-    LadderBoot,
     Mechanism,
-    ParameterFreeLadder,
-    SignificanceLadder,
 )
 from ladderboard.mechanisms.parameters import coerce_params, parameters_of
+from ladderboard.mechanisms.traits import select
 
 N = 100
 FLOOR = 1 / math.sqrt(N)  # 0.1: ten rows of a hundred
@@ -28,11 +28,21 @@ def losses(wrong):
     return x
 
 
+FLOORED = select(floor=True)
+"""Every mechanism that declares a floor parameter."""
+
+
+def _board(name: str, floor: float | None) -> Mechanism:
+    klass = MECHANISMS[name]
+    params = klass._unit_test_params(N, np.random.default_rng(0))
+    params.pop("n", None)  # the holdout size is the first submission's
+    return klass(**params, floor=floor, **({"random_state": 0} if klass.stochastic else {}))
+
+
 LOSS_BOARDS = {
-    "parameter-free-ladder": lambda floor: ParameterFreeLadder(floor=floor),
-    "significance-ladder": lambda floor: SignificanceLadder(alpha=0.15, floor=floor),
-    "ladder-boot": lambda floor: LadderBoot(b=10, floor=floor, random_state=0),
+    name: functools.partial(_board, name) for name in select(floor=True, input_kind="losses")
 }
+"""The loss-based floored ladders, each built with its test parameters."""
 
 
 @pytest.mark.parametrize("name", sorted(LOSS_BOARDS))
@@ -114,9 +124,7 @@ def test_a_bad_floor_is_refused_with_its_name_and_value(floor, error, words):
         BayesBootLadder(metric="accuracy", y_true=np.ones(N), floor=floor)
 
 
-@pytest.mark.parametrize(
-    "name", ["parameter-free-ladder", "significance-ladder", "ladder-boot", "bayes-boot-ladder"]
-)
+@pytest.mark.parametrize("name", select(floor=True, competition=True))
 def test_an_organiser_can_set_the_floor_from_a_form(name):
     """The create form and the CLI's ``--param`` build their fields from
     :func:`parameters_of`: the floor is offered, empty means off."""
@@ -127,16 +135,7 @@ def test_an_organiser_can_set_the_floor_from_a_form(name):
     assert "floor" not in coerce_params(name, {"floor": ""})
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "parameter-free-ladder",
-        "significance-ladder",
-        "ladder-boot",
-        "bayes-boot-ladder",
-        "bayes-boot-ladder-boot",
-    ],
-)
+@pytest.mark.parametrize("name", select(floor=True, competition=True))
 def test_the_rules_participants_read_state_the_floor(name):
     from ladderboard.rules.explain import describe
 

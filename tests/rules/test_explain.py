@@ -21,6 +21,7 @@ from ladderboard.mechanisms import (
     ParameterFreeLadder,
     ShakyLadder,
 )
+from ladderboard.mechanisms.traits import select
 from ladderboard.rules.explain import describe, display_decimals, explain
 from ladderboard.rules.rank_board import RankBoard
 
@@ -368,7 +369,7 @@ def test_explain_a_baseline_and_an_update_cap_are_told():
     assert capped.endswith("It changes at most 12 times in all.")
 
 
-@pytest.mark.parametrize("name", [n for n in ALL if MECHANISMS[n].release_hides_decision], ids=str)
+@pytest.mark.parametrize("name", select(hides_decision=True, competition=True), ids=str)
 def test_explain_a_fresh_estimate_never_calls_a_file_better_or_worse(name):
     """Under bootstrap releases a new number is a fresh draw of the team's
     best, so the answer is the same sentence whether it went down, up or

@@ -18,6 +18,7 @@ import pytest
 
 import ladderboard
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
+from ladderboard.mechanisms.traits import competition_cards
 
 jinja2 = pytest.importorskip("jinja2")
 
@@ -41,7 +42,7 @@ def _how_render(**context) -> str:
     )
     env.globals["url_for"] = lambda name, path: SimpleNamespace(path=f"/{name}/{path}")
     context = {"competition": None, "settings": None, "unknown": None} | context
-    return env.get_template("how.html").render(mechanisms=sorted(COMPETITION_MECHANISMS), **context)
+    return env.get_template("how.html").render(cards=competition_cards(), **context)
 
 
 def _how_sections(html: str) -> dict[str, str]:

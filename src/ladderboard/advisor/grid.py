@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 
 
 __all__ = [
-    "FAMILIES",
     "SCORE_NAMES",
     "ScoringRule",
     "Setting",
@@ -36,18 +35,6 @@ __all__ = [
     "theory_ratio",
     "wide_shaky_multiples",
 ]
-
-FAMILIES = (
-    "full-disclosure",
-    "ladder",
-    "parameter-free-ladder",
-    "significance-ladder",
-    "shaky-ladder",
-    "ladder-boot",
-    "bayes-boot",
-)
-"""The mechanism families of the grid, in the order they are listed."""
-
 
 KAGGLE_LABEL = "Kaggle 1e-5"
 """Full disclosure with five decimals: the reference for honest-team utility."""
@@ -186,7 +173,8 @@ class Setting:
     label : str
         Short and unique within a grid (``"Ladder η=1/√n"``).
     family : str
-        One of :data:`FAMILIES`.
+        The mechanism's family, from its card
+        (:func:`ladderboard.mechanisms.traits.families`).
     build : callable
         ``build(n, rule, labels_public, random_state)`` returns a fresh
         mechanism for a holdout of ``n`` public labels (``labels_public`` is
@@ -288,7 +276,8 @@ def default_grid(
     of ``1/√n`` in :data:`SHAKY_MULTIPLES` (bounded losses only, rescaled into
     ``[0, 1]``); LadderBoot with b = 10, 100, 1000; the Bayesian-bootstrap
     ladder and its bootstrap-release variant (B = :data:`BAYES_B`,
-    ``PO_thr = 5.67``). ``families`` keeps only some of :data:`FAMILIES`.
+    ``PO_thr = 5.67``). ``families`` keeps only some of the mechanism
+    families (:func:`ladderboard.mechanisms.traits.families`).
     ``wide_k`` replaces the Shaky settings by the wide grid for a budget of
     ``wide_k`` (:func:`wide_shaky_multiples`: noise 0.25-3 × ``1/√n``, step
     up to the analysis's ratio to the noise).
@@ -300,12 +289,14 @@ def default_grid(
     (23, True)
     """
     from ladderboard.mechanisms import FullDisclosure, ParameterFreeLadder
+    from ladderboard.mechanisms.traits import families as known_families
 
     if families is not None:
         families = tuple(families)
-        unknown = sorted(set(families) - set(FAMILIES))
+        known = known_families()
+        unknown = sorted(set(families) - set(known))
         if unknown:
-            raise ValueError(f"families must be among {FAMILIES}, got {unknown}")
+            raise ValueError(f"families must be among {known}, got {unknown}")
     grid = [
         Setting(KAGGLE_LABEL, "full-disclosure", _loss_board(lambda n, rs: FullDisclosure(n=n))),
         Setting(

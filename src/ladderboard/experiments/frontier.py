@@ -41,6 +41,7 @@ from ladderboard.advisor.advice import eligible, grid_tasks, recommend, summaris
 from ladderboard.advisor.grid import shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
 from ladderboard.experiments.registry import Experiment, RunInfo
+from ladderboard.mechanisms.traits import families
 from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
 from ladderboard.tasks.runner import Task
 
@@ -59,15 +60,24 @@ FULL: _Size = {"n": 4000, "k": 400, "model": HonestTeams(teams=20, submissions=4
 QUICK: _Size = {"n": 200, "k": 30, "model": HonestTeams(teams=8, submissions=15)}
 SCORE = "zero_one"
 
-_COLOURS = {
-    "full-disclosure": "tab:red",
-    "ladder": "tab:orange",
-    "parameter-free-ladder": "tab:blue",
-    "significance-ladder": "tab:cyan",
-    "shaky-ladder": "tab:purple",
-    "ladder-boot": "tab:green",
-    "bayes-boot": "tab:olive",
-}
+_PALETTE = (
+    "tab:red",
+    "tab:orange",
+    "tab:blue",
+    "tab:cyan",
+    "tab:purple",
+    "tab:green",
+    "tab:olive",
+    "tab:brown",
+    "tab:pink",
+)
+"""The colours of the mechanism families, given in the cards' order
+(:func:`~ladderboard.mechanisms.traits.families`)."""
+
+
+def _colours() -> dict[str, str]:
+    """Each mechanism family's colour: a new family gets the next one."""
+    return {family: _PALETTE[i % len(_PALETTE)] for i, family in enumerate(families())}
 
 
 def frontier_tasks(*, reps: int, quick: bool, seed: int) -> list[Task]:
@@ -99,7 +109,7 @@ def frontier_plot(frame: Any, stem: Path) -> list[Path]:
         ("share_released", "share of true improvements released at once"),
     )
     for ax, (column, ylabel) in zip(axes, panels, strict=True):
-        for family, colour in _COLOURS.items():
+        for family, colour in _colours().items():
             rows = summary[summary.family == family]
             if rows.empty:
                 continue

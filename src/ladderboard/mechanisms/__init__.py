@@ -23,6 +23,12 @@ Thresholdouts also take the submitter's training-set estimate with each
 submission, which a leaderboard submission does not carry: they serve a
 guarded validation set (:mod:`ladderboard.holdout`), and competitions run the
 others, :data:`COMPETITION_MECHANISMS`.
+
+Each mechanism declares a card beside its class (:mod:`~.card`: its words to
+participants, its how-page section, its family), the shared checks every
+mechanism must pass are public (:func:`~.checks.check_mechanism`), and
+:mod:`~.traits` selects mechanisms by what they declare. The recipe for a new
+mechanism is in :mod:`~.card`.
 """
 
 from ladderboard.mechanisms.base import (

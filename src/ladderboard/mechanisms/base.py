@@ -25,7 +25,7 @@ import operator
 from abc import ABC, ABCMeta, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ladderboard.direction import LOWER_IS_BETTER, Direction
 from ladderboard.encoding import decode_array, decode_float, encode_array, encode_float
 from ladderboard.metrics import Metric, get_metric
 from ladderboard.random import KeyedStream, RandomState
+
+if TYPE_CHECKING:
+    from ladderboard.mechanisms.card import Card
 
 __all__ = [
     "COMPETITION_MECHANISMS",
@@ -239,6 +242,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     published, and nothing shown to a team may depend on it. (On a per-rank
     board a file that takes a rank shows it by its rank, whatever the
     mechanism: there the decision is public by the board's nature.)"""
+    noisy_comparison: ClassVar[bool] = False
+    """Whether a file is taken as the new best by comparing scores with noise
+    added (the Shaky Ladder, Hardt 2017, Fig. 1), so that a file scoring worse
+    than the best may be taken; otherwise the best never gets worse."""
     caution: ClassVar[str] = ""
     """What an organiser choosing this board for a competition should know it
     concedes, in a sentence the create form shows beside it (empty: nothing
@@ -257,6 +264,10 @@ class Mechanism(ABC, metaclass=_Constructed):
     """Whether each submission comes with the submitter's own training-set
     estimate of its loss (Thresholdout): a leaderboard submission carries only
     predictions, so such a mechanism is left out of competitions."""
+    card: ClassVar[Card | None] = None
+    """What the mechanism says to participants and where it is listed
+    (:class:`~ladderboard.mechanisms.card.Card`): every registered mechanism
+    declares one beside its class."""
 
     _t: int
     _best_index: int | None

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from typing import Any
 
@@ -17,8 +16,14 @@ from ladderboard.bootstrap import (
     bayesian_bootstrap_test,
     bootstrap_mean_of_means,
     empirical_support,
+    successes_needed,
 )
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
+from ladderboard.mechanisms.boot_cards import (
+    BAYES_BOOT_LADDER_BOOT_CARD,
+    BAYES_BOOT_LADDER_CARD,
+    LADDER_BOOT_CARD,
+)
 from ladderboard.mechanisms.ladder import (
     PAIRED_TEST_CAUTION,
     check_floor,
@@ -97,6 +102,7 @@ class LadderBoot(Mechanism):
     caution = _BOOTSTRAP_CAUTION
 
     name = "ladder-boot"
+    card = LADDER_BOOT_CARD
     stochastic = True
     release_hides_decision = True
     unsaved_when_off = ("floor",)
@@ -188,33 +194,6 @@ class LadderBoot(Mechanism):
         return value, improved
 
 
-@functools.lru_cache(maxsize=64)
-def successes_needed(B: int, po_threshold: float) -> int:
-    """The fewest of ``B`` replicates favouring a submission for which the
-    posterior odds ``PO = P/(1 - P)``, ``P`` = that count / ``B``, reach
-    ``po_threshold`` (Chaibub Neto et al. 2016, Alg. 5, line 11); ``B + 1``
-    if no count does.
-
-    >>> successes_needed(1000, 5.67), successes_needed(100, 99.0)
-    (851, 100)
-    """
-
-    def passes(count: int) -> bool:
-        # PO >= threshold, written without dividing by zero; nondecreasing in
-        # the count, so a least passing count exists.
-        p = count / B
-        return p >= po_threshold * (1.0 - p)
-
-    low, high = 0, B + 1  # passes(B + 1) is taken as true
-    while low < high:
-        mid = (low + high) // 2
-        if passes(mid):
-            high = mid
-        else:
-            low = mid + 1
-    return low
-
-
 class BayesBootLadder(MetricMechanism):
     """A ladder for any moment-based metric, tested by the Bayesian bootstrap
     (Chaibub Neto et al. 2016, Alg. 5).
@@ -288,6 +267,7 @@ class BayesBootLadder(MetricMechanism):
     caution = PAIRED_TEST_CAUTION
 
     name = "bayes-boot-ladder"
+    card = BAYES_BOOT_LADDER_CARD
     stochastic = True
     unsaved_when_off = ("floor",)
 
@@ -468,6 +448,7 @@ class BayesBootLadderBoot(BayesBootLadder):
     caution = _BOOTSTRAP_CAUTION
 
     name = "bayes-boot-ladder-boot"
+    card = BAYES_BOOT_LADDER_BOOT_CARD
     release_hides_decision = True
 
     def __init__(

@@ -17,6 +17,13 @@ from scipy import stats
 
 from ladderboard._validation import check_real
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
+from ladderboard.mechanisms.ladder_cards import (
+    FULL_DISCLOSURE_CARD,
+    LADDER_CARD,
+    METRIC_FULL_DISCLOSURE_CARD,
+    PARAMETER_FREE_LADDER_CARD,
+    SIGNIFICANCE_LADDER_CARD,
+)
 
 __all__ = [
     "FullDisclosure",
@@ -71,6 +78,7 @@ class FullDisclosure(Mechanism):
     caution = FULL_DISCLOSURE_CAUTION
 
     name = "full-disclosure"
+    card = FULL_DISCLOSURE_CARD
     release_is_current_best = False
 
     def __init__(self, *, precision: float = 1e-5, n: int | None = None):
@@ -135,6 +143,7 @@ class MetricFullDisclosure(MetricMechanism):
     caution = FULL_DISCLOSURE_CAUTION
 
     name = "metric-full-disclosure"
+    card = METRIC_FULL_DISCLOSURE_CARD
     release_is_current_best = False
 
     def __init__(self, *, metric: Any, y_true: Any, precision: float = 1e-5):
@@ -196,6 +205,7 @@ class Ladder(Mechanism):
     """
 
     name = "ladder"
+    card = LADDER_CARD
 
     def __init__(self, *, eta: float, n: int | None = None):
         self.eta = check_real("eta", eta, low=0)
@@ -495,6 +505,7 @@ class ParameterFreeLadder(_PairedTestLadder):
     """
 
     name = "parameter-free-ladder"
+    card = PARAMETER_FREE_LADDER_CARD
 
     def __init__(self, *, floor: float | None = None, n: int | None = None):
         self.floor = check_floor(floor)
@@ -535,6 +546,7 @@ class SignificanceLadder(_PairedTestLadder):
     """
 
     name = "significance-ladder"
+    card = SIGNIFICANCE_LADDER_CARD
 
     def __init__(self, *, alpha: float = 0.15, floor: float | None = None, n: int | None = None):
         self.alpha = check_real("alpha", alpha, low=0, high=1)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.mechanisms.base import Mechanism
+from ladderboard.mechanisms.shaky_cards import SHAKY_LADDER_CARD
 from ladderboard.random import RandomState
 
 __all__ = ["NOISES", "Noise", "ShakyLadder", "snap_grid"]
@@ -110,7 +111,9 @@ class ShakyLadder(Mechanism):
     """
 
     name = "shaky-ladder"
+    card = SHAKY_LADDER_CARD
     stochastic = True
+    noisy_comparison = True
     loss_bounds = (0.0, 1.0)
     pinned_defaults = ("noise_scale", "step", "max_updates")
 

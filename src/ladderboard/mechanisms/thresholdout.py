@@ -13,6 +13,7 @@ import numpy as np
 
 from ladderboard._validation import check_int, check_real
 from ladderboard.mechanisms.base import Mechanism, Release
+from ladderboard.mechanisms.card import Card
 from ladderboard.random import RandomState
 
 __all__ = ["BudgetExhaustedError", "GaussianThresholdout", "Thresholdout"]
@@ -26,6 +27,24 @@ says why)."""
 
 EXPERIMENT_TOLERANCE_MULTIPLE = 1.0
 """The Science experiment's tolerance ``τ = 0.01`` at ``n = 10,000``, in units of ``1/√n``."""
+
+THRESHOLDOUT_CARD = Card(
+    title="Thresholdout",
+    gist="A guarded validation set: each answer is your own estimate when it is close to the "
+    "guarded score, and a blurred guarded score when it is not.",
+    family=None,
+    order=100,
+)
+"""Thresholdout's card: it runs in no competition (each submission carries a
+training-set estimate), so it has no wording and no section of the how page."""
+GAUSSIAN_THRESHOLDOUT_CARD = Card(
+    title="Thresholdout with Gaussian noise",
+    gist="The guarded validation set as the Science experiment's code ran it, with Gaussian "
+    "blur on every answer.",
+    family=None,
+    order=110,
+)
+"""The card of Thresholdout as the Science experiment's code ran it."""
 
 
 def _check_train_value(train_value: float | None) -> float | None:
@@ -133,6 +152,7 @@ class Thresholdout(Mechanism):
     """
 
     name = "thresholdout"
+    card = THRESHOLDOUT_CARD
     stochastic = True
     loss_bounds = (0.0, 1.0)
     release_is_current_best = False
@@ -299,6 +319,7 @@ class GaussianThresholdout(Mechanism):
     """
 
     name = "gaussian-thresholdout"
+    card = GAUSSIAN_THRESHOLDOUT_CARD
     stochastic = True
     loss_bounds = (0.0, 1.0)
     release_is_current_best = False

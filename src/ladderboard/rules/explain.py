@@ -11,6 +11,11 @@ released: the Ladder's, the bits its releases carry (Blum & Hardt 2015, Claim
 (Hardt 2017). Under a noisy or bootstrap mechanism, whether a file became the
 best cannot be read from the releases, and saying so would tell more.
 
+The sentences themselves are each mechanism's own, on its card
+(:attr:`ladderboard.mechanisms.card.Card.words`); this module picks the one
+that fits what the team sees, so a new mechanism is explained the moment its
+card is declared.
+
 >>> from ladderboard.direction import LOWER_IS_BETTER
 >>> print(explain("ladder", 0.28, 0.28, direction=LOWER_IS_BETTER, decimals=2,
 ...               params={"eta": 0.01}))
@@ -27,16 +32,14 @@ of 0.01.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
-
-import numpy as np
 
 from ladderboard._validation import check_int
 from ladderboard.direction import Direction
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, REQUIRED, parameters_of
-from ladderboard.mechanisms.boot import successes_needed
+from ladderboard.mechanisms.card import OWN_SCORE, Wording
 from ladderboard.rules.config import BOARD_MODES
 
 __all__ = ["ReleaseWords", "describe", "display_decimals", "explain", "release_words"]
@@ -72,327 +75,9 @@ def display_decimals(resolution: float | None, cap: int) -> int:
 
 
 # ------------------------------------------------------------------ wordings
-@dataclass(frozen=True)
-class _Wording:
-    """What one mechanism says, its parameters filled in.
-
-    ``first`` and ``better`` follow a sentence giving the score; ``same`` and
-    ``worse`` are whole sentences with ``{released}`` and ``{previous}`` to
-    fill; ``margin`` completes "a file beats X ..."; ``shown`` says what a
-    file that takes no rank on a per-rank board is answered with;
-    ``previous`` names the score the board showed before; ``start`` is the
-    score a board shows before any submission, if it shows one; ``opening``
-    follows ``first`` on a team's own board, where a first file may meet a
-    baseline instead of nothing. ``plain`` is what the mechanism does in
-    everyday words, read before ``describe``'s precise statement. ``lead``
-    opens the answer to a file that moved the score the better way,
-    ``first_lead`` the answer to a team's first file. ``moved``, on a board that answers every
-    file with a fresh
-    estimate of the team's best, is the one answer to every later file: there
-    a changed number says nothing of the file just sent, so the answer never
-    says better or worse.
-    """
-
-    describe: str
-    margin: str
-    first: str
-    better: str
-    same: str
-    worse: str
-    shown: str = "that rank's public score"
-    previous: str = "your previous"
-    start: float | None = None
-    opening: str = ""
-    plain: str = ""
-    lead: str = "Your team's board score is now {released}, better than {previous}."
-    first_lead: str = "Your team's first board score: {released}."
-    moved: str | None = None
-
-
-_OWN_SCORE = "this file's score"
-"""What a full-disclosure mechanism answers, on any rank: the file's own score."""
-
-
-def _plain(x: float) -> str:
-    """A parameter in plain digits: 0.00001, not 1e-05; three significant ones."""
-    return np.format_float_positional(float(x), precision=3, fractional=False, trim="-")
-
-
-def _given(params: Mapping[str, Any], name: str) -> Any:
-    """The parameter's value, ``None`` if the mechanism settles it or none is given."""
-    value = params.get(name)
-    return None if value is REQUIRED else value
-
-
-def _full_disclosure(p: Mapping[str, Any], what: str) -> _Wording:
-    precision = _given(p, "precision")
-    rounded = f", rounded to {_plain(precision)}" if precision else ""
-    return _Wording(
-        describe=(
-            f"Full disclosure (the Kaggle mechanism): every file's {what} is shown{rounded}, "
-            "and the board shows each team's best."
-        ),
-        margin=" at all",
-        first="",
-        better="",
-        same=(
-            "This file scored {released}, the same as your best at the board's precision; "
-            "the board shows your best."
-        ),
-        worse="This file scored {released}, worse than your best {previous}; "
-        "the board keeps showing your best.",
-        shown=_OWN_SCORE,
-        previous="your previous best",
-        lead="This file scored {released}, better than your previous best {previous}; the "
-        "board now shows it.",
-        first_lead="This file scored {released}: your first public score.",
-    )
-
-
-_STEP_PLAIN = (
-    "The board keeps the file it holds as your team's best and shows its score; a new file "
-    "replaces it only when it is clearly better, so that the board cannot be climbed by luck "
-    "or by guessing."
-)
-_FRESH_PLAIN = (
-    "The board keeps the file it holds as your team's best, replaces it only when a new file "
-    "is clearly better, and answers every file you send with a fresh estimate of your best's "
-    "score: the number moves a little each time, whether or not your file was better."
-)
-_NOISY_PLAIN = (
-    "The board keeps the file it holds as your team's best and shows its score with a little "
-    "noise added; a new file replaces it only when it is clearly better, so a better file can "
-    "read slightly worse, and the board cannot be climbed by luck or by guessing."
-)
-
-
-def _ladder(p: Mapping[str, Any]) -> _Wording:
-    eta = _given(p, "eta")
-    step = "the step" if eta is None else f"the step {_plain(eta)}"
-    by = "the step" if eta is None else _plain(eta)
-    return _Wording(
-        plain=_STEP_PLAIN,
-        describe=(
-            f"A Ladder: your public score changes only when a file beats it by more than {by}, "
-            f"and it is shown rounded to a multiple of {by}."
-        ),
-        margin=f" by more than {step}",
-        first=f" This is the file's score rounded to a multiple of {by}.",
-        better=f" This file beat it by more than {step}.",
-        same=(
-            "Your team's board score stays at {previous}: under the Ladder a file must beat "
-            f"it by more than {step} to change it."
-        ),
-        worse="Your team's board score is now {released} (it was {previous}).",
-    )
-
-
-_PAIRED = "a paired test of its losses against your best file's"
-
-
-def _floor(p: Mapping[str, Any]) -> str:
-    """The floor of a paired-test ladder, as a clause ending its test: a file
-    must also beat the best by more than it (empty when there is none)."""
-    floor = _given(p, "floor")
-    return "" if floor is None else f", and by more than {_plain(floor)}"
-
-
-def _parameter_free(p: Mapping[str, Any]) -> _Wording:
-    floor = _floor(p)
-    return _Wording(
-        plain=_STEP_PLAIN,
-        describe=(
-            "A parameter-free Ladder: your public score changes only when a file beats it by "
-            f"more than the holdout's noise, judged by {_PAIRED}{floor}; scores are shown "
-            "rounded to 1/n for n public rows."
-        ),
-        margin=f" by more than the holdout's noise (a paired test of the losses){floor}",
-        first=" This is the file's score rounded to 1/n for n public rows.",
-        better=f" This file beat it by more than the holdout's noise ({_PAIRED}){floor}.",
-        same=(
-            "Your team's board score stays at {previous}: under the parameter-free Ladder a "
-            f"file must beat it by more than the noise of the holdout ({_PAIRED}){floor} to "
-            "change it."
-        ),
-        worse="Your team's board score is now {released} (it was {previous}).",
-    )
-
-
-def _significance(p: Mapping[str, Any]) -> _Wording:
-    alpha = _plain(p["alpha"])
-    test = (
-        f"a one-sided paired t-test of its losses against your best file's, at level {alpha}"
-        + _floor(p)
-    )
-    return _Wording(
-        plain=_STEP_PLAIN,
-        describe=(
-            f"A Ladder at significance level {alpha}: your public score changes only when a "
-            f"file beats it in {test}; scores are shown rounded to 1/n for n public rows."
-        ),
-        margin=f" in a one-sided paired t-test of the losses at level {alpha}{_floor(p)}",
-        first=" This is the file's score rounded to 1/n for n public rows.",
-        better=f" This file beat it in {test}.",
-        same=(
-            "Your team's board score stays at {previous}: under this Ladder a file must beat it by "
-            f"more than the noise of the holdout ({test}) to change it."
-        ),
-        worse="Your team's board score is now {released} (it was {previous}): the test took this "
-        "file as your new best.",
-    )
-
-
-def _shaky(p: Mapping[str, Any]) -> _Wording:
-    step = _given(p, "step")
-    by = "the step 1/√n (n public rows)" if step is None else f"the step {_plain(step)}"
-    noise = "Gaussian" if p.get("noise") == "gaussian" else "Laplace"
-    cap = _given(p, "max_updates")
-    at_most = "" if cap is None else f" It changes at most {cap} times in all."
-    return _Wording(
-        plain=_NOISY_PLAIN,
-        describe=(
-            f"A Shaky Ladder: your public score changes only when a file's score, with noise "
-            f"added, beats it by more than {by}, compared with noise added too; what is shown "
-            f"carries {noise} noise of its own, so it is near a file's score, not exactly it."
-        ),
-        margin=f" by more than {by}, with noise added to both",
-        first=" It is the file's score with noise added, near it but not exactly it.",
-        better=(
-            " This file passed the Shaky Ladder's noisy test; the number shown has fresh noise "
-            "added, so it is near this file's score, not exactly it (and a better file can "
-            "read worse)."
-        ),
-        same=(
-            "Your team's board score stays at {previous}: under the Shaky Ladder a file must "
-            f"beat it by more than {by}, compared with noise added, so a small gain can also be "
-            "missed." + at_most
-        ),
-        worse=(
-            "Your team's board score moved to {released} from {previous}: a file that passes "
-            "the Shaky Ladder's noisy test is shown with fresh noise added, so a file that "
-            "passes, even a better one, can read a little worse than the score before."
-        ),
-        start=1.0,
-    )
-
-
-def _bootstrap_release(b: Any) -> str:
-    resamples = "" if b is None else f" (the mean of {b} resamples)"
-    return f"a fresh bootstrap estimate of your best file's score{resamples}"
-
-
-def _moved(fresh: str) -> str:
-    """The answer to every file after the first on a board of bootstrap
-    releases, ``fresh`` saying what each release is."""
-    return (
-        "The board's estimate of your team's best is now {released} (it was {previous}), "
-        f"{fresh}. It moves with every file you send, whether or not this one improved on "
-        "your best."
-    )
-
-
-def _ladder_boot(p: Mapping[str, Any]) -> _Wording:
-    alpha = _plain(p["alpha"])
-    test = f"a one-sided paired t-test of their losses at level {alpha}{_floor(p)}"
-    fresh = _bootstrap_release(_given(p, "b"))
-    best = f"your best file changes only when a file beats it in {test}."
-    return _Wording(
-        plain=_FRESH_PLAIN,
-        describe=(
-            f"LadderBoot: your best file changes only when a file beats it in {test}, and every "
-            f"submission is answered with {fresh}, so the number moves a little each time."
-        ),
-        margin=f" in {test}",
-        first=" It is a bootstrap estimate of this file's score, near it but not exactly it.",
-        better=(
-            f" LadderBoot answers every file with {fresh}, so a small change need not mean a new "
-            f"best: {best}"
-        ),
-        same="",
-        worse="",
-        shown="a fresh bootstrap estimate of that rank's score",
-        moved=f"{_moved(fresh)} {best[0].upper()}{best[1:]}",
-    )
-
-
-def _bayes_test(p: Mapping[str, Any]) -> str:
-    B, po = _given(p, "B"), _given(p, "po_threshold")
-    if B is None or po is None:
-        return "the Bayesian-bootstrap test" + _floor(p)
-    needed = successes_needed(int(B), float(po))
-    return (
-        f"the Bayesian-bootstrap test (better in at least {needed} of {B} random reweightings "
-        f"of the holdout){_floor(p)}"
-    )
-
-
-def _baseline(p: Mapping[str, Any], what: str) -> str:
-    if _given(p, "baseline") is None:
-        return ""
-    return f" If this file did not beat the competition's baseline, it {what} instead."
-
-
-def _bayes_boot(p: Mapping[str, Any]) -> _Wording:
-    test = _bayes_test(p)
-    return _Wording(
-        plain=_STEP_PLAIN,
-        describe=(
-            f"A Bayesian-bootstrap Ladder: your public score changes only when a file beats "
-            f"your best in {test}; scores are shown rounded to 1/n for n public rows."
-        ),
-        margin=f" in {test}",
-        first=" This is the file's score rounded to 1/n for n public rows.",
-        opening=_baseline(p, "is the baseline's score"),
-        better=f" This file beat your best in {test}.",
-        same=(
-            "Your team's board score stays at {previous}: a file changes it only when it beats "
-            f"your best in {test}."
-        ),
-        worse=(
-            "Your team's board score is now {released} (it was {previous}): this file beat your "
-            f"best in {test}, although its score on the whole holdout is worse."
-        ),
-    )
-
-
-def _bayes_boot_boot(p: Mapping[str, Any]) -> _Wording:
-    test = _bayes_test(p)
-    fresh = _bootstrap_release(_given(p, "b"))
-    moves = (
-        f"this Ladder answers every file with {fresh}, so the number moves a little each "
-        f"time; your best file changes only when a file beats it in {test}."
-    )
-    return _Wording(
-        plain=_FRESH_PLAIN,
-        describe=(
-            f"A Bayesian-bootstrap Ladder with bootstrap releases: your best file changes only "
-            f"when a file beats it in {test}, and every submission is answered with {fresh}."
-        ),
-        margin=f" in {test}",
-        first=" It is a bootstrap estimate of this file's score, near it but not exactly it.",
-        better=" A small change need not mean a new best: " + moves,
-        same="",
-        worse="",
-        moved=f"{_moved(fresh)} Your best file changes only when a file beats it in {test}.",
-        shown="a fresh bootstrap estimate of that rank's score",
-        opening=_baseline(p, "estimates the baseline's score"),
-    )
-
-
-_WORDINGS: dict[str, Callable[[Mapping[str, Any]], _Wording]] = {
-    "full-disclosure": lambda p: _full_disclosure(p, "score"),
-    "metric-full-disclosure": lambda p: _full_disclosure(p, "score on the metric"),
-    "ladder": _ladder,
-    "parameter-free-ladder": _parameter_free,
-    "significance-ladder": _significance,
-    "shaky-ladder": _shaky,
-    "ladder-boot": _ladder_boot,
-    "bayes-boot-ladder": _bayes_boot,
-    "bayes-boot-ladder-boot": _bayes_boot_boot,
-}
-
-
-def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
+def _wording(mechanism: str, params: Mapping[str, Any] | None) -> Wording:
+    """The words of ``mechanism``'s card, filled with ``params`` (its defaults
+    for those not given)."""
     if mechanism not in MECHANISMS:
         known = ", ".join(sorted(MECHANISMS))
         raise ValueError(f"unknown mechanism {mechanism!r}; known: {known}")
@@ -401,11 +86,16 @@ def _wording(mechanism: str, params: Mapping[str, Any] | None) -> _Wording:
             f"mechanism {mechanism!r} runs in no competition (it takes a training-set "
             "estimate with each submission): there is no board to explain"
         )
-    if mechanism not in _WORDINGS:
-        raise ValueError(f"mechanism {mechanism!r} has no explanation in ladderboard.rules.explain")
+    card = MECHANISMS[mechanism].card
+    if card is None or card.words is None:
+        raise ValueError(
+            f"mechanism {mechanism!r} has no words on its card "
+            "(ladderboard.mechanisms.card.Card.words)"
+        )
     filled: dict[str, Any] = {info.name: info.default for info in parameters_of(mechanism)}
     filled.update(params or {})
-    return _WORDINGS[mechanism](filled)
+    # A parameter settled from the holdout has no value to name yet.
+    return card.words({k: None if v is REQUIRED else v for k, v in filled.items()})
 
 
 # ------------------------------------------------------------------ labels
@@ -568,7 +258,7 @@ def explain(
 
 
 def _change(
-    wording: _Wording, released: float, previous: float, direction: Direction, decimals: int
+    wording: Wording, released: float, previous: float, direction: Direction, decimals: int
 ) -> str:
     shown, before = _show(released, decimals), _show(previous, decimals)
     if math.isnan(released):
@@ -588,7 +278,7 @@ def _change(
 
 
 def _explain_rank(
-    wording: _Wording,
+    wording: Wording,
     released: float,
     previous: float | None,
     rank: int | None,
@@ -603,7 +293,7 @@ def _explain_rank(
     shown = _show(released, decimals)
     takes = f"A file takes the highest rank whose best it beats{wording.margin}, or a free rank."
     if rank is None:
-        if wording.shown == _OWN_SCORE:
+        if wording.shown == OWN_SCORE:
             return f"Your file scored {shown} but took no rank: it beat no ranked entry. {takes}"
         answer = wording.shown.replace("that rank", "the last rank")
         return (

@@ -26,7 +26,7 @@ from fastapi.staticfiles import StaticFiles
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.views import CompetitionInfo
-from ladderboard.mechanisms import COMPETITION_MECHANISMS
+from ladderboard.mechanisms.traits import competition_cards
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key
 from ladderboard.server import organiser_pages, team_pages
@@ -108,7 +108,7 @@ def how(
     return render(
         request,
         "how.html",
-        mechanisms=sorted(COMPETITION_MECHANISMS),
+        cards=competition_cards(),
         competition=info,
         settings=mechanism_summary(info.config) if info else None,
         unknown=competition if competition and info is None else None,
