@@ -29,8 +29,9 @@ the boards let different guesses into the majority.
 What the authors' files store is the exact public loss of the final (boosted)
 vector, ``empirical_loss(y, ku, loss01)`` averaged over 5 repetitions, one
 independent attack for each ``k`` in ``10:10:400``; they hold ``n = 4000``
-labels only, all of them public. :data:`AUTHORS_CSV` copies their numbers, and
-the report compares them with the column ``public_loss``.
+labels only, all of them public. :func:`authors_csv` reads their numbers
+from the package's data, and the report compares them with the column
+``public_loss``.
 
 Vectorised over ``k``: one repetition draws the ``k_max`` guesses at once, as
 ``boosting_attack(random_state=seed)`` does (the attack with ``k`` guesses
@@ -45,7 +46,11 @@ each row equals ``boosting_attack`` through a :class:`HoldoutOracle`.
 from __future__ import annotations
 
 import bisect
+import csv
+import functools
+import io
 import math
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +62,9 @@ from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import round_to
 from ladderboard.random import KeyedStream, RandomState
 from ladderboard.tasks.reports import (
+    fill,
+    fill_part,
+    load_template,
     markdown_table,
     new_figure,
     run_line,
@@ -65,7 +73,7 @@ from ladderboard.tasks.reports import (
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = [
-    "AUTHORS_CSV",
+    "AUTHORS_DATA",
     "AUTHORS_K",
     "BOARDS",
     "E1",
@@ -73,6 +81,7 @@ __all__ = [
     "FULL_K",
     "PAPER_AT_400",
     "QUICK_K",
+    "authors_csv",
     "e1_repetition",
     "e1_tasks",
 ]
@@ -87,6 +96,7 @@ KAGGLE_COARSE = "FullDisclosure(1/sqrt(n))"
 LADDER = "ParameterFreeLadder"
 BOARDS = (KAGGLE_FINE, KAGGLE_2DP, KAGGLE_COARSE, LADDER)
 _CHANCE = 0.5
+_PACKAGE = "ladderboard.experiments"
 
 PAPER_AT_400 = {
     "kaggle_fine": 0.427,
@@ -104,48 +114,34 @@ LOWACC = "kaggleboosting-4000-400-5-lowacc.csv"
 AUTHORS_K = tuple(range(10, 401, 10))
 """The authors' grid of ``k`` (``10:10:400`` in ``plotboostingattack``)."""
 AUTHORS_REPS = 5
-# fmt: off
-AUTHORS_CSV: dict[str, dict[str, tuple[float, ...]]] = {
-    HIGHACC: {
-        "Kaggle": (
-            0.49495, 0.48195, 0.4791, 0.47795, 0.4766, 0.474, 0.47285, 0.47165,
-            0.4638, 0.46695, 0.46275, 0.45935, 0.4618, 0.4578, 0.45525, 0.45995,
-            0.4545, 0.4506, 0.4492, 0.45225, 0.4477, 0.4477, 0.44535, 0.4432,
-            0.44855, 0.44515, 0.44485, 0.44215, 0.4393, 0.4408, 0.43815, 0.43715,
-            0.43395, 0.43205, 0.4321, 0.4327, 0.43, 0.4285, 0.43695, 0.42745,
-        ),
-        "Ladder": (
-            0.4942, 0.4934, 0.49065, 0.4892, 0.48955, 0.49075, 0.48875, 0.4842,
-            0.48895, 0.49035, 0.48765, 0.48465, 0.4816, 0.4883, 0.4857, 0.4908,
-            0.48815, 0.488, 0.48295, 0.4864, 0.48325, 0.48595, 0.4893, 0.4869,
-            0.49345, 0.48195, 0.4874, 0.4851, 0.48945, 0.48965, 0.4814, 0.47965,
-            0.4821, 0.4885, 0.48495, 0.4877, 0.48405, 0.48525, 0.48615, 0.48425,
-        ),
-    },
-    LOWACC: {
-        "Kaggle": (
-            0.49025, 0.494, 0.48955, 0.4851, 0.4821, 0.4818, 0.48165, 0.47835,
-            0.48, 0.4753, 0.47705, 0.4759, 0.47345, 0.47795, 0.4705, 0.4677,
-            0.46785, 0.4695, 0.4657, 0.46675, 0.4657, 0.4652, 0.4686, 0.46265,
-            0.46165, 0.46735, 0.4608, 0.4619, 0.4565, 0.4535, 0.4581, 0.4573,
-            0.4534, 0.45645, 0.456, 0.4587, 0.45145, 0.4515, 0.4535, 0.45065,
-        ),
-        "Ladder": (
-            0.48965, 0.4937, 0.48745, 0.49205, 0.4898, 0.4878, 0.48795, 0.49255,
-            0.4912, 0.4893, 0.48875, 0.4872, 0.487, 0.4893, 0.4934, 0.48705,
-            0.48515, 0.49005, 0.4876, 0.4782, 0.48625, 0.4862, 0.49105, 0.4843,
-            0.4853, 0.4896, 0.4818, 0.48825, 0.48465, 0.48715, 0.49085, 0.4853,
-            0.4837, 0.48765, 0.4854, 0.4849, 0.4843, 0.48925, 0.485, 0.4878,
-        ),
-    },
-}
-# fmt: on
-"""The authors' results for Fig. 3, from the ``csvs/`` folder of the
-``mrtzh/Ladder.jl`` repository (to five decimals, which is exact: each is a
-mean of 5 losses in multiples of 1/4000), one value per ``k`` of
-:data:`AUTHORS_K`: the exact public loss of the final vector, averaged over
-:data:`AUTHORS_REPS` repetitions. ``highacc`` is the right panel of Fig. 3,
-``lowacc`` the left."""
+CURVES = ("Kaggle", "Ladder")
+AUTHORS_DATA = "e1_authors_fig3.csv"
+"""The authors' results for Fig. 3, shipped as ``data/e1_authors_fig3.csv``
+(columns ``file``, ``k``, ``Kaggle``, ``Ladder``): copied from the ``csvs/``
+folder of the ``mrtzh/Ladder.jl`` repository, to five decimals, which is
+exact (each is a mean of 5 losses in multiples of 1/4000)."""
+
+
+@functools.cache
+def authors_csv() -> dict[str, dict[str, tuple[float, ...]]]:
+    """The authors' results for Fig. 3, by file and curve (``"Kaggle"``,
+    ``"Ladder"``): one value per ``k`` of :data:`AUTHORS_K`, the exact public
+    loss of the final vector averaged over :data:`AUTHORS_REPS` repetitions.
+    ``highacc`` is the right panel of Fig. 3, ``lowacc`` the left.
+
+    >>> authors_csv()[HIGHACC]["Kaggle"][-1], len(authors_csv()[LOWACC]["Ladder"])
+    (0.42745, 40)
+    """
+    text = resources.files("ladderboard.experiments").joinpath("data", AUTHORS_DATA)
+    rows = list(csv.DictReader(io.StringIO(text.read_text("utf-8"))))
+    out: dict[str, dict[str, tuple[float, ...]]] = {}
+    for name in (HIGHACC, LOWACC):
+        mine = [row for row in rows if row["file"] == name]
+        if tuple(int(row["k"]) for row in mine) != AUTHORS_K:
+            raise ValueError(f"{AUTHORS_DATA}: the k of {name} are not 10, 20, ..., 400")
+        out[name] = {curve: tuple(float(row[curve]) for row in mine) for curve in CURVES}
+    return out
+
 
 _AUTHORS_ROWS = (
     (KAGGLE_FINE, "Kaggle, 5 decimals (the authors' high-accuracy run)", HIGHACC, "Kaggle"),
@@ -337,14 +333,14 @@ def e1_plot(frame: Any, stem: Path) -> list[Path]:
         (LOWACC, (KAGGLE_2DP, KAGGLE_COARSE), "low accuracy"),
         (HIGHACC, (KAGGLE_FINE,), "high accuracy (1e-5)"),
     )
-    for ax, (csv, kaggles, title) in zip(axes, panels, strict=True):
+    for ax, (csv_name, kaggles, title) in zip(axes, panels, strict=True):
         _band(ax, frame[frame.board == kaggles[0]], "fresh_loss", "fresh data", "tab:green")
         _band(ax, frame[frame.board == LADDER], "public_loss", "Ladder", "tab:blue")
         for kaggle, style in zip(kaggles, ("-", "--"), strict=False):
             label = f"Kaggle {kaggle.removeprefix('FullDisclosure')}"
             _band(ax, frame[frame.board == kaggle], "public_loss", label, "tab:red", style)
         for curve, colour in (("Kaggle", "tab:red"), ("Ladder", "tab:blue")):
-            ax.plot(AUTHORS_K, AUTHORS_CSV[csv][curve], "x", color=colour, markersize=4)
+            ax.plot(AUTHORS_K, authors_csv()[csv_name][curve], "x", color=colour, markersize=4)
         ax.set_title(f"Boosting attack, Kaggle {title}")
         ax.set_xlabel("k (random guesses)")
         ax.set_ylabel("public 0/1 loss of the final vector")
@@ -392,12 +388,12 @@ def authors_comparison(frame: Any) -> list[dict[str, Any]]:
     sample sd over √5, the standard error a 5-run mean has at our spread.
     """
     records = []
-    for board, label, csv, curve in _AUTHORS_ROWS:
+    for board, label, csv_name, curve in _AUTHORS_ROWS:
         losses = frame[frame.board == board].groupby("k").public_loss
         for k, values in losses:
             if int(k) not in AUTHORS_K:
                 continue
-            authors = AUTHORS_CSV[csv][curve][AUTHORS_K.index(int(k))]
+            authors = authors_csv()[csv_name][curve][AUTHORS_K.index(int(k))]
             sd = _sd(values)
             se = sd / math.sqrt(len(values))
             five_run_se = sd / math.sqrt(AUTHORS_REPS)
@@ -407,7 +403,7 @@ def authors_comparison(frame: Any) -> list[dict[str, Any]]:
                 {
                     "board": board,
                     "label": label,
-                    "csv": csv,
+                    "csv": csv_name,
                     "k": int(k),
                     "authors": authors,
                     "ours": ours,
@@ -435,31 +431,31 @@ def e1_report(frame: Any, info: RunInfo) -> str:
         [
             'Kaggle, 5 decimals (right panel, "rounding 0.00001")',
             PAPER_AT_400["kaggle_fine"],
-            AUTHORS_CSV[HIGHACC]["Kaggle"][-1],
+            authors_csv()[HIGHACC]["Kaggle"][-1],
             mean_se(public(KAGGLE_FINE)),
         ],
         [
             "Kaggle, 2 decimals (left panel, as the authors ran it)",
             PAPER_AT_400["kaggle_coarse"],
-            AUTHORS_CSV[LOWACC]["Kaggle"][-1],
+            authors_csv()[LOWACC]["Kaggle"][-1],
             mean_se(public(KAGGLE_2DP)),
         ],
         [
             "Kaggle, nearest multiple of 1/√n (left panel, as its caption reads)",
             PAPER_AT_400["kaggle_coarse"],
-            AUTHORS_CSV[LOWACC]["Kaggle"][-1],
+            authors_csv()[LOWACC]["Kaggle"][-1],
             mean_se(public(KAGGLE_COARSE)),
         ],
         [
             "Ladder (right panel)",
             PAPER_AT_400["ladder_fine_panel"],
-            AUTHORS_CSV[HIGHACC]["Ladder"][-1],
+            authors_csv()[HIGHACC]["Ladder"][-1],
             mean_se(public(LADDER)),
         ],
         [
             "Ladder (left panel)",
             PAPER_AT_400["ladder_coarse_panel"],
-            AUTHORS_CSV[LOWACC]["Ladder"][-1],
+            authors_csv()[LOWACC]["Ladder"][-1],
             mean_se(public(LADDER)),
         ],
         [
@@ -483,22 +479,21 @@ def e1_report(frame: Any, info: RunInfo) -> str:
         for r in shown
     ]
     largest = []
-    for board, label, csv, _curve in _AUTHORS_ROWS:
-        mine = [r for r in shown if r["board"] == board and r["csv"] == csv]
+    for board, label, csv_name, _curve in _AUTHORS_ROWS:
+        mine = [r for r in shown if r["board"] == board and r["csv"] == csv_name]
         if mine:
             worst = max(mine, key=lambda r: abs(r["ours"] - r["authors"]))
             gap = abs(worst["ours"] - worst["authors"])
             largest.append(f"{label} {gap:.4f} (k = {worst['k']})")
-    closest = (
-        f"The largest difference from the authors' CSV over k = "
-        f"{', '.join(str(k) for k in sorted({r['k'] for r in shown}))}, row by row: "
-        + "; ".join(largest)
-        + "."
-    )
     fits = []
-    for board, label, csv, _curve in _AUTHORS_ROWS:
-        zs = [r["z"] for r in records if r["board"] == board and r["csv"] == csv]
+    for board, label, csv_name, _curve in _AUTHORS_ROWS:
+        zs = [r["z"] for r in records if r["board"] == board and r["csv"] == csv_name]
         fits.append([label, len(zs), f"{sum(z * z for z in zs):.1f}"])
+    if reps >= _MIN_REPS_FOR_FIT:
+        fit_table = markdown_table(["row", "k values", "χ²"], fits)
+        fit = fill_part(load_template(_PACKAGE, "e1.fit"), {"fit_table": fit_table})
+    else:
+        fit = fill_part(load_template(_PACKAGE, "e1.no_fit"), {"min_reps": _MIN_REPS_FOR_FIT})
     k_max = int(frame.k.max())
     last = frame[frame.k == k_max]
     tail = [
@@ -510,101 +505,41 @@ def e1_report(frame: Any, info: RunInfo) -> str:
         ]
         for board in BOARDS
     ]
+    rates_header = [
+        "k",
+        "Kaggle 1e-5: 1/2 − released",
+        "√(k/n) (Cor. 5.2)",
+        "Ladder: 1/2 − released",
+        "√(log k / n) (Thm 3.3)",
+    ]
     command = f"ladderboard experiment run e1 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    setup = (
-        "What the authors ran (`examples/attacks.jl` in the `mrtzh/Ladder.jl` repository): "
-        "n = 4000 labels, all of them public; for each k in 10, 20, …, 400 an independent "
-        "attack with k uniformly random guesses; the Kaggle board releases "
-        "`round(loss, 5)` (five decimals) and the attack keeps the guesses released at "
-        "most 1/2; the parameter-free Ladder releases its best loss and the attack keeps "
-        "the guesses that lowered it; the final vector is the kept guesses' majority "
-        "(ties to 1). Their CSV (`csvs/kaggleboosting-4000-400-5-highacc.csv`, "
-        "`-lowacc.csv`) stores the final vector's exact loss on those labels, averaged "
-        'over 5 repetitions, not a released score; their "Test" curve is the loss of '
-        "one random vector against other random labels. The low-accuracy file was made by "
-        "the same code with fewer digits: its Kaggle curve matches two decimals (a 0.01 "
-        "grid) and not the nearest multiple of 1/√n that the paper's caption names."
+    comparison_header = ["row", "k", "authors' CSV", "measured", "difference", "5-run SE (ours)"]
+    return fill(
+        load_template(_PACKAGE, "e1"),
+        {
+            "n_labels": N_LABELS,
+            "n_public": N_PUBLIC,
+            "k_max": k_max,
+            "reps": reps,
+            "k": k,
+            "paper_table": markdown_table(
+                ["row", "paper (Fig. 3)", "authors' CSV", "measured"], paper_rows
+            ),
+            "comparison_table": markdown_table(comparison_header, comparison),
+            "shown_ks": ", ".join(str(k) for k in sorted({r["k"] for r in shown})),
+            "largest_differences": "; ".join(largest),
+            "fit": fit,
+            "released_table": markdown_table(
+                ["board", "released", "public loss", "fresh-data loss"], tail
+            ),
+            "rates_table": markdown_table(
+                rates_header, [_rates(frame, k_row) for k_row in sorted({k, k_max})]
+            ),
+            "run_line": run_line(info, command),
+        },
     )
-    why = (
-        "Why the Kaggle rows differ: they release the same losses on different grids, so "
-        'the keep rule "released ≤ 1/2" lets in different guesses. Five decimals change '
-        "nothing on n = 4000 (every loss is a multiple of 1/4000): the guesses with loss "
-        "≤ 0.5 are kept. Two decimals release 0.50 for every loss below 0.505, so guesses "
-        "slightly worse than chance join the majority and dilute it: the attack gains "
-        "less. The nearest multiple of 1/√n ≈ 0.0158 releases 31/√n ≈ 0.490 or "
-        "32/√n ≈ 0.506, so only losses below about 0.498 are kept, and the attack does "
-        "slightly better than at five decimals."
-    )
-    caveats = (
-        "Here the public labels are a hidden random 4000 of 12000 (the paper's text), which "
-        "does not change the public loss; one repetition nests the attacks at every k "
-        "(the first k of k_max guesses), which leaves each k's distribution as the "
-        "authors' but correlates neighbouring k. The authors' majority breaks ties to 1 and "
-        "ours to 0, and their Ladder keeps a drop from a first release above 1/2 while "
-        "ours keeps only releases below 1/2: neither changes the expected loss of a random "
-        "attack on random labels by more than the noise. At two decimals a loss of "
-        "exactly 0.505 (the double just above it) is released as 0.51 and not kept, as "
-        "`round(100x)/100` with halves away from zero (Julia 0.3, current when the code "
-        "was written) also does; a Julia that rounds halves to even would keep it, "
-        "which raises the two-decimal loss at k = 400 by 0.0016 ± 0.0002 (a side check "
-        "over 300 repetitions), inside the authors' own noise. The "
-        "Ladder's low-accuracy value at k = 200 (0.4782) stands below its neighbours in "
-        "the authors' own file (0.4876 at k = 190, 0.48625 at k = 210). The "
-        "paper's numbers are Fig. 3 read at k = 400, the last row of each CSV to three "
-        "decimals. Neither the paper nor the CSV gives the noise of the authors' means; "
-        'the column "5-run SE (ours)" estimates it as our sample sd over √5.'
-    )
-    sections = [
-        "# E1: the boosting attack (Blum & Hardt 2015, Fig. 3)",
-        f"N = {N_LABELS} labels, n = {N_PUBLIC} public, k up to {k_max}, {reps} "
-        "repetitions. Each number is the 0/1 loss of the attack's final vector on the "
-        "public labels (its exact loss, what the authors' CSV stores), mean ± standard "
-        "error over the repetitions.",
-        setup,
-        f"## At k = {k} (the paper's anchor is k = 400)",
-        markdown_table(["row", "paper (Fig. 3)", "authors' CSV", "measured"], paper_rows),
-        why,
-        "## Against the authors' CSV",
-        markdown_table(
-            ["row", "k", "authors' CSV", "measured", "difference", "5-run SE (ours)"],
-            comparison,
-        ),
-        closest,
-    ]
-    if reps >= _MIN_REPS_FOR_FIT:
-        sections += [
-            "χ² of the differences over every k shared with the authors' grid "
-            "(difference² / (SE² + 5-run SE²), summed):",
-            markdown_table(["row", "k values", "χ²"], fits),
-        ]
-    else:
-        sections.append(
-            f"With fewer than {_MIN_REPS_FOR_FIT} repetitions the standard errors are too "
-            "rough for a χ² against the authors' CSV; "
-            "`ladderboard experiment run e1 --quick --reps 400` gives one."
-        )
-    sections += [
-        caveats,
-        f"## Released scores at k = {k_max}",
-        markdown_table(["board", "released", "public loss", "fresh-data loss"], tail),
-        "Mean ± sd. The two-decimal board releases its grid's value; the Ladder "
-        "releases its best accepted loss, not the final vector's.",
-        "## Bias against the papers' rates (without their constants)",
-        markdown_table(
-            [
-                "k",
-                "Kaggle 1e-5: 1/2 − released",
-                "√(k/n) (Cor. 5.2)",
-                "Ladder: 1/2 − released",
-                "√(log k / n) (Thm 3.3)",
-            ],
-            [_rates(frame, k_row) for k_row in sorted({k, k_max})],
-        ),
-        run_line(info, command),
-    ]
-    return "\n\n".join(sections) + "\n"
 
 
 EXPERIMENT = E1 = Experiment(
