@@ -62,8 +62,6 @@ from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import round_to
 from ladderboard.random import KeyedStream, RandomState
 from ladderboard.tasks.reports import (
-    fill,
-    fill_part,
     load_template,
     markdown_table,
     new_figure,
@@ -96,7 +94,6 @@ KAGGLE_COARSE = "FullDisclosure(1/sqrt(n))"
 LADDER = "ParameterFreeLadder"
 BOARDS = (KAGGLE_FINE, KAGGLE_2DP, KAGGLE_COARSE, LADDER)
 _CHANCE = 0.5
-_PACKAGE = "ladderboard.experiments"
 
 PAPER_AT_400 = {
     "kaggle_fine": 0.427,
@@ -489,11 +486,12 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     for board, label, csv_name, _curve in _AUTHORS_ROWS:
         zs = [r["z"] for r in records if r["board"] == board and r["csv"] == csv_name]
         fits.append([label, len(zs), f"{sum(z * z for z in zs):.1f}"])
+    text = load_template("ladderboard.experiments", "e1")
     if reps >= _MIN_REPS_FOR_FIT:
         fit_table = markdown_table(["row", "k values", "χ²"], fits)
-        fit = fill_part(load_template(_PACKAGE, "e1.fit"), {"fit_table": fit_table})
+        fit = text.part("fit", fit_table=fit_table)
     else:
-        fit = fill_part(load_template(_PACKAGE, "e1.no_fit"), {"min_reps": _MIN_REPS_FOR_FIT})
+        fit = text.part("no_fit", min_reps=_MIN_REPS_FOR_FIT)
     k_max = int(frame.k.max())
     last = frame[frame.k == k_max]
     tail = [
@@ -516,29 +514,26 @@ def e1_report(frame: Any, info: RunInfo) -> str:
     if info.quick:
         command += " --quick"
     comparison_header = ["row", "k", "authors' CSV", "measured", "difference", "5-run SE (ours)"]
-    return fill(
-        load_template(_PACKAGE, "e1"),
-        {
-            "n_labels": N_LABELS,
-            "n_public": N_PUBLIC,
-            "k_max": k_max,
-            "reps": reps,
-            "k": k,
-            "paper_table": markdown_table(
-                ["row", "paper (Fig. 3)", "authors' CSV", "measured"], paper_rows
-            ),
-            "comparison_table": markdown_table(comparison_header, comparison),
-            "shown_ks": ", ".join(str(k) for k in sorted({r["k"] for r in shown})),
-            "largest_differences": "; ".join(largest),
-            "fit": fit,
-            "released_table": markdown_table(
-                ["board", "released", "public loss", "fresh-data loss"], tail
-            ),
-            "rates_table": markdown_table(
-                rates_header, [_rates(frame, k_row) for k_row in sorted({k, k_max})]
-            ),
-            "run_line": run_line(info, command),
-        },
+    return text.report(
+        n_labels=N_LABELS,
+        n_public=N_PUBLIC,
+        k_max=k_max,
+        reps=reps,
+        k=k,
+        paper_table=markdown_table(
+            ["row", "paper (Fig. 3)", "authors' CSV", "measured"], paper_rows
+        ),
+        comparison_table=markdown_table(comparison_header, comparison),
+        shown_ks=", ".join(str(k) for k in sorted({r["k"] for r in shown})),
+        largest_differences="; ".join(largest),
+        fit=fit,
+        released_table=markdown_table(
+            ["board", "released", "public loss", "fresh-data loss"], tail
+        ),
+        rates_table=markdown_table(
+            rates_header, [_rates(frame, k_row) for k_row in sorted({k, k_max})]
+        ),
+        run_line=run_line(info, command),
     )
 
 

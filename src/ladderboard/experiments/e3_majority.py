@@ -25,7 +25,6 @@ from ladderboard.attacks import majority_attack
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
 from ladderboard.tasks.reports import (
-    fill,
     load_template,
     markdown_table,
     new_figure,
@@ -178,15 +177,12 @@ def e3_report(frame: Any, info: RunInfo) -> str:
     if info.quick:
         command += " --quick"
     header = ["k", "√(k/n)", "no noise", "σ = 1/√n", "σ = 3/√n", "3/√n ÷ none"]
-    return fill(
-        load_template("ladderboard.experiments", "e3"),
-        {
-            "n": n,
-            "bias_table": markdown_table(header, rows),
-            "held": "yes" if all(r <= 0.5 for r in ratios) else "no",
-            "largest_share": f"{max(ratios):.2f}",
-            "run_line": run_line(info, command),
-        },
+    return load_template("ladderboard.experiments", "e3").report(
+        n=n,
+        bias_table=markdown_table(header, rows),
+        held="yes" if all(r <= 0.5 for r in ratios) else "no",
+        largest_share=f"{max(ratios):.2f}",
+        run_line=run_line(info, command),
     )
 
 
