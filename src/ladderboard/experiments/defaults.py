@@ -52,7 +52,14 @@ from ladderboard.advisor.grid import KAGGLE_LABEL, shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
 from ladderboard.advisor.protection import AVERAGING_T, SLOW_ATTACK_CAP
 from ladderboard.experiments.registry import Experiment, RunInfo
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task
 
 __all__ = [
@@ -111,12 +118,9 @@ QUICK: _Size = {
 }
 SCORE = "zero_one"
 NAME = "defaults"
-GOAL = (
-    "**Goal** (issue 37): at n = 4000 and k = 100, 1000 and 10⁴, the recommended default's "
-    "worst raw gain under the whole suite is no larger than that of the fixed-step Ladder "
-    "with η = 1/√n, within intervals, with honest teams' Kendall τ within 0.01 of full "
-    "disclosure's."
-)
+_TEXT = "ladderboard.experiments", "defaults"
+"""Where the report's words are: ``templates/defaults.md`` of the package."""
+GOAL = load_template(*_TEXT).part("goal_statement")
 """The issue's goal, printed beside the measurements."""
 
 
@@ -258,49 +262,61 @@ def defaults_plot(frame: Any, stem: Path) -> list[Path]:
 
 
 def _tau_words(gap: float) -> str:
-    return f"{abs(gap):.3f} {'below' if gap > 0 else 'above'} full disclosure's"
+    side = "tau_below" if gap > 0 else "tau_above"
+    return load_template(*_TEXT).part(side, gap=f"{abs(gap):.3f}")
 
 
 def _sentence(choice: DefaultChoice, what: str) -> str:
-    where = f"{choice.binding_attack} at k = {choice.worst_k}"
-    gain = (
-        f"{choice.excess_gain:+.4f} (raw gain {choice.raw_gain:.4f}; the tops of the 95 % "
-        f"intervals over the budgets reach {choice.excess_high:+.4f})"
-    )
+    text = load_template(*_TEXT)
+    bound = f"{choice.bound:.4f}"
+    common = {
+        "what": text.part(what),
+        "label": choice.label,
+        "gain": text.part(
+            "gain",
+            excess=f"{choice.excess_gain:+.4f}",
+            raw_gain=f"{choice.raw_gain:.4f}",
+            excess_high=f"{choice.excess_high:+.4f}",
+        ),
+        "binding_attack": choice.binding_attack,
+        "worst_k": choice.worst_k,
+        "tau_words": _tau_words(choice.tau_gap),
+    }
     if choice.meets:
-        return (
-            f"{what}: **{choice.label}**. It meets the rule: its worst excess over the blind "
-            f"reference is {gain}, from {where}, against the bound 1/√n = {choice.bound:.4f}; "
-            f"its tau is {_tau_words(choice.tau_gap)} (its cost to honest teams)."
-        )
+        return text.part("choice_meets", bound=bound, **common)
     if choice.over_bound > 0:
-        fails = f"exceeds 1/√n = {choice.bound:.4f} by {choice.over_bound:.4f}"
+        fails = text.part("over_bound", bound=bound, over_bound=f"{choice.over_bound:.4f}")
     else:
-        fails = f"is within 1/√n = {choice.bound:.4f}, but its tau is too far below"
-    return (
-        f"{what}: no setting meets the rule; the closest is **{choice.label}**, whose worst "
-        f"excess over the blind reference {gain}, from {where}, {fails}; its tau is "
-        f"{_tau_words(choice.tau_gap)} (its cost to honest teams)."
-    )
+        fails = text.part("tau_too_low", bound=bound)
+    return text.part("choice_closest", fails=fails, **common)
 
 
-def _goal_sentence(result: Goal, budgets: list[int], who: str = "the rule's choice") -> str:
-    parts = [
-        f"k = {k}: {result.gain[k]} against {result.eta_gain[k]}, paired difference "
-        f"{_pm(result.versus[k].mean, result.versus[k].half_width, '+.3f')}"
+def _goal_sentence(result: Goal, budgets: list[int], who: str = "rules_choice") -> str:
+    text = load_template(*_TEXT)
+    per_budget = [
+        text.part(
+            "goal_budget",
+            k=k,
+            gain=result.gain[k],
+            eta_gain=result.eta_gain[k],
+            difference=_pm(result.versus[k].mean, result.versus[k].half_width, "+.3f"),
+        )
         for k in budgets
     ]
-    verdict = "**met**" if result.met else "**not met**"
-    why = []
+    reasons = []
     if not result.protected:
-        why.append("its raw gain is above the Ladder's beyond the interval at some budget")
+        reasons.append(text.part("not_protected"))
     if not result.useful:
-        why.append(f"its tau is {result.tau_gap:.3f} below full disclosure's")
-    because = f" ({'; '.join(why)})" if why else ""
-    return (
-        f"For {who}, **{result.label}**, against {ETA_LADDER_LABEL}: "
-        + "; ".join(parts)
-        + f"; tau {_tau_words(result.tau_gap)}. The goal is {verdict}{because}."
+        reasons.append(text.part("not_useful", tau_gap=f"{result.tau_gap:.3f}"))
+    return text.part(
+        "goal",
+        who=text.part(who),
+        label=result.label,
+        eta_ladder=ETA_LADDER_LABEL,
+        per_budget="; ".join(per_budget),
+        tau_words=_tau_words(result.tau_gap),
+        verdict=text.part("goal_met" if result.met else "goal_not_met"),
+        because=text.part("goal_because", reasons="; ".join(reasons)) if reasons else "",
     )
 
 
@@ -416,91 +432,66 @@ def defaults_report(frame: Any, info: RunInfo) -> str:
         if has_eta
         else ""
     )
+    text = load_template(*_TEXT)
     beats = _beats_eta(table, budgets) if has_eta else []
-    news = (
-        "Settings that concede less than the fixed-step Ladder η = 1/√n at every budget "
-        f"(paired interval below zero) at equal utility: {', '.join(beats)}."
-        if beats
-        else (
-            f"No setting concedes less than {ETA_LADDER_LABEL} at every budget beyond the paired "
-            "interval at equal utility (tau within the tolerance)."
-            if has_eta
-            else ""
+    if beats:
+        news = text.part("beats_eta", settings=", ".join(beats))
+    else:
+        news = text.part("beats_eta_none", eta_ladder=ETA_LADDER_LABEL) if has_eta else ""
+    eta_itself = ""
+    if has_eta and overall.label == ETA_LADDER_LABEL:
+        others = "eta_itself_with_others" if len(overall.passing) > 1 else "eta_itself_alone"
+        eta_itself = text.part(others, eta_ladder=ETA_LADDER_LABEL)
+    shaky_sentence = (
+        text.part(
+            "shaky_default",
+            sentence=_sentence(shaky_choice, "shaky_what"),
+            shaky_default=shaky_default_label(),
         )
+        if shaky_choice is not None
+        else ""
+    )
+    verdicts = paragraphs(
+        _goal_sentence(result, budgets) if result is not None else "",
+        eta_itself,
+        *(
+            _goal_sentence(goal(table, label), budgets, "also_meets")
+            for label in overall.passing
+            if has_eta and label not in (overall.label, ETA_LADDER_LABEL)
+        ),
+        news,
+        _sentence(overall, "default_what"),
+        shaky_sentence,
+    )
+    eta_section = (
+        text.part("eta_section", eta_ladder=ETA_LADDER_LABEL, eta_table=eta_table)
+        if eta_table
+        else ""
     )
     command = f"ladderboard experiment run defaults --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
     model = size["model"]
-    reps_words = ", ".join(f"{reps_at[k]} at k = {k}" for k in budgets)
-    sections = [
-        "# The defaults and the measurements behind them",
-        f"n = {n} public labels (and {2 * n} private), random labels (every file's true 0/1 "
-        f"error is 0.5), attack budgets k = {', '.join(str(k) for k in budgets)}; repetitions: "
-        f"{reps_words}; {model.teams} honest teams of {model.submissions} submissions each. "
-        "An attack's *raw gain* is the true loss of the file it would select minus what the "
-        "board displays for it at the end (its latest release; its best under full "
-        "disclosure; Blum & Hardt 2015, Def. 2.1). A setting's protection at a budget is its "
-        "binding attack's raw gain, the largest mean over the suite: boosting, generalised "
-        f"boosting (at most {SLOW_ATTACK_CAP} submissions), majority, shifted majority, "
-        "near-duplicate hill-climbing (Hardt 2017, Sec. 3-4), and on bootstrap boards "
-        f"boosting averaged over T = {AVERAGING_T} near-duplicates; every other attack plays "
-        "the whole budget. Its *excess* is that raw gain minus the fixed reference (the best "
-        "of k blind files on the noiseless full-disclosure board of the same labels), paired "
-        "by repetition: the reference depends on no board's noise.",
-        f"The rule: a setting meets it when at every budget its mean excess is at most 1/√n "
-        f"= {bound:.4f} and honest teams' Kendall tau between the released and the private "
-        f"board is at least full disclosure's minus {DEFAULT_TAU_TOLERANCE} (here "
-        f"{floor:.3f}); among those, the lowest top of the 95 % interval of its excess at any "
-        "budget is chosen, ties to the higher tau.",
-        'Every "±" is the half-width of a Student-t 95 % interval of the mean over the '
-        "repetitions of that budget; a paired difference's is that of the differences.",
-        GOAL,
-        _goal_sentence(result, budgets) if result is not None else "",
-        (
-            f"The rule's choice is {ETA_LADDER_LABEL} itself, so the goal holds by "
-            "construction"
-            + (
-                "; the other settings that meet the rule, against it:"
-                if len(overall.passing) > 1
-                else "; no other setting meets the rule."
-            )
-            if has_eta and overall.label == ETA_LADDER_LABEL
-            else ""
-        ),
-        *(
-            _goal_sentence(goal(table, label), budgets, "a setting that also meets the rule")
-            for label in overall.passing
-            if has_eta and label not in (overall.label, ETA_LADDER_LABEL)
-        ),
-        news,
-        _sentence(overall, "The recommended default mechanism (the rule's choice)"),
-        (
-            _sentence(shaky_choice, "The Shaky Ladder's default")
-            + f" The shipped default (`ShakyLadder()`) is {shaky_default_label()}."
-            if shaky_choice is not None
-            else ""
-        ),
-        "## The fixed references\n\n" + references,
-        "## Near-duplicate hill-climbing's raw gain\n\n" + hill,
-        "## The worst raw gain over the whole suite (binding attack)\n\n" + worst,
-        "## The rule: excess over the blind reference, lberr, tau\n\n"
-        + rule_table
-        + "\n\nThe excess columns pair the binding attack's raw gain with the blind reference "
-        "by repetition; top over k is the highest top of their intervals (what the rule ranks "
-        "by); lberr is the binding attack's leaderboard error over its whole release sequence "
-        "(Blum & Hardt 2015, Def. 2.1); meets says yes, or which half of the rule fails.",
-        (
-            f"## Paired difference with {ETA_LADDER_LABEL}\n\n"
-            + eta_table
-            + f"\n\nEach setting's binding raw gain minus {ETA_LADDER_LABEL}'s, repetition by "
-            "repetition (the same labels)."
-            if eta_table
-            else ""
-        ),
-        run_line(info, command),
-    ]
-    return "\n\n".join(s for s in sections if s) + "\n"
+    return text.report(
+        n=n,
+        n_private=2 * n,
+        budgets=", ".join(str(k) for k in budgets),
+        reps_words=", ".join(f"{reps_at[k]} at k = {k}" for k in budgets),
+        teams=model.teams,
+        submissions=model.submissions,
+        slow_attack_cap=SLOW_ATTACK_CAP,
+        averaging_t=AVERAGING_T,
+        bound=f"{bound:.4f}",
+        tau_tolerance=DEFAULT_TAU_TOLERANCE,
+        tau_floor=f"{floor:.3f}",
+        goal=GOAL,
+        verdicts=verdicts,
+        references_table=references,
+        hill_table=hill,
+        worst_table=worst,
+        rule_table=rule_table,
+        tail=paragraphs(eta_section, run_line(info, command)),
+    )
 
 
 EXPERIMENT = DEFAULTS = Experiment(
