@@ -80,11 +80,19 @@ from ladderboard.mechanisms.thresholdout import (
     EXPERIMENT_TOLERANCE_MULTIPLE,
 )
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["ARMS", "E12", "EXPERIMENT", "e12_cell", "e12_tasks"]
 
+_TEXT = "ladderboard.experiments", "e12"
+"""Where the report's words are: ``templates/e12.md`` of the package."""
 N = 10_000
 D = 10_000
 KS = (10, 20, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500)
@@ -504,19 +512,20 @@ def _t_interval(values: Any) -> str:
     return f"{mean:.3f} ± {half:.3f}"
 
 
-def _sweep_section(frame: Any, n: int) -> list[str]:
+def _sweep_section(frame: Any, n: int) -> str:
     """The noise scales compared (the repetitions run with ``sweep``): how
     much budget the correlation queries spend, none of which overfits, and
     how far the answers to overfit accuracy queries are from fresh data."""
     swept = frame[frame.arm.str.startswith("σ = ") | (frame.arm == SCIENCE_SWEEP_ARM)]
     if swept.empty:
-        return []
+        return ""
     threshold = THRESHOLD_MULTIPLE / math.sqrt(n)
     d = int(frame.d.iloc[0])
     arms = sorted(
         set(swept.arm) - {SCIENCE_SWEEP_ARM}, key=lambda arm: -float(arm[4:].split("/")[0])
     )
     arms.append(SCIENCE_SWEEP_ARM)
+    science_row = load_template(*_TEXT).part("science_sweep_row")
     rows = []
     for fig in (1, 2):
         for arm in arms:
@@ -528,7 +537,7 @@ def _sweep_section(frame: Any, n: int) -> list[str]:
             rows.append(
                 [
                     fig,
-                    arm[4:] if arm != SCIENCE_SWEEP_ARM else "Science code, Gaussian τ = 1/√n",
+                    arm[4:] if arm != SCIENCE_SWEEP_ARM else science_row,
                     _t_interval(per_rep.correlation_answers.first() / d),
                     _t_interval(per_rep.from_holdout.mean()),
                     _t_interval(error.groupby(part.rep).mean()),
@@ -536,31 +545,23 @@ def _sweep_section(frame: Any, n: int) -> list[str]:
                     _t_interval((error > threshold).groupby(part.rep).mean()),
                 ]
             )
-    reps = swept.rep.nunique()
-    return [
-        f"**Thresholdout's noise scale σ** ({reps} repetitions of each figure; mean and "
-        "95 % Student-t interval over repetitions). Thresholdout at each σ (threshold "
-        f"T = {THRESHOLD_MULTIPLE:g}/√n) answers the {d} correlation queries, none of "
-        "which overfits (each training estimate is independent of the holdout), so every "
-        "answer from the holdout spends budget for nothing; and the accuracy queries of the "
-        "classifiers selected on training alone, which overfit the training set, so the "
-        "truth is the fresh accuracy. The last row of each figure is the Science "
-        "experiment's code on the same queries. The analysis' σ is τ/(96 ln(4m/β)) with "
-        "τ = 4T/3, m = "
-        f"{d + len(frame.k.unique())} queries and β = 0.05 (CACM 2017, Thm 9).",
-        markdown_table(
-            [
-                "figure",
-                "σ",
-                "correlation queries from the holdout",
-                "accuracy queries from the holdout",
-                "mean distance to fresh",
-                "largest distance to fresh",
-                "answers farther than T from fresh",
-            ],
-            rows,
-        ),
+    header = [
+        "figure",
+        "σ",
+        "correlation queries from the holdout",
+        "accuracy queries from the holdout",
+        "mean distance to fresh",
+        "largest distance to fresh",
+        "answers farther than T from fresh",
     ]
+    return load_template(*_TEXT).part(
+        "sweep",
+        reps=swept.rep.nunique(),
+        threshold_multiple=f"{THRESHOLD_MULTIPLE:g}",
+        d=d,
+        queries=d + len(frame.k.unique()),
+        table=markdown_table(header, rows),
+    )
 
 
 def _cell(part: Any, column: str) -> str:
@@ -574,6 +575,7 @@ def e12_report(frame: Any, info: RunInfo) -> str:
     n, d = int(frame.n.iloc[0]), int(frame.d.iloc[0])
     ks = sorted(int(k) for k in frame.k.unique())
     shown = sorted({ks[0], ks[len(ks) // 2], ks[-1]})
+    text = load_template(*_TEXT)
     sections = []
     for fig in (1, 2):
         rows = []
@@ -595,79 +597,51 @@ def e12_report(frame: Any, info: RunInfo) -> str:
                     ]
                 )
         title = (
-            "Fig. 1, no signal"
+            text.part("fig1_title")
             if fig == 1
-            else f"Fig. 2, 20 attributes at 6/√n (their sum's accuracy {_oracle_accuracy(n):.3f})"
+            else text.part("fig2_title", oracle_accuracy=f"{_oracle_accuracy(n):.3f}")
         )
-        sections.append(
-            f"**{title}**: mean ± sd of the accuracy\n\n"
-            + markdown_table(
-                ["arm", "k", "used", "train", "answered", "exact holdout", "fresh", "its fresh"],
-                rows,
-            )
-        )
+        header = ["arm", "k", "used", "train", "answered", "exact holdout", "fresh", "its fresh"]
+        sections.append(text.part("figure_table", title=title, table=markdown_table(header, rows)))
     kmax = ks[-1]
 
-    def at(fig: int, arm: str, column: str) -> float:
+    def at(fig: int, arm: str, column: str) -> str:
         part = frame[(frame.figure == fig) & (frame.arm == arm) & (frame.k == kmax)]
-        return float(part[column].mean())
+        return f"{float(part[column].mean()):.3f}"
 
     last = frame[(frame.arm == "thresholdout") & (frame.k == kmax)]
     spent = (last.correlation_answers + last.holdout_answers).mean()
     command = f"ladderboard experiment run e12 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    return (
-        "\n\n".join(
-            [
-                "# E12: the reusable holdout (Dwork et al. 2015, Science, Figs. 1-2)",
-                f"n = {n} points in each of the training, holdout and fresh sets, d = {d} "
-                f"attributes; the analyst keeps the attributes whose training and holdout "
-                f"correlations share their sign and exceed 1/√n = {1 / math.sqrt(n):.4f}, and "
-                "the k with the largest training correlation. 'thresholdout' is the "
-                "library's Thresholdout at its defaults (T = 4/√n, σ = "
-                f"{DEFAULT_NOISE_MULTIPLE:g}/√n), one instance for the correlations (on their "
-                "scale) and one for the accuracies; 'Gaussian Thresholdout' is the Science "
-                "experiment's code (T = 4/√n, Gaussian τ = 1/√n drawn afresh per query, no "
-                "budget). 'answered': the arm's answer to "
-                "the accuracy query (a ladder's: its release, the best so far); 'used': "
-                "attributes in the classifier (fewer than k when fewer pass); 'its fresh': the "
-                "fresh accuracy of the classifier the answer is about (a ladder's best so "
-                "far, else classifier k's own). The ladders "
-                "cannot answer per-attribute correlations: their analyst selects on training "
-                "alone, except 'PF Ladder, plain check', whose correlations come from the "
-                f"standard holdout. {len(ARMS)} arms, {frame.rep.nunique()} repetitions.",
-                *sections,
-                "Paper (Science 2015, 100 repetitions, n = d = 10,000): with the standard "
-                'holdout "reported accuracy of >63 ± 0.4% for k = 500 on both the training '
-                'set and the holdout set", where no classifier can beat 50 % (Fig. 1A); '
-                'Thresholdout (T = 0.04, τ = 0.01) "prevents the algorithm from overfitting '
-                'to the holdout set and gives a valid estimate of classifier accuracy", its '
-                "answers off by up to 0.04 (Fig. 1B); with 20 attributes from N(0.06·y, 1) "
-                "the standard holdout overstates the accuracy while Thresholdout still "
-                "finds a good classifier (Fig. 2; no numbers in the text).",
-                f"Measured at k = {kmax}, Fig. 1: standard holdout answered "
-                f"{at(1, 'holdout', 'holdout'):.3f} (training {at(1, 'holdout', 'train'):.3f}, "
-                f"fresh {at(1, 'holdout', 'fresh'):.3f}); Thresholdout answered "
-                f"{at(1, 'thresholdout', 'holdout'):.3f} (fresh "
-                f"{at(1, 'thresholdout', 'fresh'):.3f}; {spent:.0f} of its {d + len(ks)} "
-                "queries answered from the holdout), and as the Science code ran it "
-                f"{at(1, 'Gaussian Thresholdout', 'holdout'):.3f} (fresh "
-                f"{at(1, 'Gaussian Thresholdout', 'fresh'):.3f}); PF Ladder "
-                f"{at(1, 'PF Ladder', 'holdout'):.3f}, and after a plain check "
-                f"{at(1, 'PF Ladder, plain check', 'holdout'):.3f} (fresh "
-                f"{at(1, 'PF Ladder, plain check', 'fresh'):.3f}). Fig. 2: standard holdout "
-                f"{at(2, 'holdout', 'holdout'):.3f} against fresh "
-                f"{at(2, 'holdout', 'fresh'):.3f}; Thresholdout "
-                f"{at(2, 'thresholdout', 'holdout'):.3f} against fresh "
-                f"{at(2, 'thresholdout', 'fresh'):.3f}; as the Science code ran it "
-                f"{at(2, 'Gaussian Thresholdout', 'holdout'):.3f} against fresh "
-                f"{at(2, 'Gaussian Thresholdout', 'fresh'):.3f}.",
-                *_sweep_section(frame, n),
-                run_line(info, command),
-            ]
-        )
-        + "\n"
+    return text.report(
+        n=n,
+        d=d,
+        inverse_root_n=f"{1 / math.sqrt(n):.4f}",
+        noise_multiple=f"{DEFAULT_NOISE_MULTIPLE:g}",
+        arms=len(ARMS),
+        reps=frame.rep.nunique(),
+        figure_tables=paragraphs(*sections),
+        kmax=kmax,
+        fig1_holdout_answered=at(1, "holdout", "holdout"),
+        fig1_holdout_train=at(1, "holdout", "train"),
+        fig1_holdout_fresh=at(1, "holdout", "fresh"),
+        fig1_thresholdout_answered=at(1, "thresholdout", "holdout"),
+        fig1_thresholdout_fresh=at(1, "thresholdout", "fresh"),
+        spent=f"{spent:.0f}",
+        queries=d + len(ks),
+        fig1_gaussian_answered=at(1, "Gaussian Thresholdout", "holdout"),
+        fig1_gaussian_fresh=at(1, "Gaussian Thresholdout", "fresh"),
+        fig1_ladder_answered=at(1, "PF Ladder", "holdout"),
+        fig1_checked_answered=at(1, "PF Ladder, plain check", "holdout"),
+        fig1_checked_fresh=at(1, "PF Ladder, plain check", "fresh"),
+        fig2_holdout_answered=at(2, "holdout", "holdout"),
+        fig2_holdout_fresh=at(2, "holdout", "fresh"),
+        fig2_thresholdout_answered=at(2, "thresholdout", "holdout"),
+        fig2_thresholdout_fresh=at(2, "thresholdout", "fresh"),
+        fig2_gaussian_answered=at(2, "Gaussian Thresholdout", "holdout"),
+        fig2_gaussian_fresh=at(2, "Gaussian Thresholdout", "fresh"),
+        tail=paragraphs(_sweep_section(frame, n), run_line(info, command)),
     )
 
 
