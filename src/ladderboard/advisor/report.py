@@ -169,8 +169,10 @@ def advice_table(result: Advice) -> Table:
         f"{result.rule.name}; mean over {result.reps} reps"
     )
     for header in COLUMNS:
-        justify = "left" if header in _TEXT_COLUMNS else "right"
-        table.add_column(header, justify=justify, no_wrap=True)
+        if header in _TEXT_COLUMNS:
+            table.add_column(header, justify="left", no_wrap=True)
+        else:
+            table.add_column(header, justify="right", no_wrap=True)
     for label, row in result.summary.iterrows():
         table.add_row(
             escape(label),
