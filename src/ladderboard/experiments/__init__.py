@@ -31,6 +31,14 @@ loky, a Dask cluster or a Ray cluster) and writes ``ID.csv``, ``ID.png``,
 ``ID.svg`` and ``ID.md``; the command line is ``ladderboard experiment list``
 and ``ladderboard experiment run ID``.
 
+A report's words are a template shipped with the package,
+``templates/ID.md`` (:func:`ladderboard.tasks.reports.load_template`), filled
+from the measured numbers; the code that measures holds no prose. Numbers the
+authors published as files (E1's ``csvs/`` of Ladder.jl) are data files in
+``data/``, read when an experiment runs. The longest experiments keep what
+they measure (``_ID_measure``) apart from what they show (``_ID_outputs``);
+their public module holds the description and the registry record.
+
 The package imports only its registry and runner; an experiment's module
 (and numpy, pandas and the attacks it needs) is imported when the registry is
 first read.

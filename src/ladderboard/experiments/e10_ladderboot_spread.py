@@ -38,7 +38,13 @@ from ladderboard.experiments._bootstrap_sweeps import design_data, spread_of_mea
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["CORRELATIONS", "E10", "EXPERIMENT", "e10_repetition", "e10_tasks"]
@@ -308,42 +314,42 @@ def e10_report(frame: Any, info: RunInfo) -> str:
     command = f"ladderboard experiment run e10 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections = [
-        "# E10: the spread of LadderBoot's releases by prediction quality and b "
-        "(Chaibub Neto et al. 2016, S4, Figs. S12-S13)",
-        f"Simulated design, unpermuted response, n = {int(frame.n.iloc[0])} public rows, "
-        f"{frame.rep.nunique()} designs; sd over the releases of each prediction (mean over "
-        "designs). MSE and Pearson are the predictions' exact public values.",
-        markdown_table(["prediction", "MSE", "Pearson", *(f"sd, b = {b}" for b in bs)], rows),
-        "| quantity | paper | measured |\n|---|---|---|\n"
-        f"| noisy truths' MSE range | {PAPER['S13_mse'][0]} to {PAPER['S13_mse'][1]} | "
-        f"{means.loc[(order[0], bs[0])].mse:.2f} to {means.loc[(order[7], bs[0])].mse:.2f} |\n"
-        f"| their Pearson range | {PAPER['S13_pearson'][0]} to {PAPER['S13_pearson'][1]} | "
-        f"{means.loc[(order[0], bs[0])].pearson:.2f} to "
-        f"{means.loc[(order[7], bs[0])].pearson:.2f} |\n"
-        f"| lasso MSE | {PAPER['S12_lasso_mse']} | {lasso.mse.mean():.2f} |\n"
-        f"| knn (k=3) MSE | {PAPER['S12_knn_mse']} | {knn.mse.mean():.2f} |",
-        'Paper (S13): "a clear monotonic decrease in the variability of the LadderBoot '
-        'released scores as a function of increasingly better predictions". Measured '
-        f"(mean sd over designs, every b): {'held' if _monotone(frame) else 'did not hold'}.",
-        'Paper (S12): "the consistently smaller spread of the distributions" for the '
-        "lasso (MSE 0.79) than for the knn (1.12). Measured: the lasso's spread was the "
-        f"smaller in {lasso_smaller:.0%} of designs (mean MSE lasso {lasso.mse.mean():.2f}, "
-        f"knn {knn.mse.mean():.2f}).",
-        f"The 1/√b law: sd at b = {bs[0]} over sd at b = {bs[-1]} is "
-        f"{np.median(ratio):.2f} (median; range {ratio.min():.2f}-{ratio.max():.2f}) against "
-        f"√({bs[-1]}/{bs[0]}) = {expected:.2f}; the measured sd over sd_pop(l)/√(b n) is "
-        f"{fit.median():.3f} (range {fit.min():.3f}-{fit.max():.3f}).",
-        f"## The averaging attack (A7), T = {t} resubmissions",
-        "RMS over predictions and designs of the error of the estimated public MSE: one "
-        f"release against the mean of T releases of a LadderBoot board (expected gain √T = "
-        f"{math.sqrt(t):.1f}). Averaging T releases at b is one release at b·T: the noise "
-        "that was to hide the jumps is gone, hence the paper's advice to refuse identical "
-        "resubmissions.",
-        markdown_table(["b", "one release", f"mean of {t}", "gain"], gain_rows),
-        run_line(info, command),
-    ]
-    return "\n\n".join(sections) + "\n"
+    text = load_template("ladderboard.experiments", "e10")
+    worst, best = means.loc[(order[0], bs[0])], means.loc[(order[7], bs[0])]
+    return text.report(
+        n=int(frame.n.iloc[0]),
+        reps=frame.rep.nunique(),
+        spread_table=markdown_table(
+            ["prediction", "MSE", "Pearson", *(f"sd, b = {b}" for b in bs)], rows
+        ),
+        paper_mse_high=PAPER["S13_mse"][0],
+        paper_mse_low=PAPER["S13_mse"][1],
+        mse_high=f"{worst.mse:.2f}",
+        mse_low=f"{best.mse:.2f}",
+        paper_pearson_low=PAPER["S13_pearson"][0],
+        paper_pearson_high=PAPER["S13_pearson"][1],
+        pearson_low=f"{worst.pearson:.2f}",
+        pearson_high=f"{best.pearson:.2f}",
+        paper_lasso_mse=PAPER["S12_lasso_mse"],
+        lasso_mse=f"{lasso.mse.mean():.2f}",
+        paper_knn_mse=PAPER["S12_knn_mse"],
+        knn_mse=f"{knn.mse.mean():.2f}",
+        monotone=text.part("held" if _monotone(frame) else "not_held"),
+        lasso_smaller=f"{lasso_smaller:.0%}",
+        b_low=bs[0],
+        b_high=bs[-1],
+        ratio_median=f"{np.median(ratio):.2f}",
+        ratio_min=f"{ratio.min():.2f}",
+        ratio_max=f"{ratio.max():.2f}",
+        expected=f"{expected:.2f}",
+        fit_median=f"{fit.median():.3f}",
+        fit_min=f"{fit.min():.3f}",
+        fit_max=f"{fit.max():.3f}",
+        t=t,
+        root_t=f"{math.sqrt(t):.1f}",
+        gain_table=markdown_table(["b", "one release", f"mean of {t}", "gain"], gain_rows),
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = E10 = Experiment(

@@ -42,7 +42,13 @@ from ladderboard.attacks import HoldoutOracle, shifted_majority_attack
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import Ladder, Mechanism, ParameterFreeLadder, ShakyLadder
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["BOARDS", "E11", "EXPERIMENT", "e11_cell", "e11_tasks"]
@@ -263,16 +269,16 @@ def e11_report(frame: Any, info: RunInfo) -> str:
     n = int(frame.n.iloc[0])
     ks = sorted(int(k) for k in frame.k.unique())
     boards = [b for b in BOARDS if b in set(frame.board)]
-    tables = []
-    for column, title, digits in (
-        ("gap", "Gap (true − released 0/1 loss of the final submission)", 3),
-        ("blind_gap", "Blind gap (the blind baseline's gap: the best of k blind releases)", 3),
-        ("excess", "Excess (gap − the blind baseline's gap, paired by repetition)", 3),
-        ("bias", "Bias on the hard set, final·y/h (Fig. 3's measure)", 3),
-        ("answered", "Queries answered", 1),
+    tables = {}
+    for column, digits in (
+        ("gap", 3),
+        ("blind_gap", 3),
+        ("excess", 3),
+        ("bias", 3),
+        ("answered", 1),
     ):
         rows = [[b, *(_cell_text(frame, b, k, column, digits) for k in ks)] for b in boards]
-        tables.append(f"**{title}**\n\n" + markdown_table(["board", *map(str, ks)], rows))
+        tables[f"{column}_table"] = markdown_table(["board", *map(str, ks)], rows)
     largest = ks[-1]
 
     def mean(board: str, column: str) -> float:
@@ -286,31 +292,18 @@ def e11_report(frame: Any, info: RunInfo) -> str:
     command = f"ladderboard experiment run e11 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    return (
-        "\n\n".join(
-            [
-                "# E11: the shifted majority attack over k (Hardt 2017, Sec. 4, Fig. 2)",
-                f"n = {n} scored 0/1 labels, the first n/2 known to the attacker (the easy "
-                f"set); k submissions in all, the final one included. Each cell is the "
-                f"mean over {frame.rep.nunique()} repetitions ± the half-width of its 95 % "
-                f"Student-t interval ({frame.rep.nunique() - 1} degrees of freedom); "
-                f"1/√n = {1 / math.sqrt(n):.4f}. "
-                "'–': the paper's analysis has no setting there (eq. 2 needs ε < 1/3).",
-                *tables,
-                'Paper (Sec. 4, no numbers for the shifted attack itself): "the number of '
-                "queries that can be answered using the shifting idea is closely related to "
-                'the inverse of the step size parameter"; the majority attack "is otherwise '
-                'very effective against the standard Ladder algorithm"; the parameter-free '
-                'Ladder "fares even more poorly than the Ladder algorithm under the shifted '
-                'majority attack"; noise of 3/√n "mostly neutralizes" it (Fig. 3).',
-                f"Measured at k = {largest}: noiseless boards whose excess exceeds 0.5/√n: "
-                f"{', '.join(biased) if biased else 'none'}; PF Ladder answered "
-                f"{mean('PF Ladder', 'answered'):.0f} queries against "
-                f"{mean('Ladder η=1/√n', 'answered'):.0f} on Ladder η=1/√n.",
-                run_line(info, command),
-            ]
-        )
-        + "\n"
+    text = load_template("ladderboard.experiments", "e11")
+    return text.report(
+        n=n,
+        reps=frame.rep.nunique(),
+        dof=frame.rep.nunique() - 1,
+        inverse_root_n=f"{1 / math.sqrt(n):.4f}",
+        **tables,
+        largest=largest,
+        biased=", ".join(biased) if biased else text.part("none"),
+        pf_answered=f"{mean('PF Ladder', 'answered'):.0f}",
+        ladder_answered=f"{mean('Ladder η=1/√n', 'answered'):.0f}",
+        run_line=run_line(info, command),
     )
 
 

@@ -43,7 +43,13 @@ from ladderboard._validation import check_int
 from ladderboard.advisor.yardstick import t_interval
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["ARMS", "E13", "EXPERIMENT", "e13_cell", "e13_tasks"]
@@ -248,46 +254,26 @@ def e13_report(frame: Any, info: RunInfo) -> str:
     command = f"ladderboard experiment run e13 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    return (
-        "\n\n".join(
-            [
-                "# E13: a randomized search on a small validation set",
-                f"scikit-learn's breast-cancer data, split anew per repetition (stratified): "
-                f"{N_TEST} test rows never touched, {N_VALIDATION} validation rows, "
-                f"{int(frame.n_train.iloc[0])} training rows. GuardedRandomizedSearch over "
-                f"{n_iter} decision trees, the same candidates in every arm; the chosen model "
-                "is the first with the best released 0/1 loss. Means over "
-                f"{frame.rep.nunique()} splits ± the half-width of their 95 % Student-t interval "
-                f"({frame.rep.nunique() - 1} degrees of freedom); "
-                "the paired columns subtract full disclosure's value on the same split.",
-                markdown_table(
-                    [
-                        "arm",
-                        "released validation",
-                        "exact validation",
-                        "test",
-                        "optimism",
-                        "optimism − plain",
-                        "test − plain",
-                        "holdout answers",
-                    ],
-                    rows,
-                ),
-                "No paper runs this search; the claim it checks (Blum & Hardt 2015, Sec. 1; "
-                "Dwork et al. 2015): the best score of many models on one validation set "
-                "overstates the chosen model, while a guarded set's released score stays "
-                "honest, at little or no cost in the chosen model's test accuracy. "
-                "Thresholdout releases its training estimate when the holdout agrees within "
-                "its noisy threshold, else the holdout's score plus Laplace noise of scale "
-                "τ; the search keeps the best release, so the noise itself is selected: at "
-                f"4/√n the noise scale is {1 / math.sqrt(N_VALIDATION):.2f}, and the "
-                "largest draws are released up to an accuracy of 1. The PF Ladder releases "
-                "only the scores of the candidates it accepts, so its released validation "
-                "score is never above the plain set's on the same split.",
-                run_line(info, command),
-            ]
-        )
-        + "\n"
+    header = [
+        "arm",
+        "released validation",
+        "exact validation",
+        "test",
+        "optimism",
+        "optimism − plain",
+        "test − plain",
+        "holdout answers",
+    ]
+    return load_template("ladderboard.experiments", "e13").report(
+        n_test=N_TEST,
+        n_validation=N_VALIDATION,
+        n_train=int(frame.n_train.iloc[0]),
+        n_iter=n_iter,
+        reps=frame.rep.nunique(),
+        dof=frame.rep.nunique() - 1,
+        table=markdown_table(header, rows),
+        noise_scale=f"{1 / math.sqrt(N_VALIDATION):.2f}",
+        run_line=run_line(info, command),
     )
 
 

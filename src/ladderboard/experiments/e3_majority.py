@@ -24,7 +24,13 @@ from ladderboard._validation import check_int, check_real
 from ladderboard.attacks import majority_attack
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E3", "EXPERIMENT", "e3_cell", "e3_tasks"]
@@ -167,28 +173,16 @@ def e3_report(frame: Any, info: RunInfo) -> str:
                 f"{ratio:.2f}",
             ]
         )
-    held = all(r <= 0.5 for r in ratios)
     command = f"ladderboard experiment run e3 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    return (
-        "\n\n".join(
-            [
-                "# E3: the majority attack against noisy answers (Hardt 2017, Figs. 3-4)",
-                f"n = {n} hidden labels; bias = final·y/n = 1 − 2 × error on the hidden "
-                "labels (0 on fresh labels). Mean ± sd over repetitions.",
-                markdown_table(
-                    ["k", "√(k/n)", "no noise", "σ = 1/√n", "σ = 3/√n", "3/√n ÷ none"], rows
-                ),
-                'Paper (text of Sec. 4, no numbers given): "even a small amount of Gaussian '
-                "noise (e.g., standard deviation σ = 3/√n) mostly neutralizes the majority "
-                'attack"; Fig. 4 shows a "sweet spot" at 3/√n.',
-                f"Measured: noise 3/√n cuts the bias by at least half at every k: "
-                f"{'yes' if held else 'no'} (largest remaining share {max(ratios):.2f}).",
-                run_line(info, command),
-            ]
-        )
-        + "\n"
+    header = ["k", "√(k/n)", "no noise", "σ = 1/√n", "σ = 3/√n", "3/√n ÷ none"]
+    return load_template("ladderboard.experiments", "e3").report(
+        n=n,
+        bias_table=markdown_table(header, rows),
+        held="yes" if all(r <= 0.5 for r in ratios) else "no",
+        largest_share=f"{max(ratios):.2f}",
+        run_line=run_line(info, command),
     )
 
 

@@ -36,7 +36,14 @@ from ladderboard.experiments._significance_paths import (
 )
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.random import RandomState
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E4", "EXPERIMENT", "LADDER", "K", "e4_repetition", "e4_tasks"]
@@ -178,15 +185,9 @@ def _yes(held: bool) -> str:
 
 def e4_report(frame: Any, info: RunInfo) -> str:
     """Fig. 1's claims, measured over repetitions (median and range)."""
+    text = load_template("ladderboard.experiments", "e4")
     per = _per_board(frame)
-    sections = [
-        "# E4: released scores under Freedman's attack (Chaibub Neto et al. 2016, Fig. 1)",
-        f"Univariate submissions of every feature, permuted response; full disclosure vs "
-        f"the Ladder (Alg. 3, α = {ALPHA}); the k = {K} best-scored features selected. "
-        f"Median (min–max) over {frame.rep.nunique()} repetitions, each a new design. "
-        f"Simulated: n = {N}, p = {P}, AR(1) ρ = 0.9 (the paper's design); real: tissue gene "
-        "expression, 499 genes, 189 rows.",
-    ]
+    designs = []
     for name in DESIGNS:
         part = per[per.design == name]
         if part.empty:
@@ -195,59 +196,68 @@ def e4_report(frame: Any, info: RunInfo) -> str:
         full = frame[(frame.design == name) & (frame.board == FULL_DISCLOSURE)]
         excess = full.released - full.baseline
         above = float((excess > 0).mean())
-        n_ladder = len(ladder)
+        associated = _yes(bool((fd.associated == K).all() and (ladder.associated < K).all()))
+        if name == "simulated":
+            associated += text.part("associated_neighbours")
         rows = [
             [
-                '(a) "most of the features generate MSE slightly above 1 (with a few '
-                'considerably larger or smaller than 1 due to random chance)"; 1 is the '
-                "intercept-only model",
-                f"released − intercept-only MSE: median {excess.median():+.3f}, "
-                f"{above:.0%} above 0, range {excess.min():+.2f} to {excess.max():+.2f}",
+                text.part("claim_above_one"),
+                text.part(
+                    "measured_above_one",
+                    median=f"{excess.median():+.3f}",
+                    above=f"{above:.0%}",
+                    low=f"{excess.min():+.2f}",
+                    high=f"{excess.max():+.2f}",
+                ),
                 _yes(above > 0.5),
             ],
             [
-                f'"while the red dots [the {K} best] are spread across the 1,000 features '
-                'in Fig.1a, they are all clustered together on Fig.1b": index span of the '
-                "selected",
-                f"a: {_range(fd.span)}; b: {_range(ladder.span)}",
+                text.part("claim_clustered", k=K),
+                text.part("measured_clustered", full=_range(fd.span), ladder=_range(ladder.span)),
                 _yes(bool((ladder.span == K - 1).all() and (fd.span > 10 * K).all())),
             ],
             [
-                f'(b) "corresponding to feature 249 and the following {K - 1} features"',
-                f"the last jump's feature and the following {K - 1} in "
-                f"{int(ladder.consecutive.sum())} of {n_ladder} repetitions; last jump at "
-                f"feature {_range(ladder.last_jump)} (paper: {PAPER_LAST_JUMP}, one example)",
+                text.part("claim_consecutive", following=K - 1),
+                text.part(
+                    "measured_consecutive",
+                    following=K - 1,
+                    consecutive=int(ladder.consecutive.sum()),
+                    reps=len(ladder),
+                    last_jump=_range(ladder.last_jump),
+                    paper_last_jump=PAPER_LAST_JUMP,
+                ),
                 _yes(bool(ladder.consecutive.all())),
             ],
             [
-                "(b) the Ladder's releases: a few jumps",
-                f"jumps (new bests): {_range(ladder.n_jumps)}",
+                text.part("claim_jumps"),
+                text.part("measured_jumps", jumps=_range(ladder.n_jumps)),
                 "—",
             ],
             [
-                f'"the top features from the Full-disclosure public leaderboard includes {K} '
-                "features with some degree of association to the permuted response data, "
-                "whereas the features selected from the Ladder leaderboard contain only a "
-                'few": selected features that beat the intercept-only model on the public set',
-                f"a: {_range(fd.associated)}; b: {_range(ladder.associated)}",
-                _yes(bool((fd.associated == K).all() and (ladder.associated < K).all()))
-                + (
-                    " (b: fewer, but not a few: the AR(1) neighbours of the jump share its "
-                    "chance association)"
-                    if name == "simulated"
-                    else ""
+                text.part("claim_associated", k=K),
+                text.part(
+                    "measured_associated",
+                    full=_range(fd.associated),
+                    ladder=_range(ladder.associated),
                 ),
+                associated,
             ],
         ]
-        sections += [
-            f"## {name.capitalize()} design",
-            markdown_table(["paper (Fig. 1 and its text)", "measured", "held"], rows),
-        ]
+        header = ["paper (Fig. 1 and its text)", "measured", "held"]
+        designs.append(
+            text.part("design", design=name.capitalize(), table=markdown_table(header, rows))
+        )
     command = f"ladderboard experiment run e4 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections.append(run_line(info, command))
-    return "\n\n".join(sections) + "\n"
+    return text.report(
+        alpha=ALPHA,
+        k=K,
+        reps=frame.rep.nunique(),
+        n=N,
+        p=P,
+        sections=paragraphs(*designs, run_line(info, command)),
+    )
 
 
 EXPERIMENT = E4 = Experiment(

@@ -46,7 +46,14 @@ from ladderboard.experiments._significance_paths import (
     summary_interval,
 )
 from ladderboard.experiments.registry import Experiment, RunInfo
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E5", "EXPERIMENT", "e5_block", "e5_tasks"]
@@ -56,6 +63,8 @@ BOARDS = (None, *ALPHAS)
 P = 300
 FULL_K = tuple(range(1, 31))
 QUICK_K = (1, 3, 5, 9, 15, 30)
+_TEXT = "ladderboard.experiments", "e5"
+"""Where the report's words are: ``templates/e5.md`` of the package."""
 PAPER_RATIO = 30 / 209
 """The paper's largest ``k`` over its training rows (a third of 628)."""
 BLOCK = 50
@@ -180,36 +189,47 @@ def _claims(part: Any) -> list[list[str]]:
     at_hi = [_median(part, board_label(a), k_hi) for a in ALPHAS]
     small = all(abs(v) < abs(fd["dmse"][1]) / 2 for v in at_hi)
     increasing = at_hi[0] >= at_hi[1] >= at_hi[2]
+    text = load_template(*_TEXT)
     return [
         [
-            '"MSEs in the public leaderboard decreasing as a function of k" (full disclosure)',
-            f"median public MSE {fd['public_mse'][0]:.3f} → {fd['public_mse'][1]:.3f} "
-            f"(k = {k_lo} → {k_hi})",
+            text.part("claim_public"),
+            text.part(
+                "measured_public",
+                low=f"{fd['public_mse'][0]:.3f}",
+                high=f"{fd['public_mse'][1]:.3f}",
+                k_low=k_lo,
+                k_high=k_hi,
+            ),
             _yes(fd["public_mse"][1] < fd["public_mse"][0]),
         ],
         [
-            '"while the final MSEs actually increase with k"',
-            f"median final MSE {fd['final_mse'][0]:.3f} → {fd['final_mse'][1]:.3f}",
+            text.part("claim_final"),
+            text.part(
+                "measured_final", low=f"{fd['final_mse'][0]:.3f}", high=f"{fd['final_mse'][1]:.3f}"
+            ),
             _yes(fd["final_mse"][1] > fd["final_mse"][0]),
         ],
         [
-            "full disclosure over-fits, more with k (Fig. 2b)",
-            f"median ΔMSE {fd['dmse'][0]:.3f} → {fd['dmse'][1]:.3f}",
+            text.part("claim_overfits"),
+            text.part("measured_overfits", low=f"{fd['dmse'][0]:.3f}", high=f"{fd['dmse'][1]:.3f}"),
             _yes(fd["dmse"][1] < fd["dmse"][0] < 0),
         ],
         [
-            '"α = 0.01, red boxplots closely track the blue boxplots"',
-            f"largest |median ΔMSE| over k: {max(strict):.3f}",
+            text.part("claim_strict"),
+            text.part("measured_strict", largest=f"{max(strict):.3f}"),
             _yes(max(strict) < 0.1),
         ],
         [
-            '"an increasing amount of over-fitting for increasing α levels, the amount is '
-            'nevertheless small"',
-            f"median ΔMSE at k = {k_hi}: "
-            + ", ".join(f"α {a:g}: {v:.3f}" for a, v in zip(ALPHAS, at_hi, strict=True))
-            + f" (full disclosure {fd['dmse'][1]:.3f})",
-            f"small (under half of full disclosure's): {_yes(small)}; "
-            f"increasing with α: {_yes(increasing)}",
+            text.part("claim_alpha"),
+            text.part(
+                "measured_alpha",
+                k_high=k_hi,
+                per_alpha=", ".join(
+                    f"α {a:g}: {v:.3f}" for a, v in zip(ALPHAS, at_hi, strict=True)
+                ),
+                full=f"{fd['dmse'][1]:.3f}",
+            ),
+            text.part("held_alpha", small=_yes(small), increasing=_yes(increasing)),
         ],
     ]
 
@@ -231,17 +251,9 @@ def _yes(held: bool) -> str:
 
 def e5_report(frame: Any, info: RunInfo) -> str:
     """Median [IQR] of ΔMSE per board at a few k, and the paper's claims checked."""
+    text = load_template(*_TEXT)
     ks = [k for k in (1, 5, 9, 15, 20, 30) if k in set(frame.k)]
-    sections = [
-        "# E5: Freedman's attack, full disclosure vs the Ladder (Chaibub Neto et al. 2016, Fig. 2)",
-        f"Permuted responses, {P} features; ΔMSE = MSE_public − MSE_final of the final model "
-        f"(negative = over-fitting the public holdout), median [IQR] over "
-        f"{frame.rep.nunique()} permutations. The paper: AD Challenge (ADNI) data, 300 random "
-        "features, 1,000 permutations; it reports boxplots, not numbers. Here: the paper's "
-        f"simulated design (AR(1) features) at the AD data's size, n = {AD_N}, and real "
-        "gene-expression data (189 samples, 300 random genes, 63 training rows) in place of "
-        "the ADNI data.",
-    ]
+    designs = []
     for name in DESIGNS:
         part = frame[frame.design == name]
         if part.empty:
@@ -253,24 +265,28 @@ def e5_report(frame: Any, info: RunInfo) -> str:
             ]
             for board in _COLOURS
         ]
-        sections += [
-            f"## {name.capitalize()} design",
-            markdown_table(["board", *(f"k = {k}" for k in ks)], rows),
-            f"The paper's claims, checked up to k = {reference_k(part)} (k / training rows "
-            f"at most the paper's 30/209; {int(part.n_train.iloc[0])} training rows here):",
-            markdown_table(["paper (Fig. 2 text)", "measured", "held"], _claims(part)),
-        ]
-    sections.append(
-        "Why the public MSE need not fall: the final model's coefficients are fitted to the "
-        "training response, permuted independently of the public one, so every added "
-        "feature adds variance to both MSEs; the selection lowers only the public one. "
-        "ΔMSE isolates the selection's effect."
-    )
+        designs.append(
+            text.part(
+                "design",
+                design=name.capitalize(),
+                table=markdown_table(["board", *(f"k = {k}" for k in ks)], rows),
+                reference_k=reference_k(part),
+                n_train=int(part.n_train.iloc[0]),
+                claims_table=markdown_table(
+                    ["paper (Fig. 2 text)", "measured", "held"], _claims(part)
+                ),
+            )
+        )
     command = f"ladderboard experiment run e5 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections.append(run_line(info, command))
-    return "\n\n".join(sections) + "\n"
+    return text.report(
+        p=P,
+        reps=frame.rep.nunique(),
+        ad_n=AD_N,
+        designs=paragraphs(*designs),
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = E5 = Experiment(

@@ -43,7 +43,14 @@ from ladderboard.experiments._significance_paths import (
     summary_interval,
 )
 from ladderboard.experiments.registry import Experiment, RunInfo
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task
 
 __all__ = ["ALPHAS", "E6", "EXPERIMENT", "PARTS", "e6_block", "e6_tasks"]
@@ -55,6 +62,8 @@ P = 300
 FIG3_N, FIG3_P = 120, 1000
 PARTS = ("fig3", *DESIGNS)
 BLOCK = 25
+_TEXT = "ladderboard.experiments", "e6"
+"""Where the report's words are: ``templates/e6.md`` of the package."""
 PAPER_FIG3_PUBLIC = 0.4
 PAPER_FIG3_FINAL = 1.0
 
@@ -185,33 +194,32 @@ def _yes(held: bool) -> str:
     return "yes" if held else "no"
 
 
-def _fig3_section(fig3: Any) -> list[str]:
+def _fig3_section(fig3: Any) -> str:
+    text = load_template(*_TEXT)
     last = fig3[fig3.iteration == fig3.iteration.max()]
     i = int(last.iteration.iloc[0])
     rows = [
         [
-            f"Ladder's public release after {i} iterations",
-            f'"around {PAPER_FIG3_PUBLIC}"',
+            text.part("fig3_released", iterations=i),
+            text.part("fig3_paper_released", paper=PAPER_FIG3_PUBLIC),
             summary_interval(last.released),
         ],
         [
-            "final MSE of the same model",
-            f'"expected to be close to {PAPER_FIG3_FINAL:g}"',
+            text.part("fig3_final"),
+            text.part("fig3_paper_final", paper=f"{PAPER_FIG3_FINAL:g}"),
             summary_interval(last.final_mse),
         ],
-        ["exact public MSE of the model", "—", summary_interval(last.public_mse)],
-        ["features selected", str(i), summary_interval(last.n_selected)],
+        [text.part("fig3_public"), "—", summary_interval(last.public_mse)],
+        [text.part("fig3_selected"), str(i), summary_interval(last.n_selected)],
     ]
-    return [
-        f"## Fig. 3: simulated n = {FIG3_N}, p = {FIG3_P}, Ladder α = {FIG3_ALPHA}",
-        markdown_table(["after the last iteration", "paper", "measured: median [IQR]"], rows),
-        "The final MSE is above 1 because a 10-feature least-squares model fitted on the "
-        "40 training rows (response permuted) predicts noise; the public release is the "
-        "over-fitting the paper shows.",
-    ]
+    header = ["after the last iteration", "paper", "measured: median [IQR]"]
+    return text.part(
+        "fig3", n=FIG3_N, p=FIG3_P, alpha=FIG3_ALPHA, table=markdown_table(header, rows)
+    )
 
 
-def _fig4_section(part: Any, name: str) -> list[str]:
+def _fig4_section(part: Any, name: str) -> str:
+    text = load_template(*_TEXT)
     iterations = [i for i in (1, 2, 3, 4, 5, 10) if i in set(part.iteration)]
     medians = part.groupby(["alpha", "iteration"]).dmse.median()
     rows = [
@@ -233,54 +241,44 @@ def _fig4_section(part: Any, name: str) -> list[str]:
     selected = part[part.iteration == 5].groupby("alpha").n_selected.median()
     claims = [
         [
-            '"we observe an increase in the amount of over-fitting as we increase the number '
-            'of iterations"',
-            "median ΔMSE at 2 → 5 iterations: "
-            + ", ".join(f"α {a:g}: {medians[a][2]:.3f} → {medians[a][5]:.3f}" for a in ALPHAS)
-            + "; median features selected by 5 iterations: "
-            + ", ".join(f"α {a:g}: {selected[a]:g}" for a in ALPHAS),
-            _yes(grows)
-            + (
-                " (α 0.01: the attack stops when an iteration shows no jump)"
-                if selected[0.01] < 5
-                else ""
+            text.part("claim_grows"),
+            text.part(
+                "measured_grows",
+                per_alpha=", ".join(
+                    f"α {a:g}: {medians[a][2]:.3f} → {medians[a][5]:.3f}" for a in ALPHAS
+                ),
+                selected=", ".join(f"α {a:g}: {selected[a]:g}" for a in ALPHAS),
             ),
+            _yes(grows) + (text.part("stops_early") if selected[0.01] < 5 else ""),
         ],
-        [
-            '"considerable smaller amount of over-fitting incurred by smaller α values"',
-            "median ΔMSE ordered α 0.01 > 0.15 > 0.5 at every iteration count from 2",
-            _yes(ordered),
-        ],
+        [text.part("claim_ordered"), text.part("measured_ordered"), _yes(ordered)],
     ]
-    return [
-        f"## Fig. 4: {name} design ({P} features, {int(part.rep.nunique())} permutations)",
-        markdown_table(["board", *(f"{i} iterations" for i in iterations)], rows),
-        markdown_table(["paper (Fig. 4 text)", "measured", "held"], claims),
-    ]
+    return text.part(
+        "fig4",
+        design=name,
+        p=P,
+        permutations=int(part.rep.nunique()),
+        table=markdown_table(["board", *(f"{i} iterations" for i in iterations)], rows),
+        claims_table=markdown_table(["paper (Fig. 4 text)", "measured", "held"], claims),
+    )
 
 
 def e6_report(frame: Any, info: RunInfo) -> str:
     """Fig. 3's numbers and Fig. 4's claims beside the measured ones."""
-    sections = [
-        "# E6: the step-forward attack on the Ladder (Chaibub Neto et al. 2016, Figs. 3-4)",
-        "ΔMSE = MSE_public − MSE_final of the attack's model (negative = over-fitting the "
-        "public holdout); median [IQR] over repetitions. The paper's Fig. 4 uses the AD "
-        "Challenge (ADNI) data, 300 random features and 100 permutations and gives boxplots "
-        f"only; here the simulated design at the AD data's size (n = {AD_N}) and real gene "
-        "expression (189 samples, 300 random genes) stand in.",
-    ]
+    sections = []
     fig3 = frame[frame.part == "fig3"]
     if not fig3.empty:
-        sections += _fig3_section(fig3)
+        sections.append(_fig3_section(fig3))
     for name in DESIGNS:
         part = frame[frame.part == name]
         if not part.empty:
-            sections += _fig4_section(part, name)
+            sections.append(_fig4_section(part, name))
     command = f"ladderboard experiment run e6 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections.append(run_line(info, command))
-    return "\n\n".join(sections) + "\n"
+    return load_template(*_TEXT).report(
+        ad_n=AD_N, sections=paragraphs(*sections, run_line(info, command))
+    )
 
 
 EXPERIMENT = E6 = Experiment(

@@ -44,7 +44,12 @@ from ladderboard.experiments._bootstrap_sweeps import (
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot, SignificanceLadder
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E7", "EXPERIMENT", "e7_cell", "e7_tasks"]
@@ -372,59 +377,26 @@ def e7_report(frame: Any, info: RunInfo) -> str:
     command = f"ladderboard experiment run e7 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections = [
-        "# E7: Ladder vs LadderBoot under Freedman's and the step-forward attack "
-        "(Chaibub Neto et al. 2016, Figs. 5-6, S6)",
-        f"Permuted responses; p = {p} features; ΔMSE = MSE_public − MSE_final of the "
-        "attack's final model, with its exact public MSE (negative = overfitting the "
-        "public holdout). Mean ± sd over repetitions.",
-        f"## Step-forward attack, {iterations} iterations (Fig. 6)",
-        "In brackets: the share of iterations whose located jump was the board's true "
-        "last acceptance (the feature the attack is after).",
-        markdown_table(["design", "α", *(_label(b) for b in boards)], step_rows),
-        'Paper (Fig. 6, AD data, 100 permutations, numbers only in the figure): "the '
-        "LadderBoot mechanism outperforms the Ladder mechanism under the step-forward "
-        "attack in all cases investigated. It also shows that for larger values of b, "
-        "the LadderBoot mechanism can also over-fit the public leaderboard data "
-        '(especially for large values of α)."',
-        f"Measured: LadderBoot's mean ΔMSE above the Ladder's in every design, α and b: "
-        f"{'yes' if beat else 'no'}; the largest b overfits more than the smallest in "
-        f"every design and α: {'yes' if grows else 'no'}.",
-        "LadderBoot's ΔMSE minus the Ladder's, paired by repetition (mean ± standard "
-        "error; positive: LadderBoot overfits less):",
-        markdown_table(
-            ["design", "α", *(_label(b) for b in boards if b)],
-            paired_rows,
+    freedman_header = ["design", "α", "k", *(_label(b) for b in boards)]
+    return load_template("ladderboard.experiments", "e7").report(
+        p=p,
+        iterations=iterations,
+        step_table=markdown_table(["design", "α", *(_label(b) for b in boards)], step_rows),
+        beat="yes" if beat else "no",
+        grows="yes" if grows else "no",
+        paired_table=markdown_table(
+            ["design", "α", *(_label(b) for b in boards if b)], paired_rows
         ),
-        f"LadderBoot overfits less on average in {positive} of {cells} (design, α, b) cells, "
-        f"by more than 2 standard errors in {clear}. Runs that selected nothing in "
-        f"iteration 1 (the board's first acceptance is a jump on every board, so none "
-        f"should): {_stopped_at_once(frame)}.",
-        'Paper (Fig. 5a-d): "the amount of bootstrap noise generated with 1000 (or even '
-        "100) bootstrap replications is not enough to hide the last performance jump "
-        "position. On the other hand, adoption of b=10 makes it difficult to determine "
-        'the last jump location." Compare the bracketed shares above.',
-        "## The same with the released public score",
-        "ΔMSE with the board's release for the final model (Fig. 6's caption speaks of "
-        '"ΔMSE values released"): a ladder that rejects the final model shows its best '
-        "so far, an overfitted univariate score, so this is what the board claims "
-        "rather than what the selection fitted.",
-        markdown_table(["design", "α", *(_label(b) for b in boards)], released_rows),
-        "## Freedman's attack (Fig. S6)",
-        markdown_table(["design", "α", "k", *(_label(b) for b in boards)], _freedman_rows(frame)),
-        'Paper (S1): "comparable performances of both mechanisms on most cases, but '
-        "with the LadderBoot mechanism slightly outperforming the Ladder algorithm for "
-        'α=0.15 … and α=0.5".',
-        "The paper's Fig. 5 uses the simulated design with p = 1000 and 10 iterations "
-        "(the Ladder's public MSE reaching about 0.4); here both designs have the same p "
-        f"and {iterations} iterations (a full run: p = {P}, {ITERATIONS} iterations, as in "
-        "its Figs. 4 and 6), to keep a run affordable. A side check at Fig. 3's size (the "
-        "simulated design, p = 1000, 10 iterations, the Ladder at α = 0.15, 5 designs): "
-        'released public MSE 0.23-0.43 (mean 0.32) against the paper\'s "around 0.4", '
-        'final MSE 1.04-1.69 (mean 1.34) against its "close to 1".',
-        run_line(info, command),
-    ]
-    return "\n\n".join(sections) + "\n"
+        positive=positive,
+        cells=cells,
+        clear=clear,
+        stopped_at_once=_stopped_at_once(frame),
+        released_table=markdown_table(["design", "α", *(_label(b) for b in boards)], released_rows),
+        freedman_table=markdown_table(freedman_header, _freedman_rows(frame)),
+        full_p=P,
+        full_iterations=ITERATIONS,
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = E7 = Experiment(

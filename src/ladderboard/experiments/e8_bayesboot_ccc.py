@@ -36,7 +36,12 @@ from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.losses import get_metric
 from ladderboard.mechanisms import BayesBootLadder, BayesBootLadderBoot
 from ladderboard.random import KeyedStream, RandomState
-from ladderboard.tasks.reports import markdown_table, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task, task_seed
 
 __all__ = ["E8", "EXPERIMENT", "e8_cell", "e8_tasks"]
@@ -260,6 +265,7 @@ def _cell(values: Any) -> str:
 
 def e8_report(frame: Any, info: RunInfo) -> str:
     """ΔCCC per board and threshold at one k and the largest k, beside S2's claims."""
+    text = load_template("ladderboard.experiments", "e8")
     k = _k_for_table(frame)
     k_max = int(frame.k.max())
     rows = []
@@ -284,52 +290,36 @@ def e8_report(frame: Any, info: RunInfo) -> str:
                     f"{cell[cell.k == k].accepted.mean():.1f}",
                 ]
             )
-        held = "held" if worst < 0.5 * full else "did not hold"
         verdicts.append(
-            f"{design}: full disclosure {full:+.3f}, the largest |ΔCCC| of a "
-            f"Bayesian-bootstrap board {worst:.3f} ({held})"
+            text.part(
+                "verdict",
+                design=design,
+                full=f"{full:+.3f}",
+                worst=f"{worst:.3f}",
+                held=text.part("held" if worst < 0.5 * full else "not_held"),
+            )
         )
     p = int(frame.n_submissions.iloc[0]) - 1
     B_used = int(frame.B.iloc[0])
     command = f"ladderboard experiment run e8 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections = [
-        "# E8: BayesBootLadder and BayesBootLadderBoot with Lin's CCC under Freedman's "
-        "attack (Chaibub Neto et al. 2016, S2, Figs. S8-S9)",
-        f"Permuted responses; p = {p} features; B = {B_used} Bayesian-bootstrap replicates "
-        "per test; ŷ_0 = the training mean. ΔCCC = CCC_public − CCC_final of the final "
-        "model (positive = overfitting the public holdout, since a higher CCC is better). "
-        "Mean ± sd over repetitions. BBL = BayesBootLadder, BBLB = BayesBootLadderBoot.",
-        markdown_table(
-            [
-                "design",
-                "board",
-                f"ΔCCC exact, k = {k}",
-                f"ΔCCC released, k = {k}",
-                *([f"ΔCCC exact, k = {k_max}"] if k_max != k else []),
-                f"accepted of {p}",
-            ],
-            rows,
-        ),
-        "Paper (S2, Fig. S8, AD data, 100 permutations, numbers only in the figures): for "
-        'full disclosure "we observe strong over-fitting in the permuted responses case"; '
-        '(Fig. S9) "The public leaderboard scores released by the BayesBootLadder and '
-        "BayesBootLadderBoot algorithms seem to track well with the private leaderboard "
-        'scores, except, maybe, for panels c, j, and k" (in the 4 × 3 layout of Fig. S6, '
-        "panel c would be BayesBootLadder at PO_thr = 1 and j, k the last row's "
-        "BayesBootLadderBoot at PO_thr = 99 and 5.67; the text does not say).",
-        f"Measured at k = {k}, read as every Bayesian-bootstrap board's mean |ΔCCC| "
-        "(exact) below half of full disclosure's: " + "; ".join(verdicts) + ".",
-        "A board that accepts none of the univariate models (beyond ŷ_0) releases the "
-        "same score for all, and the attack takes the first k features: nothing leaks. "
-        "One that accepts a single one ranks it and the features after it first (the "
-        "paper's convention for ties, Fig. 1b), and on strongly correlated neighbours "
-        "(the simulated AR(1) design) those k consecutive features share its chance "
-        "association with the public response.",
-        run_line(info, command),
+    header = [
+        "design",
+        "board",
+        f"ΔCCC exact, k = {k}",
+        f"ΔCCC released, k = {k}",
+        *([f"ΔCCC exact, k = {k_max}"] if k_max != k else []),
+        f"accepted of {p}",
     ]
-    return "\n\n".join(sections) + "\n"
+    return text.report(
+        p=p,
+        replicates=B_used,
+        table=markdown_table(header, rows),
+        k=k,
+        verdicts="; ".join(verdicts),
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = E8 = Experiment(

@@ -44,7 +44,14 @@ from ladderboard.experiments._significance_paths import (
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms import LadderBoot
 from ladderboard.random import KeyedStream
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    paragraphs,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task
 
 __all__ = ["E9", "EXPERIMENT", "SETTINGS", "e9_block", "e9_tasks", "planned_submissions"]
@@ -280,15 +287,8 @@ def _measured(part: Any, alpha: float, mechanism: str) -> str:
 
 def e9_report(frame: Any, info: RunInfo) -> str:
     """Median ΔMSE per setting, and the most submissions under the threshold."""
-    sections = [
-        "# E9: how many submissions to allow (Chaibub Neto et al. 2016, S3, Fig. S11)",
-        "Step-forward attack over m random features for 2 % of m iterations, permuted "
-        "responses; ΔMSE = MSE_public − MSE_final, median [IQR] over "
-        f"{frame.rep.nunique()} repetitions (the paper: 1,000, ADNI data, a subset of its "
-        "2,150 features per repetition). Here: the simulated design at the AD data's size "
-        f"(n = {AD_N}, a pool of 1,000 AR(1) features) and real gene expression (189 rows, "
-        "a pool of 499 genes). The median is compared with the paper's threshold −0.05.",
-    ]
+    text = load_template("ladderboard.experiments", "e9")
+    designs = []
     settings = sorted(set(zip(frame.features, frame.iterations, frame.submissions, strict=True)))
     for name in DESIGNS:
         part = frame[frame.design == name]
@@ -326,43 +326,33 @@ def e9_report(frame: Any, info: RunInfo) -> str:
             ]
             for alpha in ALPHAS
         ]
-        sections += [
-            f"## {name.capitalize()} design",
-            markdown_table(
-                ["board", *(f"{m} features, {i} it. ({s} subm.)" for m, i, s in settings)],
-                rows,
-            ),
-            "Most submissions with median ΔMSE ≥ −0.05 (of the settings run; the paper's "
-            "from Fig. S11, ADNI):",
-            markdown_table(
-                [
-                    "α",
-                    "Ladder: paper",
-                    "Ladder: measured",
-                    f"LadderBoot b={BOOT_B}: paper",
-                    f"LadderBoot b={BOOT_B}: measured",
-                ],
-                verdict,
-            ),
+        verdict_header = [
+            "α",
+            "Ladder: paper",
+            "Ladder: measured",
+            f"LadderBoot b={BOOT_B}: paper",
+            f"LadderBoot b={BOOT_B}: measured",
         ]
-    sections.append(
-        "The public set has 209 rows in the simulated design, as in the paper's ADNI data "
-        "(628 / 3), and 63 in the real one: the smaller the holdout, the more each jump the "
-        "Ladder releases says about it, and the fewer submissions stay under the threshold."
-    )
-    sections.append(
-        'The paper: "if we adopt a threshold equal to −0.05 ..., we would need to restrict '
-        "the number of submissions to less than 794 and 447, when adopting the Ladder "
-        "mechanism with α equal to 0.15 and 0.5, respectively, while it would still be fine "
-        "to allow 1,785 submissions when using the Ladder with α = 0.01 or the LadderBoot "
-        'irrespective of the adopted α value", and "the LadderBoot mechanism allows for a '
-        'larger number of submissions in all settings tested".'
-    )
+        designs.append(
+            text.part(
+                "design",
+                design=name.capitalize(),
+                table=markdown_table(
+                    ["board", *(f"{m} features, {i} it. ({s} subm.)" for m, i, s in settings)],
+                    rows,
+                ),
+                verdict_table=markdown_table(verdict_header, verdict),
+            )
+        )
     command = f"ladderboard experiment run e9 --reps {info.reps} --seed {info.seed}"
     if info.quick:
         command += " --quick"
-    sections.append(run_line(info, command))
-    return "\n\n".join(sections) + "\n"
+    return text.report(
+        reps=frame.rep.nunique(),
+        ad_n=AD_N,
+        designs=paragraphs(*designs),
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = E9 = Experiment(

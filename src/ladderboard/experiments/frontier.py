@@ -42,7 +42,13 @@ from ladderboard.advisor.grid import shaky_default_label
 from ladderboard.advisor.honest import HonestTeams
 from ladderboard.experiments.registry import Experiment, RunInfo
 from ladderboard.mechanisms.traits import families
-from ladderboard.tasks.reports import markdown_table, new_figure, run_line, save_figure
+from ladderboard.tasks.reports import (
+    load_template,
+    markdown_table,
+    new_figure,
+    run_line,
+    save_figure,
+)
 from ladderboard.tasks.runner import Task
 
 __all__ = ["EXPERIMENT", "FRONTIER", "FULL", "QUICK", "frontier_tasks"]
@@ -190,62 +196,40 @@ def frontier_report(frame: Any, info: RunInfo) -> str:
     if info.quick:
         command += " --quick"
     model = size["model"]
-    sections = [
-        "# The protection-utility frontier",
-        f"n = {size['n']} public labels (and {2 * size['n']} private), k = {size['k']} "
-        f"submissions per attack, 0/1 loss; {model.teams} honest teams of "
-        f"{model.submissions} submissions each. Gain: an attack's raw gain, the true loss "
-        "of what it would select minus what the board displays at the end (Blum & Hardt "
-        "2015, Def. 2.1); the binding attack has the largest mean. Excess gain: its raw gain "
-        "less the best of as many blind files on the noiseless full-disclosure board of the "
-        "same labels (a reference no board's noise moves), paired by repetition, with its "
-        "95 % interval over repetitions (Student's t). lberr: the largest mean "
-        "leaderboard error of an attack's whole sequence (Blum & Hardt 2015, Def. 2.1). Tau: "
-        "Kendall's tau between the released and the private board. Share: true "
-        "improvements (expected loss down by more than 1 % of the team's best) that the "
-        "board accepts at once. Delay: median submissions until the board accepts one.",
-        markdown_table(
-            [
-                "setting",
-                "binding attack",
-                "excess gain",
-                "95 % interval",
-                "gain",
-                "lberr",
-                "tau",
-                "share released",
-                "delay",
-            ],
-            rows,
-        ),
-        "Recommended (the lowest top of the binding excess gain's interval among the "
-        "protected settings whose tau is "
-        f"within 0.05 and share released at least half of Kaggle 1e-5's): **{best}**."
-        + (
-            f" Among the Shaky Ladder settings: **{best_shaky}** ("
-            + (
-                "the lowest excess-gain interval within the tolerance"
-                if best_shaky in eligible(summary)
-                else "none is within the tolerance; the highest tau"
-            )
-            + f"; the practical default is {shaky_default_label()})."
-            if best_shaky
-            else ""
-        ),
-        "Under the Shaky Ladder each release carries its own noise, and a board stops "
-        "moving after a lucky low release (the next update must beat it by the step and the "
-        "comparison noise), so a run of submissions that learn nothing still tends to end on "
-        "a release below its true loss: the raw gain counts that leaderboard error, as it "
-        "should: an attacker keeps it. The same "
-        "noise orders honest teams partly at random (lower tau). Snapping releases to the "
-        "power-of-two grid changes neither much.",
-        "## Every attack's mean gap",
-        markdown_table(["setting", *(c[5:] for c in attack_columns)], gap_rows),
-        "## Every attack's mean excess gain",
-        markdown_table(["setting", *(c[8:] for c in excess_columns)], excess_rows),
-        run_line(info, command),
+    text = load_template("ladderboard.experiments", "frontier")
+    shaky_sentence = ""
+    if best_shaky:
+        within = best_shaky in eligible(summary)
+        shaky_sentence = text.part(
+            "shaky",
+            best_shaky=best_shaky,
+            why=text.part("shaky_eligible" if within else "shaky_none_eligible"),
+            shaky_default=shaky_default_label(),
+        )
+    header = [
+        "setting",
+        "binding attack",
+        "excess gain",
+        "95 % interval",
+        "gain",
+        "lberr",
+        "tau",
+        "share released",
+        "delay",
     ]
-    return "\n\n".join(sections) + "\n"
+    return text.report(
+        n=size["n"],
+        n_private=2 * size["n"],
+        k=size["k"],
+        teams=model.teams,
+        submissions=model.submissions,
+        table=markdown_table(header, rows),
+        best=best,
+        shaky=shaky_sentence,
+        gap_table=markdown_table(["setting", *(c[5:] for c in attack_columns)], gap_rows),
+        excess_table=markdown_table(["setting", *(c[8:] for c in excess_columns)], excess_rows),
+        run_line=run_line(info, command),
+    )
 
 
 EXPERIMENT = FRONTIER = Experiment(

@@ -260,8 +260,9 @@ class MechanismReplay:
     greater_is_better: bool
     public_board: list[BoardEntry]
     private_board: list[BoardEntry]
-    settings: str = ""
-    """The mechanism's parameters as replayed (labels left out)."""
+    params: dict[str, Any] = field(default_factory=dict)
+    """The mechanism's parameters as replayed: those set, without ``n``, the
+    labels and array-valued ones (what the report lists)."""
 
     @property
     def name(self) -> str:
@@ -336,16 +337,14 @@ def _metric_scores(
     return public, private, metric.greater_is_better
 
 
-def _settings(mechanism) -> str:
-    params = mechanism.get_params()
-    shown = {
+def _replayed_params(mechanism) -> dict[str, Any]:
+    """The parameters a replay reports: those set, by name (an enum's name),
+    without ``n``, ``chunk_bytes`` and arrays such as the labels."""
+    return {
         k: getattr(v, "name", v)
-        for k, v in params.items()
+        for k, v in mechanism.get_params().items()
         if v is not None and not isinstance(v, np.ndarray) and k not in ("n", "chunk_bytes")
     }
-    return ", ".join(
-        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in shown.items()
-    )
 
 
 def replay_mechanism(
@@ -440,5 +439,5 @@ def replay_mechanism(
         greater,
         public_board,
         private_board,
-        _settings(choice.build(n=n, y_true=y_public, metric=metric, random_state=0)),
+        _replayed_params(choice.build(n=n, y_true=y_public, metric=metric, random_state=0)),
     )

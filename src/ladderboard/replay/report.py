@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +30,9 @@ from ladderboard.replay.figures import label, write_figures
 
 if TYPE_CHECKING:
     from ladderboard.replay.run import ReplayResult
-from ladderboard.tasks.reports import markdown_table
+from ladderboard.tasks.reports import ReportTemplate, load_template, markdown_table, paragraphs
 
-__all__ = ["table1_lines", "write_outputs"]
+__all__ = ["settings_text", "table1_lines", "write_outputs"]
 
 
 def _write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[Any]]) -> Path:
@@ -225,84 +225,45 @@ def table1_lines(result: ReplayResult) -> list[tuple[str, str, str]]:
 
 def _significant(result: ReplayResult, name: str, column: str) -> str:
     ranks = [str(r["rank"]) for r in result.ttests if r["mechanism"] == name and r[column] < 0.05]
-    return ", ".join(ranks) or "none"
+    return ", ".join(ranks) or _text().part("none")
 
 
-def _shaky_note(result: ReplayResult) -> list[str]:
-    if not any(r.name == "shaky-ladder" for r in result.replays):
-        return []
-    lo, hi = result.loss_bounds
-    return [
-        f"The Shaky Ladder needs losses in [0, 1]: it saw the loss rescaled from [{lo:g}, "
-        f"{hi:.4g}], so its noise and step are {hi - lo:.4g} times larger on the loss scale "
-        "(its releases are mapped back to it). For a log loss, `--clip 0.01` bounds the loss "
-        "by log 100 (the Ladder authors' clip); or choose them with "
-        "`--param noise_scale=... --param step=...`.",
-        "",
-    ]
+def _text() -> ReportTemplate:
+    """The report's words: ``templates/replay.md`` of the package."""
+    return load_template("ladderboard.replay", "replay")
 
 
-def _report(result: ReplayResult, command: str) -> str:
-    history = result.history
-    solution = result.solution
-    skipped = Counter(s.code for s in history.skipped)
-    repairs = Counter(r for rs in history.repairs for r in rs)
-    teams = len(history.teams)
-    lines = [
-        "# Replay of a competition under the leaderboard mechanisms (Ladder §6)",
-        "",
-        f"Reproduce with `{command}`.",
-        "",
-        f"{len(history.entries)} submissions read from {teams} teams "
-        f"({len(history.skipped)} skipped); {solution.n} test rows, {solution.n_public} "
-        f"public, {solution.n_private} private; loss `{result.loss}`"
-        + (f" (probabilities clipped at {result.clip:g})" if result.clip is not None else "")
-        + f" in [{result.loss_bounds[0]:g}, {result.loss_bounds[1]:.4g}]"
-        + (f", metric `{result.metric}`" if result.metric else "")
-        + f"; seed {result.seed}. The paper: 1830 submissions, 1785 processed, 200 teams, "
-        "12000 rows (3600 public, 8400 private).",
-        "",
-        "Skipped, by reason: "
-        + (", ".join(f"`{c}` {k}" for c, k in sorted(skipped.items())) or "none")
-        + ". Repaired, by defect: "
-        + (", ".join(f"`{c}` {k}" for c, k in sorted(repairs.items())) or "none")
-        + ". Details in skipped.csv and repaired.csv.",
-        "",
-        "A team's public entry is its latest release under a ladder and its best release "
-        "under Kaggle; its private score is that of the submission behind the entry "
-        "(the last one the ladder accepted, or the best-released one).",
-        "",
-        "Mechanisms as replayed (n = public rows): "
-        + "; ".join(f"`{r.name}` ({r.settings or 'no parameters'})" for r in result.replays)
-        + ".",
-        "",
-        *_shaky_note(result),
-        "## Top-10 perturbations (Table 1)",
-        "",
-        "Positions where a top 10 differs from the reference, and the reference rank of the "
-        "team found there. The paper: private `Kaggle 6 8 / Ladder 8 6`, public "
-        "`Kaggle 5 6 7 / Ladder 7 5 6`.",
-        "",
-        markdown_table(["board", "mechanism", "perturbation"], table1_lines(result)),
-        "",
-        "## Kendall's tau, public against private board",
-        "",
-        markdown_table(
-            ["mechanism", "teams", "tau", "p-value"],
-            [
-                [r["mechanism"], r["teams"], f"{r['tau']:.3f}", f"{r['p_value']:.2g}"]
-                for r in result.kendall
-            ],
-        ),
-        "",
-        "## Public against private, and half-splits (Figs. 4 and 5)",
-        "",
-        "The paper: the top 50 underfit slightly (public losses a little higher than "
-        "private), and that gap is within one standard deviation of the scores over 20 "
-        "random half-splits of the private rows.",
-        "",
-    ]
-    rows = []
+def settings_text(params: Mapping[str, Any]) -> str:
+    """A mechanism's parameters as the report lists them (floats to four
+    significant digits).
+
+    >>> settings_text({"eta": 0.223606797, "b": 100})
+    'eta=0.2236, b=100'
+    """
+    return ", ".join(
+        f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()
+    )
+
+
+def _mechanisms(result: ReplayResult) -> str:
+    text = _text()
+    listed = "; ".join(
+        text.part(
+            "mechanism",
+            name=r.name,
+            settings=settings_text(r.params) or text.part("no_parameters"),
+        )
+        for r in result.replays
+    )
+    shaky = ""
+    if any(r.name == "shaky-ladder" for r in result.replays):
+        lo, hi = result.loss_bounds
+        shaky = text.part("shaky", low=f"{lo:g}", high=f"{hi:.4g}", factor=f"{hi - lo:.4g}")
+    return paragraphs(text.part("mechanisms", mechanisms=listed), shaky)
+
+
+def _half_split_rows(result: ReplayResult) -> list[list[object]]:
+    rows: list[list[object]] = []
     for replay in result.replays:
         split = [r for r in result.half_splits if r["mechanism"] == replay.name]
         if not split:
@@ -318,42 +279,62 @@ def _report(result: ReplayResult, command: str) -> str:
                 f"{sum(r['within_one_sd'] for r in split)}/{len(split)}",
             ]
         )
-    lines += [
-        markdown_table(
-            [
-                "mechanism",
-                "top",
-                "mean public − private",
-                "public higher",
-                "mean sd of split gap",
-                "gap within 1 sd",
-            ],
-            rows,
-        ),
-        "",
-        "## Paired t-tests, top public submission against ranks 2-10 (Fig. 6)",
-        "",
-        "The paper (Kaggle board): after Bonferroni only ranks 8 and 9 differ significantly "
-        "(p < 0.05) from the top.",
-        "",
-        markdown_table(
-            ["mechanism", "p < 0.05 before", "p < 0.05 after Bonferroni"],
-            [
-                [
-                    r.name,
-                    _significant(result, r.name, "p_value"),
-                    _significant(result, r.name, "p_bonferroni"),
-                ]
-                for r in result.replays
-            ],
-        ),
-        "",
-        "## Time",
-        "",
-        ", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()) + ".",
-        "",
+    return rows
+
+
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"`{c}` {k}" for c, k in sorted(counter.items())) or _text().part("none")
+
+
+def _report(result: ReplayResult, command: str) -> str:
+    text = _text()
+    history = result.history
+    solution = result.solution
+    half_split_header = [
+        "mechanism",
+        "top",
+        "mean public − private",
+        "public higher",
+        "mean sd of split gap",
+        "gap within 1 sd",
     ]
-    return "\n".join(lines)
+    ttest_rows = [
+        [
+            r.name,
+            _significant(result, r.name, "p_value"),
+            _significant(result, r.name, "p_bonferroni"),
+        ]
+        for r in result.replays
+    ]
+    kendall_rows = [
+        [r["mechanism"], r["teams"], f"{r['tau']:.3f}", f"{r['p_value']:.2g}"]
+        for r in result.kendall
+    ]
+    return text.report(
+        command=command,
+        submissions=len(history.entries),
+        teams=len(history.teams),
+        skipped=len(history.skipped),
+        rows=solution.n,
+        public=solution.n_public,
+        private=solution.n_private,
+        loss=result.loss,
+        clip="" if result.clip is None else text.part("clip", clip=f"{result.clip:g}"),
+        loss_low=f"{result.loss_bounds[0]:g}",
+        loss_high=f"{result.loss_bounds[1]:.4g}",
+        metric=text.part("metric", metric=result.metric) if result.metric else "",
+        seed=result.seed,
+        skipped_by_reason=_counts(Counter(s.code for s in history.skipped)),
+        repaired_by_defect=_counts(Counter(r for rs in history.repairs for r in rs)),
+        mechanisms=_mechanisms(result),
+        table1=markdown_table(["board", "mechanism", "perturbation"], table1_lines(result)),
+        kendall_table=markdown_table(["mechanism", "teams", "tau", "p-value"], kendall_rows),
+        half_split_table=markdown_table(half_split_header, _half_split_rows(result)),
+        ttest_table=markdown_table(
+            ["mechanism", "p < 0.05 before", "p < 0.05 after Bonferroni"], ttest_rows
+        ),
+        seconds=", ".join(f"{k} {v:.2f} s" for k, v in result.seconds.items()),
+    )
 
 
 def write_outputs(
