@@ -26,9 +26,14 @@ from fastapi import FastAPI
 
 from ladderboard import __version__
 from ladderboard.engine import Competitions
-from ladderboard.server import submissions
 from ladderboard.server.anonymous import AnonymousReads
-from ladderboard.server.api import document_shared_errors, health, router
+from ladderboard.server.api import (
+    document_shared_errors,
+    health,
+    router,
+    submission_openapi,
+    submissions,
+)
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import RequestGate
@@ -85,7 +90,7 @@ def create_app(
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            document = submissions.document(FastAPI.openapi(app))
+            document = submission_openapi.document(FastAPI.openapi(app))
             app.openapi_schema = document_shared_errors(document)
         return app.openapi_schema
 

@@ -1,7 +1,7 @@
 """The JSON of the boards' rows, serialised once per board the engine keeps.
 
 A board of 10,000 teams takes longer to turn into JSON than to read:
-:meth:`~ladderboard.server.api` asks the engine for the board as it keeps it
+:mod:`ladderboard.server.api.boards` asks the engine for the board as it keeps it
 (:meth:`ladderboard.engine.Competitions.kept_board`), which is the same
 object while the board does not change, and serialises its rows once per
 object. Holding the object keeps its identity from being reused by another.

@@ -47,7 +47,8 @@ from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
-from ladderboard.server import api, organiser_advice
+from ladderboard.server import organiser_advice
+from ladderboard.server.api.shared import read_data_files, read_upload
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_advice import ADVISOR_METRIC, BUDGET
 from ladderboard.server.organiser_desk import desk
@@ -430,9 +431,9 @@ def _create(
             raise invalid("choose the solution file")
         if len(data_uploads) > MAX_DATA_FILES:
             raise invalid(f"at most {MAX_DATA_FILES} data files at once")
-        data = api.read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
+        data = read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
         solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
-        data_files = api.read_data_files(data_uploads, settings)
+        data_files = read_data_files(data_uploads, settings)
         display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
             info = competitions.create(
