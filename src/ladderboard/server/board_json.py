@@ -60,7 +60,8 @@ class BoardJson:
         self._pieces: dict[tuple, bytes] = {}  # a row's JSON after '{"rank":N,', by content
         # A team's last row seen: the fields and their values (the objects), its piece.
         self._teams: dict[str, tuple[frozenset[str], tuple, bytes]] = {}
-        self._fields = _AFTER_RANK  # the fields of the last row, and their getter
+        self._fields = _AFTER_RANK  # the fields of the last row, as a set, and their getter
+        self._include = set(_AFTER_RANK)
         self._values = operator.attrgetter(*sorted(_AFTER_RANK))
 
     def rows(self, board: Board) -> bytes:
@@ -135,7 +136,8 @@ class BoardJson:
         its rank changed: found by identity, the cheap way."""
         fields = _AFTER_RANK
         if fields is not self._fields:
-            self._fields, self._values = fields, operator.attrgetter(*sorted(fields))
+            self._fields, self._include = fields, set(fields)
+            self._values = operator.attrgetter(*sorted(fields))
         values = self._values(row)
         seen = self._teams.get(row.team)
         if seen is not None and seen[0] is fields and all(map(operator.is_, seen[1], values)):
@@ -159,7 +161,7 @@ class BoardJson:
         if piece is None:
             if len(pieces) > _PIECES:
                 pieces.clear()
-            piece = pieces[content] = _ROW.dump_json(row, include=fields)[1:]
+            piece = pieces[content] = _ROW.dump_json(row, include=self._include)[1:]
         if len(self._teams) > _PIECES:
             self._teams.clear()
         self._teams[row.team] = (fields, values, piece)
