@@ -10,6 +10,7 @@ from fastapi import APIRouter, File, Form, UploadFile
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo
+from ladderboard.files import DEFAULT_MAX_BYTES
 from ladderboard.files.solution import Solution
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import CompetitionConfig
@@ -33,6 +34,11 @@ MECHANISM_FIELD = (
     "A mechanism's registered name. Omitted: ladderboard's default, "
     f"{RECOMMENDED.label} (`{RECOMMENDED.mechanism}`), with its parameters at the "
     "solution's number of public rows."
+)
+MAX_BYTES_FIELD = (
+    "The largest submission file in bytes, compressed or not (default "
+    f"{DEFAULT_MAX_BYTES // 2**20} MiB; a file of ten million rows is about 100 MB of CSV). "
+    "The server's max_upload_bytes bounds what it receives."
 )
 MECHANISM_PARAMS_FIELD = (
     "A JSON object of the mechanism's parameters; those left out take their defaults "
@@ -75,9 +81,7 @@ def create_competition(
         int | None,
         Form(
             ge=1,
-            description="The largest submission file in bytes, compressed or not (default "
-            "50 MiB; a file of ten million rows is about 100 MB of CSV). The server's "
-            "max_upload_bytes bounds what it receives.",
+            description=MAX_BYTES_FIELD,
         ),
     ] = None,
     files: Annotated[
