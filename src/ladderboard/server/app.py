@@ -31,8 +31,6 @@ from ladderboard.server.api import (
     document_shared_errors,
     health,
     router,
-    submission_openapi,
-    submissions,
 )
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
@@ -82,16 +80,13 @@ def create_app(
 
     app.add_middleware(RequestGate, settings=settings)
     app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
-    # The busiest route first: a plain route, which no other route is tried before.
-    app.router.routes.insert(0, submissions.route)
     app.include_router(router)
     app.include_router(health)
     install_pages(app)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            document = submission_openapi.document(FastAPI.openapi(app))
-            app.openapi_schema = document_shared_errors(document)
+            app.openapi_schema = document_shared_errors(FastAPI.openapi(app))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -1,31 +1,29 @@
-"""The OpenAPI operation of ``POST /api/competitions/{slug}/submissions``,
-which FastAPI cannot derive from the route's plain handler, and
-:func:`document`, which adds it to the app's schema."""
+"""The OpenAPI description of ``POST /api/competitions/{slug}/submissions``
+that FastAPI cannot derive from its handler, which takes only the request
+and reads its inputs itself: the parameters, the two kinds of body, the
+bearer token, and the answers (:data:`RESPONSES`)."""
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from ladderboard.rules.text import IDEMPOTENCY_KEY_CHARS, MESSAGE_CHARS, SUBMITTED_NAME_CHARS
-from ladderboard.server.api.shared import responses
+from ladderboard.server.api.shared import errors
 from ladderboard.server.api.submission_body import FILE_TYPES
 from ladderboard.server.schemas import SubmissionCreated
 
-__all__ = ["OPERATION", "PATH", "document"]
+__all__ = ["DESCRIPTION", "OPENAPI_EXTRA", "RESPONSES", "SUMMARY"]
 
-PATH = "/api/competitions/{slug}/submissions"
 _FILE_BODY = {"schema": {"type": "string", "format": "binary"}}
-OPERATION: dict[str, Any] = {
-    "summary": "Submit predictions (team)",
-    "description": (
-        "Send the predictions file as the body (`Content-Type: text/csv` or "
-        "`application/gzip`; the message, if any, in the query) or as the field `file` "
-        "of a multipart form. A closed competition, a spent quota and a spent "
-        "invalid-file cap are refused before the file is parsed and before a form is "
-        "received; a file body's receipt stops at the refusal."
-    ),
-    "operationId": "submit_api_competitions__slug__submissions_post",
+SUMMARY = "Submit predictions (team)"
+DESCRIPTION = (
+    "Send the predictions file as the body (`Content-Type: text/csv` or "
+    "`application/gzip`; the message, if any, in the query) or as the field `file` "
+    "of a multipart form. A closed competition, a spent quota and a spent "
+    "invalid-file cap are refused before the file is parsed and before a form is "
+    "received; a file body's receipt stops at the refusal."
+)
+OPENAPI_EXTRA: dict[str, Any] = {
     "security": [{"HTTPBearer": []}],
     "parameters": [
         {"name": "slug", "in": "path", "required": True, "schema": {"type": "string"}},
@@ -80,24 +78,13 @@ OPERATION: dict[str, Any] = {
             **dict.fromkeys(FILE_TYPES, _FILE_BODY),
         },
     },
-    "responses": {
-        "201": {
-            "description": "The submission was scored: what the board released for it.",
-            "content": {
-                "application/json": {"schema": {"$ref": "#/components/schemas/SubmissionCreated"}}
-            },
-        },
-        **responses(400, 401, 403, 404, 409, 413, 415, 422, 429),
-    },
 }
-
-
-def document(schema: dict[str, Any]) -> dict[str, Any]:
-    """``schema`` (the app's OpenAPI document) with this route's operation
-    and the models it refers to."""
-    components = schema.setdefault("components", {}).setdefault("schemas", {})
-    model = SubmissionCreated.model_json_schema(ref_template="#/components/schemas/{model}")
-    components.update(model.pop("$defs", {}))
-    components["SubmissionCreated"] = model
-    schema.setdefault("paths", {}).setdefault(PATH, {})["post"] = copy.deepcopy(OPERATION)
-    return schema
+"""The operation's parameters, body and security, merged into what FastAPI
+derives from the route (its operation id, summary and answers)."""
+RESPONSES: dict[int | str, dict[str, Any]] = {
+    201: {
+        "model": SubmissionCreated,
+        "description": "The submission was scored: what the board released for it.",
+    },
+    **errors(400, 401, 403, 404, 409, 413, 415, 422, 429),
+}

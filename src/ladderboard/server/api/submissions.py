@@ -1,15 +1,15 @@
 """A team's submissions: submitting a file, the team's own list, one of its
 submitted files, and its choice of final submissions.
 
-``POST /api/competitions/{slug}/submissions``, the busiest route, is a plain
-Starlette route (:data:`route`) placed before the API's others, since
-FastAPI's dependency and validation layers cost a submission more than its
-admission read. It reads its few inputs itself (the token, the
-``Idempotency-Key`` header, the ``message`` query parameter and the body's
-type), refuses as the API does (the same error handlers answer its
-exceptions), and writes its JSON itself, without a response model. Its
-OpenAPI operation, which FastAPI cannot derive from a plain route, is
-:data:`~ladderboard.server.api.submission_openapi.OPERATION`.
+``POST /api/competitions/{slug}/submissions``, the busiest route, is a
+FastAPI route like the others, whose handler takes only the request: FastAPI
+then neither reads the body nor validates anything, and the handler reads
+its few inputs itself (the token, the ``Idempotency-Key`` header, the
+``message`` query parameter and the body's type), receives the body as it
+streams in, and writes its JSON itself, without a response model. Its
+refusals are the API's (the same error handlers answer its exceptions); its
+OpenAPI operation, which FastAPI cannot derive from such a handler, is
+declared in :mod:`~ladderboard.server.api.submission_openapi`.
 
 A submission's body is the predictions file itself (``text/csv`` or
 ``application/gzip``, as the ladderboard client sends it: no form to parse)
@@ -35,8 +35,6 @@ from fastapi.security.utils import get_authorization_scheme_param
 from starlette.datastructures import UploadFile as StarletteUpload
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
-from starlette.routing import Match, Route
-from starlette.types import Scope
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
@@ -57,21 +55,24 @@ from ladderboard.server.api.submission_body import (
     closing,
     refuse_empty,
 )
+from ladderboard.server.api.submission_openapi import (
+    DESCRIPTION,
+    OPENAPI_EXTRA,
+    RESPONSES,
+    SUMMARY,
+)
 from ladderboard.server.deps import Competition, CompetitionsDep, TeamDep, team_member
 from ladderboard.server.schemas import SelectionIn, SelectionOut, SubmissionCreated, SubmissionOut
 from ladderboard.server.settings import Settings
 
 __all__ = [
-    "PATH",
     "check_submission_fields",
-    "route",
     "router",
     "submit_file",
     "submitted_file",
 ]
 
 router = APIRouter()
-PATH = "/api/competitions/{slug}/submissions"
 
 
 def check_submission_fields(
@@ -155,6 +156,14 @@ def _bearer_token(request: Request) -> str | None:
     return token
 
 
+@router.post(
+    "/competitions/{slug}/submissions",
+    status_code=201,
+    responses=RESPONSES,
+    summary=SUMMARY,
+    description=DESCRIPTION,
+    openapi_extra=OPENAPI_EXTRA,
+)
 async def submit(request: Request) -> Response:
     """Admit, read, score and answer one submission (see the module's text)."""
     kind = body_kind(request)
@@ -280,21 +289,6 @@ async def _scored(
             filename,
         )
     return created.model_dump_json().encode()
-
-
-class _PostRoute(Route):
-    """The route of :data:`PATH`'s POST. A GET (a team's list of its own
-    submissions) goes on to the API's route of the same path; any other
-    method is a 405, whose ``Allow`` the error handler completes with the
-    methods of every route of the path."""
-
-    def matches(self, scope: Scope) -> tuple[Match, Scope]:
-        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
-            return Match.NONE, {}
-        return super().matches(scope)
-
-
-route = _PostRoute(PATH, submit, methods=["POST"], name="submit")
 
 
 @router.get(
