@@ -369,7 +369,7 @@ def team_selection(
     except ValueError:
         return _team_view(request, info, team, 422, error="Submission numbers must be integers.")
     try:
-        submissions.select_final(SelectionIn(submission_ids=ids), competitions, team, info)
+        submissions.select_final(SelectionIn(numbers=ids), competitions, team, info)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return _team_view(request, info, team, status, error=text)

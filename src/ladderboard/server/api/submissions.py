@@ -360,7 +360,7 @@ def select_final(
     body: SelectionIn, competitions: CompetitionsDep, team: TeamDep, competition: Competition
 ) -> SelectionOut:
     try:
-        competitions.select(competition.slug, team.name, body.submission_ids)
+        competitions.select(competition.slug, team.name, body.numbers)
     except ValueError as exc:
         raise invalid(str(exc)) from None
     views = competitions.submissions(competition.slug, team.name)

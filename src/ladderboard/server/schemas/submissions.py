@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from ladderboard.engine.views import SubmissionResult, SubmissionView
 from ladderboard.server.schemas.shared import DECIMALS
@@ -21,8 +21,15 @@ _SCORE_OF = Field(
 )
 
 
+_NUMBER = Field(description="The submission's number among the team's own (1, 2, ...).")
+_ID = Field(description="The same as number, kept for the clients that read it.", deprecated=True)
+
+
 class SubmissionCreated(BaseModel):
-    id: int = Field(description="The submission's number among the team's own.")
+    """What a submission's sender is told: the score its board released."""
+
+    number: int = _NUMBER
+    id: int = _ID
     public_score: float = Field(description="The score the board's mechanism released.")
     score_of: Literal["file", "team"] = _SCORE_OF
     previous_score: float | None = Field(
@@ -48,6 +55,7 @@ class SubmissionCreated(BaseModel):
         score_of: Literal["file", "team"] = "team",
     ) -> SubmissionCreated:
         return cls(
+            number=result.id,
             id=result.id,
             public_score=result.public_score,
             score_of=score_of,
@@ -62,7 +70,8 @@ class SubmissionCreated(BaseModel):
 class SubmissionOut(BaseModel):
     """One of the team's own submissions."""
 
-    id: int
+    number: int = _NUMBER
+    id: int = _ID
     created_at: datetime
     message: str
     public_score: float
@@ -85,6 +94,7 @@ class SubmissionOut(BaseModel):
         cls, view: SubmissionView, *, score_of: Literal["file", "team"] = "team"
     ) -> SubmissionOut:
         return cls(
+            number=view.id,
             id=view.id,
             created_at=view.created_at,
             message=view.message,
@@ -98,8 +108,16 @@ class SubmissionOut(BaseModel):
 
 
 class SelectionIn(BaseModel):
-    submission_ids: list[int] = Field(description="The team's final submissions.")
+    """The team's choice of final submissions, by their numbers (the name
+    ``submission_ids`` is read too, as clients sent it)."""
+
+    numbers: list[int] = Field(
+        validation_alias=AliasChoices("numbers", "submission_ids"),
+        description="The numbers of the team's final submissions.",
+    )
 
 
 class SelectionOut(BaseModel):
+    """The numbers of the team's final submissions."""
+
     selected: list[int]
