@@ -38,6 +38,7 @@ def test_the_full_flow(client, solution):
     assert first.status_code == 201, first.text
     body = first.json()
     assert set(body) == {
+        "number",
         "id",
         "public_score",
         "score_of",
@@ -56,18 +57,20 @@ def test_the_full_flow(client, solution):
     assert submit(client, beta, predictions(solution, 3)).status_code == 201
 
     own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha)).json()
-    assert [s["id"] for s in own] == [body["id"], second["id"]]
+    assert [s["number"] for s in own] == [body["number"], second["number"]] == [1, 2]
+    assert all(s["id"] == s["number"] for s in [body, second, *own])  # the old name too
     assert own[0]["message"] == "first try"
     assert all(s["private_score"] is None and s["best"] is None for s in own)
     assert {s["score_of"] for s in own} == {body["score_of"]}
 
-    chosen = client.put(
-        "/api/competitions/demo/selection",
-        json={"submission_ids": [second["id"]]},
-        headers=bearer(alpha),
-    )
-    assert chosen.status_code == 200, chosen.text
-    assert chosen.json() == {"selected": [second["id"]]}
+    for field in ("numbers", "submission_ids"):  # the field's name, and the one clients sent
+        chosen = client.put(
+            "/api/competitions/demo/selection",
+            json={field: [second["number"]]},
+            headers=bearer(alpha),
+        )
+        assert chosen.status_code == 200, chosen.text
+        assert chosen.json() == {"selected": [second["number"]]}
 
     public = client.get("/api/competitions/demo/leaderboard").json()
     assert public["board"] == "public" and public["closed"] is False

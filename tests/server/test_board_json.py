@@ -150,3 +150,53 @@ def test_a_board_asked_for_by_many_readers_at_once_is_serialised_once(monkeypatc
     assert len(made) == len(board)  # each row serialised once
     assert all(o is out[0] for o in out)
     assert out[0] == schema_json(board)
+
+
+@dataclasses.dataclass(frozen=True)
+class _WiderRow(BoardRow):
+    """A board row with a field the schema gains (as a new board column would)."""
+
+    note: str = ""
+
+
+class _WiderRowOut(BoardRowOut):
+    note: str
+
+
+def test_each_field_of_a_row_changed_in_turn_changes_the_served_json(monkeypatch):
+    """The kept JSON follows every field of the schema's row, one the schema
+    gains included: a row that differs from the one served before in any one
+    field (the others the very same objects, as a kept board's rows are) is
+    served with that field's new value; a field outside the schema (the
+    team's own number of its scoring submission) changes nothing."""
+    from ladderboard.server import board_json
+
+    fields = frozenset(_WiderRowOut.model_fields) - {"rank"}
+    monkeypatch.setattr(board_json, "_ROW", TypeAdapter(_WiderRow))
+    monkeypatch.setattr(board_json, "_AFTER_RANK", type(board_json._AFTER_RANK)(fields))
+    wider = TypeAdapter(list[_WiderRowOut])
+
+    def served_as_schema(kept: BoardJson, row: _WiderRow) -> bytes:
+        served = kept.rows((row,))
+        assert served == wider.dump_json([_WiderRowOut(**row.__dict__)])
+        return served
+
+    at = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+    row = _WiderRow(1, "alpha", 0.25, 3, at, 2, note="first")
+    changes = {
+        "rank": 2,
+        "team": "beta",
+        "score": 0.5,
+        "entries": 4,
+        "last_submission": at + timedelta(seconds=1),
+        "note": "second",
+    }
+    assert set(changes) == set(_WiderRowOut.model_fields)  # every field of the schema
+    for name, value in changes.items():
+        kept = BoardJson()
+        before = served_as_schema(kept, row)
+        after = served_as_schema(kept, dataclasses.replace(row, **{name: value}))
+        assert after != before, name
+    kept = BoardJson()
+    before = served_as_schema(kept, row)
+    assert served_as_schema(kept, dataclasses.replace(row, submission_id=7)) == before

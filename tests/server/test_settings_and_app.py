@@ -87,3 +87,22 @@ def test_healthz_is_503_when_the_database_does_not_answer():
         response = client.get("/healthz")
     assert response.status_code == 503
     assert response.json()["error"] == "database_unavailable"
+
+
+def test_every_default_file_limit_is_the_one_constant(clean_env):
+    """The server's upload limit, a competition's file limit, the replays'
+    and the API's words for it all say ``DEFAULT_MAX_BYTES`` (rules, below
+    files in no layer, keeps its own literal: held to it here)."""
+    import inspect
+
+    from ladderboard.files import DEFAULT_MAX_BYTES, parse_submission
+    from ladderboard.replay import loading
+    from ladderboard.rules.config import CompetitionConfig
+    from ladderboard.server.api.competitions import MAX_BYTES_FIELD
+
+    clean_env.setenv("LADDERBOARD_ENVIRONMENT", "development")
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
+    assert Settings().max_upload_bytes == config.max_bytes == DEFAULT_MAX_BYTES
+    assert loading.MAX_BYTES == DEFAULT_MAX_BYTES
+    assert inspect.signature(parse_submission).parameters["max_bytes"].default == DEFAULT_MAX_BYTES
+    assert f"{DEFAULT_MAX_BYTES // 2**20} MiB" in MAX_BYTES_FIELD

@@ -14,12 +14,14 @@
                                    resubmissions)
 ``gunzip_limited``                 a gzip member, decompressed up to a limit
 ``BOM``, ``GZIP_MAGIC``            the bytes a UTF-8 byte-order mark and gzip start with
+``DEFAULT_MAX_BYTES``              the largest file by default (50 MiB)
 =================================  ================================================
 """
 
 from ladderboard.files._csv import BOM, GZIP_MAGIC, CsvProblem, gunzip_limited
 from ladderboard.files.solution import USAGE_VALUES, Solution, SolutionError
 from ladderboard.files.submission import (
+    DEFAULT_MAX_BYTES,
     SubmissionError,
     canonical_predictions_hash,
     parse_submission,
@@ -28,6 +30,7 @@ from ladderboard.files.submission import (
 
 __all__ = [
     "BOM",
+    "DEFAULT_MAX_BYTES",
     "GZIP_MAGIC",
     "USAGE_VALUES",
     "CsvProblem",

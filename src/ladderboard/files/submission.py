@@ -54,6 +54,7 @@ from ladderboard.files._csv import CsvProblem, show
 from ladderboard.files.solution import Solution
 
 __all__ = [
+    "DEFAULT_MAX_BYTES",
     "SubmissionError",
     "canonical_predictions_hash",
     "parse_submission",
@@ -62,7 +63,10 @@ __all__ = [
 
 _SHOWN = 3
 _CLASSES = 10  # the classes a not_a_class message lists
-_DEFAULT_MAX_BYTES = 50 * 2**20
+DEFAULT_MAX_BYTES = 50 * 2**20
+"""The largest file, compressed or not, a submission, solution or data file
+may be by default (50 MiB): a file of ten million rows is about 100 MB of
+CSV, so a competition that large raises its own limit."""
 # A gzip file this large or larger is parsed while it is decompressed (its
 # header found in as much text).
 _STREAMED_BYTES = 1 << 20
@@ -146,7 +150,7 @@ def parse_submission(
     data: bytes | bytearray | memoryview,
     solution: Solution,
     *,
-    max_bytes: int = _DEFAULT_MAX_BYTES,
+    max_bytes: int = DEFAULT_MAX_BYTES,
     probabilities: bool = False,
     classes: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -161,7 +165,7 @@ def parse_submission(
         The holdout the predictions are for.
     max_bytes : int
         The size limit, applied to the bytes received and to the decompressed
-        file (default 50 MiB).
+        file (default :data:`DEFAULT_MAX_BYTES`).
     probabilities : bool
         Refuse predictions outside ``[0, 1]`` (for metrics of probabilities).
     classes : numpy.ndarray or None

@@ -54,6 +54,7 @@ import numpy as np
 
 from ladderboard.files import (
     BOM,
+    DEFAULT_MAX_BYTES,
     GZIP_MAGIC,
     CsvProblem,
     Solution,
@@ -90,7 +91,7 @@ REFUSED = SubmissionError.CODES
 
 _INDEX_NAME = re.compile(r"|index|unnamed:\s*\d+", re.IGNORECASE)
 _FIRST_FIELD = re.compile(rb"(?m)^[^,\r\n]*,")
-MAX_BYTES = 50 * 2**20  # a file's largest size, compressed or not, by default
+MAX_BYTES = DEFAULT_MAX_BYTES  # a file's largest size, compressed or not, by default
 
 
 @dataclass(frozen=True)

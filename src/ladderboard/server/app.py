@@ -26,9 +26,12 @@ from fastapi import FastAPI
 
 from ladderboard import __version__
 from ladderboard.engine import Competitions
-from ladderboard.server import submissions
 from ladderboard.server.anonymous import AnonymousReads
-from ladderboard.server.api import document_shared_errors, health, router
+from ladderboard.server.api import (
+    document_shared_errors,
+    health,
+    router,
+)
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import RequestGate
@@ -77,16 +80,13 @@ def create_app(
 
     app.add_middleware(RequestGate, settings=settings)
     app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
-    # The busiest route first: a plain route, which no other route is tried before.
-    app.router.routes.insert(0, submissions.route)
     app.include_router(router)
     app.include_router(health)
     install_pages(app)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            document = submissions.document(FastAPI.openapi(app))
-            app.openapi_schema = document_shared_errors(document)
+            app.openapi_schema = document_shared_errors(FastAPI.openapi(app))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

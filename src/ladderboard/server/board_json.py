@@ -1,7 +1,7 @@
 """The JSON of the boards' rows, serialised once per board the engine keeps.
 
 A board of 10,000 teams takes longer to turn into JSON than to read:
-:meth:`~ladderboard.server.api` asks the engine for the board as it keeps it
+:mod:`ladderboard.server.api.boards` asks the engine for the board as it keeps it
 (:meth:`ladderboard.engine.Competitions.kept_board`), which is the same
 object while the board does not change, and serialises its rows once per
 object. Holding the object keeps its identity from being reused by another.
@@ -21,6 +21,7 @@ two reads of the JSON, another page read it first) is written row by row.
 from __future__ import annotations
 
 import hashlib
+import operator
 import threading
 from collections import OrderedDict
 from datetime import datetime
@@ -36,9 +37,11 @@ __all__ = ["Board", "BoardJson"]
 
 # The board's own rows, serialised by pydantic's core as dataclasses, with
 # the fields of the schema the API documents (BoardRowOut): three times
-# faster than building a BoardRowOut a row first.
+# faster than building a BoardRowOut a row first. A row's piece is kept by
+# the values of those same fields, so a field the schema gains is in the
+# key the moment it is in the JSON.
 _ROW = TypeAdapter(BoardRow)
-_AFTER_RANK = set(BoardRowOut.model_fields) - {"rank"}  # rank is BoardRow's first field
+_AFTER_RANK = frozenset(BoardRowOut.model_fields) - {"rank"}  # rank is BoardRow's first
 _PIECES = 200_000  # pieces kept at most, by content and by team, all boards together
 
 Board = tuple[BoardRow, ...] | KeptBoard
@@ -55,8 +58,11 @@ class BoardJson:
         # A board's identity -> (the board, its rows' JSON, the digest, each row's piece).
         self._items: OrderedDict[int, tuple[Board, bytes, str, list[bytes]]] = OrderedDict()
         self._pieces: dict[tuple, bytes] = {}  # a row's JSON after '{"rank":N,', by content
-        # A team's last row seen: its score and time (the objects), entries, piece.
-        self._teams: dict[str, tuple[float, datetime | None, int, bytes]] = {}
+        # A team's last row seen: the fields and their values (the objects), its piece.
+        self._teams: dict[str, tuple[frozenset[str], tuple, bytes]] = {}
+        self._fields = _AFTER_RANK  # the fields of the last row, as a set, and their getter
+        self._include = set(_AFTER_RANK)
+        self._values = operator.attrgetter(*sorted(_AFTER_RANK))
 
     def rows(self, board: Board) -> bytes:
         """``board``'s rows as the JSON list of :class:`BoardRowOut`."""
@@ -125,25 +131,40 @@ class BoardJson:
 
     def _piece(self, row: BoardRow) -> bytes:
         """``row``'s JSON after its rank, serialised by pydantic's core the
-        first time its content is seen. A team's row on the board before
-        holds the same score and time objects when only its rank changed:
-        found by identity, the cheap way."""
-        when = row.last_submission
+        first time its content (the values of :data:`_AFTER_RANK`) is seen.
+        A team's row on the board before holds the same objects when only
+        its rank changed: found by identity, the cheap way."""
+        fields = _AFTER_RANK
+        if fields is not self._fields:
+            self._fields, self._include = fields, set(fields)
+            self._values = operator.attrgetter(*sorted(fields))
+        values = self._values(row)
         seen = self._teams.get(row.team)
-        if seen is not None and seen[0] is row.score and seen[1] is when and seen[2] == row.entries:
-            return seen[3]
+        if seen is not None and seen[0] is fields and all(map(operator.is_, seen[1], values)):
+            return seen[2]
         # float.hex tells 0.0 from -0.0 (equal in Python, written apart) and
-        # gives every NaN one key; the zone tells one instant in two zones apart.
-        content = (row.team, row.score.hex(), row.entries, when, when and when.tzinfo)
+        # gives every NaN one key; a time's zone tells one instant in two
+        # zones apart; the type tells True from 1.
+        content = (
+            fields,
+            *[
+                value.hex()
+                if type(value) is float
+                else (value, value.tzinfo)
+                if isinstance(value, datetime)
+                else (type(value), value)
+                for value in values
+            ],
+        )
         pieces = self._pieces
         piece = pieces.get(content)
         if piece is None:
             if len(pieces) > _PIECES:
                 pieces.clear()
-            piece = pieces[content] = _ROW.dump_json(row, include=_AFTER_RANK)[1:]
+            piece = pieces[content] = _ROW.dump_json(row, include=self._include)[1:]
         if len(self._teams) > _PIECES:
             self._teams.clear()
-        self._teams[row.team] = (row.score, when, row.entries, piece)
+        self._teams[row.team] = (fields, values, piece)
         return piece
 
 

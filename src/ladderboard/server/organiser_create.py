@@ -1,11 +1,9 @@
 """The form that creates a competition (``/organiser/new``).
 
 One field per parameter of each mechanism, read from the mechanism itself
-(:func:`ladderboard.mechanisms.parameters_of`: its signature and the
-"Parameters" section of its docstring), so that a newly registered mechanism
-is offered with its parameters the moment it exists. Fields are named
-``param-<mechanism>-<parameter>``, and only the chosen mechanism's are read,
-so that the values typed for one never reach another. Without a script every
+(:mod:`.organiser_mechanisms`), so that a newly registered mechanism is
+offered with its parameters the moment it exists; only the chosen
+mechanism's are read. Without a script every
 mechanism's fields show, each under its name; ``desk.js`` shows the chosen
 one's and limits the scores to those it takes.
 
@@ -28,9 +26,7 @@ names the field by its label, never the words of a Python exception.
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import json
-import re
 from typing import Any, cast
 
 from fastapi import APIRouter, Request
@@ -42,12 +38,12 @@ from starlette.exceptions import HTTPException
 from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
-from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, parameters_of
-from ladderboard.mechanisms.parameters import REQUIRED, ParameterInfo
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
-from ladderboard.server import api, organiser_advice
+from ladderboard.server import organiser_advice
+from ladderboard.server.api.shared import read_data_files, read_upload
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_advice import ADVISOR_METRIC, BUDGET
 from ladderboard.server.organiser_desk import desk
@@ -59,6 +55,7 @@ from ladderboard.server.organiser_forms import (
     time_zones,
     whole_number,
 )
+from ladderboard.server.organiser_mechanisms import display_name, mechanism_fields, mechanism_params
 from ladderboard.server.organiser_session import (
     check_form,
     organiser_page,
@@ -68,164 +65,13 @@ from ladderboard.server.organiser_session import (
 from ladderboard.server.rendering import REFUSALS, refusal
 from ladderboard.server.settings import Settings
 
-__all__ = ["MechanismFields", "field_name", "mechanism_fields", "mechanism_params", "router"]
+__all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 
 DEFAULT_MECHANISM = RECOMMENDED.mechanism
 MAX_DATA_FILES = 20
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(CompetitionConfig)}
-_ROLE = re.compile(r":[a-z]+:`~?(?:[\w.]+\.)?([^`]+)`")
-
-
-def field_name(mechanism: str, parameter: str) -> str:
-    return f"param-{mechanism}-{parameter}"
-
-
-def display_name(klass: type[Mechanism]) -> str:
-    """A mechanism's class name in words, the papers' ``Boot`` kept to its word:
-    ``ShakyLadder`` → ``Shaky Ladder``, ``BayesBootLadder`` → ``BayesBoot Ladder``."""
-    return re.sub(r"(?<=[a-z])(?=[A-Z])(?!Boot)", " ", klass.__name__)
-
-
-def _summary(klass: type[Mechanism]) -> str:
-    """The first paragraph of the mechanism's docstring, reST markup removed."""
-    first = inspect.cleandoc(klass.__doc__ or "").split("\n\n", 1)[0]
-    return _ROLE.sub(r"\1", " ".join(first.split())).replace("``", "")
-
-
-def _text(value: Any) -> str:
-    """A default as the form shows it (nothing for none or a required one)."""
-    if value is None or value is REQUIRED:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return str(value)
-
-
-EXAMPLE_N = 4000
-"""The holdout size the help of a parameter that scales with it shows as an
-example (the size the defaults are measured at, Blum & Hardt 2015's Kaggle
-holdouts being of that order)."""
-
-
-def _recommended_default(mechanism: str, name: str) -> Any:
-    """What the form fills a parameter with on the default mechanism: the
-    recommended setting's fixed value, or ``None`` for one that scales with
-    the holdout; :data:`REQUIRED` where the recommended setting says nothing."""
-    if mechanism != RECOMMENDED.mechanism:
-        return REQUIRED
-    if name in RECOMMENDED.per_root_n:
-        return None
-    return RECOMMENDED.params.get(name, REQUIRED)
-
-
-@dataclasses.dataclass(frozen=True)
-class ParameterField:
-    """One parameter's field: ``default`` is what runs when the field is left
-    as the blank form fills it."""
-
-    info: ParameterInfo
-    field: str
-    value: str
-    mechanism: str = ""
-
-    @property
-    def scaled(self) -> float | None:
-        """The multiple of ``1/√n`` the recommended setting gives it, if any."""
-        if self.mechanism != RECOMMENDED.mechanism:
-            return None
-        return RECOMMENDED.per_root_n.get(self.info.name)
-
-    @property
-    def default(self) -> Any:
-        chosen = _recommended_default(self.mechanism, self.info.name)
-        return self.info.default if chosen is REQUIRED else chosen
-
-    @property
-    def required(self) -> bool:
-        return self.info.required and self.scaled is None and self.default is REQUIRED
-
-    @property
-    def default_sentence(self) -> str:
-        multiple = self.scaled
-        if multiple is not None:
-            example = RECOMMENDED.params_at(EXAMPLE_N)[self.info.name]
-            return (
-                f"Default: {multiple:g}/√n for the solution's n public rows, to three "
-                f"significant digits ({example} at {EXAMPLE_N} rows), {RECOMMENDED.label} "
-                "being ladderboard's default: filled in when you choose the solution "
-                "file, and used if left empty."
-            )
-        if self.required:
-            return "Required."
-        if self.default is None:
-            return "Leave it empty for the mechanism's own choice."
-        return f"Default: {_text(self.default)}."
-
-
-@dataclasses.dataclass(frozen=True)
-class MechanismFields:
-    """A mechanism as the form offers it: what it scores and its parameters."""
-
-    name: str
-    display: str
-    summary: str
-    input_kind: str
-    params: tuple[ParameterField, ...]
-    caution: str = ""
-
-
-def mechanism_fields(values: dict[str, str]) -> list[MechanismFields]:
-    """Every registered mechanism with its parameter fields, filled with
-    ``values`` (what was sent) or else the defaults."""
-    offered = []
-    for name, klass in sorted(COMPETITION_MECHANISMS.items()):
-        params = []
-        for info in parameters_of(name):
-            field = field_name(name, info.name)
-            blank = ParameterField(info, field, "", name)
-            params.append(dataclasses.replace(blank, value=values.get(field, _text(blank.default))))
-        offered.append(
-            MechanismFields(
-                name,
-                display_name(klass),
-                _summary(klass),
-                klass.input_kind,
-                tuple(params),
-                klass.caution,
-            )
-        )
-    return offered
-
-
-def _parameter_refusal(klass: type[Mechanism], info: ParameterInfo, text: str, why: str) -> str:
-    """``why`` (the parameter's own check) as a sentence about the mechanism:
-    "the Ladder needs its step eta: give a number"."""
-    name = display_name(klass)
-    if info.required and not text.strip():
-        clause = info.help.split(":", 1)[0].split(",", 1)[0]
-        noun = clause[4:].lower() + " " if clause.startswith("The ") and len(clause) < 30 else ""
-        give = why.split(": ", 1)[1] if ": " in why else ""
-        return f"the {name} needs its {noun}{info.name}" + (f": {give}" if give else "")
-    return f"the {name}'s {why}"
-
-
-def mechanism_params(mechanism: str, values: dict[str, str]) -> dict[str, Any]:
-    """The chosen mechanism's parameters from its fields, typed; an empty
-    field leaves the default (the engine writes it out)."""
-    klass = COMPETITION_MECHANISMS[mechanism]
-    params: dict[str, Any] = {}
-    for info in parameters_of(mechanism):
-        text = values.get(field_name(mechanism, info.name), "")
-        filled = _recommended_default(mechanism, info.name) is not REQUIRED
-        if not text.strip() and (filled or not info.required):
-            continue
-        try:
-            params[info.name] = info.coerce(text)
-        except (TypeError, ValueError) as exc:
-            raise invalid(_parameter_refusal(klass, info, text, str(exc))) from None
-    return params
 
 
 def _score_params(text: str, score: str) -> dict[str, Any]:
@@ -430,9 +276,9 @@ def _create(
             raise invalid("choose the solution file")
         if len(data_uploads) > MAX_DATA_FILES:
             raise invalid(f"at most {MAX_DATA_FILES} data files at once")
-        data = api.read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
+        data = read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
         solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
-        data_files = api.read_data_files(data_uploads, settings)
+        data_files = read_data_files(data_uploads, settings)
         display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
             info = competitions.create(

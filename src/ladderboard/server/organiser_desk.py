@@ -24,7 +24,7 @@ from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo, TeamSummary
-from ladderboard.server import api
+from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
@@ -294,7 +294,7 @@ def upload_files(
         chosen = [f for f in files if f.filename]
         if not chosen:
             raise invalid("choose one or more data files to upload")
-        uploads = api.read_data_files(chosen, settings)
+        uploads = read_data_files(chosen, settings)
         if not replace:
             taken = {f.name for f in competitions.files(slug)} & {name for name, _ in uploads}
             if taken:

@@ -18,12 +18,14 @@ from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.views import CompetitionInfo
-from ladderboard.server import api
+from ladderboard.server.api.boards import spreadsheet_cell
+from ladderboard.server.api.shared import read_upload
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, hash_token
 from ladderboard.server.organiser_desk import View, desk, find_signed_in, refused
 from ladderboard.server.organiser_forms import invalid, team_names
 from ladderboard.server.organiser_session import check_form, organiser_page
 from ladderboard.server.rendering import REFUSALS
+from ladderboard.server.schemas import TeamCreated
 from ladderboard.server.settings import Settings
 
 __all__ = ["router", "tokens_csv"]
@@ -51,7 +53,7 @@ def add_team(
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, team_name=name)
-    created = api.TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
+    created = TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
     return desk(request, competitions, settings, info, 201, new_team=created)
 
 
@@ -62,7 +64,7 @@ def tokens_csv(rows: list[tuple[str, str]]) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["name", "token"])
     for name, token in rows:
-        writer.writerow([api._cell(name), token])
+        writer.writerow([spreadsheet_cell(name), token])
     encoded = base64.b64encode(out.getvalue().encode("utf-8")).decode("ascii")
     return "data:text/csv;charset=utf-8;base64," + encoded
 
@@ -82,7 +84,7 @@ def import_teams(
         info = competitions.competition(slug)
         if teams is None or not teams.filename:
             raise invalid("choose a CSV file of team names")
-        data = api.read_upload(teams.file, settings.max_upload_bytes, "file of team names")
+        data = read_upload(teams.file, settings.max_upload_bytes, "file of team names")
         existing = [team.name for team in competitions.teams(slug)]
         listed = team_names(data, existing)
         tokens = [secrets.token_urlsafe(32) for _ in listed.names]

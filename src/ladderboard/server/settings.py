@@ -22,6 +22,7 @@ from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ladderboard.engine import DEFAULT_URL
+from ladderboard.files import DEFAULT_MAX_BYTES
 
 __all__ = ["MIN_ADMIN_TOKEN_BITS", "MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
 
@@ -66,7 +67,8 @@ class Settings(BaseSettings):
     organiser_session_hours : float
         How long an organiser's sign-in lasts in the browser.
     max_upload_bytes : int
-        The largest solution or submission file accepted (HTTP 413 above it).
+        The largest solution or submission file accepted (HTTP 413 above it;
+        by default :data:`ladderboard.files.DEFAULT_MAX_BYTES`).
     allow_self_registration : bool
         Whether anyone may register a team (and receive its token) without
         the organiser's token.
@@ -103,7 +105,7 @@ class Settings(BaseSettings):
     auth_failures_per_minute: int = Field(default=10, ge=0)
     anonymous_reads_per_minute: int = Field(default=600, ge=0)
     organiser_session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
-    max_upload_bytes: int = Field(default=50 * 2**20, ge=1)
+    max_upload_bytes: int = Field(default=DEFAULT_MAX_BYTES, ge=1)
     allow_self_registration: bool = False
     submission_slots: int = Field(default=1, ge=1, le=1000)
     upload_slots: int = Field(default=16, ge=1, le=10_000)

@@ -31,7 +31,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.errors import TeamDisabled
 from ladderboard.engine.views import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
-from ladderboard.server import api, submissions
+from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
 from ladderboard.server.errors import ApiError
@@ -47,6 +47,7 @@ from ladderboard.server.rendering import (
     score,
     score_decimals,
 )
+from ladderboard.server.schemas import SelectionIn
 from ladderboard.server.settings import Settings
 
 __all__ = ["COOKIE", "SESSION_LIFETIME", "router", "signed_in_team"]
@@ -289,7 +290,7 @@ def submission_file(
     if team is None:
         raise ApiError(401, "unauthorized", "sign in as your team to download its files")
     data = competitions.submission_file(info.slug, team.name, number)
-    return api.submitted_file(info.slug, number, data)
+    return submissions.submitted_file(info.slug, number, data)
 
 
 @router.post("/c/{slug}/team", response_class=HTMLResponse)
@@ -368,7 +369,7 @@ def team_selection(
     except ValueError:
         return _team_view(request, info, team, 422, error="Submission numbers must be integers.")
     try:
-        api.select_final(api.SelectionIn(submission_ids=ids), competitions, team, info)
+        submissions.select_final(SelectionIn(numbers=ids), competitions, team, info)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return _team_view(request, info, team, status, error=text)

@@ -1,0 +1,58 @@
+"""The API's response and request bodies: the privacy boundary.
+
+Each model lists exactly what a caller may see. None of them has a field for
+labels, per-sample losses, raw public scores, ``improved``, mechanism state
+or keys; private scores appear only after the close (or to the organiser).
+The audit key appears only in :class:`CommitmentOut` after the close, when
+the engine reveals it for verification.
+"""
+
+from __future__ import annotations
+
+from ladderboard.server.schemas.boards import BoardRowOut, LeaderboardOut
+from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas.files import FileOut
+from ladderboard.server.schemas.shared import ErrorOut, HealthOut
+from ladderboard.server.schemas.submissions import (
+    SelectionIn,
+    SelectionOut,
+    SubmissionCreated,
+    SubmissionOut,
+)
+from ladderboard.server.schemas.teams import (
+    FlagOut,
+    MembershipOut,
+    QuotaOut,
+    RejectionOut,
+    TeamCreated,
+    TeamOut,
+    TeamPatch,
+    TeamStatusOut,
+    TeamSummaryOut,
+    WhoAmIOut,
+)
+
+__all__ = [
+    "BoardRowOut",
+    "CommitmentOut",
+    "CompetitionOut",
+    "CompetitionPatch",
+    "ErrorOut",
+    "FileOut",
+    "FlagOut",
+    "HealthOut",
+    "LeaderboardOut",
+    "MembershipOut",
+    "QuotaOut",
+    "RejectionOut",
+    "SelectionIn",
+    "SelectionOut",
+    "SubmissionCreated",
+    "SubmissionOut",
+    "TeamCreated",
+    "TeamOut",
+    "TeamPatch",
+    "TeamStatusOut",
+    "TeamSummaryOut",
+    "WhoAmIOut",
+]

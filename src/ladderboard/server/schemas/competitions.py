@@ -1,0 +1,104 @@
+"""A competition as anyone may see it, its audit commitment, and what the
+organiser may change while it runs."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ladderboard.engine.views import CompetitionInfo
+from ladderboard.server.schemas.shared import DECIMALS
+
+__all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch"]
+
+
+class CompetitionOut(BaseModel):
+    """A competition as anyone may see it."""
+
+    slug: str
+    title: str
+    description: str
+    rules: str = Field(description="The rules, in Markdown (the description is the overview).")
+    score: str
+    greater_is_better: bool = Field(description="Whether a higher score is better.")
+    mechanism: str
+    mechanism_params: dict[str, Any]
+    board: str
+    ranks: int = Field(description="The ranks of a per-rank board.")
+    daily_quota: int | None
+    total_quota: int | None
+    invalid_quota: int | None
+    n_selections: int
+    created_at: datetime
+    deadline: datetime | None
+    closed_at: datetime | None
+    closed: bool
+    auto_publish: bool = Field(
+        description="Whether the private board is published at the deadline."
+    )
+    published_at: datetime | None = Field(
+        description="When the private board was published and the audit key revealed."
+    )
+    published: bool
+    n_public: int
+    n_private: int
+    commitment: str = Field(description="SHA-256 of the solution, its split and the key.")
+    decimals: int = Field(description=DECIMALS)
+
+    @classmethod
+    def of(cls, info: CompetitionInfo, decimals: int) -> CompetitionOut:
+        """``info`` as anyone may see it, its scores shown with ``decimals``
+        (:meth:`~ladderboard.engine.Competitions.decimals`)."""
+        config = info.config
+        return cls(
+            slug=info.slug,
+            title=info.title,
+            description=info.description,
+            rules=info.rules,
+            score=config.score,
+            greater_is_better=config.scoring().direction.greater_is_better,
+            mechanism=config.mechanism,
+            mechanism_params=dict(config.mechanism_params),
+            board=config.board,
+            ranks=config.ranks,
+            daily_quota=config.daily_quota,
+            total_quota=config.total_quota,
+            invalid_quota=config.invalid_quota,
+            n_selections=config.n_selections,
+            created_at=info.created_at,
+            deadline=info.deadline,
+            closed_at=info.closed_at,
+            closed=info.is_closed(),
+            auto_publish=config.auto_publish,
+            published_at=info.published_at,
+            published=info.is_published(),
+            n_public=info.n_public,
+            n_private=info.n_private,
+            commitment=info.commitment,
+            decimals=decimals,
+        )
+
+
+class CommitmentOut(BaseModel):
+    slug: str
+    commitment: str
+    closed: bool
+    published: bool
+    key: str | None = Field(
+        description="The random-stream key, revealed with the private board for "
+        "`ladderboard verify`."
+    )
+
+
+class CompetitionPatch(BaseModel):
+    """What the organiser may change while a competition runs; what is left
+    out stays as it is."""
+
+    title: str | None = None
+    description: str | None = Field(None, description="The overview, Markdown.")
+    rules: str | None = Field(None, description="Markdown.")
+    deadline: datetime | None = Field(
+        None, description="A later deadline, with a time zone; null for none. Open only."
+    )
