@@ -110,7 +110,7 @@ def test_a_refused_file_is_listed_under_its_name(server, competition):
 def test_submissions_lists_the_team_s_own(server, competition):
     result = invoke(["submissions", "cli-demo"], server, competition["token"])
     assert result.exit_code == 0, result.output
-    assert [(r["id"], r["message"]) for r in rows(result.output)] == [
+    assert [(r["number"], r["message"]) for r in rows(result.output)] == [
         ("1", "flip 4"), ("2", "flip 10"),
     ]  # fmt: skip
 
@@ -140,7 +140,7 @@ def test_piped_tables_are_whole_tab_separated_values(server, competition):
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[0].split("\t") == [
-        "id",
+        "number",
         "when",
         "message",
         "board score after file",

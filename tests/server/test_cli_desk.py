@@ -486,7 +486,7 @@ def test_desk_select_chooses_the_final_submissions(desk_server, admin, tmp_path)
     assert chosen.exit_code == 0 and "final submissions in desk-select: 1, 3" in chosen.output
     refused(run(desk_server, token, "select", slug, "9"), 1, "404")
     with Client(desk_server.url, token) as client:
-        assert [s["id"] for s in client.submissions(slug) if s["selected"]] == [1, 3]
+        assert [s["number"] for s in client.submissions(slug) if s["selected"]] == [1, 3]
 
 
 # ------------------------------------------------------ edit, close, publish

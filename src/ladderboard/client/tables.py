@@ -31,6 +31,7 @@ __all__ = [
     "competitions_table",
     "files_table",
     "flags_table",
+    "number",
     "one_line",
     "rejections_table",
     "status_table",
@@ -39,6 +40,12 @@ __all__ = [
     "teams_table",
     "tokens_table",
 ]
+
+
+def number(submission: dict[str, Any]) -> int:
+    """A submission's number among its team's own (1, 2, ...), as the server
+    names it (``number``; a server from before that name sends ``id``)."""
+    return int(submission["number"] if "number" in submission else submission["id"])
 
 
 def one_line(value: object) -> str:
@@ -113,7 +120,7 @@ def submission_table(slug: str, result: dict[str, Any]) -> Table:
     table.add_column("status")
     table.add_column("left today", justify="right")
     table.add_row(
-        str(result["id"]),
+        str(number(result)),
         _score(result["public_score"], result.get("decimals")),
         _score(result.get("previous_score"), result.get("decimals")),
         result["status"],
@@ -125,7 +132,7 @@ def submission_table(slug: str, result: dict[str, Any]) -> Table:
 def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | None = None) -> Table:
     """The team's submissions, their scores with the competition's ``decimals``."""
     table = Table(title=f"{slug}: your submissions")
-    table.add_column("id", justify="right")
+    table.add_column("number", justify="right")
     table.add_column("when")
     table.add_column("message")
     table.add_column(_score_header(rows[0]) if rows else "public", justify="right")
@@ -136,7 +143,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
     for row in rows:
         best = row.get("best")
         table.add_row(
-            str(row["id"]),
+            str(number(row)),
             _when(row["created_at"]),
             _plain(row["message"]),
             _score(row["public_score"], decimals),

@@ -130,7 +130,11 @@ def _download_submissions(slug: str, folder: Path, server: str | None, token: st
     sent compressed), byte for byte as the server received it."""
 
     def fetch(client: Client) -> list[tuple[int, bytes]]:
-        return [(s["id"], client.submission_file(slug, s["id"])) for s in client.submissions(slug)]
+        from ladderboard.client.tables import number
+
+        return [
+            (number(s), client.submission_file(slug, number(s))) for s in client.submissions(slug)
+        ]
 
     files = call(server, token, fetch)
     try:
