@@ -19,7 +19,7 @@ from ladderboard.engine.errors import (
     TeamDisabled,
     VerificationError,
 )
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     CompetitionInfo,
     DuplicateFlag,
     SubmissionResult,

@@ -27,7 +27,7 @@ from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     BOARD_SCOPE,
     BoardRow,
     aware,

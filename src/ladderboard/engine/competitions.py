@@ -24,9 +24,9 @@ from sqlalchemy.orm import Session
 from ladderboard.engine import instances, lookup
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound, TeamDisabled
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.engine.performance import Caches
+from ladderboard.engine.caches import Caches
 from ladderboard.engine.submitting import Submitter
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     BOARD_SCOPE,
     Admission,
     CompetitionInfo,
@@ -180,7 +180,7 @@ class Competitions:
     """The engine over one store (a SQLAlchemy engine): organiser and team
     actions and the boards, composed over the store's queries, the rules,
     the :class:`~ladderboard.engine.submitting.Submitter` and the in-process
-    :class:`~ladderboard.engine.performance.Caches`.
+    :class:`~ladderboard.engine.caches.Caches`.
 
     >>> store = Competitions.open("sqlite://")          # in memory, for the example
     >>> solution = Solution.from_labels([0, 1] * 50, public_fraction=0.5, random_state=0)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ladderboard.direction import Direction
-from ladderboard.engine.views import aware
+from ladderboard.engine.results import aware
 from ladderboard.rules.boards import BoardRow
 
 __all__ = ["KeptBoard"]

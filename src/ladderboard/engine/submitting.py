@@ -4,7 +4,7 @@ transaction; then the board's mechanism row is locked, the close, the
 idempotency key, the quotas and duplicates are checked, the mechanism takes
 the scores, and the submission is stored, all in one transaction.
 
-What makes it fast lives in :mod:`ladderboard.engine.performance` (the
+What makes it fast lives in :mod:`ladderboard.engine.caches` (the
 in-process caches and the worker threads that hash and compress); the SQL
 lives in :mod:`ladderboard.store.statements`.
 """
@@ -30,14 +30,14 @@ from ladderboard.engine.errors import (
     QuotaExceeded,
     TeamDisabled,
 )
-from ladderboard.engine.performance import (
+from ladderboard.engine.caches import (
     CachedMechanism,
     CachedRanks,
     Caches,
     background,
     hash_and_pack,
 )
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     BOARD_SCOPE,
     Admission,
     SubmissionResult,

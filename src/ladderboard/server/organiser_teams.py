@@ -17,7 +17,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.server import api
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, hash_token
 from ladderboard.server.organiser_desk import View, desk, find_signed_in, refused

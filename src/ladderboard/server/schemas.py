@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     BoardRow,
     CompetitionInfo,
     DuplicateFlag,

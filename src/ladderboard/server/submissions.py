@@ -44,7 +44,7 @@ from starlette.routing import Match, Route
 from starlette.types import Scope
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.engine.results import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
 from ladderboard.rules.text import (
     IDEMPOTENCY_KEY_CHARS,

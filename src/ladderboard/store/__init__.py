@@ -20,7 +20,7 @@ from ladderboard.store.database import (
     require_schema,
     scratch_postgres_database,
 )
-from ladderboard.store.edge import OrganiserSessions, RateLimits, TeamSessions
+from ladderboard.store.shared_limits import OrganiserSessions, RateLimits, TeamSessions
 from ladderboard.store.models import (
     Base,
     CompetitionFileRow,

@@ -96,7 +96,7 @@ _COMPETITION_INFO = select(*_INFO_COLUMNS, STORE_NOW.label("read_at")).where(
 
 
 def competition_info(connection: Connection, slug: str, store_now: datetime | None = None) -> Any:
-    """What :class:`~ladderboard.engine.views.CompetitionInfo` is built from
+    """What :class:`~ladderboard.engine.results.CompetitionInfo` is built from
     (a row with the model's attribute names), with ``read_at``, the store's
     time (``store_now`` when given; :mod:`~ladderboard.store.clock`), or
     ``None``: one Core query, as every API request reads it."""

@@ -20,7 +20,7 @@ from ladderboard.encoding import decode_array, encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import DuplicateSubmission
-from ladderboard.engine.performance import CachedMechanism, ScratchPool
+from ladderboard.engine.caches import CachedMechanism, ScratchPool
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder
@@ -259,7 +259,7 @@ def test_a_state_encoded_by_another_codec_is_encoded_again_by_this_one():
 
 
 def test_the_cache_keeps_at_most_its_size():
-    from ladderboard.engine.performance import MechanismCache
+    from ladderboard.engine.caches import MechanismCache
 
     cache = MechanismCache(size=2)
     entries = [CachedMechanism(i, ParameterFreeLadder(n=3)) for i in range(3)]
@@ -273,7 +273,7 @@ def test_the_cache_keeps_at_most_its_size():
 
 
 def test_the_cache_keeps_the_last_used_within_its_bytes_and_the_last_one_put():
-    from ladderboard.engine.performance import MechanismCache
+    from ladderboard.engine.caches import MechanismCache
 
     def entry(key, n):
         kept = CachedMechanism(key, ParameterFreeLadder(n=n))
@@ -424,7 +424,7 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
     """The first submissions to a worker arrive together: one thread parses
     the solution, the others wait for it; after a failed read, each of them
     reads it (once: none waits for every other to fail in turn)."""
-    from ladderboard.engine.performance import SolutionCache
+    from ladderboard.engine.caches import SolutionCache
     from ladderboard.store.blobs import pack
 
     sol = solution()
@@ -449,9 +449,9 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
             raise OSError("the store went away")
         return blob
 
-    from ladderboard.engine import performance
+    from ladderboard.engine import caches
 
-    monkeypatch.setattr(performance.queries, "solution_file", solution_file)
+    monkeypatch.setattr(caches.queries, "solution_file", solution_file)
     cache = SolutionCache()
 
     def get(ident: int):
@@ -527,7 +527,7 @@ def test_the_board_cache_hands_out_boards_by_version_and_shares_each_build():
     to the reader's). Readers asking at one version share one build, whether
     or not the cache keeps it; if that build fails, each reader that waited
     builds its own at once, not one after another."""
-    from ladderboard.engine.performance import BoardCache
+    from ladderboard.engine.caches import BoardCache
 
     exact, later = BoardCache(), BoardCache(later=True)
     for cache in (exact, later):
