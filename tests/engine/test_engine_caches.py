@@ -19,8 +19,8 @@ from engine_helpers import at_once
 from ladderboard.encoding import decode_array, encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
-from ladderboard.engine.errors import DuplicateSubmission
 from ladderboard.engine.caches import CachedMechanism, ScratchPool
+from ladderboard.engine.errors import DuplicateSubmission
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder

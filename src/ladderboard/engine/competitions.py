@@ -14,18 +14,17 @@ import dataclasses
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import instances, lookup
+from ladderboard.engine import instances, lookup, quotas
+from ladderboard.engine.caches import Caches
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound, TeamDisabled
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.engine.caches import Caches
-from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.results import (
     BOARD_SCOPE,
     Admission,
@@ -44,6 +43,7 @@ from ladderboard.engine.results import (
     now_utc,
     team_scope,
 )
+from ladderboard.engine.submitting import Submitter
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
@@ -170,10 +170,6 @@ def _numbered(
 
 def _team_info(row: TeamRow) -> TeamInfo:
     return TeamInfo(row.id, row.name, aware(row.created_at), row.disabled_at is not None)
-
-
-def _utc_day(now: datetime) -> datetime:
-    return now.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 class Competitions:
@@ -713,7 +709,7 @@ class Competitions:
 
     def team_summaries(self, slug: str) -> list[TeamSummary]:
         """Every team with its activity, for the organiser's desk."""
-        day = _utc_day(self._clock())
+        day = quotas.daily_window(self._clock())
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             rows = queries.team_summaries(session, competition.id, day)
@@ -733,8 +729,7 @@ class Competitions:
 
     def quota(self, slug: str, team: str) -> QuotaView:
         """What the team has used of its quotas, and when the daily one resets."""
-        now = self._clock()
-        day = _utc_day(now)
+        start, end = quotas.daily_window(self._clock())
         with Session(self.reader) as session:
             competition = lookup.competition(session, slug)
             config = CompetitionConfig.from_json(competition.config)
@@ -742,13 +737,13 @@ class Competitions:
             rows = queries.team_submissions(session, team_row.id)
             invalid = queries.rejection_count(session, team_row.id)
         return QuotaView(
-            used_today=sum(aware(r.created_at) >= day for r in rows),
+            used_today=sum(start <= aware(r.created_at) < end for r in rows),
             daily_quota=config.daily_quota,
             used_total=len(rows),
             total_quota=config.total_quota,
             invalid=invalid,
             invalid_quota=config.invalid_quota,
-            resets_at=day + timedelta(days=1),
+            resets_at=end,
         )
 
     def rejections(self, slug: str, team: str) -> list[RejectionView]:
@@ -783,7 +778,13 @@ class Competitions:
         now = self._clock()
         with self.reader.connect() as connection:
             row = statements.member_admission(
-                connection, slug, token_hash, idempotency_key, now, rate_key, self._store_now()
+                connection,
+                slug,
+                token_hash,
+                idempotency_key,
+                quotas.daily_window(now),
+                rate_key,
+                self._store_now(),
             )
         if row is None:
             return MemberRead(None, None, None)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple, overload
 
+from ladderboard.engine.quotas import remaining_today
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 
@@ -190,15 +191,12 @@ class QuotaView:
     @property
     def remaining_today(self) -> int | None:
         """What is left today: the tighter of the daily and the total quota."""
-        left = [
-            quota - used
-            for quota, used in (
-                (self.daily_quota, self.used_today),
-                (self.total_quota, self.used_total),
-            )
-            if quota is not None
-        ]
-        return max(0, min(left)) if left else None
+        return remaining_today(
+            self.used_today,
+            self.used_total,
+            daily_quota=self.daily_quota,
+            total_quota=self.total_quota,
+        )
 
 
 # A line break of a refusal's message, as the store keeps it: escaped to the

@@ -21,21 +21,20 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
-from ladderboard.engine import instances, lookup
-from ladderboard.engine.errors import (
-    CompetitionClosed,
-    Conflict,
-    DuplicateSubmission,
-    NotFound,
-    QuotaExceeded,
-    TeamDisabled,
-)
+from ladderboard.engine import instances, lookup, quotas
 from ladderboard.engine.caches import (
     CachedMechanism,
     CachedRanks,
     Caches,
     background,
     hash_and_pack,
+)
+from ladderboard.engine.errors import (
+    CompetitionClosed,
+    Conflict,
+    DuplicateSubmission,
+    NotFound,
+    TeamDisabled,
 )
 from ladderboard.engine.results import (
     BOARD_SCOPE,
@@ -178,24 +177,6 @@ def _refuse_if_disabled(team: str, disabled_at: datetime | None) -> None:
         raise TeamDisabled(f"team {team!r} is disabled by the organiser")
 
 
-def _check_invalid(invalid: int, team: str, config: CompetitionConfig) -> None:
-    if config.invalid_quota is not None and invalid >= config.invalid_quota:
-        raise QuotaExceeded(
-            f"team {team!r} has made {invalid} invalid submissions, the limit; ask the organiser"
-        )
-
-
-def _check_quota(today: int, total: int, team: str, config: CompetitionConfig) -> None:
-    # The total first: a team that has spent both may not come back tomorrow.
-    if config.total_quota is not None and total >= config.total_quota:
-        raise QuotaExceeded(f"team {team!r} has used all {config.total_quota} submissions")
-    if config.daily_quota is not None and today >= config.daily_quota:
-        raise QuotaExceeded(
-            f"team {team!r} has used its {config.daily_quota} submissions for today (UTC)",
-            daily=True,
-        )
-
-
 def _standing(
     connection: Connection,
     target: Target,
@@ -281,24 +262,20 @@ def _result(
     score: float,
     created_at: datetime,
     counts: tuple[int, int],
-    config,
+    config: CompetitionConfig,
     previous: float | None,
 ) -> SubmissionResult:
     """What the team is told: its release, its previous one, and what is left
     of today's quota (``counts``: the team's submissions today and in all,
     this one included)."""
-    today, total = counts
-    left = [
-        quota - used
-        for quota, used in ((config.daily_quota, today), (config.total_quota, total))
-        if quota is not None
-    ]
     return SubmissionResult(
         id=number,
         team=team,
         public_score=score,
         status="scored",
-        remaining_today=max(0, min(left)) if left else None,
+        remaining_today=quotas.remaining_today(
+            *counts, daily_quota=config.daily_quota, total_quota=config.total_quota
+        ),
         created_at=created_at,
         previous_score=previous,
     )
@@ -397,10 +374,14 @@ class Submitter:
                             raise Conflict("this idempotency key was used for another file")
                         return self._resent(connection, earlier, team, config, now)
                 today, total, same, other, invalid, previous, stored = statements.counts(
-                    connection, target.competition_id, target.team_id, predictions_sha256, now
+                    connection,
+                    target.competition_id,
+                    target.team_id,
+                    predictions_sha256,
+                    quotas.daily_window(now),
                 )
-                _check_invalid(invalid, team, config)
-                _check_quota(today, total, team, config)
+                quotas.check_invalid(config, team, invalid)
+                quotas.check_quota(config, team, today, total, now)
                 if same is not None:
                     raise DuplicateSubmission(
                         f"these predictions are identical to submission {same}; "
@@ -470,7 +451,7 @@ class Submitter:
                     target.competition_id,
                     target.team_id,
                     idempotency_key,
-                    now,
+                    quotas.daily_window(now),
                     self.store_clock(),
                 )
         if row is None:  # the competition is gone: forget it
@@ -481,8 +462,8 @@ class Submitter:
         _refuse_if_disabled(team, disabled_at)
         if resent:
             return
-        _check_invalid(invalid, team, target.config)
-        _check_quota(today, total, team, target.config)
+        quotas.check_invalid(target.config, team, invalid)
+        quotas.check_quota(target.config, team, today, total, now)
 
     # ------------------------------------------------------------ the steps
     def _resent_before_parsing(
@@ -581,8 +562,8 @@ class Submitter:
             locked = self._lock(connection, slug, target, self.store_clock())
             _refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
             _refuse_if_disabled(team, locked.disabled_at)
-            _check_invalid(
-                statements.invalid_files(connection, target.team_id), team, target.config
+            quotas.check_invalid(
+                target.config, team, statements.invalid_files(connection, target.team_id)
             )
             statements.store_rejection(
                 connection,
@@ -650,7 +631,7 @@ class Submitter:
     ) -> SubmissionResult:
         """The answer to a submission resent with its idempotency key: the first one's."""
         today, total, _ = statements.team_counts(
-            connection, row.team_id, row.predictions_sha256, now
+            connection, row.team_id, row.predictions_sha256, quotas.daily_window(now)
         )
         previous = statements.released_before(connection, row.team_id, row.number)
         return _result(

@@ -27,8 +27,8 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
-from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.caches import SingleFlight
+from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.rules.boards import BoardRow
 from ladderboard.server.schemas import BoardRowOut
 

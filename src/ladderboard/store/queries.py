@@ -404,9 +404,11 @@ def rejections(session: Session, team_id: int) -> list[RejectionRow]:
     )
 
 
-def team_summaries(session: Session, competition_id: int, day: datetime) -> list[tuple[Any, ...]]:
+def team_summaries(
+    session: Session, competition_id: int, day: tuple[datetime, datetime]
+) -> list[tuple[Any, ...]]:
     """Per team of the competition, in the order they joined: ``(team row,
-    submissions, last submission, submissions since ``day``, invalid files,
+    submissions, last submission, submissions in ``day`` (``[start, end)``), invalid files,
     duplicate flags naming it on either side)``; four grouped queries, not
     one a team."""
     submitted = {
@@ -416,7 +418,9 @@ def team_summaries(session: Session, competition_id: int, day: datetime) -> list
                 SubmissionRow.team_id,
                 func.count(),
                 func.max(SubmissionRow.created_at),
-                func.count().filter(SubmissionRow.created_at >= day),
+                func.count().filter(
+                    (SubmissionRow.created_at >= day[0]) & (SubmissionRow.created_at < day[1])
+                ),
             )
             .where(SubmissionRow.competition_id == competition_id)
             .group_by(SubmissionRow.team_id)
