@@ -1,10 +1,73 @@
-"""What the engine keeps in process between submissions, so that a
-submission pays for its own file and not for re-reading the competition.
+"""What the engine keeps in process between requests, and the contract each
+cache keeps.
 
-Nothing here is a source of truth: each cache is keyed by what the store says
-(the solution's hash, the competition's commitment, the count of submissions
-a mechanism's stored state has seen) and falls back to the store on a miss,
-so several processes or hosts can share one database.
+Nothing here is a source of truth. Every cache is keyed by what the store
+says (a hash, the competition's commitment, a version or a count the store
+increments in the transaction that changes it) and falls back to the store
+on a miss, so several processes or hosts can share one database. An engine
+built with every cache off (``Competitions(..., caching=False)``, which
+builds :class:`Caches` with ``enabled=False``) gives the same boards and
+releases, bit for bit, only slower (``tests/engine/test_caches_off.py``
+plays a competition both ways, on both stores).
+
+Each cache of :class:`Caches`, what it is keyed by, what drops it, and what
+a reader may assume of what it hands out:
+
+``solutions`` (:class:`SolutionCache`)
+    Keyed by the competition's id and its solution file's SHA-256. Never
+    dropped: a file never changes under its hash. The parsed solution of
+    the stored file, shared by every caller, so never written to.
+``targets`` (:class:`ClearedWhenFull`)
+    Keyed by (slug, team name). Dropped when the team is disabled or
+    enabled, when the deadline it holds has passed by this host's clock
+    (read again, as the organiser may have moved it), when the lock finds
+    another commitment under the slug (the competition was created again),
+    when the store has no such competition, and all at once past 65,536
+    entries. The ids, configuration and solution of the pair, which never
+    change; never the close, the team's being disabled or its counts, which
+    are read again under the lock.
+``mechanisms`` (:class:`MechanismCache`)
+    Keyed by (competition id, commitment, scope), with the count of
+    submissions the mechanism has taken. Handed out only when the stored
+    state has taken as many (another process may have submitted since),
+    and taken out by the transaction that advances it, put back only after
+    its commit; the least recently used dropped past 64 entries or about
+    1 GiB. The mechanism has taken exactly the stored submissions of its
+    board, in order.
+``arrays`` (:class:`~ladderboard.store.arrays.StoredArrays`)
+    Keyed by (competition id, SHA-256 of an array's encoding): content
+    addressed, so never stale; an array is remembered as stored only after
+    the commit that stored it. Such an array is in the committed store, and
+    an encoding kept is the stored one.
+``boards`` (:class:`BoardCache`)
+    Keyed by (competition id, commitment, board), at the competition's
+    ``board_version``, which every change to a board increments in the
+    transaction that makes it. Handed out only at the version the caller
+    just read; 64 boards kept. The board as the store held it at that
+    version; the tuple is the one kept, the same object while the board
+    stays the same (so a caller may key what it derives by its identity).
+``public_boards`` (:class:`BoardCache` with ``later``)
+    The public boards of per-team competitions, keyed as ``boards``. One
+    kept at a later version than the caller read is handed out (it holds
+    every change up to that version); one kept at an older version is
+    patched with the standings changed since, unless a reset
+    (``board_reset_version``: a selection, the close, the publication) came
+    between, when the board is built from every standing.
+``decimals`` (:class:`ClearedWhenFull`)
+    Keyed by (commitment, mechanism, its parameters, precision): the
+    decimals a board shows are a function of the key, never stale; all
+    dropped past 10,000 entries.
+``scratch`` (:class:`ScratchPool`)
+    Not a cache of values: memory lent to one submission at a time and
+    given back, whose contents the next submission overwrites; nothing
+    reads what it held.
+
+A process's cache is never told of another process's writes: each entry is
+checked against a value the request reads from the store anyway (the board
+version, the mechanism state's count, the commitment under the lock), or
+holds only what never changes. The web edge keeps its serialised boards
+beside these (``server/board_json.py``), keyed by the identity of the board
+tuple :attr:`Caches.boards` hands out, so they follow these boards.
 """
 
 from __future__ import annotations
@@ -135,6 +198,8 @@ class ClearedWhenFull(dict):
         self.size = size
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if self.size <= 0:
+            return  # keeps nothing: every read goes to the store
         if len(self) >= self.size:
             self.clear()
         super().__setitem__(key, value)
@@ -213,7 +278,8 @@ class SolutionCache:
     ten million rows, each holds the whole file and its arrays at once).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep: bool = True) -> None:
+        self.keep = keep  # False: every lookup reads and parses the stored file
         self._lock = threading.Lock()
         self._items: dict[tuple[int, str], Solution] = {}
         self._flight = SingleFlight()
@@ -226,8 +292,9 @@ class SolutionCache:
 
         def parse() -> Solution:
             parsed = Solution.from_csv(unpack(queries.solution_file(connection, competition_id)))
-            with self._lock:
-                self._items[key] = parsed
+            if self.keep:
+                with self._lock:
+                    self._items[key] = parsed
             return parsed
 
         return self._flight.run(key, lambda: self._items.get(key), parse)
@@ -246,8 +313,9 @@ class SolutionCache:
                 found = True
             except (TypeError, ValueError):
                 found = False
-            with self._lock:
-                self._suits[key] = found
+            if self.keep:
+                with self._lock:
+                    self._suits[key] = found
         return found
 
 
@@ -467,11 +535,11 @@ class BoardCache:
 
 
 class Caches:
-    """Everything the engine keeps in process, in one place: parsed solutions,
-    the mechanisms last advanced here, the large arrays
-    known to be stored, the targets of submissions (a competition's and a
-    team's rows, which never change) and the boards last built (the public
-    boards of per-team competitions to be patched)."""
+    """Everything the engine keeps in process, in one place (the module's
+    docstring says what each holds and when it is dropped). With
+    ``enabled=False`` none keeps anything: every read goes to the store and
+    every mechanism is rebuilt from its stored state, which gives the same
+    boards and releases, bit for bit, only slower."""
 
     def __init__(
         self,
@@ -479,11 +547,18 @@ class Caches:
         targets: int = 65536,
         boards: int = 64,
         mechanism_bytes: int = 2**30,
+        *,
+        enabled: bool = True,
     ) -> None:
-        self.solutions = SolutionCache()
+        if not enabled:
+            mechanisms = targets = boards = 0
+        self.enabled = enabled
+        self.solutions = SolutionCache(keep=enabled)
         self.mechanisms = MechanismCache(mechanisms, mechanism_bytes)
-        self.arrays = StoredArrays()
+        self.arrays = StoredArrays() if enabled else StoredArrays(size=0, encoding_chars=0)
         self.targets = ClearedWhenFull(targets)
         self.boards = BoardCache(boards)
         self.public_boards = BoardCache(boards, later=True)  # KeptBoards, to patch
-        self.scratch = ScratchPool()
+        self.decimals = ClearedWhenFull(10_000 if enabled else 0)
+        # Never lent when disabled: each submission scores into fresh arrays.
+        self.scratch = ScratchPool() if enabled else ScratchPool(idle_bytes=0, smallest=2**63)

@@ -196,26 +196,29 @@ class Competitions:
         store_clock: Callable[[], datetime] | None = None,
         mechanism_cache: int = 64,
         mechanism_cache_bytes: int = 2**30,
+        caching: bool = True,
     ):
         """``clock`` is this process's time, which stamps what it writes;
         the deadline is decided by the store's time, which the database
         reads inside the statements that check it
         (:mod:`~ladderboard.store.clock`), so that hosts whose clocks
         disagree agree on it. ``store_clock`` (a test's clock) takes the
-        database's place there."""
+        database's place there. ``caching=False`` keeps nothing in process
+        (:mod:`~ladderboard.engine.caches`): the same boards and releases,
+        every one read from the store."""
         self.engine = engine
         self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
         self._clock = clock
         self._store_clock = store_clock
-        self.caches = Caches(mechanisms=mechanism_cache, mechanism_bytes=mechanism_cache_bytes)
+        self.caches = Caches(
+            mechanisms=mechanism_cache, mechanism_bytes=mechanism_cache_bytes, enabled=caching
+        )
         self.submitter = Submitter(engine, self.reader, clock, self.caches, self._store_now)
         # Shared by every process over this store: the web edge's rate limits
         # and the organiser's sign-ins.
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
-        # By what decides them: the commitment (the solution), the mechanism, the precision.
-        self._decimals: dict[tuple[str, str, str, int], int] = {}
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -434,14 +437,12 @@ class Competitions:
         the competition's ``precision``."""
         config = info.config
         key = (info.commitment, config.mechanism, repr(config.mechanism_params), config.precision)
-        found = self._decimals.get(key)
+        found = self.caches.decimals.get(key)
         if found is None:
             # The resolution depends on the parameters and n, not on the key.
             fresh, _ = instances.factory("0" * 32, info.config, self.solution(info.slug))
             found = display_decimals(fresh("resolution").resolution, info.config.precision)
-            if len(self._decimals) > 10_000:
-                self._decimals.clear()
-            self._decimals[key] = found
+            self.caches.decimals[key] = found
         return found
 
     def explain(
