@@ -20,7 +20,7 @@ from server_helpers import ADMIN, add_team, bearer, create, predictions, submit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import CompetitionClosed, views
+from ladderboard.engine import CompetitionClosed, results
 from ladderboard.server.deps import hash_token
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_forms import deadline_in_utc
@@ -444,7 +444,7 @@ def test_desk_after_the_deadline_previews_and_publishes(client, solution, monkey
     csrf = sign_in(client)
     competitions = client.app.state.competitions
     after = deadline + timedelta(hours=1)
-    monkeypatch.setattr(views, "now_utc", lambda: after)
+    monkeypatch.setattr(results, "now_utc", lambda: after)
     monkeypatch.setattr(competitions, "_clock", lambda: after)
     monkeypatch.setattr(competitions, "_store_clock", lambda: after)  # the store's time decides
     page = client.get("/organiser/c/demo").text
