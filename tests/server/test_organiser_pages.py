@@ -445,8 +445,8 @@ def test_desk_after_the_deadline_previews_and_publishes(client, solution, monkey
     competitions = client.app.state.competitions
     after = deadline + timedelta(hours=1)
     monkeypatch.setattr(results, "now_utc", lambda: after)
-    monkeypatch.setattr(competitions, "_clock", lambda: after)
-    monkeypatch.setattr(competitions, "_store_clock", lambda: after)  # the store's time decides
+    monkeypatch.setattr(competitions.context, "clock", lambda: after)
+    monkeypatch.setattr(competitions.context, "store_clock", lambda: after)  # the store decides
     page = client.get("/organiser/c/demo").text
     assert 'href="/organiser/c/demo/close"' not in page  # closed by its deadline
     assert "Private board (only you see it)" in page
