@@ -19,8 +19,9 @@ from engine_helpers import at_once
 from ladderboard.encoding import decode_array, encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
-from ladderboard.engine.caches import CachedMechanism, ScratchPool
 from ladderboard.engine.errors import DuplicateSubmission
+from ladderboard.engine.kept_mechanisms import CachedMechanism
+from ladderboard.engine.workers import ScratchPool
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder
@@ -259,7 +260,7 @@ def test_a_state_encoded_by_another_codec_is_encoded_again_by_this_one():
 
 
 def test_the_cache_keeps_at_most_its_size():
-    from ladderboard.engine.caches import MechanismCache
+    from ladderboard.engine.kept_mechanisms import MechanismCache
 
     cache = MechanismCache(size=2)
     entries = [CachedMechanism(i, ParameterFreeLadder(n=3)) for i in range(3)]
@@ -273,7 +274,7 @@ def test_the_cache_keeps_at_most_its_size():
 
 
 def test_the_cache_keeps_the_last_used_within_its_bytes_and_the_last_one_put():
-    from ladderboard.engine.caches import MechanismCache
+    from ladderboard.engine.kept_mechanisms import MechanismCache
 
     def entry(key, n):
         kept = CachedMechanism(key, ParameterFreeLadder(n=n))
@@ -478,6 +479,7 @@ def test_a_board_missing_from_the_cache_is_built_once_for_every_reader_that_asks
     """After a restart or a submission a board's readers arrive together: one
     of them builds (or patches) the board while the others wait for it, and
     all are handed the same board, the one a store that kept nothing builds."""
+    from ladderboard.engine.boards import Boards
     from ladderboard.engine.kept_board import KeptBoard
 
     made: list[str] = []
@@ -493,8 +495,8 @@ def test_a_board_missing_from_the_cache_is_built_once_for_every_reader_that_asks
     for name, owner in [
         ("build", KeptBoard),
         ("patched", KeptBoard),
-        ("_public_board", Competitions),
-        ("_private_board", Competitions),
+        ("_public_board", Boards),
+        ("_private_board", Boards),
     ]:
         monkeypatch.setattr(owner, name, slowed(name, getattr(owner, name)))
 

@@ -11,11 +11,8 @@ from typing import Any
 from sqlalchemy import Connection
 
 from ladderboard.engine import instances
-from ladderboard.engine.caches import (
-    CachedMechanism,
-    CachedRanks,
-)
 from ladderboard.engine.context import EngineContext
+from ladderboard.engine.kept_mechanisms import CachedMechanism, CachedRanks
 from ladderboard.engine.targets import Target
 
 __all__ = ["Step", "advance", "committed"]

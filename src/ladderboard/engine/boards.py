@@ -51,11 +51,19 @@ def _records(
     calls it) by its id."""
     rows = queries.submissions_with_team(session, competition_id)
     records = [
-        Record(id_, name, aware(created), public, private, selected, bool(improved))
-        for id_, name, created, public, private, selected, _, improved in rows
-        if name not in left_out
+        Record(
+            r.id,
+            r.name,
+            aware(r.created_at),
+            r.public_score,
+            r.private_score,
+            r.selected,
+            bool(r.improved),
+        )
+        for r in rows
+        if r.name not in left_out
     ]
-    return records, {row[0]: row[6] for row in rows}
+    return records, {r.id: r.number for r in rows}
 
 
 def final_submissions(records: Sequence[Record[datetime]], config: CompetitionConfig) -> set[int]:
@@ -212,7 +220,7 @@ class Boards:
         with each team's count and latest submission from its standing."""
         rows = queries.standings(session, competition.id)
         disabled = frozenset(queries.disabled_team_names(session, competition.id))
-        activity = {name: (entries, aware(last)) for name, _, entries, last, *_ in rows}
+        activity = {r.name: (r.entries, aware(r.last_submission_at)) for r in rows}
         return ranked(
             rank_entries(
                 self._rank_entries(session, competition.id, disabled),

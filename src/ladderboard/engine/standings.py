@@ -70,8 +70,8 @@ def _standing_from_history(connection: Connection, target: Target) -> dict[str, 
     """:func:`standing_after` by the rule applied to all the team's releases."""
     rows = statements.team_releases(connection, target.team_id)
     records = [
-        Record(ident, "", created, score, score, improved=bool(improved))
-        for ident, created, score, _, improved in rows
+        Record(r.id, "", r.created_at, r.public_score, r.public_score, improved=bool(r.improved))
+        for r in rows
     ]
     (ordered,) = by_team(records).values()
     mechanism = MECHANISMS[target.config.mechanism]
@@ -81,7 +81,7 @@ def _standing_from_history(connection: Connection, target: Target) -> dict[str, 
         release_is_current_best=mechanism.release_is_current_best,
         release_hides_decision=mechanism.release_hides_decision,
     )
-    numbers = {ident: number for ident, _, _, number, _ in rows}
+    numbers = {r.id: r.number for r in rows}
     return standing_columns(standing, reached_at, numbers[standing.submission_id])
 
 

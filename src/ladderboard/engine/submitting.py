@@ -24,10 +24,6 @@ from sqlalchemy import Connection
 from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import quotas
 from ladderboard.engine.advancing import Step, advance, committed
-from ladderboard.engine.caches import (
-    background,
-    hash_and_pack,
-)
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import (
     CompetitionClosed,
@@ -48,6 +44,7 @@ from ladderboard.engine.targets import (
     refuse_if_closed,
     refuse_if_disabled,
 )
+from ladderboard.engine.workers import background, hash_and_pack
 from ladderboard.files.submission import (
     SubmissionError,
     canonical_predictions_hash,
@@ -279,7 +276,7 @@ class Submitter:
             target.team_id,
             target.commitment,
         ):
-            row = read[3:]  # read with the caller, of this very team and competition
+            row = read  # read with the caller, of this very team and competition
         else:
             with self.context.reader.connect() as connection:
                 row = statements.admission(
@@ -293,13 +290,13 @@ class Submitter:
         if row is None:  # the competition is gone: forget it
             self.context.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
-        closed_at, deadline, disabled_at, today, total, invalid, resent, store_now = row
-        refuse_if_closed(slug, closed_at, deadline, aware(store_now) or now)
-        refuse_if_disabled(team, disabled_at)
-        if resent:
+        # An Admission, or the store's row of the same names.
+        refuse_if_closed(slug, row.closed_at, row.deadline, aware(row.store_now) or now)
+        refuse_if_disabled(team, row.disabled_at)
+        if row.resent:
             return
-        quotas.check_invalid(target.config, team, invalid)
-        quotas.check_quota(target.config, team, today, total, now)
+        quotas.check_invalid(target.config, team, row.invalid)
+        quotas.check_quota(target.config, team, row.today, row.total, now)
 
     # ------------------------------------------------------------ the steps
     def _resent_before_parsing(

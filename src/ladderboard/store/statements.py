@@ -186,9 +186,16 @@ def _admission_counts(team: Any) -> tuple[Any, ...]:
 ADMISSION = select(
     CompetitionRow.closed_at,
     CompetitionRow.deadline,
-    _DISABLED,
-    *_admission_counts(bindparam("team")),
-    STORE_NOW,
+    _DISABLED.label("disabled_at"),
+    *(
+        count.label(name)
+        for name, count in zip(
+            ("today", "total", "invalid", "resent"),
+            _admission_counts(bindparam("team")),
+            strict=True,
+        )
+    ),
+    STORE_NOW.label("store_now"),
 ).where(CompetitionRow.id == bindparam("competition"))
 # The member read (the competition and the caller's team) with the same counts
 # for the team it finds, correlated to its row, so that a submission's
