@@ -57,7 +57,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert, select
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.submitting import standing_columns
+from ladderboard.engine.standings import standing_columns
 from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import Record, team_standing
 from ladderboard.rules.config import CompetitionConfig

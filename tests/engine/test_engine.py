@@ -21,7 +21,7 @@ from ladderboard.engine.errors import (
     QuotaExceeded,
     VerificationError,
 )
-from ladderboard.engine.views import DuplicateFlag
+from ladderboard.engine.results import DuplicateFlag
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import ParameterFreeLadder

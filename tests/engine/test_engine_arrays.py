@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
-from test_engine_performance import stored
+from test_engine_caches import stored
 
 from ladderboard.encoding import encode_array
 from ladderboard.engine import Competitions

@@ -101,6 +101,7 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
     """The server reads a submission's admission with its caller, in one
     query (``member_admission``): for every team and key it gives what the
     admission's own read gives, and ``admit`` refuses with it as without it."""
+    from ladderboard.engine.quotas import daily_window
     from ladderboard.store import statements
 
     solution, _ = create(store, daily_quota=2, invalid_quota=1)
@@ -121,7 +122,7 @@ def test_running_the_admission_read_with_the_caller_says_what_it_says_alone(stor
             assert info.slug == "comp" and member.name == team and read.now == clock()
             with store.reader.connect() as connection:
                 alone = statements.admission(
-                    connection, info_id(store), member.id, key, clock(), clock()
+                    connection, info_id(store), member.id, key, daily_window(clock()), clock()
                 )
             assert tuple(read[3:]) == tuple(alone) and read.team_id == member.id
             assert read.commitment == info.commitment

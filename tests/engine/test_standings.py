@@ -23,6 +23,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import TeamStandingRow
 from ladderboard.store.database import downgrade, migrate
+from ladderboard.store.queries import ChangedStanding, StandingRow
 
 TEAMS = ("ada", "bo", "cy", "dee", "eli")
 
@@ -255,11 +256,11 @@ def test_a_board_patched_many_times_unread_ranks_its_rows_as_one_built():
 
     rng = random.Random(3)
     start = datetime(2026, 11, 1, tzinfo=UTC)
-    standings: dict[str, tuple] = {}
+    standings: dict[str, StandingRow] = {}
 
-    def standing(name: str, k: int) -> tuple:
+    def standing(name: str, k: int) -> StandingRow:
         when = start + timedelta(minutes=rng.randint(0, 50))
-        return (name, rng.choice([0.5, rng.random()]), k, when, k, 1, when)
+        return StandingRow(name, rng.choice([0.5, rng.random()]), k, when, k, 1, when)
 
     for t in range(30):
         standings[f"t{t}"] = standing(f"t{t}", t)
@@ -272,7 +273,7 @@ def test_a_board_patched_many_times_unread_ranks_its_rows_as_one_built():
             standings.pop(name, None)
         else:
             standings[name] = changed
-        board = board.patched(step, [(*changed, disabled)], GREATER_IS_BETTER)
+        board = board.patched(step, [ChangedStanding(*changed, disabled)], GREATER_IS_BETTER)
         if step % 20 == 0:
             assert board.rows == KeptBoard.build(step, standings.values(), GREATER_IS_BETTER).rows
     assert any(row.rank != at for at, row in enumerate(board.placed, 1))

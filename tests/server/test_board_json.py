@@ -68,15 +68,16 @@ def test_boards_patched_one_from_another_are_written_as_the_schemas_json():
 
     from ladderboard.direction import LOWER_IS_BETTER
     from ladderboard.engine.kept_board import KeptBoard
+    from ladderboard.store.queries import ChangedStanding, StandingRow
 
     rng = random.Random(5)
     start = datetime(2026, 11, 1, tzinfo=UTC)
     times = [start + timedelta(minutes=k) for k in range(4)]  # shared objects
 
-    def standing(name: str, k: int) -> tuple:
+    def standing(name: str, k: int) -> StandingRow:
         score = rng.choice([0.25, 0.5, -0.0, 0.0, rng.random()])
         when = rng.choice(times) if rng.random() < 0.5 else start + timedelta(minutes=k)
-        return (name, score, rng.randint(1, 9), when, k, rng.randint(1, 9), when)
+        return StandingRow(name, score, rng.randint(1, 9), when, k, rng.randint(1, 9), when)
 
     boards = [
         KeptBoard.build(0, [standing(f"team {t}", t) for t in range(40)], LOWER_IS_BETTER)
@@ -86,7 +87,7 @@ def test_boards_patched_one_from_another_are_written_as_the_schemas_json():
     for step in range(1, 200):
         which = step % 2
         changed = [
-            (*standing(f"team {rng.randrange(45)}", 100 + step), rng.random() < 0.2)
+            ChangedStanding(*standing(f"team {rng.randrange(45)}", 100 + step), rng.random() < 0.2)
             for _ in range(rng.choice([1, 1, 2, 3]))
         ]
         boards[which] = boards[which].patched(step, changed, LOWER_IS_BETTER)

@@ -29,7 +29,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import aware
+from ladderboard.engine.results import aware
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.server.app import create_app
@@ -44,7 +44,7 @@ from ladderboard.store import (
     SubmissionRow,
     TeamRow,
 )
-from ladderboard.store.edge import RateLimits
+from ladderboard.store.shared_limits import RateLimits
 
 
 def count(client: TestClient, row) -> int:

@@ -20,7 +20,7 @@ from server_helpers import ADMIN, add_team, bearer, create, predictions, submit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import CompetitionClosed, views
+from ladderboard.engine import CompetitionClosed, results
 from ladderboard.server.deps import hash_token
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_forms import deadline_in_utc
@@ -444,9 +444,9 @@ def test_desk_after_the_deadline_previews_and_publishes(client, solution, monkey
     csrf = sign_in(client)
     competitions = client.app.state.competitions
     after = deadline + timedelta(hours=1)
-    monkeypatch.setattr(views, "now_utc", lambda: after)
-    monkeypatch.setattr(competitions, "_clock", lambda: after)
-    monkeypatch.setattr(competitions, "_store_clock", lambda: after)  # the store's time decides
+    monkeypatch.setattr(results, "now_utc", lambda: after)
+    monkeypatch.setattr(competitions.context, "clock", lambda: after)
+    monkeypatch.setattr(competitions.context, "store_clock", lambda: after)  # the store decides
     page = client.get("/organiser/c/demo").text
     assert 'href="/organiser/c/demo/close"' not in page  # closed by its deadline
     assert "Private board (only you see it)" in page

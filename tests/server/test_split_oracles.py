@@ -180,7 +180,7 @@ def test_a_used_key_refuses_another_file_before_reading_it(
     """Under a key already used, another file is the Conflict, unparsed and
     not counted as invalid; the probes of items 1 and 2 under it are
     answered alike; the first file resent under it gets the first answer."""
-    import ladderboard.engine.submitting as submitting
+    import ladderboard.engine.targets as targets
 
     slug = "keys"
     quotas = {None: {}, "quota": {"daily_quota": 1}, "invalid cap": {"invalid_quota": 1}}[spent]
@@ -194,9 +194,9 @@ def test_a_used_key_refuses_another_file_before_reading_it(
     )
     known, public_x, private_x = _rows(real_solution)
     parsed = []
-    real_parse = submitting.parse_submission
+    real_parse = targets.parse_submission
     monkeypatch.setattr(
-        submitting, "parse_submission", lambda *a, **k: parsed.append(a) or real_parse(*a, **k)
+        targets, "parse_submission", lambda *a, **k: parsed.append(a) or real_parse(*a, **k)
     )
     probes = {
         "pair-public": _file(real_solution, {known: 1.0, public_x: 2.0}),

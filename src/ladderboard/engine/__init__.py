@@ -1,5 +1,6 @@
 """The competition engine: :class:`Competitions` over a store, the refusals it
-raises, and the frozen views it returns. The web edge and the CLI call it;
+raises, and the frozen results it returns
+(:mod:`~ladderboard.engine.results`). The web edge and the CLI call it;
 :mod:`ladderboard.engine.audit` runs a store's files again to check it.
 """
 
@@ -19,7 +20,7 @@ from ladderboard.engine.errors import (
     TeamDisabled,
     VerificationError,
 )
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     CompetitionInfo,
     DuplicateFlag,
     SubmissionResult,

@@ -27,7 +27,7 @@ from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     BOARD_SCOPE,
     BoardRow,
     aware,
@@ -76,7 +76,7 @@ def _scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes):
 
 @on_one_blas_thread
 def verify(
-    store: Competitions,
+    competitions: Competitions,
     slug: str,
     *,
     key_hex: str | None = None,
@@ -89,7 +89,7 @@ def verify(
     organiser's own check). ``progress(done, total)``, when given, is called
     after each file run again.
     """
-    with Session(store.reader) as session:
+    with Session(competitions.reader) as session:
         row = queries.competition_by_slug(session, slug)
         if row is None:
             raise VerificationError(f"no competition {slug!r}")
@@ -151,7 +151,8 @@ def verify(
     for scope, state in rerun.items():
         if states.get(scope) != json.loads(json.dumps(state)):  # as the JSON column holds it
             problems.append(f"{scope}: the stored mechanism state differs from the re-run")
-    if store.leaderboard(slug, organiser=True) != store.leaderboard_from_submissions(slug):
+    kept = competitions.leaderboard(slug, organiser=True)
+    if kept != competitions.leaderboard_from_submissions(slug):
         problems.append("the public board of the stored standings differs from its submissions'")
     if problems:
         shown = "\n".join(problems[:20])
@@ -162,7 +163,7 @@ def verify(
 
 @on_one_blas_thread
 def rescore(
-    store: Competitions,
+    competitions: Competitions,
     slug: str,
     *,
     mechanism: str,
@@ -187,7 +188,7 @@ def rescore(
         raise ValueError(f"board must be 'public' or 'private', got {board!r}")
     if mode not in ("per-team", "per-rank"):
         raise ValueError(f"mode must be 'per-team' or 'per-rank', got {mode!r}")
-    info = store.competition(slug)
+    info = competitions.competition(slug)
     config = CompetitionConfig.from_json(
         {
             **info.config.to_json(),
@@ -197,8 +198,8 @@ def rescore(
             "ranks": info.config.ranks if ranks is None else ranks,
         }
     )
-    solution = store.solution(slug)
-    with Session(store.reader) as session:
+    solution = competitions.solution(slug)
+    with Session(competitions.reader) as session:
         subs = queries.files_in_order(session, lookup.competition(session, slug).id)
     key = KeyedStream.from_random_state(random_state).key_hex
     fresh, load = instances.factory(key, config, solution)

@@ -36,22 +36,23 @@ class DuplicateSubmission(Conflict):
 
 
 class QuotaExceeded(CompetitionError):
-    """A team's quota is spent. ``daily`` says that it is the daily quota,
-    which resets at the next UTC midnight; the total quota and the cap on
-    invalid files never reset, so asking again later cannot help."""
+    """A team's quota is spent. ``retry_after`` is the seconds until asking
+    again can help, by the engine's clock: set for the daily quota (until
+    the next UTC midnight, :mod:`~ladderboard.engine.quotas`), ``None`` for
+    the total quota and the cap on invalid files, which never reset."""
 
     code = "quota"
 
-    def __init__(self, message: str, *, daily: bool = False) -> None:
+    def __init__(self, message: str, *, retry_after: int | None = None) -> None:
         super().__init__(message)
-        self.daily = daily
+        self.retry_after = retry_after
 
-    def __reduce__(self):  # keep ``daily`` through pickling (worker processes)
-        return _quota_exceeded, (str(self), self.daily)
+    def __reduce__(self):  # keep ``retry_after`` through pickling (worker processes)
+        return _quota_exceeded, (str(self), self.retry_after)
 
 
-def _quota_exceeded(message: str, daily: bool) -> QuotaExceeded:
-    return QuotaExceeded(message, daily=daily)
+def _quota_exceeded(message: str, retry_after: int | None) -> QuotaExceeded:
+    return QuotaExceeded(message, retry_after=retry_after)
 
 
 class CompetitionClosed(CompetitionError):

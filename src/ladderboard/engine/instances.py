@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ladderboard.engine.performance import CachedMechanism
+from ladderboard.engine.kept_mechanisms import CachedMechanism
 from ladderboard.files.solution import Solution
 from ladderboard.mechanisms import MECHANISMS, Mechanism
 from ladderboard.random import KeyedStream

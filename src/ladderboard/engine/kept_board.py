@@ -23,28 +23,31 @@ from __future__ import annotations
 
 import weakref
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ladderboard.direction import Direction
-from ladderboard.engine.views import aware
+from ladderboard.engine.results import aware
 from ladderboard.rules.boards import BoardRow
+from ladderboard.store.queries import ChangedStanding, StandingRow
 
 __all__ = ["KeptBoard"]
 
 Key = tuple[tuple[bool, float], Any, int]
 
 
-def _key(direction: Direction, row: Sequence[Any]) -> Key:
+def _key(direction: Direction, row: StandingRow | ChangedStanding) -> Key:
     """The standing's place in the board's order (as ``public_order`` sorts)."""
-    _, score, _, _, submission_id, _, reached_at = row[:7]
-    return (direction.key(score), reached_at, submission_id)
+    return (direction.key(row.score), row.submission_at, row.submission_id)
 
 
-def _board_row(rank: int, row: Sequence[Any]) -> BoardRow:
-    name, score, entries, last, _, number = row[:6]
-    return BoardRow(rank, name, score, entries, aware(last), number)
+def _board_row(rank: int, row: StandingRow | ChangedStanding) -> BoardRow:
+    """The standing as the board shows it at ``rank``: the submission named
+    by the team's own number."""
+    return BoardRow(
+        rank, row.name, row.score, row.entries, aware(row.last_submission_at), row.submission_number
+    )
 
 
 def _renumbered(row: BoardRow, rank: int) -> BoardRow:
@@ -104,23 +107,23 @@ class KeptBoard:
         )
 
     @classmethod
-    def build(cls, version: int, standings: Iterable[Sequence[Any]], direction: Direction):
+    def build(cls, version: int, standings: Iterable[StandingRow], direction: Direction):
         """The board of ``standings`` (the rows of
-        :func:`ladderboard.store.queries.standings`)."""
+        :func:`ladderboard.store.queries.standings`, or :class:`StandingRow`)."""
         ordered = sorted(((_key(direction, row), row) for row in standings), key=lambda e: e[0])
         return cls(
             version,
             [key for key, _ in ordered],
             tuple(_board_row(rank, row) for rank, (_, row) in enumerate(ordered, 1)),
-            {row[0]: key for key, row in ordered},
+            {row.name: key for key, row in ordered},
         )
 
     def patched(
-        self, version: int, changed: Iterable[Sequence[Any]], direction: Direction
+        self, version: int, changed: Iterable[ChangedStanding], direction: Direction
     ) -> KeptBoard:
         """This board with the ``changed`` standings (the rows of
-        :func:`ladderboard.store.queries.standings_since`, each ending with
-        whether its team is disabled) put in their places, at ``version``.
+        :func:`ladderboard.store.queries.standings_since`, or
+        :class:`ChangedStanding`) put in their places, at ``version``.
         Applying a standing already in place changes nothing, so a change
         read twice (committed between the version's read and the standings')
         is harmless."""
@@ -130,7 +133,7 @@ class KeptBoard:
         keys, rows, where = list(self.keys), list(ranked), dict(self.where)
         edits: list[Edit] = []
         for row in changed:
-            name, disabled = row[0], row[-1]
+            name, disabled = row.name, row.disabled
             old = where.pop(name, None)
             if old is not None:
                 at = bisect_left(keys, old)

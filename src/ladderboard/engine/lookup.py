@@ -11,7 +11,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from ladderboard.engine.errors import NotFound
-from ladderboard.engine.views import CompetitionInfo, aware
+from ladderboard.engine.results import CompetitionInfo, aware
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import TEAM_NAME_CHARS, check_text, is_slug
 from ladderboard.store import queries

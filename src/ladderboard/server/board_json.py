@@ -28,8 +28,8 @@ from datetime import datetime
 
 from pydantic import TypeAdapter
 
+from ladderboard.engine.caches import SingleFlight
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.engine.performance import SingleFlight
 from ladderboard.rules.boards import BoardRow
 from ladderboard.server.schemas import BoardRowOut
 

@@ -34,7 +34,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import NotFound
-from ladderboard.engine.views import Admission, CompetitionInfo, TeamInfo
+from ladderboard.engine.results import Admission, CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
 from ladderboard.server.settings import Settings
 

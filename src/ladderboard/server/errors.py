@@ -18,16 +18,17 @@ private board before the close             403     ``private_board``
 :class:`CompetitionClosed`                 409     ``closed``
 file too large                             413     ``too_large``
 bad form or JSON body                      422     ``invalid_request``
-:class:`QuotaExceeded`                     429     ``quota`` (Retry-After if daily)
+:class:`QuotaExceeded`                     429     ``quota`` (Retry-After if it says)
 rate limit                                 429     ``rate_limited`` (Retry-After)
 the store cannot answer or write           503     ``database_unavailable`` (Retry-After)
 =========================================  ======  ===================
 
 Only a refusal that time will lift carries ``Retry-After``: a rate limit,
-a spent daily quota (until the next UTC midnight), and a store that cannot
-do what the request needs (:func:`store_unavailable`: a dropped or refused
-connection, a full disk, a lock not given in time), whose transaction is
-rolled back, so that asking again is safe. A spent total quota or
+a spent daily quota (the seconds its refusal carries, to the next UTC
+midnight by the engine's clock: :mod:`ladderboard.engine.quotas`), and a
+store that cannot do what the request needs (:func:`store_unavailable`: a
+dropped or refused connection, a full disk, a lock not given in time),
+whose transaction is rolled back, so that asking again is safe. A spent total quota or
 invalid-file cap is final, and a client must not ask again.
 
 A closed competition is 409: the request is well formed and authorised, but
@@ -45,7 +46,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime, timedelta
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -74,7 +74,6 @@ __all__ = [
     "install_error_handlers",
     "is_page",
     "respond",
-    "seconds_to_utc_midnight",
     "sentence",
     "status_of",
     "store_unavailable",
@@ -157,17 +156,6 @@ def respond(
     return response
 
 
-def seconds_to_utc_midnight(now: datetime | None = None) -> int:
-    """Seconds until the daily quotas reset (the next UTC midnight), at least 1.
-
-    >>> seconds_to_utc_midnight(datetime(2026, 1, 1, 23, 59, 30, tzinfo=UTC))
-    30
-    """
-    now = now or datetime.now(UTC)
-    midnight = (now + timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
-    return max(1, int((midnight - now).total_seconds()))
-
-
 def sentence(text: str) -> str:
     """A refusal's message as the API and the pages show it: a capitalised sentence."""
     text = str(text).strip() or "the request was refused"
@@ -221,8 +209,8 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(CompetitionError)
     async def _engine_error(request: Request, exc: CompetitionError) -> Response:
         status = status_of(exc)
-        daily = isinstance(exc, QuotaExceeded) and exc.daily
-        headers = {"Retry-After": str(seconds_to_utc_midnight())} if daily else None
+        retry_after = exc.retry_after if isinstance(exc, QuotaExceeded) else None
+        headers = None if retry_after is None else {"Retry-After": str(retry_after)}
         return respond(request, status, exc.code, sentence(str(exc)), headers)
 
     @app.exception_handler(SubmissionError)

@@ -23,7 +23,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo, TeamSummary
+from ladderboard.engine.results import CompetitionInfo, TeamSummary
 from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (

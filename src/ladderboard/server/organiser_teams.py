@@ -17,7 +17,7 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.server.api.boards import spreadsheet_cell
 from ladderboard.server.api.shared import read_upload
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, hash_token

@@ -25,7 +25,7 @@ from fastapi.staticfiles import StaticFiles
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.mechanisms.traits import competition_cards
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key

@@ -40,7 +40,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from ladderboard.engine.errors import CompetitionError, NotFound
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig

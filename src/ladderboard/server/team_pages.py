@@ -29,7 +29,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import TeamDisabled
-from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.engine.results import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
 from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart

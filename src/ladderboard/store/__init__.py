@@ -20,7 +20,6 @@ from ladderboard.store.database import (
     require_schema,
     scratch_postgres_database,
 )
-from ladderboard.store.edge import OrganiserSessions, RateLimits, TeamSessions
 from ladderboard.store.models import (
     Base,
     CompetitionFileRow,
@@ -38,6 +37,7 @@ from ladderboard.store.models import (
     TeamSessionRow,
     TeamStandingRow,
 )
+from ladderboard.store.shared_limits import OrganiserSessions, RateLimits, TeamSessions
 
 __all__ = [
     "DEFAULT_URL",

@@ -148,7 +148,7 @@ class StoredArrays:
             self._encodings.move_to_end(key)
             return
         size = len(payload(encoded) or "")
-        if size > self.encoding_chars // 4:
+        if self.encoding_chars <= 0 or size > self.encoding_chars // 4:
             return
         self._encodings[key] = encoded
         self._encoding_chars += size

@@ -281,7 +281,7 @@ class DuplicateFlagRow(Base):
 class RateLimitRow(Base):
     """A rate limit's state, shared by every worker and host over the store:
     the theoretical arrival time of the generic cell rate algorithm
-    (``ladderboard.store.edge.RateLimits``), in seconds since the epoch."""
+    (``ladderboard.store.shared_limits.RateLimits``), in seconds since the epoch."""
 
     __tablename__ = "rate_limits"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
@@ -32,6 +32,8 @@ from ladderboard.store.models import (
 
 __all__ = [
     "MEMBER",
+    "ChangedStanding",
+    "StandingRow",
     "add_competition",
     "add_team",
     "board_states",
@@ -96,7 +98,7 @@ _COMPETITION_INFO = select(*_INFO_COLUMNS, STORE_NOW.label("read_at")).where(
 
 
 def competition_info(connection: Connection, slug: str, store_now: datetime | None = None) -> Any:
-    """What :class:`~ladderboard.engine.views.CompetitionInfo` is built from
+    """What :class:`~ladderboard.engine.results.CompetitionInfo` is built from
     (a row with the model's attribute names), with ``read_at``, the store's
     time (``store_now`` when given; :mod:`~ladderboard.store.clock`), or
     ``None``: one Core query, as every API request reads it."""
@@ -252,6 +254,33 @@ def submissions_with_team(session: Session, competition_id: int) -> list[Any]:
     return list(rows.all())
 
 
+class StandingRow(NamedTuple):
+    """A team's stored standing as a public board reads it: what
+    :func:`standings` gives (as rows with these names), one a team."""
+
+    name: str  # the team's
+    score: float
+    entries: int
+    last_submission_at: datetime
+    submission_id: int  # the database id of the submission that gives the score
+    submission_number: int  # the team's own number of it
+    submission_at: datetime  # when its score was reached
+
+
+class ChangedStanding(NamedTuple):
+    """A standing changed since a board version: :func:`standings_since`'s
+    rows, the columns of :class:`StandingRow` and whether the team is disabled."""
+
+    name: str
+    score: float
+    entries: int
+    last_submission_at: datetime
+    submission_id: int
+    submission_number: int
+    submission_at: datetime
+    disabled: bool
+
+
 _STANDING_COLUMNS = (
     TeamRow.name,
     TeamStandingRow.score,
@@ -265,9 +294,8 @@ _STANDING_COLUMNS = (
 
 def standings(session: Session, competition_id: int) -> list[Any]:
     """The stored standing of each enabled team of the competition that has
-    submitted, in no order: ``(team name, score, entries,
-    last_submission_at, submission_id, submission_number, submission_at)``
-    tuples, one a team (from the standings' index, and each team by its key)."""
+    submitted, in no order: rows named as :class:`StandingRow`'s fields,
+    one a team (from the standings' index, and each team by its key)."""
     rows = session.execute(
         select(*_STANDING_COLUMNS)
         .join(TeamRow, TeamRow.id == TeamStandingRow.team_id)
@@ -278,10 +306,9 @@ def standings(session: Session, competition_id: int) -> list[Any]:
 
 def standings_since(session: Session, competition_id: int, version: int) -> list[Any]:
     """The standings of the competition changed after board ``version``, the
-    disabled teams' too: the columns of :func:`standings`, then whether the
-    team is disabled."""
+    disabled teams' too: rows named as :class:`ChangedStanding`'s fields."""
     rows = session.execute(
-        select(*_STANDING_COLUMNS, TeamRow.disabled_at.is_not(None))
+        select(*_STANDING_COLUMNS, TeamRow.disabled_at.is_not(None).label("disabled"))
         .join(TeamRow, TeamRow.id == TeamStandingRow.team_id)
         .where(
             TeamStandingRow.competition_id == competition_id,
@@ -404,9 +431,11 @@ def rejections(session: Session, team_id: int) -> list[RejectionRow]:
     )
 
 
-def team_summaries(session: Session, competition_id: int, day: datetime) -> list[tuple[Any, ...]]:
+def team_summaries(
+    session: Session, competition_id: int, day: tuple[datetime, datetime]
+) -> list[tuple[Any, ...]]:
     """Per team of the competition, in the order they joined: ``(team row,
-    submissions, last submission, submissions since ``day``, invalid files,
+    submissions, last submission, submissions in ``day`` (``[start, end)``), invalid files,
     duplicate flags naming it on either side)``; four grouped queries, not
     one a team."""
     submitted = {
@@ -416,7 +445,9 @@ def team_summaries(session: Session, competition_id: int, day: datetime) -> list
                 SubmissionRow.team_id,
                 func.count(),
                 func.max(SubmissionRow.created_at),
-                func.count().filter(SubmissionRow.created_at >= day),
+                func.count().filter(
+                    (SubmissionRow.created_at >= day[0]) & (SubmissionRow.created_at < day[1])
+                ),
             )
             .where(SubmissionRow.competition_id == competition_id)
             .group_by(SubmissionRow.team_id)

@@ -11,7 +11,7 @@ round trip, the state update and the inserts.
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import bindparam, func, insert, or_, select, true, update
@@ -186,9 +186,16 @@ def _admission_counts(team: Any) -> tuple[Any, ...]:
 ADMISSION = select(
     CompetitionRow.closed_at,
     CompetitionRow.deadline,
-    _DISABLED,
-    *_admission_counts(bindparam("team")),
-    STORE_NOW,
+    _DISABLED.label("disabled_at"),
+    *(
+        count.label(name)
+        for name, count in zip(
+            ("today", "total", "invalid", "resent"),
+            _admission_counts(bindparam("team")),
+            strict=True,
+        )
+    ),
+    STORE_NOW.label("store_now"),
 ).where(CompetitionRow.id == bindparam("competition"))
 # The member read (the competition and the caller's team) with the same counts
 # for the team it finds, correlated to its row, so that a submission's
@@ -329,23 +336,26 @@ STAMP_STANDING = (
 _UPSERT_STANDING_BUMPED = _upsert_standing_bumped()
 
 
-def _day_params(now: datetime) -> dict[str, datetime]:
-    """The bounds of ``now``'s UTC day, as the counts of today bind them."""
-    day = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
-    return {"day": day, "next_day": day + timedelta(days=1)}
+def _day_params(day: tuple[datetime, datetime]) -> dict[str, datetime]:
+    """The bounds of ``day``, ``(start, end)``, as the counts of today bind
+    them: the engine decides which day it is (``ladderboard.engine.quotas``)."""
+    return {"day": day[0], "next_day": day[1]}
 
 
-def count_params(team_id: int, predictions_sha256: str, now: datetime) -> dict[str, Any]:
-    """The parameters of :data:`TEAM_COUNTS` and :data:`COUNTS` (the day is UTC)."""
-    return {"team": team_id, "hash": predictions_sha256, **_day_params(now)}
+def count_params(
+    team_id: int, predictions_sha256: str, day: tuple[datetime, datetime]
+) -> dict[str, Any]:
+    """The parameters of :data:`TEAM_COUNTS` and :data:`COUNTS`."""
+    return {"team": team_id, "hash": predictions_sha256, **_day_params(day)}
 
 
 def team_counts(
-    connection: Any, team_id: int, predictions_sha256: str, now: datetime
+    connection: Any, team_id: int, predictions_sha256: str, day: tuple[datetime, datetime]
 ) -> tuple[int, int, int | None]:
-    """The team's valid submissions on ``now``'s UTC day and in all, and the
-    number of its earliest submission with these predictions (None if none)."""
-    params = count_params(team_id, predictions_sha256, now)
+    """The team's valid submissions stamped in ``day`` (``[start, end)``) and
+    in all, and the number of its earliest submission with these predictions
+    (None if none)."""
+    params = count_params(team_id, predictions_sha256, day)
     return tuple(connection.execute(TEAM_COUNTS, params).one())
 
 
@@ -365,14 +375,15 @@ def admission(
     competition_id: int,
     team_id: int,
     idempotency_key: str | None,
-    now: datetime,
+    day: tuple[datetime, datetime],
     store_now: datetime | None,
 ) -> Any:
     """``(closed_at, deadline, disabled_at, today, total, invalid, resent,
-    store_now)``: what refuses a submission before its file is read, with
-    the store's time (``store_now`` when given), or ``None`` when the
+    store_now)``: what refuses a submission before its file is read
+    (``today`` counts the valid submissions stamped in ``day``), with the
+    store's time (``store_now`` when given), or ``None`` when the
     competition is gone."""
-    params = count_params(team_id, "", now) | {
+    params = count_params(team_id, "", day) | {
         "competition": competition_id,
         "key": idempotency_key,
         "store_now": store_now,
@@ -385,17 +396,17 @@ def member_admission(
     slug: str,
     token_hash: str,
     idempotency_key: str | None,
-    now: datetime,
+    day: tuple[datetime, datetime],
     rate_key: str | None = None,
     store_now: datetime | None = None,
 ) -> Any:
     """:data:`~ladderboard.store.queries.MEMBER`'s row followed by the
-    admission's counts of its team at ``now`` (``admission_today``,
+    admission's counts of its team in ``day`` (``admission_today``,
     ``admission_total``, ``admission_invalid``, ``admission_resent``; see
     :func:`admission`), ``rate_tat``, the ``tat`` of the rate-limit bucket
     ``rate_key`` (``None`` without one), and ``store_now``, the store's time
     (the given ``store_now``, else the database's)."""
-    params = _day_params(now) | {
+    params = _day_params(day) | {
         "slug": slug,
         "token_hash": token_hash,
         "key": idempotency_key,
@@ -432,13 +443,17 @@ class StoredStanding(NamedTuple):
 
 
 def counts(
-    connection: Any, competition_id: int, team_id: int, predictions_sha256: str, now: datetime
+    connection: Any,
+    competition_id: int,
+    team_id: int,
+    predictions_sha256: str,
+    day: tuple[datetime, datetime],
 ) -> tuple[int, int, int | None, int | None, int, float | None, StoredStanding | None]:
-    """The team's valid submissions today (UTC) and in all, its own
+    """The team's valid submissions in ``day`` (``[start, end)``) and in all, its own
     submission with these predictions, another team's, the team's invalid
     files, its last released score and its stored standing (``None`` before
     its first submission)."""
-    params = count_params(team_id, predictions_sha256, now) | {"competition": competition_id}
+    params = count_params(team_id, predictions_sha256, day) | {"competition": competition_id}
     row = connection.execute(COUNTS, params).one()
     today, total, own, other, invalid, previous = row[:_STANDING_AT]
     stored = StoredStanding(*row[_STANDING_AT:])  # all None before the team's first submission

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, UploadFile
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.files import DEFAULT_MAX_BYTES
 from ladderboard.files.solution import Solution
 from ladderboard.recommended import RECOMMENDED

@@ -37,7 +37,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.views import CompetitionInfo, TeamInfo
+from ladderboard.engine.results import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
 from ladderboard.rules.text import (
     IDEMPOTENCY_KEY_CHARS,

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ladderboard.engine.views import BoardRow
+from ladderboard.engine.results import BoardRow
 from ladderboard.server.schemas.shared import DECIMALS
 
 __all__ = ["BoardRowOut", "LeaderboardOut"]

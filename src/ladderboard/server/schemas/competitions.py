@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ladderboard.engine.views import CompetitionInfo
+from ladderboard.engine.results import CompetitionInfo
 from ladderboard.server.schemas.shared import DECIMALS
 
 __all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch"]

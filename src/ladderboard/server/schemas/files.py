@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from ladderboard.engine.views import FileInfo
+from ladderboard.engine.results import FileInfo
 
 __all__ = ["FileOut"]
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, Field
 
-from ladderboard.engine.views import SubmissionResult, SubmissionView
+from ladderboard.engine.results import SubmissionResult, SubmissionView
 from ladderboard.server.schemas.shared import DECIMALS
 
 __all__ = ["SelectionIn", "SelectionOut", "SubmissionCreated", "SubmissionOut"]

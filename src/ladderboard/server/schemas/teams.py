@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from ladderboard.engine.views import (
+from ladderboard.engine.results import (
     DuplicateFlag,
     QuotaView,
     RejectionView,

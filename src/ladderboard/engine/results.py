@@ -1,5 +1,21 @@
-"""What the engine returns: plain, frozen views of competitions, teams,
-submissions and boards (never ORM rows), and the audit commitment."""
+"""What the engine returns: plain, frozen results of competitions, teams,
+submissions and boards (never ORM rows), and the audit commitment.
+
+A team's line on a board is one small family, each member for one step:
+
+- :class:`~ladderboard.rules.boards.Standing`: the rules' line, unranked,
+  computed from a team's submissions (its ``submission_id`` is whatever
+  the records are keyed by);
+- :class:`~ladderboard.store.queries.StandingRow` (and
+  :class:`~ladderboard.store.queries.ChangedStanding`, with whether the team
+  is disabled): the line as the store keeps it, read to build or patch a
+  board; it holds both the database id of the submission (below the
+  engine) and the team's own number of it;
+- :class:`~ladderboard.store.statements.StoredStanding`: the same stored
+  line read under the lock by a submission, to compute the next one;
+- :class:`BoardRow`: the ranked line the engine hands out, the only one
+  above the engine; its ``submission_id`` is the team's own number.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import NamedTuple, overload
 
+from ladderboard.engine.quotas import remaining_today
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 
@@ -190,15 +207,12 @@ class QuotaView:
     @property
     def remaining_today(self) -> int | None:
         """What is left today: the tighter of the daily and the total quota."""
-        left = [
-            quota - used
-            for quota, used in (
-                (self.daily_quota, self.used_today),
-                (self.total_quota, self.used_total),
-            )
-            if quota is not None
-        ]
-        return max(0, min(left)) if left else None
+        return remaining_today(
+            self.used_today,
+            self.used_total,
+            daily_quota=self.daily_quota,
+            total_quota=self.total_quota,
+        )
 
 
 # A line break of a refusal's message, as the store keeps it: escaped to the

@@ -20,7 +20,8 @@ from ladderboard.encoding import decode_array, encode_array
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import DuplicateSubmission
-from ladderboard.engine.performance import CachedMechanism, ScratchPool
+from ladderboard.engine.kept_mechanisms import CachedMechanism
+from ladderboard.engine.workers import ScratchPool
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, Mechanism, ParameterFreeLadder
@@ -259,7 +260,7 @@ def test_a_state_encoded_by_another_codec_is_encoded_again_by_this_one():
 
 
 def test_the_cache_keeps_at_most_its_size():
-    from ladderboard.engine.performance import MechanismCache
+    from ladderboard.engine.kept_mechanisms import MechanismCache
 
     cache = MechanismCache(size=2)
     entries = [CachedMechanism(i, ParameterFreeLadder(n=3)) for i in range(3)]
@@ -273,7 +274,7 @@ def test_the_cache_keeps_at_most_its_size():
 
 
 def test_the_cache_keeps_the_last_used_within_its_bytes_and_the_last_one_put():
-    from ladderboard.engine.performance import MechanismCache
+    from ladderboard.engine.kept_mechanisms import MechanismCache
 
     def entry(key, n):
         kept = CachedMechanism(key, ParameterFreeLadder(n=n))
@@ -424,7 +425,7 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
     """The first submissions to a worker arrive together: one thread parses
     the solution, the others wait for it; after a failed read, each of them
     reads it (once: none waits for every other to fail in turn)."""
-    from ladderboard.engine.performance import SolutionCache
+    from ladderboard.engine.caches import SolutionCache
     from ladderboard.store.blobs import pack
 
     sol = solution()
@@ -449,9 +450,9 @@ def test_a_solution_missing_from_the_cache_is_parsed_once_for_every_thread_that_
             raise OSError("the store went away")
         return blob
 
-    from ladderboard.engine import performance
+    from ladderboard.engine import caches
 
-    monkeypatch.setattr(performance.queries, "solution_file", solution_file)
+    monkeypatch.setattr(caches.queries, "solution_file", solution_file)
     cache = SolutionCache()
 
     def get(ident: int):
@@ -478,6 +479,7 @@ def test_a_board_missing_from_the_cache_is_built_once_for_every_reader_that_asks
     """After a restart or a submission a board's readers arrive together: one
     of them builds (or patches) the board while the others wait for it, and
     all are handed the same board, the one a store that kept nothing builds."""
+    from ladderboard.engine.boards import Boards
     from ladderboard.engine.kept_board import KeptBoard
 
     made: list[str] = []
@@ -493,8 +495,8 @@ def test_a_board_missing_from_the_cache_is_built_once_for_every_reader_that_asks
     for name, owner in [
         ("build", KeptBoard),
         ("patched", KeptBoard),
-        ("_public_board", Competitions),
-        ("_private_board", Competitions),
+        ("_public_board", Boards),
+        ("_private_board", Boards),
     ]:
         monkeypatch.setattr(owner, name, slowed(name, getattr(owner, name)))
 
@@ -527,7 +529,7 @@ def test_the_board_cache_hands_out_boards_by_version_and_shares_each_build():
     to the reader's). Readers asking at one version share one build, whether
     or not the cache keeps it; if that build fails, each reader that waited
     builds its own at once, not one after another."""
-    from ladderboard.engine.performance import BoardCache
+    from ladderboard.engine.caches import BoardCache
 
     exact, later = BoardCache(), BoardCache(later=True)
     for cache in (exact, later):

@@ -1,0 +1,251 @@
+"""The boards: the public board as released, the private board once
+published, each kept in process under the competition's board version
+(:mod:`~ladderboard.engine.caches`), and the duplicate flags."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from ladderboard.engine import lookup
+from ladderboard.engine.context import EngineContext
+from ladderboard.engine.errors import CompetitionClosed
+from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.lifecycle import Lifecycle
+from ladderboard.engine.results import (
+    BOARD_SCOPE,
+    CompetitionInfo,
+    DuplicateFlag,
+    aware,
+)
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.boards import (
+    BoardRow,
+    Record,
+    Standing,
+    final_selection,
+    private_board,
+    public_board,
+    rank_entries,
+    rank_standings,
+    ranked,
+)
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.store import (
+    CompetitionRow,
+    queries,
+)
+
+__all__ = ["Boards", "final_submissions"]
+
+
+def _records(
+    session: Session, competition_id: int, left_out: frozenset[str] = frozenset()
+) -> tuple[list[Record[datetime]], dict[int, int]]:
+    """The competition's submissions as the boards take them (but those of
+    the teams ``left_out``), and each one's number in its team (what the team
+    calls it) by its id."""
+    rows = queries.submissions_with_team(session, competition_id)
+    records = [
+        Record(
+            r.id,
+            r.name,
+            aware(r.created_at),
+            r.public_score,
+            r.private_score,
+            r.selected,
+            bool(r.improved),
+        )
+        for r in rows
+        if r.name not in left_out
+    ]
+    return records, {r.id: r.number for r in rows}
+
+
+def final_submissions(records: Sequence[Record[datetime]], config: CompetitionConfig) -> set[int]:
+    """The submissions that count for the final ranking: each team's own
+    selection, or, for a team that selected nothing, the files the mechanism
+    took as its best on a ladder, its best releases under full disclosure
+    (:func:`~ladderboard.rules.boards.auto_select`)."""
+    return final_selection(
+        records,
+        config.n_selections,
+        direction=config.scoring().direction,
+        by_decision=MECHANISMS[config.mechanism].release_is_current_best,
+    )
+
+
+def _numbered(
+    standings: Sequence[Standing[datetime | None, int | None]], numbers: dict[int, int]
+) -> list[BoardRow]:
+    """Standings as board rows, each naming its submission by the team's own
+    number (``numbers`` by submission id; a per-rank board names none)."""
+    return [
+        BoardRow(
+            rank,
+            s.team,
+            s.score,
+            s.entries,
+            s.last_submission,
+            None if s.submission_id is None else numbers[s.submission_id],
+        )
+        for rank, s in enumerate(standings, 1)
+    ]
+
+
+class Boards:
+    """The competitions' boards, over ``context``; ``lifecycle`` publishes a
+    competition whose deadline has passed when its private board is asked for."""
+
+    def __init__(self, context: EngineContext, lifecycle: Lifecycle) -> None:
+        self.context = context
+        self.lifecycle = lifecycle
+
+    def leaderboard(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> list[BoardRow]:
+        """As :meth:`ladderboard.engine.Competitions.leaderboard`."""
+        return list(self.board(slug, board, organiser=organiser))
+
+    def board(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> tuple[BoardRow, ...]:
+        """As :meth:`ladderboard.engine.Competitions.board`."""
+        found = self.kept_board(slug, board, organiser=organiser)
+        return found.rows if isinstance(found, KeptBoard) else found
+
+    def kept_board(
+        self, slug: str, board: str = "public", *, organiser: bool = False
+    ) -> tuple[BoardRow, ...] | KeptBoard:
+        """As :meth:`ladderboard.engine.Competitions.kept_board`."""
+        if board not in ("public", "private"):
+            raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            info = lookup.info(competition)
+            unpublished = board == "private" and not organiser and not info.is_published()
+            if unpublished and self.lifecycle.published_now(session, competition):
+                session.close()  # published just now: read it as written
+                return self.kept_board(slug, board, organiser=organiser)
+            self._refuse_private(board, info, organiser)
+            key = (competition.id, competition.commitment, board)
+            version = competition.board_version
+            if board == "public" and info.config.board == "per-team":
+                return self._patched_public_board(session, competition, info, key)
+
+            def build() -> tuple[BoardRow, ...]:
+                if board == "private":
+                    return tuple(self._private_board(session, competition, info))
+                return tuple(self._public_board(session, competition, info))
+
+            return self.context.caches.boards.made(key, version, build)
+
+    def _patched_public_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo, key: Any
+    ) -> KeptBoard:
+        """The public board of a per-team competition: the one kept here if it
+        is at the store's board version (or a later one); else the one kept
+        patched with the standings changed since
+        (:mod:`~ladderboard.engine.kept_board`), unless a change that is not
+        one of standings came between; else built from every standing. Its
+        readers after a submission or a restart arrive together: one of them
+        patches or builds it while the others wait for it."""
+        version = competition.board_version
+
+        def patch() -> KeptBoard:
+            direction = info.config.scoring().direction
+            found = self.context.caches.public_boards.latest(key)
+            kept = None if found is None else found[1]
+            if kept is not None and competition.board_reset_version <= kept.version < version:
+                changed = queries.standings_since(session, competition.id, kept.version)
+                return kept.patched(version, changed, direction)
+            return KeptBoard.build(version, queries.standings(session, competition.id), direction)
+
+        # A board kept at a later version holds every change up to this one
+        # (public_boards hands it out: BoardCache's ``later``).
+        return self.context.caches.public_boards.made(key, version, patch)
+
+    def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
+        """As :meth:`ladderboard.engine.Competitions.leaderboard_from_submissions`."""
+        if board not in ("public", "private"):
+            raise ValueError(f"board must be 'public' or 'private', got {board!r}")
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            info = lookup.info(competition)
+            if board == "private":
+                return self._private_board(session, competition, info)
+            config = info.config
+            disabled = frozenset(queries.disabled_team_names(session, competition.id))
+            records, numbers = _records(session, competition.id, disabled)
+            standings: Sequence[Standing[datetime | None, int | None]]
+            if config.board == "per-rank":
+                standings = rank_standings(
+                    self._rank_entries(session, competition.id, disabled),
+                    queries.team_names(session, competition.id),
+                    records,
+                )
+            else:
+                mechanism = MECHANISMS[config.mechanism]
+                standings = public_board(
+                    records,
+                    direction=config.scoring().direction,
+                    release_is_current_best=mechanism.release_is_current_best,
+                    release_hides_decision=mechanism.release_hides_decision,
+                )
+        return _numbered(standings, numbers)
+
+    def _refuse_private(self, board: str, info: CompetitionInfo, organiser: bool) -> None:
+        if board == "private" and not info.is_published() and not organiser:
+            raise CompetitionClosed(
+                "the private board is shown once the organiser publishes it after the close"
+            )
+
+    @staticmethod
+    def _rank_entries(
+        session: Session, competition_id: int, disabled: frozenset[str]
+    ) -> list[dict[str, Any]]:
+        """The ranked entries of a per-rank board, but those of disabled teams."""
+        state = queries.state_of(session, competition_id, BOARD_SCOPE) or {"entries": []}
+        names = queries.team_names(session, competition_id)
+        return [e for e in state["entries"] if names[e["team"]] not in disabled]
+
+    def _public_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo
+    ) -> list[BoardRow]:
+        """The public board of a per-rank competition: its ranked entries,
+        with each team's count and latest submission from its standing."""
+        rows = queries.standings(session, competition.id)
+        disabled = frozenset(queries.disabled_team_names(session, competition.id))
+        activity = {r.name: (r.entries, aware(r.last_submission_at)) for r in rows}
+        return ranked(
+            rank_entries(
+                self._rank_entries(session, competition.id, disabled),
+                queries.team_names(session, competition.id),
+                activity,
+            )
+        )
+
+    def _private_board(
+        self, session: Session, competition: CompetitionRow, info: CompetitionInfo
+    ) -> list[BoardRow]:
+        """The private board, from every submission: it is asked for after
+        the close, when it no longer changes and stays in the board cache."""
+        config = info.config
+        direction = config.scoring().direction
+        disabled = frozenset(queries.disabled_team_names(session, competition.id))
+        records, numbers = _records(session, competition.id, disabled)
+        # ``selected`` is each team's own choice; the automatic one for a
+        # team that chose nothing is made here, as at any time.
+        picked = final_submissions(records, config)
+        records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
+        return _numbered(private_board(records, direction=direction), numbers)
+
+    def flags(self, slug: str) -> list[DuplicateFlag]:
+        """As :meth:`ladderboard.engine.Competitions.flags`."""
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            return [DuplicateFlag(*row) for row in queries.duplicate_flags(session, competition.id)]

@@ -1,0 +1,77 @@
+"""What every part of the engine shares: the store's engines, the two clocks,
+the in-process caches, and the two ways into the store (a read, and a
+serialised transaction under a competition's lock)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import datetime
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from ladderboard.engine import lookup
+from ladderboard.engine.caches import Caches
+from ladderboard.engine.errors import NotFound
+from ladderboard.engine.results import aware
+from ladderboard.store import CompetitionRow, read_only, statements
+from ladderboard.store.database import writer_turn
+
+__all__ = ["EngineContext"]
+
+
+class EngineContext:
+    """The store behind ``engine`` (read through :attr:`reader`), this
+    process's ``clock``, the store's clock and the ``caches``, as every part
+    of :class:`~ladderboard.engine.Competitions` uses them.
+
+    ``clock`` stamps what this process writes; the deadline is decided by
+    the store's time, which the database reads inside the statements that
+    check it (:mod:`~ladderboard.store.clock`), unless ``store_clock`` (a
+    test's clock) is given to take its place. Both are read at each call,
+    so a test may replace them on a running engine."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        clock: Callable[[], datetime],
+        store_clock: Callable[[], datetime] | None,
+        caches: Caches,
+    ) -> None:
+        self.engine = engine
+        self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
+        self.clock = clock
+        self.store_clock = store_clock
+        self.caches = caches
+
+    def now(self) -> datetime:
+        """This process's time."""
+        return self.clock()
+
+    def store_now(self) -> datetime | None:
+        """The time to bind as the store's: the test's ``store_clock``, or
+        ``None`` for the database's own."""
+        return None if self.store_clock is None else self.store_clock()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Session]:
+        """A session in one transaction, committed when the block ends, in
+        this process's turn among the store's writers."""
+        with (
+            writer_turn(self.engine),
+            Session(self.engine, expire_on_commit=False) as session,
+            session.begin(),
+        ):
+            yield session
+
+    def locked(self, session: Session, slug: str) -> tuple[CompetitionRow, datetime]:
+        """The competition's row, read under its lock
+        (:func:`~ladderboard.store.statements.lock_competition`), and the
+        store's time once the lock is held."""
+        lookup.refuse_impossible(slug)
+        found = statements.lock_competition(session.connection(), slug, self.store_now())
+        if found is None:
+            raise NotFound(f"no competition {slug!r}")
+        return lookup.competition(session, slug), aware(found[1])

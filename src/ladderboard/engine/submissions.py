@@ -1,0 +1,187 @@
+"""A team's submissions: taking one (the rules are
+:mod:`~ladderboard.engine.submitting`'s), listing them, their files, the
+final selection, and what happened to a release, in words."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from ladderboard.engine import lookup
+from ladderboard.engine.boards import Boards, final_submissions
+from ladderboard.engine.context import EngineContext
+from ladderboard.engine.errors import CompetitionClosed, NotFound, TeamDisabled
+from ladderboard.engine.lifecycle import Lifecycle
+from ladderboard.engine.results import (
+    Admission,
+    CompetitionInfo,
+    SubmissionResult,
+    SubmissionView,
+    aware,
+)
+from ladderboard.engine.submitting import Submitter
+from ladderboard.mechanisms import MECHANISMS
+from ladderboard.rules.boards import (
+    Record,
+)
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.explain import explain
+from ladderboard.store import (
+    queries,
+    statements,
+)
+from ladderboard.store.blobs import unpack
+
+__all__ = ["Submissions"]
+
+
+class Submissions:
+    """The teams' submissions, over ``context``, taken by ``submitter``;
+    ``lifecycle`` and ``boards`` give the competition and its public board."""
+
+    def __init__(
+        self, context: EngineContext, lifecycle: Lifecycle, boards: Boards, submitter: Submitter
+    ) -> None:
+        self.context = context
+        self.lifecycle = lifecycle
+        self.boards = boards
+        self.submitter = submitter
+
+    def submit(
+        self,
+        slug: str,
+        team: str,
+        data: bytes,
+        *,
+        message: str = "",
+        idempotency_key: str | None = None,
+        filename: str | None = None,
+    ) -> SubmissionResult:
+        """As :meth:`ladderboard.engine.Competitions.submit`."""
+        return self.submitter.submit(
+            slug, team, data, message=message, idempotency_key=idempotency_key, filename=filename
+        )
+
+    def admit(
+        self,
+        slug: str,
+        team: str,
+        idempotency_key: str | None = None,
+        *,
+        read: Admission | None = None,
+    ) -> None:
+        """As :meth:`ladderboard.engine.Competitions.admit`."""
+        self.submitter.admit(slug, team, idempotency_key, read)
+
+    def submissions(self, slug: str, team: str, *, organiser: bool = False) -> list[SubmissionView]:
+        """As :meth:`ladderboard.engine.Competitions.submissions`."""
+        now = self.context.clock()
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            team_row = lookup.team(session, competition, team)
+            info = lookup.info(competition)
+            published = info.is_published(now)
+            rows = queries.team_submissions(session, team_row.id)
+        records = [
+            Record(
+                r.number,
+                team,
+                aware(r.created_at),
+                r.public_score,
+                r.private_score,
+                r.selected,
+                bool(r.improved),
+            )
+            for r in rows
+        ]
+        decided = published or organiser
+        if MECHANISMS[info.config.mechanism].release_is_current_best and not decided:
+            # A ladder's automatic choice follows the mechanism's decisions,
+            # which stay the organiser's until the private board is
+            # published: until then only the team's own selection is shown.
+            final = {r.id for r in records if r.selected}
+        else:
+            final = final_submissions(records, info.config)
+        return [
+            SubmissionView(
+                r.number,
+                aware(r.created_at),
+                r.message,
+                r.public_score,
+                r.selected,
+                r.private_score if published else None,
+                r.number in final,
+                bool(r.improved) if decided else None,
+            )
+            for r in rows
+        ]
+
+    def submission_file(self, slug: str, team: str, number: int) -> bytes:
+        """As :meth:`ladderboard.engine.Competitions.submission_file`."""
+        with Session(self.context.reader) as session:
+            team_row = lookup.team(session, lookup.competition(session, slug), team)
+            blob = (
+                queries.team_submission_file(session, team_row.id, number)
+                if isinstance(number, int) and 0 < number < 2**31
+                else None
+            )
+        if blob is None:
+            raise NotFound(f"team {team!r} has no submission {number!r}")
+        return unpack(blob)
+
+    def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
+        """As :meth:`ladderboard.engine.Competitions.select`."""
+        with self.context.transaction() as session:
+            # Under the lock the close takes, at the store's time: no
+            # selection after the close, whatever this host's clock says.
+            competition, store_now = self.context.locked(session, slug)
+            team_row = lookup.team(session, competition, team)
+            config = CompetitionConfig.from_json(competition.config)
+            if lookup.info(competition).is_closed(store_now):
+                raise CompetitionClosed(f"competition {slug!r} is closed")
+            if team_row.disabled_at is not None:
+                raise TeamDisabled(f"team {team!r} is disabled by the organiser")
+            chosen = set(submission_ids)
+            if len(chosen) > config.n_selections:
+                raise ValueError(
+                    f"at most {config.n_selections} final submissions, got {len(chosen)}"
+                )
+            rows = queries.team_submissions(session, team_row.id)
+            unknown = chosen - {r.number for r in rows}
+            if unknown:
+                raise NotFound(f"team {team!r} has no submission {sorted(unknown)}")
+            for row in rows:
+                row.selected = row.number in chosen
+            statements.bump_board_version(session.connection(), competition.id, reset=True)
+
+    def explain(
+        self, slug: str, team: str, result: SubmissionResult, info: CompetitionInfo | None = None
+    ) -> str:
+        """As :meth:`ladderboard.engine.Competitions.explain`."""
+        if info is None or info.slug != slug:
+            info = self.lifecycle.competition(slug)
+        config = info.config
+        direction = config.scoring().direction
+        previous = result.previous_score
+        rank = previous_rank = None
+        if config.board == "per-rank":
+            row = next((r for r in self.boards.leaderboard(slug) if r.team == team), None)
+            if row is not None:
+                rank = row.rank
+                # An entry whose score is not this release was kept from before.
+                previous_rank = None if row.score == result.public_score else rank
+            previous = None if row is None or previous_rank is None else row.score
+        elif not MECHANISMS[config.mechanism].release_is_current_best and previous is not None:
+            # The board shows the team's best release: explain against the best before.
+            earlier = [v.public_score for v in self.submissions(slug, team) if v.id < result.id]
+            previous = direction.best(earlier) if earlier else None
+        return explain(
+            config.mechanism,
+            result.public_score,
+            previous,
+            direction=direction,
+            decimals=self.lifecycle.decimals(info),
+            params=config.mechanism_params,
+            board=config.board,
+            rank=rank,
+            previous_rank=previous_rank,
+        )

@@ -1,0 +1,286 @@
+"""Teams: their registration, tokens and disabling, their quotas and refused
+files, and the read that admits a team's request."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ladderboard.engine import lookup, quotas
+from ladderboard.engine.context import EngineContext
+from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound
+from ladderboard.engine.lifecycle import Lifecycle
+from ladderboard.engine.results import (
+    Admission,
+    MemberRead,
+    QuotaView,
+    RejectionView,
+    TeamInfo,
+    TeamSummary,
+    aware,
+    team_scope,
+)
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.text import (
+    TEAM_NAME_CHARS,
+    check_text,
+    name_key,
+)
+from ladderboard.store import (
+    TeamRow,
+    TeamSessions,
+    queries,
+    statements,
+)
+
+__all__ = ["Teams"]
+
+
+def _team_info(row: TeamRow) -> TeamInfo:
+    """A team's row as the engine returns it."""
+    return TeamInfo(row.id, row.name, aware(row.created_at), row.disabled_at is not None)
+
+
+class Teams:
+    """The teams of the competitions, over ``context``; ``lifecycle`` gives
+    the competitions (publishing one whose deadline has passed)."""
+
+    def __init__(self, context: EngineContext, lifecycle: Lifecycle) -> None:
+        self.context = context
+        self.lifecycle = lifecycle
+
+    def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
+        """As :meth:`ladderboard.engine.Competitions.add_team`."""
+        name = name.strip() if isinstance(name, str) else name
+        check_text("team name", name, max_chars=TEAM_NAME_CHARS)
+        if not name:
+            raise ValueError("team name must not be empty")
+        key = hashlib.sha256(name_key(name).encode()).hexdigest()
+        now = self.context.clock()
+        try:
+            with self.context.transaction() as session:
+                competition, store_now = self.context.locked(session, slug)
+                if lookup.info(competition).is_closed(store_now):
+                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                taken = queries.team_name_with_key(session, competition.id, key)
+                if taken is not None:
+                    raise Conflict(
+                        f"team {taken!r} already exists in {slug!r}, and {name!r} differs from "
+                        "it only in case, Unicode form or letters that look alike"
+                        if taken != name
+                        else f"team {name!r} already exists in {slug!r}"
+                    )
+                team = TeamRow(
+                    competition_id=competition.id,
+                    name=name,
+                    name_key=key,
+                    token_hash=token_hash,
+                    created_at=now,
+                )
+                own = team_scope if competition.config["board"] == "per-team" else None
+                queries.add_team(session, team, own)
+        except IntegrityError as exc:
+            raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
+        return TeamInfo(team.id, team.name, now)
+
+    def add_teams(
+        self, slug: str, names: Sequence[str], token_hashes: Sequence[str | None]
+    ) -> list[TeamInfo]:
+        """As :meth:`ladderboard.engine.Competitions.add_teams`."""
+        if len(names) != len(token_hashes):
+            raise ValueError("one token hash per team name")
+        cleaned: list[tuple[str, str]] = []
+        seen: dict[str, int] = {}
+        for line, name in enumerate(names, 1):
+            name = name.strip() if isinstance(name, str) else name
+            try:
+                check_text("team name", name, max_chars=TEAM_NAME_CHARS)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"team {line}: {exc}") from None
+            if not name:
+                raise ValueError(f"team {line}: the name is empty")
+            key = hashlib.sha256(name_key(name).encode()).hexdigest()
+            if key in seen:
+                raise ValueError(f"team {line}: {name!r} repeats team {seen[key]}")
+            seen[key] = line
+            cleaned.append((name, key))
+        now = self.context.clock()
+        teams = []
+        try:
+            with self.context.transaction() as session:
+                competition, store_now = self.context.locked(session, slug)
+                if lookup.info(competition).is_closed(store_now):
+                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                own = team_scope if competition.config["board"] == "per-team" else None
+                for (name, key), token_hash in zip(cleaned, token_hashes, strict=True):
+                    taken = queries.team_name_with_key(session, competition.id, key)
+                    if taken is not None:
+                        raise Conflict(f"team {taken!r} already exists in {slug!r}")
+                    team = TeamRow(
+                        competition_id=competition.id,
+                        name=name,
+                        name_key=key,
+                        token_hash=token_hash,
+                        created_at=now,
+                    )
+                    queries.add_team(session, team, own)
+                    teams.append(team)
+        except IntegrityError as exc:
+            raise Conflict(f"a team of this import already exists in {slug!r}") from exc
+        return [TeamInfo(t.id, t.name, now) for t in teams]
+
+    def teams(self, slug: str) -> list[TeamInfo]:
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            return [_team_info(r) for r in queries.teams(session, competition.id)]
+
+    def team(self, slug: str, name: str) -> TeamInfo:
+        with Session(self.context.reader) as session:
+            return _team_info(lookup.team(session, lookup.competition(session, slug), name))
+
+    def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
+        """As :meth:`ladderboard.engine.Competitions.set_team_disabled`."""
+        now = self.context.clock()
+        with self.context.transaction() as session:
+            team = lookup.team(session, lookup.competition(session, slug), name)
+            # A disabled team cannot sign in: any session it has is one that
+            # its disabling revoked, deleted here when it is enabled too.
+            revoke = disabled or team.disabled_at is not None
+            if disabled and team.disabled_at is None:
+                team.disabled_at = now
+            elif not disabled:
+                team.disabled_at = None
+            info = _team_info(team)
+            connection = session.connection()
+            if revoke:
+                TeamSessions.revoke_team(connection, team.id)
+            version = statements.bump_board_version(connection, team.competition_id)
+            statements.stamp_standing(connection, team.id, version)
+        self.context.caches.targets.pop((slug, name), None)
+        return info
+
+    def reissue_token(self, slug: str, name: str, token_hash: str) -> TeamInfo:
+        """As :meth:`ladderboard.engine.Competitions.reissue_token`."""
+        with self.context.transaction() as session:
+            team = lookup.team(session, lookup.competition(session, slug), name)
+            team.token_hash = token_hash
+            TeamSessions.revoke_team(session.connection(), team.id)
+            info = _team_info(team)
+        return info
+
+    def team_summaries(self, slug: str) -> list[TeamSummary]:
+        """As :meth:`ladderboard.engine.Competitions.team_summaries`."""
+        day = quotas.daily_window(self.context.clock())
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            rows = queries.team_summaries(session, competition.id, day)
+        return [
+            TeamSummary(
+                name=team.name,
+                created_at=aware(team.created_at),
+                disabled=team.disabled_at is not None,
+                submissions=count,
+                last_submission=aware(last),
+                used_today=today,
+                invalid=invalid,
+                flags=flags,
+            )
+            for team, count, last, today, invalid, flags in rows
+        ]
+
+    def quota(self, slug: str, team: str) -> QuotaView:
+        """As :meth:`ladderboard.engine.Competitions.quota`."""
+        start, end = quotas.daily_window(self.context.clock())
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            config = CompetitionConfig.from_json(competition.config)
+            team_row = lookup.team(session, competition, team)
+            rows = queries.team_submissions(session, team_row.id)
+            invalid = queries.rejection_count(session, team_row.id)
+        return QuotaView(
+            used_today=sum(start <= aware(r.created_at) < end for r in rows),
+            daily_quota=config.daily_quota,
+            used_total=len(rows),
+            total_quota=config.total_quota,
+            invalid=invalid,
+            invalid_quota=config.invalid_quota,
+            resets_at=end,
+        )
+
+    def rejections(self, slug: str, team: str) -> list[RejectionView]:
+        """As :meth:`ladderboard.engine.Competitions.rejections`."""
+        with Session(self.context.reader) as session:
+            team_row = lookup.team(session, lookup.competition(session, slug), team)
+            return [
+                RejectionView(aware(r.created_at), r.code, r.message, r.size, r.filename)
+                for r in queries.rejections(session, team_row.id)
+            ]
+
+    def invalid_count(self, slug: str, team: str) -> int:
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            return queries.rejection_count(session, lookup.team(session, competition, team).id)
+
+    def knows_token_hash(self, token_hash: str) -> bool:
+        """As :meth:`ladderboard.engine.Competitions.knows_token_hash`."""
+        with self.context.reader.connect() as connection:
+            return queries.token_hash_known(connection, token_hash)
+
+    def member_admission(
+        self,
+        slug: str,
+        token_hash: str,
+        idempotency_key: str | None = None,
+        *,
+        rate_key: str | None = None,
+    ) -> MemberRead:
+        """As :meth:`ladderboard.engine.Competitions.member_admission`."""
+        lookup.refuse_impossible(slug)
+        now = self.context.clock()
+        with self.context.reader.connect() as connection:
+            row = statements.member_admission(
+                connection,
+                slug,
+                token_hash,
+                idempotency_key,
+                quotas.daily_window(now),
+                rate_key,
+                self.context.store_now(),
+            )
+        if row is None:
+            return MemberRead(None, None, None)
+        info = lookup.info(row, row.store_now)
+        if info.read_at is not None and info.publication_due(info.read_at):
+            self.lifecycle.publish_due(slug)  # then read again, published
+            return self.member_admission(slug, token_hash, idempotency_key, rate_key=rate_key)
+        if row.team_id is None:
+            return MemberRead(info, None, None, row.rate_tat)
+        team = TeamInfo(
+            row.team_id, row.team_name, aware(row.team_created_at), row.team_disabled_at is not None
+        )
+        admission = Admission(
+            now,
+            row.team_id,
+            row.commitment,
+            row.closed_at,
+            row.deadline,
+            row.team_disabled_at,
+            row.admission_today,
+            row.admission_total,
+            row.admission_invalid,
+            row.admission_resent,
+            row.store_now,
+        )
+        return MemberRead(info, team, admission, row.rate_tat)
+
+    def team_by_token_hash(self, slug: str, token_hash: str) -> TeamInfo:
+        lookup.refuse_impossible(slug)
+        with self.context.reader.connect() as connection:
+            row = queries.team_with_token(connection, slug, token_hash)
+        if row is None:
+            self.lifecycle.competition(slug)  # NotFound names a missing competition
+            raise NotFound("no team with this token in this competition")
+        return _team_info(row)
