@@ -317,9 +317,31 @@ except ImportError:  # the hook's markers need no griffe; mkdocstrings brings it
 else:
 
     class NumpySections(griffe.Extension):
-        """A griffe extension: every docstring through :func:`sectioned`."""
+        """A griffe extension: every docstring through :func:`sectioned`, and
+        a method decorated ``@documented_by(source)``
+        (:func:`ladderboard.engine.documented.documented_by`) given
+        ``source``'s docstring, as it is at run time."""
 
-        def on_object(self, *, obj: Any, **kwargs: Any) -> None:
+        def on_object(self, *, obj: Any, loader: Any, **kwargs: Any) -> None:
             """Rewrite ``obj``'s docstring before it is parsed."""
+            if obj.docstring is None and obj.is_function:
+                source = _documented_by(obj, loader)
+                if source is not None and source.docstring is not None:
+                    obj.docstring = griffe.Docstring(
+                        source.docstring.value, lineno=source.docstring.lineno, parent=obj
+                    )
             if obj.docstring is not None:
                 obj.docstring.value = sectioned(obj.docstring.value)
+
+    def _documented_by(function: Any, loader: Any) -> Any:
+        """The object named by ``function``'s ``@documented_by(...)``, if any.
+
+        :func:`sectioned` leaves a docstring it has already rewritten as it
+        is, so the source may be rewritten before or after it is copied."""
+        for decorator in function.decorators:
+            call = decorator.value
+            if decorator.callable_path.endswith(".documented_by") and isinstance(
+                call, griffe.ExprCall
+            ):
+                return loader.modules_collection[call.arguments[0].canonical_path]
+        return None

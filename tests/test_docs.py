@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import html
 import importlib.util
+import inspect
 import io
 import re
 import shlex
@@ -97,6 +98,19 @@ def test_every_command_and_sub_command_is_documented(site):
     page = text_of(site / "cli" / "index.html")
     for path in command_paths():
         assert f"Usage: {path} " in " ".join(page.split()), path
+
+
+@pytest.mark.slow
+def test_the_engine_page_shows_the_facade_docstrings(site):
+    """``Competitions``' methods take their docstrings from the resource
+    methods they hand the work to; the page shows them on the facade."""
+    from ladderboard.engine import Competitions
+
+    page = " ".join(text_of(site / "api" / "engine" / "index.html").split())
+    for name in ("create", "close", "board", "member_admission", "submit", "explain"):
+        first = " ".join(inspect.getdoc(getattr(Competitions, name)).split("\n\n")[0].split())
+        first = re.sub(r":\w+:`~?([^`]+)`", r"\1", first).replace("``", "")
+        assert first[:60] in page, name
 
 
 @pytest.mark.slow

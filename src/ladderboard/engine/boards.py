@@ -108,20 +108,40 @@ class Boards:
     def leaderboard(
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> list[BoardRow]:
-        """As :meth:`ladderboard.engine.Competitions.leaderboard`."""
+        """:meth:`board` as a list of its own."""
         return list(self.board(slug, board, organiser=organiser))
 
     def board(
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> tuple[BoardRow, ...]:
-        """As :meth:`ladderboard.engine.Competitions.board`."""
+        """The public board as released, or the private board (once the
+        organiser publishes it; to the organiser at any time). Disabled teams
+        are left off both.
+
+        The public board is read from the teams' stored standings (one row a
+        team, sorted here); either board is then kept in this process under
+        the competition's board version, and handed out again while the store
+        says the version is the same (one query, the competition's row, which
+        every call reads anyway); a board not kept is built by one caller
+        while the others that ask for it at the same version wait for it. A
+        per-team public board kept at a later version is handed out too, and
+        one kept at an older version is patched with the standings changed
+        since (:mod:`~ladderboard.engine.kept_board`). The tuple returned is
+        the one kept: the same object while the board stays the same, so
+        that what a caller derives from it (a serialised response) may be
+        kept by its identity."""
         found = self.kept_board(slug, board, organiser=organiser)
         return found.rows if isinstance(found, KeptBoard) else found
 
     def kept_board(
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> tuple[BoardRow, ...] | KeptBoard:
-        """As :meth:`ladderboard.engine.Competitions.kept_board`."""
+        """:meth:`board` as this process keeps it: the tuple of rows, or for
+        the public board of a per-team competition the
+        :class:`~ladderboard.engine.kept_board.KeptBoard`, whose rows are
+        ranked only when asked for and which says how it was patched from the
+        board before it. A serialiser that follows those edits (the API's
+        JSON) does not pay for a row at every rank a submission moved."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.context.reader) as session:
@@ -170,7 +190,9 @@ class Boards:
         return self.context.caches.public_boards.made(key, version, patch)
 
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
-        """As :meth:`ladderboard.engine.Competitions.leaderboard_from_submissions`."""
+        """The board rebuilt from every stored submission by the rules, as
+        :meth:`leaderboard` once built each one: what the stored standings
+        must agree with (the audit checks it). The organiser's view."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.context.reader) as session:
@@ -245,7 +267,8 @@ class Boards:
         return _numbered(private_board(records, direction=direction), numbers)
 
     def flags(self, slug: str) -> list[DuplicateFlag]:
-        """As :meth:`ladderboard.engine.Competitions.flags`."""
+        """Identical predictions from different teams, for the organiser: each
+        submission with the earlier one of another team it repeats."""
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             return [DuplicateFlag(*row) for row in queries.duplicate_flags(session, competition.id)]

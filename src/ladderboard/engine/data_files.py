@@ -39,7 +39,9 @@ class DataFiles:
         self.lifecycle = lifecycle
 
     def files(self, slug: str) -> list[FileInfo]:
-        """As :meth:`ladderboard.engine.Competitions.files`."""
+        """The files participants may download: the sample submission
+        (generated from the solution's ids), then the organiser's data files
+        by name. Never the solution."""
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             rows = queries.competition_files(session, competition.id)
@@ -49,7 +51,7 @@ class DataFiles:
         ]
 
     def file(self, slug: str, name: str) -> tuple[FileInfo, bytes]:
-        """As :meth:`ladderboard.engine.Competitions.file`."""
+        """One downloadable file and its bytes (:class:`NotFound` if none)."""
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             if name == SAMPLE_SUBMISSION:
@@ -72,7 +74,14 @@ class DataFiles:
         return info, data
 
     def sample_submission(self, slug: str) -> bytes:
-        """As :meth:`ladderboard.engine.Competitions.sample_submission`."""
+        """Every id of the holdout with every target column at 0: a valid
+        submission to start from, which says nothing of the labels. Under a
+        score that compares labels the value is the smallest class of the
+        solution when 0 is none (a file of another value would be refused);
+        the classes are no secret, the refusal of any other value names
+        them. Its rows are sorted by id (numerically when every id is a
+        number), not in the solution file's order, which may group the
+        public rows apart from the private ones and so give the split away."""
         solution = self.lifecycle.solution(slug)
         fill = 0.0
         if (
@@ -87,13 +96,14 @@ class DataFiles:
         return ("\n".join([header, *(rows[k] for k in order)]) + "\n").encode()
 
     def add_file(self, slug: str, name: str, data: bytes, *, replace: bool = False) -> FileInfo:
-        """As :meth:`ladderboard.engine.Competitions.add_file`."""
+        """Attach a data file for the participants (or, with ``replace``,
+        replace the file of that name); :class:`Conflict` if the name is taken."""
         return self.add_files(slug, [(name, data)], replace=replace)[0]
 
     def add_files(
         self, slug: str, files: Sequence[tuple[str, bytes]], *, replace: bool = False
     ) -> list[FileInfo]:
-        """As :meth:`ladderboard.engine.Competitions.add_files`."""
+        """Attach data files, all of them or (at the first refusal) none."""
         checked = checked_files(files, self.context.clock())
         try:
             with self.context.transaction() as session:
@@ -106,7 +116,7 @@ class DataFiles:
         return [info for info, _ in checked]
 
     def remove_file(self, slug: str, name: str) -> None:
-        """As :meth:`ladderboard.engine.Competitions.remove_file`."""
+        """Remove a data file (:class:`NotFound` if there is none)."""
         with self.context.transaction() as session:
             competition = lookup.competition(session, slug)
             row = (

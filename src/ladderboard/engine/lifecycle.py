@@ -69,7 +69,23 @@ class Lifecycle:
         files: Sequence[tuple[str, bytes]] = (),
         random_state: Any = None,
     ) -> CompetitionInfo:
-        """As :meth:`ladderboard.engine.Competitions.create`."""
+        """Create a competition; its commitment is in the returned info.
+        ``description`` (the overview) and ``rules`` are Markdown; ``files``
+        are data files for the participants, stored with it or not at all.
+
+        The stored configuration names every parameter of the mechanism with
+        the value it runs with: those ``config`` leaves out are the
+        recommended setting's on the recommended mechanism
+        (:meth:`ladderboard.recommended.Recommended.fill`, at the solution's
+        public size), else the mechanism's own defaults, and a default that
+        follows from the holdout size is stored as it settles now. A board is
+        thus read, replayed and audited from what is stored alone, whatever
+        later releases choose as defaults.
+
+        Raises :class:`ValueError` for a bad slug, title or text, a deadline
+        already past, a solution the score cannot use or bad mechanism
+        parameters (nothing is stored), and :class:`Conflict` when the slug
+        is taken."""
         check_slug(slug)
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
@@ -144,7 +160,11 @@ class Lifecycle:
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
     ) -> CompetitionInfo:
-        """As :meth:`ladderboard.engine.Competitions.update`."""
+        """Edit what the organiser may change while the competition runs: its
+        title, overview and rules (any time), and its deadline (while it is
+        open: a deadline in the future, or ``None`` for none). What is not
+        given stays as it was. The mechanism, the score and the quotas stay
+        fixed: changing them would change the meaning of released scores."""
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
         for field, text in (("description", description), ("rules", rules)):
@@ -188,7 +208,7 @@ class Lifecycle:
             return [lookup.info(row) for row in queries.competitions(session)]
 
     def solution(self, slug: str) -> Solution:
-        """As :meth:`ladderboard.engine.Competitions.solution`."""
+        """The organiser's solution (labels)."""
         with Session(self.context.reader) as session:
             row = lookup.competition(session, slug)
             return self.context.caches.solutions.lookup(
@@ -196,7 +216,9 @@ class Lifecycle:
             )
 
     def decimals(self, info: CompetitionInfo) -> int:
-        """As :meth:`ladderboard.engine.Competitions.decimals`."""
+        """The decimals a board shows: those the mechanism's releases really
+        carry (a Shaky Ladder on a 1/16 grid shows two, not five), at most
+        the competition's ``precision``."""
         config = info.config
         key = (info.commitment, config.mechanism, repr(config.mechanism_params), config.precision)
         found = self.context.caches.decimals.get(key)
@@ -208,12 +230,21 @@ class Lifecycle:
         return found
 
     def columns(self, slug: str) -> tuple[str, tuple[str, ...]]:
-        """As :meth:`ladderboard.engine.Competitions.columns`."""
+        """The id column and the target columns a submission must have."""
         solution = self.solution(slug)
         return solution.id_column, solution.target_columns
 
     def close(self, slug: str) -> CompetitionInfo:
-        """As :meth:`ladderboard.engine.Competitions.close`."""
+        """Close now (or write the close of a deadline passed). Nothing else
+        is written: a team's ``selected`` files stay its own choice, and the
+        final selection (its choice, or the automatic one) follows from what
+        the store holds, which no longer changes. Idempotent.
+
+        The competition's row is locked first, as a submission's last write
+        locks it: a submission that wrote before is committed, and read by
+        the final selection; one that writes after finds the close and is
+        refused (:data:`~ladderboard.store.statements.BUMP_IF_OPEN`). A
+        close past the deadline (by the store's time) is dated at it."""
         with self.context.transaction() as session:
             competition, now = self.context.locked(session, slug)
             if competition.closed_at is not None:
@@ -226,7 +257,11 @@ class Lifecycle:
             return lookup.info(competition)
 
     def publish(self, slug: str) -> CompetitionInfo:
-        """As :meth:`ladderboard.engine.Competitions.publish`."""
+        """Publish the private board and reveal the audit key, once the
+        competition is closed (by hand or by its deadline, which this
+        finalises); idempotent. Until then only the organiser sees the
+        private board, to look it over first. Under the lock the close
+        takes, as :meth:`close`; the deadline by the store's time."""
         with self.context.transaction() as session:
             competition, now = self.context.locked(session, slug)
             if competition.key_revealed_at is not None:
@@ -272,7 +307,8 @@ class Lifecycle:
         return info.publication_due(store_now) and self.publish_due(info.slug).is_published()
 
     def reveal_key(self, slug: str) -> str:
-        """As :meth:`ladderboard.engine.Competitions.reveal_key`."""
+        """The random-stream key, for audit, once the private board is
+        published. A read: it writes nothing."""
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             if not self.published_now(session, competition):

@@ -56,7 +56,15 @@ class Submissions:
         idempotency_key: str | None = None,
         filename: str | None = None,
     ) -> SubmissionResult:
-        """As :meth:`ladderboard.engine.Competitions.submit`."""
+        """Score one submission file for ``team``; all of it is stored or none.
+
+        Raises :class:`SubmissionError` (bad file: recorded against the
+        invalid cap only, with the ``filename`` it was sent under, which
+        the team's list of refused files shows), :class:`QuotaExceeded`, :class:`CompetitionClosed`,
+        :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
+        team's quota and the mechanism's state untouched. The rules are
+        :meth:`Submitter.submit_once <ladderboard.engine.submitting.Submitter.submit_once>`.
+        """
         return self.submitter.submit(
             slug, team, data, message=message, idempotency_key=idempotency_key, filename=filename
         )
@@ -69,11 +77,21 @@ class Submissions:
         *,
         read: Admission | None = None,
     ) -> None:
-        """As :meth:`ladderboard.engine.Competitions.admit`."""
+        """Refuse what needs no file, before one is read: a closed competition,
+        a spent quota or invalid-file cap (:class:`CompetitionClosed`,
+        :class:`QuotaExceeded`, :class:`NotFound`). ``submit`` checks all of it
+        again under the lock; this only spares the server the work of reading
+        a file it would refuse. A submission resent with an idempotency key
+        already used passes: ``submit`` answers it with the first result.
+        ``read`` is the admission :meth:`member_admission` read for this team
+        and key, which spares reading it again."""
         self.submitter.admit(slug, team, idempotency_key, read)
 
     def submissions(self, slug: str, team: str, *, organiser: bool = False) -> list[SubmissionView]:
-        """As :meth:`ladderboard.engine.Competitions.submissions`."""
+        """A team's own submissions: private scores, the mechanism's
+        decisions and a ladder's automatic finals only once published;
+        ``organiser`` sees the decisions and the finals (not the private
+        scores, which the private board shows first) at any time."""
         now = self.context.clock()
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
@@ -116,7 +134,10 @@ class Submissions:
         ]
 
     def submission_file(self, slug: str, team: str, number: int) -> bytes:
-        """As :meth:`ladderboard.engine.Competitions.submission_file`."""
+        """The file of the team's own submission ``number`` (its number among
+        the team's, as :meth:`submissions` lists them), byte for byte as it
+        was received; :class:`NotFound` if the team has no such submission.
+        Only the team's own: the number is looked up among its submissions."""
         with Session(self.context.reader) as session:
             team_row = lookup.team(session, lookup.competition(session, slug), team)
             blob = (
@@ -129,7 +150,8 @@ class Submissions:
         return unpack(blob)
 
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
-        """As :meth:`ladderboard.engine.Competitions.select`."""
+        """Choose the team's final submissions (replacing an earlier choice),
+        by the team's own numbers (``SubmissionView.id``)."""
         with self.context.transaction() as session:
             # Under the lock the close takes, at the store's time: no
             # selection after the close, whatever this host's clock says.
@@ -156,7 +178,10 @@ class Submissions:
     def explain(
         self, slug: str, team: str, result: SubmissionResult, info: CompetitionInfo | None = None
     ) -> str:
-        """As :meth:`ladderboard.engine.Competitions.explain`."""
+        """What happened to the team's public score, in words, from what the
+        team already sees: its own released scores and its place on the
+        public board (never the mechanism's hidden state). ``info``, the
+        competition as read before the submission, spares reading it again."""
         if info is None or info.slug != slug:
             info = self.lifecycle.competition(slug)
         config = info.config

@@ -53,7 +53,10 @@ class Teams:
         self.lifecycle = lifecycle
 
     def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
-        """As :meth:`ladderboard.engine.Competitions.add_team`."""
+        """Register a team. Names are unique in a competition under
+        normalisation, case folding and look-alike letters
+        (:func:`~ladderboard.rules.text.name_key`); a closed competition
+        takes no new team."""
         name = name.strip() if isinstance(name, str) else name
         check_text("team name", name, max_chars=TEAM_NAME_CHARS)
         if not name:
@@ -89,7 +92,9 @@ class Teams:
     def add_teams(
         self, slug: str, names: Sequence[str], token_hashes: Sequence[str | None]
     ) -> list[TeamInfo]:
-        """As :meth:`ladderboard.engine.Competitions.add_teams`."""
+        """Register many teams at once (an import): all of them or, at the
+        first refusal, none. Refuses as :meth:`add_team` does, and a name
+        repeated in ``names`` (under case and Unicode folding)."""
         if len(names) != len(token_hashes):
             raise ValueError("one token hash per team name")
         cleaned: list[tuple[str, str]] = []
@@ -142,7 +147,11 @@ class Teams:
             return _team_info(lookup.team(session, lookup.competition(session, slug), name))
 
     def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
-        """As :meth:`ladderboard.engine.Competitions.set_team_disabled`."""
+        """Disable a team (it can no longer sign in, submit or select, and is
+        left off both boards) or enable it again; idempotent. Its submissions
+        are kept, and enabling it restores them to the boards. Disabling signs
+        out every browser of the team: its sessions are deleted, so enabling
+        the team again does not revive them."""
         now = self.context.clock()
         with self.context.transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
@@ -163,7 +172,13 @@ class Teams:
         return info
 
     def reissue_token(self, slug: str, name: str, token_hash: str) -> TeamInfo:
-        """As :meth:`ladderboard.engine.Competitions.reissue_token`."""
+        """Give team ``name`` the token of SHA-256 ``token_hash`` in place of
+        its own (a leaked token replaced). The team keeps its place, its
+        submissions, quotas and selection; the old token is refused from the
+        commit on, by every process, since each looks tokens up in the store;
+        and every browser signed in as the team is signed out, as one signed
+        in with the leaked token may be the leak's. A disabled team stays
+        disabled."""
         with self.context.transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
             team.token_hash = token_hash
@@ -172,7 +187,7 @@ class Teams:
         return info
 
     def team_summaries(self, slug: str) -> list[TeamSummary]:
-        """As :meth:`ladderboard.engine.Competitions.team_summaries`."""
+        """Every team with its activity, for the organiser's desk."""
         day = quotas.daily_window(self.context.clock())
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
@@ -192,7 +207,7 @@ class Teams:
         ]
 
     def quota(self, slug: str, team: str) -> QuotaView:
-        """As :meth:`ladderboard.engine.Competitions.quota`."""
+        """What the team has used of its quotas, and when the daily one resets."""
         start, end = quotas.daily_window(self.context.clock())
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
@@ -211,7 +226,7 @@ class Teams:
         )
 
     def rejections(self, slug: str, team: str) -> list[RejectionView]:
-        """As :meth:`ladderboard.engine.Competitions.rejections`."""
+        """The team's refused files with the reason, newest first."""
         with Session(self.context.reader) as session:
             team_row = lookup.team(session, lookup.competition(session, slug), team)
             return [
@@ -225,7 +240,7 @@ class Teams:
             return queries.rejection_count(session, lookup.team(session, competition, team).id)
 
     def knows_token_hash(self, token_hash: str) -> bool:
-        """As :meth:`ladderboard.engine.Competitions.knows_token_hash`."""
+        """Whether some team of some competition has this token (SHA-256)."""
         with self.context.reader.connect() as connection:
             return queries.token_hash_known(connection, token_hash)
 
@@ -237,7 +252,12 @@ class Teams:
         *,
         rate_key: str | None = None,
     ) -> MemberRead:
-        """As :meth:`ladderboard.engine.Competitions.member_admission`."""
+        """The competition ``slug`` and its team with this token (SHA-256),
+        with what admits the team's submission with this idempotency key
+        (:meth:`admit` takes it as ``read``) and the ``tat`` of the rate-limit
+        bucket ``rate_key`` (:meth:`RateLimits.take_unless
+        <ladderboard.store.RateLimits.take_unless>` takes it as
+        ``blocked_tat``): one read, as every submission over HTTP asks it."""
         lookup.refuse_impossible(slug)
         now = self.context.clock()
         with self.context.reader.connect() as connection:
