@@ -179,10 +179,29 @@ def test_a_registered_mechanism_is_explained_and_listed_from_its_card(toys):
     from ladderboard.rules.explain import describe, explain
 
     name = toys["good"].name
-    with pytest.raises(ValueError, match=r"mechanisms without a card: \['toy-cardless-best'\]"):
-        competition_cards()  # a page listing mechanisms refuses to leave one out
-    COMPETITION_MECHANISMS.pop(toys["cardless"].name)
     assert describe(name, {"step": 0.1}) == "The best score so far, rounded to 0.1."
     text = explain(name, 0.3, 0.3, direction=LOWER_IS_BETTER, decimals=1)
     assert text == "Your score stays at 0.3."
     assert name in competition_cards()
+
+
+def test_a_page_lists_no_cardless_or_inherited_card(toys):
+    """The how page is read while it is served: a mechanism registered
+    without a card of its own (defined in a notebook, a subclass that only
+    inherits its parent's) is left out, never a 500 and never a second
+    section under the parent's title; check_mechanism is what refuses it."""
+    from ladderboard.mechanisms import Ladder
+    from ladderboard.mechanisms.traits import competition_cards, families
+
+    class InheritsLadderCard(Ladder):
+        name = "toy-inherits-ladder-card"
+
+    try:
+        cards = competition_cards()
+        assert toys["cardless"].name not in cards
+        assert InheritsLadderCard.name not in cards
+        assert [c.title for c in cards.values()].count(Ladder.card.title) == 1
+        assert "ladder" in families()
+    finally:
+        MECHANISMS.pop(InheritsLadderCard.name, None)
+        COMPETITION_MECHANISMS.pop(InheritsLadderCard.name, None)

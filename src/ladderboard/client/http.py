@@ -24,10 +24,33 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 from urllib.parse import quote
 
-from ladderboard.client.transport import Transport, uploads
+from ladderboard.client.transport import (
+    DEFAULT_SERVER,
+    MAX_TOTAL_WAIT,
+    MAX_WAIT,
+    RETRIES,
+    ServerError,
+    Transport,
+    Waiting,
+    retry_after,
+    uploads,
+)
 from ladderboard.terminal import Progress, parse_params
 
-__all__ = ["KEEP", "Client", "parse_params"]
+# The connection's names stay importable from here, where clients of this
+# module found them before the connection had a module of its own.
+__all__ = [
+    "DEFAULT_SERVER",
+    "KEEP",
+    "MAX_TOTAL_WAIT",
+    "MAX_WAIT",
+    "RETRIES",
+    "Client",
+    "ServerError",
+    "Waiting",
+    "parse_params",
+    "retry_after",
+]
 
 
 class _Keep:

@@ -96,17 +96,21 @@ def select(**wanted: Any) -> list[str]:
 
 
 def competition_cards() -> dict[str, Card]:
-    """Every mechanism a competition can run, by name, with its card, in the
-    cards' order (the how page's)."""
-    cards: dict[str, Card] = {}
-    missing = []
-    for name, klass in COMPETITION_MECHANISMS.items():
-        if klass.card is None:
-            missing.append(name)
-        else:
-            cards[name] = klass.card
-    if missing:
-        raise ValueError(f"mechanisms without a card: {sorted(missing)}")
+    """Every mechanism a competition can run that declares a card of its own,
+    by name, in the cards' order (the how page's).
+
+    A mechanism without a card (one registered by defining a subclass in a
+    notebook, say) and a subclass that only inherits its parent's card are
+    left out rather than refused: this is read while a page is served, and a
+    second section under the parent's title would mislead. The package's own
+    mechanisms are held to a complete card by
+    :func:`ladderboard.mechanisms.checks.check_mechanism`.
+    """
+    cards = {
+        name: klass.__dict__["card"]
+        for name, klass in COMPETITION_MECHANISMS.items()
+        if isinstance(klass.__dict__.get("card"), Card)
+    }
     return dict(sorted(cards.items(), key=lambda item: (item[1].order, item[0])))
 
 
