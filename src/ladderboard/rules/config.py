@@ -136,6 +136,9 @@ class CompetitionConfig:
     auto_publish: bool = False
     n_selections: int = 2
     precision: int = 5
+    # ladderboard.files.DEFAULT_MAX_BYTES: rules may not import files (the
+    # layers of tests/test_layers.py), so the value is written here too and
+    # tests/server/test_settings_and_app.py holds the two equal.
     max_bytes: int = 50 * 2**20
 
     def __post_init__(self) -> None:
