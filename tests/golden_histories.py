@@ -137,15 +137,15 @@ def store_histories(url: str) -> dict[str, dict]:
                     for team in TEAMS:
                         data = _csv(solution, _predictions(klass, solution, rng, step))
                         result = store.submit(slug, team, data)
-                        releases.append([team, result.id, _hex(result.public_score)])
+                        releases.append([team, result.number, _hex(result.public_score)])
                 public = store.leaderboard(slug, "public")
                 store.close(slug)
                 store.publish(slug)
                 private = store.leaderboard(slug, "private")
                 out[slug] = {
                     "releases": releases,
-                    "public": [[r.team, r.submission_id, _hex(r.score)] for r in public],
-                    "private": [[r.team, r.submission_id, _hex(r.score)] for r in private],
+                    "public": [[r.team, r.number, _hex(r.score)] for r in public],
+                    "private": [[r.team, r.number, _hex(r.score)] for r in private],
                 }
     finally:
         store.dispose()

@@ -118,7 +118,7 @@ def _round(
             except BaseException as exc:
                 errors.append(exc)
                 return
-            acknowledged.append((team, result.id))
+            acknowledged.append((team, result.number))
 
     threads = []
     for team in TEAMS:
@@ -132,7 +132,7 @@ def _round(
     started.wait()
     time.sleep(float(rng.uniform(0.02, 0.15)))
     store.close(slug)
-    at_close = {(t, v.id) for t in TEAMS for v in store.submissions(slug, t)}
+    at_close = {(t, v.number) for t in TEAMS for v in store.submissions(slug, t)}
     for thread in threads:
         thread.join(60)
     assert not errors, errors
@@ -152,7 +152,7 @@ def test_deadline_no_submission_is_acknowledged_after_the_close(database_url):
         for k in range(ROUNDS):
             slug = f"race-{k}"
             acknowledged, at_close = _round(store, slug, k)
-            stored = {(t, v.id) for t in TEAMS for v in store.submissions(slug, t)}
+            stored = {(t, v.number) for t in TEAMS for v in store.submissions(slug, t)}
             assert set(acknowledged) == stored
             late += [(slug, *s) for s in sorted(stored - at_close)]
     finally:

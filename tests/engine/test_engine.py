@@ -295,7 +295,7 @@ def test_identical_predictions_across_teams_are_flagged(store):
     data = csv_for(solution, noisy(solution, 0.4, 0))
     first = store.submit("comp", "alpha", data)
     second = store.submit("comp", "beta", data)
-    assert store.flags("comp") == [DuplicateFlag("beta", second.id, "alpha", first.id)]
+    assert store.flags("comp") == [DuplicateFlag("beta", second.number, "alpha", first.number)]
 
 
 def test_idempotency_key(store):
@@ -304,7 +304,7 @@ def test_idempotency_key(store):
     data = csv_for(solution, noisy(solution, 0.4, 0))
     first = store.submit("comp", "alpha", data, idempotency_key="k1")
     again = store.submit("comp", "alpha", data, idempotency_key="k1")
-    assert again.id == first.id and len(store.submissions("comp", "alpha")) == 1
+    assert again.number == first.number and len(store.submissions("comp", "alpha")) == 1
     with pytest.raises(Conflict, match="idempotency"):
         store.submit(
             "comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1)), idempotency_key="k1"
@@ -321,7 +321,7 @@ def test_deadline_close_selection_and_private_board(store, clock):
         for seed, flip in enumerate(flips):
             ids[team, seed] = store.submit(
                 "comp", team, csv_for(solution, noisy(solution, flip, seed + 10 * len(team)))
-            ).id
+            ).number
     store.select("comp", "gamma", [ids["gamma", 0]])  # gamma picks its worse one
     with pytest.raises(CompetitionClosed):
         store.leaderboard("comp", "private")
@@ -340,7 +340,7 @@ def test_deadline_close_selection_and_private_board(store, clock):
     assert [r.team for r in private] == [r.team for r in organiser_view]
     assert [r.team for r in private] == ["alpha", "beta", "gamma"]
     gamma = next(r for r in private if r.team == "gamma")
-    assert gamma.submission_id == ids["gamma", 0]
+    assert gamma.number == ids["gamma", 0]
     assert store.competition("comp").closed_at is None  # reading wrote nothing
     store.publish("comp")  # finalises the close, dated at the deadline
     assert store.competition("comp").closed_at == START + timedelta(days=2)

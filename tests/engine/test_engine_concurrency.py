@@ -244,8 +244,8 @@ def test_a_file_still_being_compressed_does_not_hold_the_board_up(database_url, 
             finished, _ = wait([second], timeout=10)
         finally:
             release.set()
-        assert first.result(30).id == 1
-        assert second.result(30).id == 1  # raises what the second submission raised
+        assert first.result(30).number == 1
+        assert second.result(30).number == 1  # raises what the second submission raised
     assert finished, "a submission waited for another one's compression"
     assert verify(store, "race").submissions == 3
     store.engine.dispose()

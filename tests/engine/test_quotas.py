@@ -32,7 +32,7 @@ def test_quotas_a_spent_daily_quota_retries_at_the_next_midnight_of_the_engines_
     for exc in _refusal(store, "alpha", csv_for(solution, noisy(solution, 0.4, 1))):
         assert exc.retry_after == 9 * 3600 + 29 * 60 + 45, exc
     clock.advance(hours=9, minutes=29, seconds=45)  # midnight: a new day
-    assert store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1))).id == 2
+    assert store.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.4, 1))).number == 2
     assert store.quota("comp", "alpha").resets_at == datetime(2026, 3, 3, tzinfo=UTC)
 
 

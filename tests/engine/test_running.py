@@ -338,7 +338,7 @@ def test_running_full_disclosure_marks_its_best_releases_while_it_runs(store):
         store.submit("comp", "alpha", csv_for(solution, noisy(solution, flip, seed)))
     views = store.submissions("comp", "alpha")
     best = min(views, key=lambda v: (v.public_score, v.created_at))
-    assert [v.final for v in views] == [v.id == best.id for v in views]
+    assert [v.final for v in views] == [v.number == best.number for v in views]
 
 
 def test_running_each_release_carries_the_previous_one_and_its_explanation(store):

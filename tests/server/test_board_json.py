@@ -200,4 +200,4 @@ def test_each_field_of_a_row_changed_in_turn_changes_the_served_json(monkeypatch
         assert after != before, name
     kept = BoardJson()
     before = served_as_schema(kept, row)
-    assert served_as_schema(kept, dataclasses.replace(row, submission_id=7)) == before
+    assert served_as_schema(kept, dataclasses.replace(row, number=7)) == before

@@ -355,7 +355,8 @@ def test_participant_team_page_explains_the_teams_numbers(client, solution):
     assert "ranked by the earlier submission" in page
     assert "<svg" in page and "board score after this file (lower is better)" in page
     assert "Refused files" in page and "<code>" in page and "the header must be" in page
-    final = [s.id for s in client.app.state.competitions.submissions("demo", "alpha") if s.final]
+    views = client.app.state.competitions.submissions("demo", "alpha")
+    final = [s.number for s in views if s.final]
     assert final == []  # until the close, only the team's own selection is marked
     csrf = _csrf(page)
     saved = unescape(

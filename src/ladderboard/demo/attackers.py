@@ -72,10 +72,10 @@ class HttpOracle:
     decide how to read the releases. The server refuses a file the team
     already sent (409 duplicate), as when the perturbation attacker's
     majority is one of its candidates: the oracle then answers with the
-    score released before, from the team's own notes. ``best_id`` is the
-    submission with the lowest release, the earliest among equals (the
-    demo's score is the 0/1 error, lower is better), and
-    ``best_prediction`` its file.
+    score released before, from the team's own notes. ``best_number`` is
+    the team's own number of the submission with the lowest release, the
+    earliest among equals (the demo's score is the 0/1 error, lower is
+    better), and ``best_prediction`` its file.
     """
 
     greater_is_better = False
@@ -93,7 +93,7 @@ class HttpOracle:
         self.n_public = int(rules["n_public"])
         self.n_labels = len(ids)
         self.submissions = 0
-        self.best_id: int | None = None
+        self.best_number: int | None = None
         self.best_prediction: np.ndarray | None = None
         self._best = float("inf")
         self._released: dict[bytes, tuple[float, int]] = {}
@@ -106,15 +106,16 @@ class HttpOracle:
         if data not in self._released:
             self.submissions += 1
             answer = self.client.submit(self.slug, data)
-            score, sid = float(answer["public_score"]), int(answer["id"])
-            self._released[data] = (score, sid)
+            score, number = float(answer["public_score"]), int(answer["number"])
+            self._released[data] = (score, number)
             if score < self._best:
-                self._best, self.best_id = score, sid
+                self._best, self.best_number = score, number
                 self.best_prediction = np.array(prediction, dtype=np.int8)
         return self._released[data][0]
 
-    def submission_id(self, prediction: Any) -> int:
-        """The id of the submission of ``prediction``, which was sent."""
+    def number(self, prediction: Any) -> int:
+        """The team's own number of the submission of ``prediction``, which
+        was sent."""
         return self._released[predictions_csv(self.ids, np.asarray(prediction))][1]
 
 
@@ -123,7 +124,7 @@ def perturb(
 ) -> tuple[float, int, np.ndarray]:
     """The attacker's play on one board: its model (the positive ``logits``),
     then the perturbation boosting attack with ``k`` mixtures; returns the
-    model's release, and the id and file of the submission to select (its
+    model's release, and the number and file of the submission to select (its
     best release)."""
     from ladderboard.attacks import generalized_boosting_attack
 
@@ -138,18 +139,18 @@ def perturb(
         random_state=key,
         keep=keep,
     )
-    assert oracle.best_id is not None and oracle.best_prediction is not None  # the model's
-    return start, oracle.best_id, oracle.best_prediction
+    assert oracle.best_number is not None and oracle.best_prediction is not None  # the model's
+    return start, oracle.best_number, oracle.best_prediction
 
 
 def climb(
     oracle: HttpOracle, start: np.ndarray, *, k: int, key: bytes
 ) -> tuple[float, int, np.ndarray]:
     """The hill-climber's play on one board: at most ``k`` near-duplicates
-    from ``start``; returns the release of ``start``, and the id and file of
+    from ``start``; returns the release of ``start``, and the number and file of
     the submission to select (the one it believes the board holds as best)."""
     from ladderboard.attacks import near_duplicate_attack
 
     result = near_duplicate_attack(oracle, start, k=k, random_state=key)
     chosen = np.array(result.prediction)
-    return float(result.released[0]), oracle.submission_id(chosen), chosen
+    return float(result.released[0]), oracle.number(chosen), chosen

@@ -200,7 +200,10 @@ def rescore(
     )
     solution = competitions.solution(slug)
     with Session(competitions.reader) as session:
-        subs = queries.files_in_order(session, lookup.competition(session, slug).id)
+        competition_id = lookup.competition(session, slug).id
+        subs = queries.files_in_order(session, competition_id)
+        # The board names a submission by its team's own number, not its id.
+        numbers = {r.id: r.number for r in queries.submissions_with_team(session, competition_id)}
     key = KeyedStream.from_random_state(random_state).key_hex
     fresh, load = instances.factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
@@ -249,4 +252,4 @@ def rescore(
             release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
             release_hides_decision=MECHANISMS[mechanism].release_hides_decision,
         )
-    return ranked(standings)
+    return ranked(standings, numbers)

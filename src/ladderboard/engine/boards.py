@@ -79,24 +79,6 @@ def final_submissions(records: Sequence[Record[datetime]], config: CompetitionCo
     )
 
 
-def _numbered(
-    standings: Sequence[Standing[datetime | None, int | None]], numbers: dict[int, int]
-) -> list[BoardRow]:
-    """Standings as board rows, each naming its submission by the team's own
-    number (``numbers`` by submission id; a per-rank board names none)."""
-    return [
-        BoardRow(
-            rank,
-            s.team,
-            s.score,
-            s.entries,
-            s.last_submission,
-            None if s.submission_id is None else numbers[s.submission_id],
-        )
-        for rank, s in enumerate(standings, 1)
-    ]
-
-
 class Boards:
     """The competitions' boards, over ``context``; ``lifecycle`` publishes a
     competition whose deadline has passed when its private board is asked for."""
@@ -218,7 +200,7 @@ class Boards:
                     release_is_current_best=mechanism.release_is_current_best,
                     release_hides_decision=mechanism.release_hides_decision,
                 )
-        return _numbered(standings, numbers)
+        return ranked(standings, numbers)
 
     def _refuse_private(self, board: str, info: CompetitionInfo, organiser: bool) -> None:
         if board == "private" and not info.is_published() and not organiser:
@@ -264,7 +246,7 @@ class Boards:
         # team that chose nothing is made here, as at any time.
         picked = final_submissions(records, config)
         records = [dataclasses.replace(r, selected=r.id in picked) for r in records]
-        return _numbered(private_board(records, direction=direction), numbers)
+        return ranked(private_board(records, direction=direction), numbers)
 
     def flags(self, slug: str) -> list[DuplicateFlag]:
         """Identical predictions from different teams, for the organiser: each

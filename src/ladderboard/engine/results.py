@@ -14,7 +14,8 @@ A team's line on a board is one small family, each member for one step:
 - :class:`~ladderboard.store.statements.StoredStanding`: the same stored
   line read under the lock by a submission, to compute the next one;
 - :class:`BoardRow`: the ranked line the engine hands out, the only one
-  above the engine; its ``submission_id`` is the team's own number.
+  above the engine; its ``number`` is the team's own number of the
+  submission.
 """
 
 from __future__ import annotations
@@ -259,9 +260,10 @@ class FileInfo:
 
 @dataclass(frozen=True)
 class SubmissionResult:
-    """What a team is told about its submission."""
+    """What a team is told about its submission; ``number`` is the team's
+    own number of it (1, 2, ... among the team's submissions)."""
 
-    id: int
+    number: int
     team: str
     public_score: float
     status: str
@@ -273,9 +275,10 @@ class SubmissionResult:
 @dataclass(frozen=True)
 class SubmissionView:
     """A team's own submission as the team may see it (no private score
-    before the close, no organiser-side fields)."""
+    before the close, no organiser-side fields); ``number`` is the team's
+    own number of it."""
 
-    id: int
+    number: int
     created_at: datetime
     message: str
     public_score: float

@@ -101,7 +101,7 @@ class Submissions:
             rows = queries.team_submissions(session, team_row.id)
         records = [
             Record(
-                r.number,
+                r.id,
                 team,
                 aware(r.created_at),
                 r.public_score,
@@ -127,7 +127,7 @@ class Submissions:
                 r.public_score,
                 r.selected,
                 r.private_score if published else None,
-                r.number in final,
+                r.id in final,
                 bool(r.improved) if decided else None,
             )
             for r in rows
@@ -151,7 +151,7 @@ class Submissions:
 
     def select(self, slug: str, team: str, submission_ids: list[int]) -> None:
         """Choose the team's final submissions (replacing an earlier choice),
-        by the team's own numbers (``SubmissionView.id``)."""
+        by the team's own numbers (``SubmissionView.number``)."""
         with self.context.transaction() as session:
             # Under the lock the close takes, at the store's time: no
             # selection after the close, whatever this host's clock says.
@@ -197,7 +197,8 @@ class Submissions:
             previous = None if row is None or previous_rank is None else row.score
         elif not MECHANISMS[config.mechanism].release_is_current_best and previous is not None:
             # The board shows the team's best release: explain against the best before.
-            earlier = [v.public_score for v in self.submissions(slug, team) if v.id < result.id]
+            views = self.submissions(slug, team)
+            earlier = [v.public_score for v in views if v.number < result.number]
             previous = direction.best(earlier) if earlier else None
         return explain(
             config.mechanism,

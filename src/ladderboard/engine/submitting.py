@@ -93,7 +93,7 @@ def _result(
     of today's quota (``counts``: the team's submissions today and in all,
     this one included)."""
     return SubmissionResult(
-        id=number,
+        number=number,
         team=team,
         public_score=score,
         status="scored",

@@ -172,20 +172,19 @@ def read_target(context: EngineContext, slug: str, team: str) -> Target:
         if row is None:  # say which of the two is missing
             with Session(bind=connection) as session:
                 lookup.team(session, lookup.competition(session, slug), team)
-        competition_id, config, deadline, solution_sha256, commitment, team_id = row
-        solution = caches.solutions.lookup(competition_id, solution_sha256, connection)
-    config = lookup.config(config)
+        solution = caches.solutions.lookup(row.competition_id, row.solution_sha256, connection)
+    config = lookup.config(row.config)
     scoring = config.scoring()
     target = Target(
-        competition_id=competition_id,
-        team_id=team_id,
+        competition_id=row.competition_id,
+        team_id=row.team_id,
         config=config,
         scoring=scoring,
-        deadline=aware(deadline),
+        deadline=aware(row.deadline),
         solution=solution,
-        checked=caches.solutions.suits((competition_id, commitment), solution, scoring),
+        checked=caches.solutions.suits((row.competition_id, row.commitment), solution, scoring),
         classes=solution.classes if scoring.takes_labels else None,
-        commitment=commitment,
+        commitment=row.commitment,
     )
     targets[slug, team] = target
     return target

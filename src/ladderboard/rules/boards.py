@@ -39,7 +39,7 @@ _Id_co = TypeVar("_Id_co", covariant=True)
 
 @dataclass(frozen=True)
 class BoardRow:
-    """A team's place; ``submission_id`` is the team's own number of the
+    """A team's place; ``number`` is the team's own number of the
     submission that gives its score (``None`` when the board does not say).
     (A kept board copies rows to new ranks through their ``__dict__``,
     :func:`ladderboard.engine.kept_board._renumbered`: a test holds it to
@@ -50,12 +50,14 @@ class BoardRow:
     score: float
     entries: int
     last_submission: datetime | None
-    submission_id: int | None
+    number: int | None
 
 
 @dataclass(frozen=True)
 class Record(Generic[When]):
-    """One scored submission, as the boards need it. ``created_at`` orders a
+    """One scored submission, as the boards need it. ``id`` names it: its
+    database id in the engine (never the team's own number, which the engine
+    gives a board's rows), or its index in a replay. ``created_at`` orders a
     team's submissions: a time, or a replay's submission index."""
 
     id: int
@@ -271,11 +273,30 @@ def private_board(
     return [standing for _, standing in sorted(standings, key=lambda item: item[0])]
 
 
-def ranked(standings: Iterable[Standing[datetime | None, int | None]]) -> list[BoardRow]:
-    """Standings, best first, as numbered board rows."""
+def ranked(
+    standings: Iterable[Standing[datetime | None, int | None]],
+    numbers: Mapping[int, int] | None = None,
+) -> list[BoardRow]:
+    """Standings, best first, as ranked board rows, each naming its
+    submission by the team's own number: ``numbers`` maps a standing's
+    submission id to it (a per-rank board's standings name none, and need
+    no ``numbers``).
+
+    >>> standings = [Standing("a", 0.2, 3, None, 7), Standing("b", 0.3, 1, None, None)]
+    >>> [(row.rank, row.team, row.number) for row in ranked(standings, {7: 2})]
+    [(1, 'a', 2), (2, 'b', None)]
+    """
+    found = numbers or {}
     return [
-        BoardRow(i + 1, s.team, s.score, s.entries, s.last_submission, s.submission_id)
-        for i, s in enumerate(standings)
+        BoardRow(
+            rank,
+            s.team,
+            s.score,
+            s.entries,
+            s.last_submission,
+            None if s.submission_id is None else found[s.submission_id],
+        )
+        for rank, s in enumerate(standings, 1)
     ]
 
 

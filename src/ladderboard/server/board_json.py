@@ -58,9 +58,9 @@ class BoardJson:
         # A board's identity -> (the board, its rows' JSON, the digest, each row's piece).
         self._items: OrderedDict[int, tuple[Board, bytes, str, list[bytes]]] = OrderedDict()
         self._pieces: dict[tuple, bytes] = {}  # a row's JSON after '{"rank":N,', by content
-        # A team's last row seen: the fields and their values (the objects), its piece.
-        self._teams: dict[str, tuple[frozenset[str], tuple, bytes]] = {}
-        self._fields = _AFTER_RANK  # the fields of the last row, as a set, and their getter
+        # A team's last row seen: the values of its fields (the objects), its piece.
+        self._teams: dict[str, tuple[tuple, bytes]] = {}
+        # The fields serialised after the rank, as a set, and their getter.
         self._include = set(_AFTER_RANK)
         self._values = operator.attrgetter(*sorted(_AFTER_RANK))
 
@@ -134,27 +134,22 @@ class BoardJson:
         first time its content (the values of :data:`_AFTER_RANK`) is seen.
         A team's row on the board before holds the same objects when only
         its rank changed: found by identity, the cheap way."""
-        fields = _AFTER_RANK
-        if fields is not self._fields:
-            self._fields, self._include = fields, set(fields)
-            self._values = operator.attrgetter(*sorted(fields))
         values = self._values(row)
         seen = self._teams.get(row.team)
-        if seen is not None and seen[0] is fields and all(map(operator.is_, seen[1], values)):
-            return seen[2]
+        if seen is not None and all(map(operator.is_, seen[0], values)):
+            return seen[1]
         # float.hex tells 0.0 from -0.0 (equal in Python, written apart) and
         # gives every NaN one key; a time's zone tells one instant in two
         # zones apart; the type tells True from 1.
-        content = (
-            fields,
-            *[
+        content = tuple(
+            [
                 value.hex()
                 if type(value) is float
                 else (value, value.tzinfo)
                 if isinstance(value, datetime)
                 else (type(value), value)
                 for value in values
-            ],
+            ]
         )
         pieces = self._pieces
         piece = pieces.get(content)
@@ -164,7 +159,7 @@ class BoardJson:
             piece = pieces[content] = _ROW.dump_json(row, include=self._include)[1:]
         if len(self._teams) > _PIECES:
             self._teams.clear()
-        self._teams[row.team] = (fields, values, piece)
+        self._teams[row.team] = (values, piece)
         return piece
 
 

@@ -83,12 +83,12 @@ _COMPETITIONS = table_of(CompetitionRow)
 _RATE_LIMITS = table_of(RateLimitRow)
 TARGET = (
     select(
-        CompetitionRow.id,
+        CompetitionRow.id.label("competition_id"),
         CompetitionRow.config,
         CompetitionRow.deadline,
         CompetitionRow.solution_sha256,
         CompetitionRow.commitment,
-        TeamRow.id,
+        TeamRow.id.label("team_id"),
     )
     .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
     .where(CompetitionRow.slug == bindparam("slug"), TeamRow.name == bindparam("team"))
@@ -365,8 +365,9 @@ def team_counts(
 
 
 def target(connection: Any, slug: str, team: str) -> Any:
-    """``(competition id, config, deadline, solution hash, commitment, team
-    id)`` of a team of a competition, or ``None``."""
+    """A team of a competition as a submission needs it, or ``None``: a row
+    of ``competition_id``, ``config``, ``deadline``, ``solution_sha256``,
+    ``commitment`` and ``team_id``."""
     return connection.execute(TARGET, {"slug": slug, "team": team}).first()
 
 

@@ -364,4 +364,4 @@ def select_final(
     except ValueError as exc:
         raise invalid(str(exc)) from None
     views = competitions.submissions(competition.slug, team.name)
-    return SelectionOut(selected=[v.id for v in views if v.selected])
+    return SelectionOut(selected=[v.number for v in views if v.selected])

@@ -55,8 +55,8 @@ class SubmissionCreated(BaseModel):
         score_of: Literal["file", "team"] = "team",
     ) -> SubmissionCreated:
         return cls(
-            number=result.id,
-            id=result.id,
+            number=result.number,
+            id=result.number,
             public_score=result.public_score,
             score_of=score_of,
             previous_score=result.previous_score,
@@ -94,8 +94,8 @@ class SubmissionOut(BaseModel):
         cls, view: SubmissionView, *, score_of: Literal["file", "team"] = "team"
     ) -> SubmissionOut:
         return cls(
-            number=view.id,
-            id=view.id,
+            number=view.number,
+            id=view.number,
             created_at=view.created_at,
             message=view.message,
             public_score=view.public_score,
