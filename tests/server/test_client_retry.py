@@ -130,6 +130,19 @@ def test_a_wait_longer_than_the_bounds_is_not_waited(scripted):
     assert len(server.seen) == 2
 
 
+def test_a_daily_quota_spent_just_before_midnight_is_not_sent_into_the_next_day(scripted):
+    # Thirty seconds before midnight the daily quota's Retry-After is short
+    # enough to wait, but asking again would spend the next day's quota
+    # without the participant choosing to: a spent quota is always final.
+    daily = {"error": "quota", "message": "team 'alpha' has used its 5 submissions for today"}
+    answer = {"number": 6, "public_score": 0.5, "previous_score": None, "explanation": "",
+              "status": "scored", "remaining_today": 4}  # fmt: skip
+    server = scripted([(429, {"Retry-After": "1"}, daily), (201, {}, answer)])
+    with Client(server.url, "t") as client, pytest.raises(ServerError) as caught:
+        client.submit("demo", b"id,target\n1,0\n")
+    assert caught.value.code == "quota" and len(server.seen) == 1
+
+
 def test_a_spent_quota_without_retry_after_is_final(scripted, tmp_path):
     # The total quota and the invalid-file cap never reset: asking again is no help.
     final = {"error": "quota", "message": "team 'alpha' has used all 5 submissions"}

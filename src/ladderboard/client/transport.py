@@ -8,10 +8,11 @@ unavailable) is asked again after the wait its ``Retry-After`` header gives
 (seconds, or an HTTP date; 1, 2, 4, ... seconds without one), at most
 :data:`RETRIES` times, no single wait longer than :data:`MAX_WAIT` and all
 of them together no longer than :data:`MAX_TOTAL_WAIT` seconds; a server
-asking for a longer wait (a daily quota resets at midnight) is answered at
-once with its refusal. Each is a keyword of :class:`Transport`. A spent quota
-without ``Retry-After`` (the total quota, the invalid-file cap) is final:
-it is never asked again.
+asking for a longer wait is answered at once with its refusal. Each is a
+keyword of :class:`Transport`. A spent quota is final: it is never asked
+again, not even a daily quota whose ``Retry-After`` (the seconds to the next
+UTC midnight) is short, since the file would then spend the next day's
+quota without the participant choosing to.
 
 What may be sent again:
 
@@ -246,9 +247,9 @@ class Transport:
             return None
         if status == 503 and method not in _IDEMPOTENT and "Idempotency-Key" not in headers:
             return None
+        if _error(response).code == "quota":
+            return None  # a spent quota is the participant's to act on, never asked again
         asked = retry_after(response.headers.get("Retry-After"))
-        if asked is None and _error(response).code == "quota":
-            return None
         wait = float(2 ** (retry - 1)) if asked is None else asked
         if wait > self.max_wait or waited + wait > self.max_total_wait:
             return None
