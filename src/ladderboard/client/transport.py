@@ -20,7 +20,7 @@ What may be sent again:
   are spent while the token is checked, before the route runs, and a spent
   quota is refused at admission, before the file is read, and again inside
   the submission's transaction, before anything is stored. So any request,
-  a ``POST`` too, is retried after a 429;
+  a ``POST`` too, is retried after a 429 of the rate limits;
 - a 503 comes from the server when its database cannot answer, or from a
   proxy in front of it, which cannot say how far the request went (nor can
   the server, when its connection dropped during a commit). It is retried
