@@ -84,6 +84,10 @@ def test_a_dumped_bundle_makes_the_same_competition_again(database_url, tmp_path
         total_quota=50,
         auto_publish=True,
         mechanism_params={"eta": 0.05},
+        score="log_loss",
+        score_params={"clip": [0.01, 0.99]},
+        precision=3,
+        n_selections=1,
     )
     with LocalServer(database_url) as server:
         created = invoke(server, "competition", "create", "--from", source, "--json")
@@ -97,6 +101,11 @@ def test_a_dumped_bundle_makes_the_same_competition_again(database_url, tmp_path
         assert invoke(server, "competition", "dump", "again", "--out", second).exit_code == 0
 
         one, two = json.loads(created.stdout), json.loads(again.stdout)
+        assert (one["precision"], one["score_params"], one["board"]) == (
+            3,
+            {"clip": [0.01, 0.99]},
+            "per-rank",
+        )
         different = {"slug", "created_at", "commitment"}  # the commitment holds a new key
         assert {k: v for k, v in one.items() if k not in different} == {
             k: v for k, v in two.items() if k not in different
