@@ -4,7 +4,9 @@ deterministic."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 import yaml
@@ -139,3 +141,28 @@ def test_a_bundle_is_written_into_a_new_or_empty_folder_only(tmp_path):
     with pytest.raises(BundleError, match="new or empty folder"):
         write_bundle(bundle(), tmp_path)
     assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCUMENTED = [
+    block
+    for page in ("README.md", "docs/organiser.md")
+    for block in re.findall(r"^```yaml\n(.*?)^```", (ROOT / page).read_text(), re.M | re.S)
+]
+
+
+@pytest.mark.parametrize("block", DOCUMENTED, ids=lambda b: b.split("\n")[1])
+def test_every_bundle_the_docs_show_reads(tmp_path, block):
+    document = yaml.safe_load(block)
+    paths = [
+        document.get("overview_file"),
+        document.get("rules_file"),
+        *document.get("data_files", []),
+    ]
+    files = {path: b"id,x\n1,2\n" for path in paths if path is not None}
+    bundle = read_bundle(folder_with(tmp_path, block, files))
+    assert bundle.slug == document["slug"]
+
+
+def test_the_docs_show_bundles():
+    assert len(DOCUMENTED) == 2
