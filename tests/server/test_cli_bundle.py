@@ -260,3 +260,13 @@ def test_dump_needs_the_organiser(server, tmp_path):
     )
     assert refused.exit_code == 1 and "organiser" in refused.output, refused.output
     assert not (tmp_path / "x").exists()
+
+
+def test_without_from_the_slug_solution_and_score_are_needed(server):
+    before = slugs(server)
+    refused = invoke(
+        server, "competition", "create", "lonely", "--solution", EXAMPLE / "solution.csv"
+    )
+    assert refused.exit_code == 2, refused.output
+    assert "give SLUG, --solution and --score, or a bundle with --from" in refused.output
+    assert slugs(server) == before

@@ -8,10 +8,39 @@ import io
 from pathlib import Path
 from typing import Any
 
+import typer
+
 from ladderboard.client.cli.shared import BAR_BYTES, REFUSED, USAGE, call, fail, show
 from ladderboard.terminal import progress
 
-__all__ = ["create_from", "dump"]
+__all__ = ["create_from", "dump", "refuse_beside_from"]
+
+_BESIDE_FROM = frozenset({"slug", "server", "token", "as_json", "as_csv", "bundle"})
+"""What ``create --from`` takes besides the bundle: where it goes and how
+the answer is printed."""
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the option ``name`` was given (on the command line or by its
+    environment variable) rather than left to its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def refuse_beside_from(ctx: typer.Context) -> None:
+    """Refuse an option given with ``--from``: the bundle is the whole
+    record of the competition, so nothing it says is overridden."""
+    given = [
+        param.opts[0]
+        for param in ctx.command.params
+        if param.name is not None and param.name not in _BESIDE_FROM and _given(ctx, param.name)
+    ]
+    if given:
+        fail(
+            f"--from takes everything from the bundle: {', '.join(given)} cannot be given "
+            "beside it (edit the bundle instead)",
+            USAGE,
+        )
 
 
 def create_from(

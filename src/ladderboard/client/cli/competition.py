@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
-from ladderboard.client.cli.bundle import create_from, dump
+from ladderboard.client.cli.bundle import create_from, dump, refuse_beside_from
 from ladderboard.client.cli.shared import (
     BAR_BYTES,
     EXIT_STATUS,
@@ -139,34 +139,6 @@ AutoPublishOption = Annotated[
 ]
 
 
-_BESIDE_FROM = {"slug", "server", "token", "as_json", "as_csv", "bundle"}
-"""What ``create --from`` takes besides the bundle: where it goes and how
-the answer is printed."""
-
-
-def _given(ctx: typer.Context, name: str) -> bool:
-    """Whether the option ``name`` was given (on the command line or by its
-    environment variable) rather than left to its default."""
-    source = ctx.get_parameter_source(name)
-    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
-
-
-def _only_beside_from(ctx: typer.Context) -> None:
-    """Refuse an option given with ``--from``: the bundle is the whole
-    record of the competition, so nothing it says is overridden."""
-    given = [
-        f"--{name.replace('_', '-')}"
-        for name in ctx.params
-        if name not in _BESIDE_FROM and _given(ctx, name)
-    ]
-    if given:
-        fail(
-            f"--from takes everything from the bundle: {', '.join(given)} cannot be given "
-            "beside it (edit the bundle instead)",
-            USAGE,
-        )
-
-
 def _mechanism_params(mechanism: str | None, param: list[str] | None) -> dict[str, Any]:
     """The ``--param`` pairs as a dict; they need ``--mechanism``, since
     the default mechanism comes with its parameters chosen."""
@@ -221,7 +193,7 @@ def competition_create(
 
     fmt = output_format(as_json, as_csv)
     if bundle is not None:
-        _only_beside_from(ctx)
+        refuse_beside_from(ctx)
         create_from(bundle, slug, server, token, fmt)
         return
     if slug is None or solution is None or score is None:
