@@ -31,7 +31,8 @@ absolute path, a ``..`` or a symbolic link that leads out is refused. A data
 file keeps its file's name on the server (two files of one name are
 refused). An unknown key is refused with the known ones named, and every
 refusal names its key, so that nothing is sent to a server before the whole
-bundle reads. The YAML is read with PyYAML's ``safe_load``.
+bundle reads. The YAML is read by PyYAML's safe loader (no Python objects),
+which here also refuses a key given twice rather than keep the last.
 
 :func:`write_bundle` writes every setting out, whether or not it is the
 default, with the texts in ``overview.md`` and ``rules.md``, the solution in
@@ -178,11 +179,11 @@ def _config(settings: Mapping[str, Any], where: str) -> CompetitionConfig:
     that a refusal names the setting that brought it."""
     given = dict(settings)
     for name in ("score", "mechanism"):
-        if name in given and not isinstance(given[name], str):
+        if given.get(name) is not None and not isinstance(given[name], str):
             raise BundleError(f"{where}: {name} must be a name, got {given[name]!r}")
-    if "score" not in given:
+    if given.get("score") is None:
         raise BundleError(f"{where}: score is required (a loss or a metric, e.g. zero_one)")
-    if given.get("mechanism_params") and "mechanism" not in given:
+    if given.get("mechanism_params") and given.get("mechanism") is None:
         raise BundleError(
             f"{where}: mechanism_params sets parameters of a mechanism: give mechanism too, "
             f"or neither for ladderboard's default, {RECOMMENDED.label}"
@@ -272,6 +273,26 @@ def _data_files(folder: Path, value: object, where: str) -> tuple[tuple[str, byt
     return tuple((name, data) for name, (_, data) in files.items())
 
 
+def _loader() -> type:
+    """PyYAML's ``SafeLoader``, refusing a key given twice in one mapping
+    (which it would otherwise read as the last one)."""
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+            seen: set[Any] = set()
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"the key {key!r} is given twice", key_node.start_mark
+                    )
+                seen.add(key)
+            return super().construct_mapping(node, deep=deep)
+
+    return Loader
+
+
 def read_bundle(path: str | Path) -> Bundle:
     """The bundle of ``path``: a ``competition.yaml`` or a folder holding
     one. Raises :class:`BundleError` naming the key of anything wrong."""
@@ -281,7 +302,7 @@ def read_bundle(path: str | Path) -> Bundle:
     file = path / BUNDLE_FILE if path.is_dir() else path
     where = str(file)
     try:
-        data = yaml.safe_load(file.read_bytes())
+        data = yaml.load(file.read_bytes(), Loader=_loader())  # a SafeLoader
     except FileNotFoundError:
         raise BundleError(f"{where}: no such file") from None
     except yaml.YAMLError as exc:
