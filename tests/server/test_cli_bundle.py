@@ -158,7 +158,18 @@ def test_the_example_bundle_creates_its_competition(server, tmp_path):
         2**20,
     )
     out = tmp_path / "dump"
-    assert invoke(server, "competition", "dump", "example", "--out", out).exit_code == 0
+    dumped = invoke(server, "competition", "dump", "example", "--out", out, "--json")
+    assert dumped.exit_code == 0, dumped.output
+    listed = json.loads(dumped.stdout)
+    assert listed["bundle"] == str(out / "competition.yaml")
+    assert [entry["file"] for entry in listed["files"]] == [
+        "competition.yaml",
+        "data/test.csv",
+        "data/train.csv",
+        "overview.md",
+        "rules.md",
+        "solution.csv",
+    ]
     example, dump = read_bundle(EXAMPLE), read_bundle(out)
     assert dump.settings == example.settings
     assert sorted(dump.data_files) == sorted(example.data_files)
