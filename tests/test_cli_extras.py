@@ -58,6 +58,9 @@ NO_CLIENT = {m for m, extra in EXTRA_OF_MODULE.items() if extra != "client"}
         (EVERY_EXTRA, ["submit", "demo", "-f", "predictions.csv"], "client"),
         (EVERY_EXTRA, ["leaderboard", "demo"], "client"),
         (EVERY_EXTRA, ["team", "list", "demo"], "client"),
+        # the bundle is read (YAML) before the server is asked
+        (EVERY_EXTRA, ["competition", "create", "--from", "predictions.csv"], "client"),
+        (EVERY_EXTRA, ["competition", "dump", "demo", "--out", "bundle"], "client"),
         (EVERY_EXTRA, ["init", "--db", "sqlite:///store.db"], "server"),
         (EVERY_EXTRA, ["serve", "--db", "sqlite:///store.db"], "server"),
         (EVERY_EXTRA, ["verify", "demo", "--db", "sqlite:///store.db"], "server"),

@@ -15,6 +15,8 @@ The layers, bottom up (a package may import only the packages listed for it):
   and replays share;
 - ``files`` (solution and submission files) and ``rules`` (scoring, boards,
   per-rank boards, final selection: pure functions over the core);
+- ``bundle``: a competition as a folder (``competition.yaml`` and its files),
+  over ``rules``, which checks its settings; the client reads and writes it;
 - ``store``: the tables, migrations and all of the SQL (no other module
   imports what builds a statement);
 - ``engine``: the competitions, composed over the store and the rules;
@@ -70,7 +72,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "experiments": frozenset({"attacks", "advisor", "integrations", "tasks"}),
     "replay": frozenset({"files", "rules", "tasks"}),
     "simulation": frozenset({"attacks", "files"}),
-    "client": frozenset(),
+    "bundle": frozenset({"rules"}),
+    "client": frozenset({"bundle"}),
     "integrations": frozenset(),
     "scores_cli": frozenset(),
     "server": frozenset({"files", "rules", "engine"}),

@@ -101,7 +101,9 @@ def test_shell_commands_are_read_as_a_shell_would():
 def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeypatch):
     """Every command of both paths, in the order a competition needs them:
     the organiser's up to the teams' registration, the participant's, then
-    the rest of the organiser's; each must exit 0."""
+    the rest of the organiser's; each must exit 0. The competition is the
+    README's ``competition.yaml``."""
+    import yaml
     from typer.testing import CliRunner
 
     from ladderboard.cli import app
@@ -117,6 +119,8 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
     Path("overview.md").write_text("Predict the target of each id.\n")
     Path("train.csv").write_text("id,x,target\n1,0.5,1\n2,0.25,0\n")
     Path("teams.csv").write_text("name,email\nhoneybees,bees@example.org\n")
+    (description,) = code_blocks("yaml")
+    Path("competition.yaml").write_text(description)
     rows = "".join(f"{i},{y if j % 5 else 1 - y}\n" for j, (i, y) in enumerate(
         zip(solution.ids, labels, strict=True)))  # fmt: skip
     Path("predictions.csv").write_text(f"id,target\n{rows}")
@@ -127,7 +131,7 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
         words = {
             "http://127.0.0.1:8000": server.url,
             "ORGANISER_TOKEN": server.admin_token,
-            "SLUG": "readme",
+            "SLUG": yaml.safe_load(description)["slug"],
             "sqlite:///ladderboard.db": url,
         }
         outputs: dict[str, str] = {}

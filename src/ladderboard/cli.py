@@ -276,7 +276,7 @@ register_client(app)
 
 # ------------------------------------------------------------ missing extras
 EXTRA_OF_MODULE = {
-    "httpx": "client",
+    **dict.fromkeys(("httpx", "yaml"), "client"),
     **dict.fromkeys(
         (
             "alembic",

@@ -125,6 +125,26 @@ def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(clien
     assert client.get("/api/competitions/demo/commitment").json()["key"] == key
 
 
+def test_the_solution_file_is_the_organisers_alone(client, solution):
+    """``GET .../solution`` answers the organiser with the committed bytes,
+    and anyone else as every organiser's route does: 401 without the
+    organiser's token, 403 for a team of the competition."""
+    create(client, solution)
+    alpha = add_team(client, "alpha")
+    url = "/api/competitions/demo/solution"
+    assert url in get_urls(client)
+    for headers, status in (({}, 401), (bearer(alpha), 403), (bearer("not-a-token"), 401)):
+        refused = client.get(url, headers=headers)
+        assert refused.status_code == status, refused.text
+        assert solution.to_csv().decode() not in refused.text
+        teams = client.get("/api/competitions/demo/teams", headers=headers)
+        assert teams.status_code == status
+    answer = client.get(url, headers=organiser())
+    assert answer.status_code == 200 and answer.content == solution.to_csv()
+    assert answer.headers["cache-control"] == "no-store"
+    assert client.get("/api/competitions/nope/solution", headers=organiser()).status_code == 404
+
+
 TEAM_WRITES = {
     ("post", "/api/competitions/{slug}/submissions"),
     ("put", "/api/competitions/{slug}/selection"),

@@ -142,6 +142,10 @@ class Client(Transport):
             files.append(("files", (name, data, _OCTETS)))
         return self._json("POST", "/api/competitions", data=form, files=files)
 
+    def solution(self, slug: str) -> bytes:
+        """The solution file the competition's commitment holds (organiser)."""
+        return self._request("GET", self._path(slug, "solution")).content
+
     def update_competition(
         self,
         slug: str,

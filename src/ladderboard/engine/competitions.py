@@ -231,6 +231,10 @@ class Competitions:
     def solution(self, slug: str) -> Solution:
         return self._lifecycle.solution(slug)
 
+    @documented_by(Lifecycle.solution_file)
+    def solution_file(self, slug: str) -> bytes:
+        return self._lifecycle.solution_file(slug)
+
     @documented_by(Lifecycle.decimals)
     def decimals(self, info: CompetitionInfo) -> int:
         return self._lifecycle.decimals(info)

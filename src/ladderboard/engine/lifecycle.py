@@ -39,7 +39,7 @@ from ladderboard.store import (
     queries,
     statements,
 )
-from ladderboard.store.blobs import pack
+from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.clock import store_time
 
 __all__ = ["UNCHANGED", "Lifecycle"]
@@ -214,6 +214,14 @@ class Lifecycle:
             return self.context.caches.solutions.lookup(
                 row.id, row.solution_sha256, session.connection()
             )
+
+    def solution_file(self, slug: str) -> bytes:
+        """The organiser's solution file as stored: the bytes whose SHA-256
+        the commitment holds, so that the competition can be made again
+        with the same solution and split."""
+        with Session(self.context.reader) as session:
+            row = lookup.competition(session, slug)
+            return unpack(queries.solution_file(session.connection(), row.id))
 
     def decimals(self, info: CompetitionInfo) -> int:
         """The decimals a board shows: those the mechanism's releases really

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ladderboard.client.cli.bundle import create_from, dump, refuse_beside_from
 from ladderboard.client.cli.shared import (
     BAR_BYTES,
     EXIT_STATUS,
@@ -26,7 +27,13 @@ from ladderboard.client.cli.shared import (
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.terminal import CsvOption, JsonOption, output_format, parse_params, progress
 
-__all__ = ["Board", "competition_app", "competition_create", "competition_edit"]
+__all__ = [
+    "Board",
+    "competition_app",
+    "competition_create",
+    "competition_dump",
+    "competition_edit",
+]
 
 
 class Board(enum.StrEnum):
@@ -70,12 +77,24 @@ def _deadline(value: str | None) -> str | None:
 
 
 SolutionOption = Annotated[
-    Path,
+    Path | None,
     typer.Option("--solution", exists=True, dir_okay=False, help="The solution CSV."),
 ]
 ScoreOption = Annotated[
-    str,
+    str | None,
     typer.Option("--score", help="A registered loss or metric, e.g. zero_one, log_loss."),
+]
+FromOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--from",
+        exists=True,
+        help=(
+            "A bundle: its competition.yaml, or the folder holding one (see the organiser "
+            "guide). It says everything, so the other options are refused beside it; the "
+            "SLUG argument, when given, names the competition instead of the bundle's slug."
+        ),
+    ),
 ]
 MechanismOption = Annotated[
     str | None,
@@ -138,9 +157,13 @@ def _mechanism_params(mechanism: str | None, param: list[str] | None) -> dict[st
 
 @competition_app.command("create", epilog=EXIT_STATUS)
 def competition_create(
-    slug: SlugArgument,
-    solution: SolutionOption,
-    score: ScoreOption,
+    ctx: typer.Context,
+    slug: Annotated[
+        str | None, typer.Argument(help="The competition's slug (with --from: the bundle's).")
+    ] = None,
+    solution: SolutionOption = None,
+    score: ScoreOption = None,
+    bundle: FromOption = None,
     mechanism: MechanismOption = None,
     param: ParamOption = None,
     title: Annotated[str | None, typer.Option(help="The title (default: the slug).")] = None,
@@ -165,10 +188,16 @@ def competition_create(
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
 ) -> None:
-    """Create a competition from a solution file."""
+    """Create a competition from a solution file, or from a bundle (--from)."""
     from ladderboard.client.tables import competition_table
 
     fmt = output_format(as_json, as_csv)
+    if bundle is not None:
+        refuse_beside_from(ctx)
+        create_from(bundle, slug, server, token, fmt)
+        return
+    if slug is None or solution is None or score is None:
+        fail("give SLUG, --solution and --score, or a bundle with --from", USAGE)
     params = _mechanism_params(mechanism, param)
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
@@ -241,3 +270,19 @@ def competition_edit(
         ),
     )
     show(fmt, info, lambda: competition_table(info))
+
+
+@competition_app.command("dump", epilog=EXIT_STATUS)
+def competition_dump(
+    slug: SlugArgument,
+    out: Annotated[
+        Path, typer.Option("--out", file_okay=False, help="A new or empty folder for the bundle.")
+    ],
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """Write a competition as a bundle: competition.yaml with every setting, the
+    solution, the overview, the rules and the data files (organiser)."""
+    dump(slug, out, server, token, output_format(as_json, as_csv))

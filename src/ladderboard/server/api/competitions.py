@@ -1,12 +1,13 @@
 """The competitions: their creation from a solution file (organiser), the
-list, one competition, its edits, its close, its publication and its audit
-commitment."""
+list, one competition, its edits, its close, its publication, its audit
+commitment and its solution file (organiser)."""
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, UploadFile
+from fastapi.responses import Response
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.results import CompetitionInfo
@@ -72,6 +73,9 @@ def create_competition(
     invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
+    precision: Annotated[
+        int | None, Form(ge=0, description="Decimals shown on the boards (default 5).")
+    ] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
     auto_publish: Annotated[
@@ -102,6 +106,7 @@ def create_competition(
             "invalid_quota": invalid_quota,
             "deadline": deadline,
             "n_selections": n_selections,
+            "precision": precision,
             "max_bytes": max_bytes,
         },
     )
@@ -174,6 +179,34 @@ def get_commitment(competitions: CompetitionsDep, competition: Competition) -> C
     )
 
 
+@router.get(
+    "/competitions/{slug}/solution",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {"text/csv": {"schema": {"type": "string", "format": "binary"}}},
+            "description": "The solution CSV.",
+        },
+        **errors(401, 403, 404, 422, 429),
+    },
+    summary="The solution file the commitment holds (organiser)",
+    description="The bytes whose SHA-256 the commitment holds: a competition created from "
+    "them again has the same solution and split (`ladderboard competition dump`).",
+)
+def get_solution(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> Response:
+    return Response(
+        competitions.solution_file(competition.slug),
+        media_type="text/csv; charset=utf-8",
+        headers={
+            "Content-Disposition": 'attachment; filename="solution.csv"',
+            "Cache-Control": "no-store",
+            "X-Content-Type-Options": "nosniff",
+        },
+    )
+
+
 @router.post(
     "/competitions/{slug}/publish",
     responses=errors(401, 403, 404, 409, 422, 429),
@@ -240,7 +273,7 @@ def competition_config(
             options[name] = parsed
     if form["deadline"]:
         options["deadline"] = form["deadline"]
-    for name in ("ranks", "n_selections", "max_bytes"):
+    for name in ("ranks", "n_selections", "precision", "max_bytes"):
         if form[name] is not None:
             options[name] = form[name]
     try:

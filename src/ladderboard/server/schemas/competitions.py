@@ -25,12 +25,15 @@ class CompetitionOut(BaseModel):
     greater_is_better: bool = Field(description="Whether a higher score is better.")
     mechanism: str
     mechanism_params: dict[str, Any]
+    score_params: dict[str, Any] = Field(description="The loss's parameters (e.g. clip).")
     board: str
     ranks: int = Field(description="The ranks of a per-rank board.")
     daily_quota: int | None
     total_quota: int | None
     invalid_quota: int | None
     n_selections: int
+    precision: int = Field(description="The most decimals a board shows.")
+    max_bytes: int = Field(description="The largest submission file accepted, in bytes.")
     created_at: datetime
     deadline: datetime | None
     closed_at: datetime | None
@@ -61,12 +64,15 @@ class CompetitionOut(BaseModel):
             greater_is_better=config.scoring().direction.greater_is_better,
             mechanism=config.mechanism,
             mechanism_params=dict(config.mechanism_params),
+            score_params=dict(config.score_params),
             board=config.board,
             ranks=config.ranks,
             daily_quota=config.daily_quota,
             total_quota=config.total_quota,
             invalid_quota=config.invalid_quota,
             n_selections=config.n_selections,
+            precision=config.precision,
+            max_bytes=config.max_bytes,
             created_at=info.created_at,
             deadline=info.deadline,
             closed_at=info.closed_at,
