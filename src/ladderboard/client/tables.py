@@ -31,6 +31,7 @@ __all__ = [
     "competitions_table",
     "files_table",
     "flags_table",
+    "identities_table",
     "number",
     "one_line",
     "rejections_table",
@@ -212,6 +213,23 @@ def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
             str(entry["size"]),
             _plain(entry["sha256"]),
             _when(entry["created_at"])[:10],
+        )
+    return table
+
+
+def identities_table(identities: list[dict[str, Any]]) -> Table:
+    """The tokens ``ladderboard login`` stored, masked, server by server."""
+    table = Table(title="stored tokens")
+    for name in ("server", "whose", "competition", "team", "token"):
+        table.add_column(name)
+    for who in identities:
+        whose = {"team": "a team", "organiser": "the organiser"}.get(who["role"], "unknown")
+        table.add_row(
+            _plain(who["server"] + (" (default)" if who["default"] else "")),
+            whose,
+            _plain(who["competition"] or ""),
+            _plain(who["team"] or ""),
+            who["token"],
         )
     return table
 

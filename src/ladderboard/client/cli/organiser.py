@@ -37,7 +37,7 @@ def close(
     as_json: JsonOption = False,
 ) -> None:
     """Close a competition now (organiser): no more submissions; `publish` follows."""
-    info = call(server, token, lambda c: c.close(slug))
+    info = call(server, token, lambda c: c.close(slug), organiser=True)
     if as_json:
         print_json(info)
         return
@@ -65,7 +65,7 @@ def publish(
     def act(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
         return client.publish(slug), client.commitment(slug)
 
-    info, commitment = call(server, token, act)
+    info, commitment = call(server, token, act, organiser=True)
     if as_json:
         print_json({"competition": info, "commitment": commitment})
         return
@@ -87,7 +87,7 @@ def flags(
     from ladderboard.client.tables import flags_table
 
     fmt = output_format(as_json, as_csv)
-    found = call(server, token, lambda c: c.flags(slug))
+    found = call(server, token, lambda c: c.flags(slug), organiser=True)
     if not found and fmt == "table" and stdout_is_terminal():
         typer.echo(f"no duplicate submissions in {slug}")
         return
