@@ -84,7 +84,8 @@ def test_bad_input_is_a_422_that_names_it(client, solution, body, words):
 
 def test_a_wrong_pair_is_refused_with_the_words_of_a_creation(client, solution):
     played(client, solution)
-    refused = client.post(URL, json={"mechanism": "ladder", "score": "pearson"}, headers=organiser())
+    pair = {"mechanism": "ladder", "score": "pearson"}
+    refused = client.post(URL, json=pair, headers=organiser())
     at_create = client.post(
         "/api/competitions",
         data={"slug": "other", "score": "pearson", "mechanism": "ladder"},
