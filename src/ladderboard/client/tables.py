@@ -35,6 +35,7 @@ __all__ = [
     "number",
     "one_line",
     "rejections_table",
+    "rescore_table",
     "status_table",
     "submission_table",
     "submissions_table",
@@ -99,6 +100,46 @@ def board_table(board: dict[str, Any]) -> Table:
             _score(row["score"], board.get("decimals")),
             str(row["entries"]),
             _when(row["last_submission"]),
+        )
+    return table
+
+
+def _rank_change(live: int | None, what_if: int) -> str:
+    """How a team's rank moves from the live board to the what-if board.
+
+    >>> _rank_change(3, 1), _rank_change(1, 2), _rank_change(2, 2), _rank_change(None, 4)
+    ('up 2', 'down 1', 'same', 'not on the live board')
+    """
+    if live is None:
+        return "not on the live board"
+    if live == what_if:
+        return "same"
+    return f"up {live - what_if}" if what_if < live else f"down {what_if - live}"
+
+
+def rescore_table(what_if: dict[str, Any], live: dict[str, Any]) -> Table:
+    """The organiser's what-if board beside the live one: each what-if row
+    with the team's live score and how its rank moves."""
+    params = ", ".join(f"{k}={v}" for k, v in sorted(what_if["mechanism_params"].items()))
+    table = Table(
+        title=f"{what_if['slug']}: what if {what_if['mechanism']}"
+        + (f" ({params})" if params else "")
+        + f", {what_if['score']}, {what_if['mode']}: {what_if['board']} board"
+    )
+    table.add_column("rank", justify="right")
+    table.add_column("team")
+    table.add_column("what-if score", justify="right")
+    table.add_column("live score", justify="right")
+    table.add_column("rank change")
+    by_team = {row["team"]: row for row in live["rows"]}
+    for row in what_if["rows"]:
+        now = by_team.get(row["team"])
+        table.add_row(
+            str(row["rank"]),
+            _plain(row["team"]),
+            _score(row["score"], what_if.get("decimals")),
+            "" if now is None else _score(now["score"], live.get("decimals")),
+            _rank_change(None if now is None else now["rank"], row["rank"]),
         )
     return table
 
