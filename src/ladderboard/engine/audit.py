@@ -259,7 +259,7 @@ def what_if(
                 f"{config.score!r}: {exc}"
             ) from None
         if mode == "per-rank":
-            score, improved, rank_state = instances.submit_per_rank(
+            released, improved, rank_state = instances.submit_per_rank(
                 rank_state,
                 fresh,
                 load,
@@ -272,9 +272,9 @@ def what_if(
             if team not in mechanisms:
                 mechanisms[team] = fresh(f"whatif:{team}")
             release = mechanisms[team].submit(scored.public_input)
-            score, improved = release.score, release.improved
+            released, improved = release.score, release.improved
         records.append(
-            Record(ident, team, aware(created_at), score, scored.private, selected, improved)
+            Record(ident, team, aware(created_at), released, scored.private, selected, improved)
         )
     direction = config.scoring().direction
     standings: Sequence[Standing[datetime | None, int | None]]

@@ -154,9 +154,11 @@ def logout(
     except CredentialsError as exc:
         fail(str(exc), USAGE)
     url = normal_server(server) if server else stored.default
-    kept = stored.servers.get(url or "", ServerTokens())
+    if url is None:
+        fail("no token is stored for any server", USAGE)
+    kept = stored.servers.get(url, ServerTokens())
     if not kept.tokens():
-        fail(f"no token is stored for {url or 'any server'}", USAGE)
+        fail(f"no token is stored for {url}", USAGE)
     if competition is not None:
         if competition not in kept.competitions:
             fail(f"no token of {competition} is stored for {url} (kept: {kept.kept()})", USAGE)
