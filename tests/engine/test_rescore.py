@@ -39,6 +39,8 @@ def test_the_competitions_own_ladder_gives_its_live_boards_back(store, clock):
     public = what_if(store, "comp", mechanism="parameter-free-ladder")
     assert rows(public.rows) == rows(store.leaderboard("comp"))
     assert public.config.mechanism == "parameter-free-ladder" and public.decimals >= 1
+    assert public.live == store.leaderboard("comp")
+    assert [c.moved for c in public.compared()] == [0, 0, 0]
     private = rescore(store, "comp", mechanism="parameter-free-ladder", board="private")
     assert rows(private) == rows(store.leaderboard("comp", "private", organiser=True))
     # Another key (random_state) changes nothing for a mechanism without noise.
@@ -66,6 +68,9 @@ def test_another_mechanism_changes_the_board_and_not_the_store(store, clock):
     # The Ladder rounds to multiples of eta: the board shows what it released.
     assert all(round(r.score / 0.1, 6) == round(r.score / 0.1) for r in ladder.rows)
     assert rows(ladder.rows) != rows(live)
+    for compared in ladder.compared():
+        assert compared.live is not None and compared.live.team == compared.row.team
+        assert compared.moved == compared.live.rank - compared.row.rank
     per_rank = rescore(store, "comp", mechanism="parameter-free-ladder", mode="per-rank", ranks=2)
     assert len(per_rank) == 2
     assert snapshot(store) == before

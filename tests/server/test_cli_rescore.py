@@ -72,9 +72,12 @@ def test_rescore_prints_the_what_if_board_beside_the_live_one(server):
     )  # fmt: skip
     assert ladder.exit_code == 0, ladder.output
     answer = json.loads(ladder.stdout)
-    assert answer["what_if"]["mechanism_params"]["eta"] == 0.1
-    assert answer["live"]["rows"] == live_rows
-    assert all(round(r["score"] * 10, 9) % 1 == 0 for r in answer["what_if"]["rows"])
+    assert answer["mechanism_params"]["eta"] == 0.1
+    live_places = {r["team"]: (r["rank"], r["score"]) for r in live_rows}
+    for row in answer["rows"]:
+        assert (row["live_rank"], row["live_score"]) == live_places[row["team"]]
+        assert row["moved"] == row["live_rank"] - row["rank"]
+        assert round(row["score"] * 10, 9) % 1 == 0  # on the Ladder's grid of eta
 
     per_rank = run(
         server, server.admin_token,
@@ -88,12 +91,12 @@ def test_rescore_prints_the_what_if_board_beside_the_live_one(server):
         "rescore", "whatif", "--mechanism", "full-disclosure", "--board", "private", "--json",
     )  # fmt: skip
     assert private.exit_code == 0, private.output
-    both = json.loads(private.stdout)
+    rows = json.loads(private.stdout)["rows"]
     live_private = run(server, server.admin_token, "leaderboard", "whatif", "--private", "--json")
-    assert both["live"] == json.loads(live_private.stdout)  # the private board beside it
-    assert [(r["team"], r["score"]) for r in both["what_if"]["rows"]] == [
-        (r["team"], r["score"]) for r in both["live"]["rows"]
-    ]
+    assert [(r["team"], r["live_score"]) for r in rows] == [
+        (r["team"], r["score"]) for r in json.loads(live_private.stdout)["rows"]
+    ]  # the private board beside it
+    assert all(r["score"] == r["live_score"] and r["moved"] == 0 for r in rows)
 
     # The live board is as it was.
     after = run(server, server.admin_token, "leaderboard", "whatif", "--json")

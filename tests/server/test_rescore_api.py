@@ -39,7 +39,9 @@ def test_the_competitions_own_ladder_gives_the_live_boards_back(client, solution
     assert [(r["rank"], r["team"], r["score"]) for r in public["rows"]] == live
     assert public["mechanism"] == "parameter-free-ladder" and public["score"] == "zero_one"
     assert public["board"] == "public" and public["mode"] == "per-team"
-    assert isinstance(public["decimals"], int)
+    assert isinstance(public["decimals"], int) and isinstance(public["live_decimals"], int)
+    assert [(r["live_rank"], r["team"], r["live_score"]) for r in public["rows"]] == live
+    assert {r["moved"] for r in public["rows"]} == {0}
     again = what_if(client, mechanism="parameter-free-ladder", board="private")
     assert [(r["rank"], r["team"], r["score"]) for r in again["rows"]] == private
 

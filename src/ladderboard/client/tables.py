@@ -104,22 +104,22 @@ def board_table(board: dict[str, Any]) -> Table:
     return table
 
 
-def _rank_change(live: int | None, what_if: int) -> str:
-    """How a team's rank moves from the live board to the what-if board.
+def _moved(places: int | None) -> str:
+    """A what-if row's move from the team's live rank, in words.
 
-    >>> _rank_change(3, 1), _rank_change(1, 2), _rank_change(2, 2), _rank_change(None, 4)
+    >>> _moved(2), _moved(-1), _moved(0), _moved(None)
     ('up 2', 'down 1', 'same', 'not on the live board')
     """
-    if live is None:
+    if places is None:
         return "not on the live board"
-    if live == what_if:
+    if places == 0:
         return "same"
-    return f"up {live - what_if}" if what_if < live else f"down {what_if - live}"
+    return f"up {places}" if places > 0 else f"down {-places}"
 
 
-def rescore_table(what_if: dict[str, Any], live: dict[str, Any]) -> Table:
-    """The organiser's what-if board beside the live one: each what-if row
-    with the team's live score and how its rank moves."""
+def rescore_table(what_if: dict[str, Any]) -> Table:
+    """The organiser's what-if board beside the live one: each row with the
+    team's live score and how its rank moves (``POST .../rescore``)."""
     params = ", ".join(f"{k}={v}" for k, v in sorted(what_if["mechanism_params"].items()))
     table = Table(
         title=f"{what_if['slug']}: what if {what_if['mechanism']}"
@@ -131,15 +131,14 @@ def rescore_table(what_if: dict[str, Any], live: dict[str, Any]) -> Table:
     table.add_column("what-if score", justify="right")
     table.add_column("live score", justify="right")
     table.add_column("rank change")
-    by_team = {row["team"]: row for row in live["rows"]}
     for row in what_if["rows"]:
-        now = by_team.get(row["team"])
+        live = row["live_score"]
         table.add_row(
             str(row["rank"]),
             _plain(row["team"]),
             _score(row["score"], what_if.get("decimals")),
-            "" if now is None else _score(now["score"], live.get("decimals")),
-            _rank_change(None if now is None else now["rank"], row["rank"]),
+            "" if live is None else _score(live, what_if.get("live_decimals")),
+            _moved(row["moved"]),
         )
     return table
 

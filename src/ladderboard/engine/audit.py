@@ -56,18 +56,41 @@ from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
 
-__all__ = ["VerifyReport", "WhatIf", "rescore", "verify", "what_if"]
+__all__ = ["Compared", "VerifyReport", "WhatIf", "rescore", "verify", "what_if"]
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A what-if row beside its team's row on the live board (``None`` when
+    the team is not on it)."""
+
+    row: BoardRow
+    live: BoardRow | None
+
+    @property
+    def moved(self) -> int | None:
+        """The places the team gains on the what-if board (negative: loses
+        them); ``None`` when it is not on the live board."""
+        return None if self.live is None else self.live.rank - self.row.rank
 
 
 @dataclass(frozen=True)
 class WhatIf:
     """A what-if board (:func:`what_if`): its rows, the configuration it was
     scored under (every mechanism parameter written out) and the decimals
-    its scores are shown with."""
+    its scores are shown with; and the live board of the same standings
+    (public or private), read in the same call, with its decimals."""
 
     rows: list[BoardRow]
     config: CompetitionConfig
     decimals: int
+    live: list[BoardRow]
+    live_decimals: int
+
+    def compared(self) -> list[Compared]:
+        """Each what-if row beside its team's live row."""
+        live = {row.team: row for row in self.live}
+        return [Compared(row, live.get(row.team)) for row in self.rows]
 
 
 @dataclass(frozen=True)
@@ -221,15 +244,15 @@ def what_if(
     if mode not in ("per-team", "per-rank"):
         raise ValueError(f"mode must be 'per-team' or 'per-rank', got {mode!r}")
     info = competitions.competition(slug)
-    live = info.config.to_json()
-    if score is None or score == live["score"]:
+    own = info.config.to_json()
+    if score is None or score == own["score"]:
         score, score_params = (
-            live["score"],
-            live["score_params"] if score_params is None else score_params,
+            own["score"],
+            own["score_params"] if score_params is None else score_params,
         )
     config = CompetitionConfig.from_json(
         {
-            **live,
+            **own,
             "mechanism": mechanism,
             "mechanism_params": dict(mechanism_params or {}),
             "score": score,
@@ -239,13 +262,15 @@ def what_if(
         }
     )
     solution = competitions.solution(slug)
+    key = KeyedStream.from_random_state(random_state).key_hex
+    config = runnable(config.explicit(solution.n_public), solution, key)
     with Session(competitions.reader) as session:
         competition_id = lookup.competition(session, slug).id
         subs = queries.files_in_order(session, competition_id)
         # The board names a submission by its team's own number, not its id.
         numbers = {r.id: r.number for r in queries.submissions_with_team(session, competition_id)}
-    key = KeyedStream.from_random_state(random_state).key_hex
-    config = runnable(config.explicit(solution.n_public), solution, key)
+    # The live board as the files were read (a file sent since is on neither).
+    live = competitions.leaderboard(slug, board, organiser=True)
     fresh, load = instances.factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
     rank_state = None
@@ -301,7 +326,11 @@ def what_if(
         )
     resolution = fresh("resolution").resolution
     return WhatIf(
-        ranked(standings, numbers), config, display_decimals(resolution, config.precision)
+        ranked(standings, numbers),
+        config,
+        display_decimals(resolution, config.precision),
+        live=live,
+        live_decimals=competitions.decimals(info),
     )
 
 

@@ -19,8 +19,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.audit import WhatIf, what_if
-from ladderboard.engine.results import BoardRow
+from ladderboard.engine.audit import Compared, WhatIf, what_if
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.server.api.shared import json_object
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
@@ -29,7 +28,7 @@ from ladderboard.server.organiser_forms import invalid, whole_number
 from ladderboard.server.organiser_session import check_form
 from ladderboard.server.rendering import REFUSALS
 
-__all__ = ["WhatIfRow", "rank_change", "router", "what_if_rows"]
+__all__ = ["WhatIfRow", "rank_change", "router"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -37,22 +36,22 @@ BOARDS = ("public", "private")
 MODES = ("per-team", "per-rank")
 
 
-def rank_change(live: int | None, what_if: int) -> str:
-    """How a team's rank moves from the live board to the what-if board.
+def rank_change(moved: int | None) -> str:
+    """A what-if row's move from the team's live rank, in words.
 
-    >>> rank_change(3, 1), rank_change(1, 2), rank_change(2, 2), rank_change(None, 4)
+    >>> rank_change(2), rank_change(-1), rank_change(0), rank_change(None)
     ('up 2', 'down 1', 'same', 'not on the live board')
     """
-    if live is None:
+    if moved is None:
         return "not on the live board"
-    if live == what_if:
+    if moved == 0:
         return "same"
-    return f"up {live - what_if}" if what_if < live else f"down {what_if - live}"
+    return f"up {moved}" if moved > 0 else f"down {-moved}"
 
 
 @dataclass(frozen=True)
 class WhatIfRow:
-    """A row of the what-if board, with the team's place on the live one."""
+    """A row of the what-if board, with the team's live score and move."""
 
     rank: int
     team: str
@@ -60,23 +59,11 @@ class WhatIfRow:
     live_score: float | None
     change: str
 
-
-def what_if_rows(board: list[BoardRow], live: list[BoardRow]) -> list[WhatIfRow]:
-    """Each what-if row with the live score and rank change of its team."""
-    by_team = {row.team: row for row in live}
-    rows = []
-    for row in board:
-        now = by_team.get(row.team)
-        rows.append(
-            WhatIfRow(
-                row.rank,
-                row.team,
-                row.score,
-                None if now is None else now.score,
-                rank_change(None if now is None else now.rank, row.rank),
-            )
-        )
-    return rows
+    @classmethod
+    def of(cls, compared: Compared) -> WhatIfRow:
+        live = None if compared.live is None else compared.live.score
+        row = compared.row
+        return cls(row.rank, row.team, row.score, live, rank_change(compared.moved))
 
 
 def _run(
@@ -102,8 +89,7 @@ def _run(
         )
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
-    live = competitions.leaderboard(slug, values["board"], organiser=True)
-    return board, what_if_rows(board.rows, live)
+    return board, [WhatIfRow.of(c) for c in board.compared()]
 
 
 @router.post("/organiser/c/{slug}/whatif", response_class=HTMLResponse)

@@ -149,10 +149,7 @@ def rescore(
     ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
-    as_json: Annotated[
-        bool,
-        typer.Option("--json", help="Print the what-if board and the live one as JSON."),
-    ] = False,
+    as_json: JsonOption = False,
     as_csv: CsvOption = False,
 ) -> None:
     """Show the board the competition would have under another mechanism or
@@ -171,8 +168,10 @@ def rescore(
     params = _params("--param", param)
     score_params = _params("--score-param", score_param) if score_param else None
 
-    def act(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
-        what_if = client.rescore(
+    answer = call(
+        server,
+        token,
+        lambda c: c.rescore(
             slug,
             mechanism=mechanism,
             mechanism_params=params,
@@ -181,14 +180,10 @@ def rescore(
             ranks=ranks,
             score=score,
             score_params=score_params,
-        )
-        return what_if, client.leaderboard(slug, board.value)
-
-    what_if, live = call(server, token, act, organiser=True)
-    if fmt == "json":
-        print_json({"what_if": what_if, "live": live})
-        return
-    show(fmt, what_if, lambda: rescore_table(what_if, live))
+        ),
+        organiser=True,
+    )
+    show(fmt, answer, lambda: rescore_table(answer))
 
 
 VERBS = (close, publish, flags, rescore)

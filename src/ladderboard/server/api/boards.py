@@ -18,7 +18,7 @@ from ladderboard.rules.text import check_json
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, OrganiserDep, no_store
 from ladderboard.server.errors import ApiError
-from ladderboard.server.schemas import BoardRowOut, LeaderboardOut, RescoreIn, RescoreOut
+from ladderboard.server.schemas import LeaderboardOut, RescoreIn, RescoreOut, RescoreRowOut
 
 __all__ = ["router", "spreadsheet_cell"]
 
@@ -178,5 +178,6 @@ def rescore(
         mechanism_params=dict(board.config.mechanism_params),
         score=board.config.score,
         decimals=board.decimals,
-        rows=[BoardRowOut.of(row) for row in board.rows],
+        live_decimals=board.live_decimals,
+        rows=[RescoreRowOut.compared(c) for c in board.compared()],
     )

@@ -7,10 +7,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ladderboard.engine.audit import Compared
 from ladderboard.engine.results import BoardRow
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["BoardRowOut", "LeaderboardOut", "RescoreIn", "RescoreOut"]
+__all__ = ["BoardRowOut", "LeaderboardOut", "RescoreIn", "RescoreOut", "RescoreRowOut"]
 
 
 class BoardRowOut(BaseModel):
@@ -63,8 +64,29 @@ class RescoreIn(BaseModel):
     )
 
 
+class RescoreRowOut(BoardRowOut):
+    """A what-if row, beside its team's row on the live board."""
+
+    live_rank: int | None = Field(description="The team's live rank (null: not on that board).")
+    live_score: float | None
+    moved: int | None = Field(
+        description="The places the team gains on the what-if board (negative: loses them)."
+    )
+
+    @classmethod
+    def compared(cls, compared: Compared) -> RescoreRowOut:
+        live = compared.live
+        return cls(
+            **BoardRowOut.of(compared.row).model_dump(),
+            live_rank=None if live is None else live.rank,
+            live_score=None if live is None else live.score,
+            moved=compared.moved,
+        )
+
+
 class RescoreOut(BaseModel):
-    """The what-if board, the organiser's alone (never stored, never cached)."""
+    """The what-if board beside the live one of the same standings: the
+    organiser's alone (never stored, never cached)."""
 
     slug: str
     board: Literal["public", "private"]
@@ -73,4 +95,5 @@ class RescoreOut(BaseModel):
     mechanism_params: dict[str, Any]
     score: str
     decimals: int = Field(description=DECIMALS)
-    rows: list[BoardRowOut]
+    live_decimals: int = Field(description="The live board's decimals.")
+    rows: list[RescoreRowOut]
