@@ -318,6 +318,17 @@ def choose(
     'org-token'
     >>> choose(kept, "S", competition="demo", organiser=True)
     'org-token'
+    >>> choose(kept, "S", competition=None, organiser=False)  # no competition named
+    'org-token'
+    >>> teams = ServerTokens(None, {"a": TeamToken("x", "a-token"), "b": TeamToken("y", "b-token")})
+    >>> choose(teams, "S", competition=None, organiser=False) is None  # which one? none
+    True
+    >>> choose(ServerTokens(None, {"a": TeamToken("x", "a-token")}), "S", competition=None,
+    ...        organiser=False)  # the only one
+    'a-token'
+    >>> choose(teams, "S", competition="a", organiser=True)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ladderboard.client.credentials.CredentialsError: no organiser's token is stored for S: ...
     """
     if organiser:
         token = kept.organiser or kept.other
