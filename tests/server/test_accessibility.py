@@ -116,6 +116,13 @@ def close_competition(page: Page, site: Site) -> None:
     expect(page.get_by_role("status")).to_contain_text("is closed")
 
 
+def what_if(page: Page, site: Site) -> None:
+    sign_in(page, site)
+    page.get_by_label("Mechanism", exact=True).select_option("ladder")
+    page.get_by_role("button", name="Show the what-if board").click()
+    expect(page.get_by_role("table", name="What-if board")).to_be_visible()
+
+
 def enter_token(token: Callable[[Site], str]) -> Callable[[Page, Site], None]:
     def act(page: Page, site: Site) -> None:
         page.get_by_label("Team token").fill(token(site))
@@ -172,6 +179,7 @@ PAGES = (
     SitePage("organiser-closed", "/organiser", close_competition),
     SitePage("organiser-new", "/organiser/new", sign_in, (LINK, BUTTON)),
     SitePage("organiser-desk", f"/organiser/c/{OPEN}", sign_in, (LINK, BUTTON)),
+    SitePage("organiser-what-if", f"/organiser/c/{OPEN}", what_if),
     SitePage("organiser-confirm-close", f"/organiser/c/{OPEN}/close", sign_in, (LINK, BUTTON)),
     SitePage("not-found", "/c/no-such-competition", focus=(LINK,)),
 )

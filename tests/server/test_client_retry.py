@@ -281,15 +281,18 @@ def test_an_answer_that_is_not_json_is_one_line_not_a_traceback(scripted):
 
 
 def test_a_stored_token_is_not_sent_to_another_server(scripted, tmp_path, monkeypatch):
-    from ladderboard.client.credentials import Credentials, save
+    from ladderboard.client.credentials import Credentials, ServerTokens, TeamToken, save
 
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
     monkeypatch.delenv("LADDERBOARD_SERVER", raising=False)
     monkeypatch.delenv("LADDERBOARD_TOKEN", raising=False)
-    save(Credentials(default="http://127.0.0.1:1", tokens={"http://127.0.0.1:1": "s" * 40}))
-    other = scripted([(200, {}, [])])
+    stored = ServerTokens("s" * 40, {"demo": TeamToken("alpha", "a" * 40)}, "o" * 40)
+    save(Credentials({"http://127.0.0.1:1": stored}, default="http://127.0.0.1:1"))
+    other = scripted([(200, {}, [])] * 2)
     result = CliRunner().invoke(app, ["competitions", "--server", other.url, "--json"])
     assert result.exit_code == 0, result.output
-    assert other.authorizations == [None]
+    named = CliRunner().invoke(app, ["leaderboard", "demo", "--server", other.url, "--json"])
+    assert named.exit_code == 0, named.output
+    assert other.authorizations == [None, None]
     same = CliRunner().invoke(app, ["competitions", "--server", other.url, "--token", "t" * 20])
     assert same.exit_code == 0 and other.authorizations[-1] == "Bearer " + "t" * 20

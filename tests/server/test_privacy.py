@@ -185,3 +185,33 @@ def test_every_write_route_refuses_anonymous_callers_and_teams_where_organiser_o
     assert client.get("/api/competitions/demo/teams", headers=organiser()).json() == before
     own = client.get("/api/competitions/demo/submissions", headers=bearer(alpha))
     assert own.status_code == 200
+
+
+def test_a_what_if_board_is_the_organisers_alone_and_never_cached(client, solution):
+    """Rescoring shows scores no mechanism released: anonymous callers and
+    teams are refused, before and after publication, whatever they ask; the
+    organiser's answer is marked for no cache, and the public board (its
+    body and its ETag) stays as it was."""
+    create(client, solution, mechanism="full-disclosure")
+    create(client, solution, slug="other")
+    alpha, stranger = add_team(client, "alpha"), add_team(client, "stranger", slug="other")
+    for seed in range(3):
+        assert submit(client, alpha, predictions(solution, seed)).status_code == 201
+    url = "/api/competitions/demo/rescore"
+    body = {"mechanism": "ladder", "mechanism_params": {"eta": 0.1}, "board": "private"}
+    public = client.get("/api/competitions/demo/leaderboard")
+    for published in (False, True):
+        for who, expected in ((None, 401), (stranger, 401), (alpha, 403)):
+            headers = {} if who is None else bearer(who)
+            refused = client.post(url, json=body, headers=headers)
+            assert refused.status_code == expected, (published, who, refused.text)
+            assert "rows" not in refused.json()
+        answer = client.post(url, json=body, headers=organiser())
+        assert answer.status_code == 200 and answer.json()["rows"]
+        assert answer.headers["cache-control"] == "no-store"
+        if not published:
+            again = client.get("/api/competitions/demo/leaderboard")
+            assert again.content == public.content
+            assert again.headers["etag"] == public.headers["etag"]
+            assert client.post("/api/competitions/demo/close", headers=organiser()).is_success
+            assert client.post("/api/competitions/demo/publish", headers=organiser()).is_success

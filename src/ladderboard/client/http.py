@@ -185,6 +185,31 @@ class Client(Transport):
         """Submissions identical to another team's earlier one (organiser)."""
         return self._json("GET", self._path(slug, "flags"))
 
+    def rescore(
+        self,
+        slug: str,
+        *,
+        mechanism: str,
+        mechanism_params: dict[str, Any] | None = None,
+        board: str = "public",
+        mode: str = "per-team",
+        ranks: int | None = None,
+        score: str | None = None,
+        score_params: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """The what-if board of ``slug`` under another mechanism (or score),
+        for the organiser: the server scores every stored file again and
+        stores nothing. ``None`` leaves a value to the competition."""
+        body: dict[str, Any] = {
+            "mechanism": mechanism,
+            "mechanism_params": mechanism_params or {},
+            "board": board,
+            "mode": mode,
+        }
+        extra = {"ranks": ranks, "score": score, "score_params": score_params}
+        body |= {k: v for k, v in extra.items() if v is not None}
+        return self._json("POST", self._path(slug, "rescore"), json=body)
+
     # -------------------------------------------------------------- data files
     def files(self, slug: str) -> list[dict[str, Any]]:
         """The files participants download, each with its size and SHA-256."""

@@ -31,9 +31,11 @@ __all__ = [
     "competitions_table",
     "files_table",
     "flags_table",
+    "identities_table",
     "number",
     "one_line",
     "rejections_table",
+    "rescore_table",
     "status_table",
     "submission_table",
     "submissions_table",
@@ -98,6 +100,45 @@ def board_table(board: dict[str, Any]) -> Table:
             _score(row["score"], board.get("decimals")),
             str(row["entries"]),
             _when(row["last_submission"]),
+        )
+    return table
+
+
+def _moved(places: int | None) -> str:
+    """A what-if row's move from the team's live rank, in words.
+
+    >>> _moved(2), _moved(-1), _moved(0), _moved(None)
+    ('up 2', 'down 1', 'same', 'not on the live board')
+    """
+    if places is None:
+        return "not on the live board"
+    if places == 0:
+        return "same"
+    return f"up {places}" if places > 0 else f"down {-places}"
+
+
+def rescore_table(what_if: dict[str, Any]) -> Table:
+    """The organiser's what-if board beside the live one: each row with the
+    team's live score and how its rank moves (``POST .../rescore``)."""
+    params = ", ".join(f"{k}={v}" for k, v in sorted(what_if["mechanism_params"].items()))
+    table = Table(
+        title=f"{what_if['slug']}: what if {what_if['mechanism']}"
+        + (f" ({params})" if params else "")
+        + f", {what_if['score']}, {what_if['mode']}: {what_if['board']} board"
+    )
+    table.add_column("rank", justify="right")
+    table.add_column("team")
+    table.add_column("what-if score", justify="right")
+    table.add_column("live score", justify="right")
+    table.add_column("rank change")
+    for row in what_if["rows"]:
+        live = row["live_score"]
+        table.add_row(
+            str(row["rank"]),
+            _plain(row["team"]),
+            _score(row["score"], what_if.get("decimals")),
+            "" if live is None else _score(live, what_if.get("live_decimals")),
+            _moved(row["moved"]),
         )
     return table
 
@@ -212,6 +253,23 @@ def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
             str(entry["size"]),
             _plain(entry["sha256"]),
             _when(entry["created_at"])[:10],
+        )
+    return table
+
+
+def identities_table(identities: list[dict[str, Any]]) -> Table:
+    """The tokens ``ladderboard login`` stored, masked, server by server."""
+    table = Table(title="stored tokens")
+    for name in ("server", "whose", "competition", "team", "token"):
+        table.add_column(name)
+    for who in identities:
+        whose = {"team": "a team", "organiser": "the organiser"}.get(who["role"], "unknown")
+        table.add_row(
+            _plain(who["server"] + (" (default)" if who["default"] else "")),
+            whose,
+            _plain(who["competition"] or ""),
+            _plain(who["team"] or ""),
+            who["token"],
         )
     return table
 

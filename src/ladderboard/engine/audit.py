@@ -8,7 +8,8 @@ compares every released score bit for bit, every decision, every private
 score and each board's final state; and it checks the public board read from
 the stored team standings against the board of the submissions.
 :func:`rescore` scores the same files under another configuration without
-touching the store.
+touching the store (:func:`what_if`: the same board with the configuration
+it ran and the decimals to show it with).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
+from ladderboard.engine.lifecycle import runnable
 from ladderboard.engine.results import (
     BOARD_SCOPE,
     BoardRow,
@@ -34,7 +36,7 @@ from ladderboard.engine.results import (
     commitment_of,
 )
 from ladderboard.files.solution import Solution
-from ladderboard.files.submission import parse_submission
+from ladderboard.files.submission import SubmissionError, parse_submission
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
 from ladderboard.rules.boards import (
@@ -48,12 +50,47 @@ from ladderboard.rules.boards import (
     same_score,
 )
 from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.explain import display_decimals
 from ladderboard.rules.scoring import score_predictions
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
 
-__all__ = ["VerifyReport", "rescore", "verify"]
+__all__ = ["Compared", "VerifyReport", "WhatIf", "rescore", "verify", "what_if"]
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A what-if row beside its team's row on the live board (``None`` when
+    the team is not on it)."""
+
+    row: BoardRow
+    live: BoardRow | None
+
+    @property
+    def moved(self) -> int | None:
+        """The places the team gains on the what-if board (negative: loses
+        them); ``None`` when it is not on the live board."""
+        return None if self.live is None else self.live.rank - self.row.rank
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    """A what-if board (:func:`what_if`): its rows, the configuration it was
+    scored under (every mechanism parameter written out) and the decimals
+    its scores are shown with; and the live board of the same standings
+    (public or private), read in the same call, with its decimals."""
+
+    rows: list[BoardRow]
+    config: CompetitionConfig
+    decimals: int
+    live: list[BoardRow]
+    live_decimals: int
+
+    def compared(self) -> list[Compared]:
+        """Each what-if row beside its team's live row."""
+        live = {row.team: row for row in self.live}
+        return [Compared(row, live.get(row.team)) for row in self.rows]
 
 
 @dataclass(frozen=True)
@@ -162,7 +199,7 @@ def verify(
 
 
 @on_one_blas_thread
-def rescore(
+def what_if(
     competitions: Competitions,
     slug: str,
     *,
@@ -171,48 +208,83 @@ def rescore(
     board: str = "public",
     mode: str = "per-team",
     ranks: int | None = None,
+    score: str | None = None,
+    score_params: dict[str, Any] | None = None,
     random_state: Any = 0,
-) -> list[BoardRow]:
-    """The board ``slug`` would have shown under another mechanism, the
-    submissions scored again in the order they were made. The live board, its
-    states and its releases are untouched.
+) -> WhatIf:
+    """The board ``slug`` would have shown under another mechanism (or
+    score), with the configuration it ran; :func:`rescore` gives its rows
+    alone. The submissions scored again in the order they were made. The
+    live board, its states and its releases are untouched.
 
     ``mode`` is the board of the rescoring: ``"per-team"`` (a mechanism per
     team) or ``"per-rank"`` (the top ``ranks`` positions, default the
     competition's, as :class:`~ladderboard.rules.rank_board.RankBoard`
     runs them live); ``board`` says which standings to return, ``"public"``
-    (as released) or ``"private"``. Its streams are keyed by
-    ``random_state``, never by the competition's secret key.
+    (as released) or ``"private"``. ``score`` and ``score_params`` default
+    to the competition's (another score starts from no parameters). The
+    configuration is checked as a competition's creation checks it, with the
+    same messages (:func:`~ladderboard.engine.lifecycle.runnable`), and the
+    mechanism's parameters left out take the defaults a new competition
+    would. Its streams are keyed by ``random_state``, never by the
+    competition's secret key: a deterministic mechanism (the parameter-free
+    ladder, say) under the competition's own configuration gives the live
+    board back, a noisy one a board of other draws.
+
+    What it costs: every stored file is read, parsed and scored again, one
+    after the other (the competition's whole history, as :func:`verify`
+    does), in the calling thread; a server runs it off its event loop.
+
+    Raises :class:`ValueError` for a configuration that cannot run on the
+    competition's solution, and for a stored file the other score cannot
+    read (naming the submission); :class:`NotFound` for no such competition.
     """
     if board not in ("public", "private"):
         raise ValueError(f"board must be 'public' or 'private', got {board!r}")
     if mode not in ("per-team", "per-rank"):
         raise ValueError(f"mode must be 'per-team' or 'per-rank', got {mode!r}")
     info = competitions.competition(slug)
+    own = info.config.to_json()
+    if score is None or score == own["score"]:
+        score, score_params = (
+            own["score"],
+            own["score_params"] if score_params is None else score_params,
+        )
     config = CompetitionConfig.from_json(
         {
-            **info.config.to_json(),
+            **own,
             "mechanism": mechanism,
             "mechanism_params": dict(mechanism_params or {}),
+            "score": score,
+            "score_params": dict(score_params or {}),
             "board": mode,
             "ranks": info.config.ranks if ranks is None else ranks,
         }
     )
     solution = competitions.solution(slug)
+    key = KeyedStream.from_random_state(random_state).key_hex
+    config = runnable(config.explicit(solution.n_public), solution, key)
     with Session(competitions.reader) as session:
         competition_id = lookup.competition(session, slug).id
         subs = queries.files_in_order(session, competition_id)
         # The board names a submission by its team's own number, not its id.
         numbers = {r.id: r.number for r in queries.submissions_with_team(session, competition_id)}
-    key = KeyedStream.from_random_state(random_state).key_hex
+    # The live board as the files were read (a file sent since is on neither).
+    live = competitions.leaderboard(slug, board, organiser=True)
     fresh, load = instances.factory(key, config, solution)
     mechanisms: dict[str, Any] = {}
     rank_state = None
     records: list[Record[datetime]] = []
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
-        scored = _scores_of_file(solution, config, unpack(file))
+        try:
+            scored = _scores_of_file(solution, config, unpack(file))
+        except SubmissionError as exc:
+            raise ValueError(
+                f"submission {numbers[ident]} of team {team!r} cannot be scored by "
+                f"{config.score!r}: {exc}"
+            ) from None
         if mode == "per-rank":
-            score, improved, rank_state = instances.submit_per_rank(
+            released, improved, rank_state = instances.submit_per_rank(
                 rank_state,
                 fresh,
                 load,
@@ -225,9 +297,9 @@ def rescore(
             if team not in mechanisms:
                 mechanisms[team] = fresh(f"whatif:{team}")
             release = mechanisms[team].submit(scored.public_input)
-            score, improved = release.score, release.improved
+            released, improved = release.score, release.improved
         records.append(
-            Record(ident, team, aware(created_at), score, scored.private, selected, improved)
+            Record(ident, team, aware(created_at), released, scored.private, selected, improved)
         )
     direction = config.scoring().direction
     standings: Sequence[Standing[datetime | None, int | None]]
@@ -252,4 +324,56 @@ def rescore(
             release_is_current_best=MECHANISMS[mechanism].release_is_current_best,
             release_hides_decision=MECHANISMS[mechanism].release_hides_decision,
         )
-    return ranked(standings, numbers)
+    resolution = fresh("resolution").resolution
+    return WhatIf(
+        ranked(standings, numbers),
+        config,
+        display_decimals(resolution, config.precision),
+        live=live,
+        live_decimals=competitions.decimals(info),
+    )
+
+
+def rescore(
+    competitions: Competitions,
+    slug: str,
+    *,
+    mechanism: str,
+    mechanism_params: dict[str, Any] | None = None,
+    board: str = "public",
+    mode: str = "per-team",
+    ranks: int | None = None,
+    score: str | None = None,
+    score_params: dict[str, Any] | None = None,
+    random_state: Any = 0,
+) -> list[BoardRow]:
+    """The rows of :func:`what_if`'s board: the board ``slug`` would have
+    shown under another mechanism (or score), the live one untouched.
+
+    A board run with full disclosure, rescored under the parameter-free
+    Ladder (Blum & Hardt 2015, Algorithm 2):
+
+    >>> from ladderboard.engine import Competitions
+    >>> from ladderboard.files.solution import Solution
+    >>> store = Competitions.open("sqlite://")
+    >>> solution = Solution.from_labels([0, 1] * 50, public_fraction=0.5, random_state=0)
+    >>> _ = store.create("demo", solution, CompetitionConfig(
+    ...     score="zero_one", mechanism="full-disclosure"))
+    >>> _ = store.add_team("demo", "alpha")
+    >>> _ = store.submit("demo", "alpha", solution.sample_submission_csv(fill=1.0))
+    >>> board = rescore(store, "demo", mechanism="parameter-free-ladder")
+    >>> [(r.rank, r.team, r.score) for r in board]
+    [(1, 'alpha', 0.5)]
+    """
+    return what_if(
+        competitions,
+        slug,
+        mechanism=mechanism,
+        mechanism_params=mechanism_params,
+        board=board,
+        mode=mode,
+        ranks=ranks,
+        score=score,
+        score_params=score_params,
+        random_state=random_state,
+    ).rows

@@ -42,11 +42,37 @@ from ladderboard.store import (
 from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.clock import store_time
 
-__all__ = ["UNCHANGED", "Lifecycle"]
+__all__ = ["UNCHANGED", "Lifecycle", "runnable"]
 
 
 UNCHANGED: Any = object()
 """What :meth:`Lifecycle.update` leaves as it was when not given."""
+
+
+def runnable(config: CompetitionConfig, solution: Solution, key_hex: str) -> CompetitionConfig:
+    """``config`` as a competition over ``solution`` runs it: checked that
+    its score can use the solution's targets and that its mechanism can be
+    built with its parameters, and the defaults a later release may choose
+    again written out as they settle now. Raises :class:`ValueError` (the
+    messages a competition's creation and a what-if rescoring both give)."""
+    try:
+        check_targets(config.scoring(), solution.targets)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the solution cannot be scored by {config.score!r}: {exc}") from None
+    fresh, _ = instances.factory(key_hex, config, solution)
+    try:
+        checked = fresh("check")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"mechanism {config.mechanism!r}: {exc}") from exc
+    settled = checked.get_params()
+    pinned = {
+        name: settled[name]
+        for name in type(checked).pinned_defaults
+        if config.mechanism_params.get(name) is None  # absent, or null: the default
+    }
+    if not pinned:
+        return config
+    return dataclasses.replace(config, mechanism_params={**config.mechanism_params, **pinned})
 
 
 class Lifecycle:
@@ -114,28 +140,9 @@ class Lifecycle:
             n_public=solution.n_public,
             n_private=solution.n_private,
         )
-        try:
-            check_targets(config.scoring(), solution.targets)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"the solution cannot be scored by {config.score!r}: {exc}") from None
-        # Build one mechanism now, so that bad parameters fail before anything is stored.
-        fresh, _ = instances.factory(row.secret_key, config, solution)
-        try:
-            checked = fresh("check")
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"mechanism {config.mechanism!r}: {exc}") from exc
-        # Defaults that a later release may choose again are stored as they settle now.
-        settled = checked.get_params()
-        pinned = {
-            name: settled[name]
-            for name in type(checked).pinned_defaults
-            if config.mechanism_params.get(name) is None  # absent, or null: the default
-        }
-        if pinned:
-            config = dataclasses.replace(
-                config, mechanism_params={**config.mechanism_params, **pinned}
-            )
-            row.config = config.to_json()
+        # A bad score or bad parameters fail here, before anything is stored.
+        config = runnable(config, solution, row.secret_key)
+        row.config = config.to_json()
         shared = BOARD_SCOPE if config.board == "per-rank" else None
         try:
             with self.context.transaction() as session:

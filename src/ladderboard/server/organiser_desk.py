@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.results import CompetitionInfo, TeamSummary
+from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (
@@ -162,6 +163,7 @@ def desk(
         precision=info.config.precision,
         zones=time_zones(),
         deadline_local=local_fields(info.deadline),
+        mechanisms=sorted(COMPETITION_MECHANISMS),
         **extra,
     )
 

@@ -1,8 +1,8 @@
 """The organiser's pages: sign in with the organiser token, the list of
 competitions, the form that creates one (:mod:`.organiser_create`) and each
 competition's desk (:mod:`.organiser_desk`, with its teams in
-:mod:`.organiser_teams` and its close and publication in
-:mod:`.organiser_closing`).
+:mod:`.organiser_teams`, its close and publication in
+:mod:`.organiser_closing` and its what-if boards in :mod:`.organiser_whatif`).
 
 Every page needs the organiser's session and every form its CSRF value and
 this server's origin (:mod:`.organiser_session`).
@@ -21,6 +21,7 @@ from ladderboard.server import (
     organiser_create,
     organiser_desk,
     organiser_teams,
+    organiser_whatif,
 )
 from ladderboard.server.deps import (
     CompetitionsDep,
@@ -104,5 +105,11 @@ def organiser_logout(
     return response
 
 
-for part in (organiser_create, organiser_desk, organiser_teams, organiser_closing):
+for part in (
+    organiser_create,
+    organiser_desk,
+    organiser_teams,
+    organiser_closing,
+    organiser_whatif,
+):
     router.include_router(part.router)

@@ -1,10 +1,11 @@
-"""The verbs of the "Log in and look around" panel: ``login`` and
-``logout`` (the tokens stored per server, :mod:`ladderboard.client.credentials`)
-and ``competitions``, which any token, or none, may ask for."""
+"""The verbs of the "Log in and look around" panel: ``login``, ``logout``
+and ``whoami`` (the tokens stored per server and competition,
+:mod:`ladderboard.client.credentials`) and ``competitions``, which any
+token, or none, may ask for."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -20,9 +21,33 @@ from ladderboard.client.cli.shared import (
 )
 from ladderboard.terminal import CsvOption, JsonOption, output_format
 
-__all__ = ["PANEL", "VERBS", "competitions", "login", "logout"]
+if TYPE_CHECKING:
+    from ladderboard.client.credentials import ServerTokens
+
+__all__ = ["PANEL", "VERBS", "competitions", "login", "logout", "whoami"]
 
 PANEL = "Log in and look around"
+
+
+def _store(kept: ServerTokens, token: str, who: dict[str, Any]) -> tuple[str, str]:
+    """File ``token`` in ``kept`` as whose the server said it is (replacing
+    what was stored for the same competition, or the organiser's); return
+    what was stored, in words, and which commands use it."""
+    kept.forget(token)  # a token re-filed, e.g. the one of unknown owner
+    if who["role"] == "organiser":
+        kept.organiser = token
+        return "the organiser's token", "organiser commands"
+    from ladderboard.client.credentials import TeamToken
+
+    memberships = who["teams"]
+    if not memberships:  # a team token the server places in no competition
+        kept.other = token
+        return "a team token of no competition", "commands that no other token fits"
+    for member in memberships:
+        kept.competitions[member["competition"]] = TeamToken(member["team"], token)
+    places = ", ".join(f"team {m['team']} in competition {m['competition']}" for m in memberships)
+    slugs = ", ".join(m["competition"] for m in memberships)
+    return f"the token of {places}", f"commands for {slugs}"
 
 
 def login(
@@ -36,23 +61,21 @@ def login(
         ),
     ] = None,
 ) -> None:
-    """Check a token against the server and store it for that server, which
-    becomes the default; the other verbs then need neither --server nor --token.
+    """Check a token against the server and store it as the server says whose
+    it is: a team's token for its competition, the organiser's for the
+    organiser's verbs. The server becomes the default; the other verbs then
+    need neither --server nor --token.
 
-    The server is --server, else LADDERBOARD_SERVER, else the stored default,
-    else http://127.0.0.1:8000.
+    Tokens of several competitions (and the organiser's) are kept side by
+    side: each verb takes the one of the competition it names. The server is
+    --server, else LADDERBOARD_SERVER, else the stored default, else
+    http://127.0.0.1:8000.
 
     The file (in the user's configuration folder) is readable by you alone;
     one that others may read is refused until fixed. A token the server
     refuses, or a server that cannot be reached, stores nothing.
     """
-    from ladderboard.client.credentials import (
-        CredentialsError,
-        load,
-        masked,
-        normal_server,
-        save,
-    )
+    from ladderboard.client.credentials import CredentialsError, load, masked, normal_server, save
     from ladderboard.client.http import Client
     from ladderboard.client.transport import DEFAULT_SERVER, ServerError
 
@@ -76,29 +99,42 @@ def login(
         fail(str(exc), UNREACHABLE if exc.unreachable else REFUSED)
     try:
         stored = load(check=False)
-        stored.tokens[url] = token
+        kept = stored.of(url)
+        whose, used_by = _store(kept, token, who)
         stored.default = url
         path = save(stored)
     except (CredentialsError, OSError) as exc:
         fail(f"cannot store the token: {exc}", USAGE)
-    if who["role"] == "organiser":
-        whose = "the organiser's token"
-    else:
-        teams = ", ".join(f"{m['team']} in {m['competition']}" for m in who["teams"])
-        whose = f"the token of team {teams}" if teams else "a team token"
-    typer.echo(f"logged in to {url} with {whose} ({masked(token)}), stored in {path} (mode 0600)")
+    typer.echo(
+        f"Stored {whose} ({masked(token)}) on {url}; {used_by} will use it; "
+        f"tokens kept for {url}: {kept.kept()} (in {path}, mode 0600)"
+    )
 
 
 def logout(
+    competition: Annotated[
+        str | None,
+        typer.Argument(
+            help="Forget the team token of this competition only (default: every token "
+            "of the server)."
+        ),
+    ] = None,
+    organiser: Annotated[
+        bool, typer.Option("--organiser", help="Forget the organiser's token only.")
+    ] = False,
     server: Annotated[
         str | None,
-        typer.Option("--server", help="The server to forget (default: the default server)."),
+        typer.Option("--server", help="The server whose tokens to forget (default: the default)."),
     ] = None,
-    forget_all: Annotated[bool, typer.Option("--all", help="Forget every stored token.")] = False,
+    forget_all: Annotated[
+        bool, typer.Option("--all", help="Forget every stored token, of every server.")
+    ] = False,
 ) -> None:
-    """Remove the token stored for a server (nothing is asked of the server)."""
+    """Remove stored tokens: a competition's, the organiser's, or every token
+    of a server (nothing is asked of the server)."""
     from ladderboard.client.credentials import (
         CredentialsError,
+        ServerTokens,
         credentials_path,
         load,
         normal_server,
@@ -106,24 +142,74 @@ def logout(
     )
 
     if forget_all:
+        if competition is not None or organiser or server is not None:
+            fail("--all forgets every token: give it alone", USAGE)
         credentials_path().unlink(missing_ok=True)
         typer.echo("forgot every stored token")
         return
+    if competition is not None and organiser:
+        fail("give a competition or --organiser, not both", USAGE)
     try:
         stored = load(check=False)
     except CredentialsError as exc:
         fail(str(exc), USAGE)
     url = normal_server(server) if server else stored.default
-    if url is None or url not in stored.tokens:
-        fail(f"no token is stored for {url or 'any server'}", USAGE)
-    del stored.tokens[url]
-    if stored.default == url:
-        stored.default = next(iter(stored.tokens), None)
+    if url is None:
+        fail("no token is stored for any server", USAGE)
+    kept = stored.servers.get(url, ServerTokens())
+    if not kept.tokens():
+        fail(f"no token is stored for {url}", USAGE)
+    if competition is not None:
+        if competition not in kept.competitions:
+            fail(f"no token of {competition} is stored for {url} (kept: {kept.kept()})", USAGE)
+        del kept.competitions[competition]
+        what = f"the token of {competition}"
+    elif organiser:
+        if kept.organiser is None:
+            fail(f"no organiser's token is stored for {url} (kept: {kept.kept()})", USAGE)
+        kept.organiser = None
+        what = "the organiser's token"
+    else:
+        stored.servers[url] = kept = ServerTokens()
+        what = "every token"
+    if not kept.tokens():
+        del stored.servers[url]
+        if stored.default == url:
+            stored.default = next(iter(stored.servers), None)
     try:
         save(stored)
     except OSError as exc:
         fail(f"cannot rewrite the credentials file: {exc.strerror or exc}", USAGE)
-    typer.echo(f"forgot the token of {url}")
+    left = f"; still kept: {kept.kept()}" if kept.tokens() else ""
+    typer.echo(f"forgot {what} of {url}{left}")
+
+
+def whoami(as_json: JsonOption = False, as_csv: CsvOption = False) -> None:
+    """List the stored tokens (masked): server, whose, competition, team, and
+    which server is the default. Nothing is asked of any server."""
+    from ladderboard.client.credentials import CredentialsError, credentials_path, load, masked
+    from ladderboard.client.tables import identities_table
+
+    fmt = output_format(as_json, as_csv)
+    try:
+        found = load().identities()
+    except CredentialsError as exc:
+        fail(str(exc), USAGE)
+    rows = [
+        {
+            "server": i.server,
+            "role": i.role,
+            "competition": i.competition,
+            "team": i.team,
+            "token": masked(i.token),
+            "default": i.default,
+        }
+        for i in found
+    ]
+    if not rows and fmt == "table":
+        typer.echo(f"no token is stored ({credentials_path()})")
+        return
+    show(fmt, rows, lambda: identities_table(rows))
 
 
 def competitions(
@@ -140,5 +226,5 @@ def competitions(
     show(fmt, listed, lambda: competitions_table(listed))
 
 
-VERBS = (login, logout, competitions)
+VERBS = (login, logout, whoami, competitions)
 """The panel's verbs, in the order ``ladderboard --help`` lists them."""

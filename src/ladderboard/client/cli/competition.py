@@ -226,6 +226,7 @@ def competition_create(
                 ranks=ranks,
                 auto_publish=auto_publish or None,
             ),
+            organiser=True,
         )
     show(fmt, info, lambda: competition_table(info))
 
@@ -268,6 +269,7 @@ def competition_edit(
         lambda c: c.update_competition(
             slug, title=title, description=description, rules=rules, deadline=new_deadline
         ),
+        organiser=True,
     )
     show(fmt, info, lambda: competition_table(info))
 

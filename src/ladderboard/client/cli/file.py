@@ -44,7 +44,7 @@ def file_list(
     from ladderboard.client.tables import files_table
 
     fmt = output_format(as_json, as_csv)
-    listed = call(server, token, lambda c: c.files(slug))
+    listed = call(server, token, lambda c: c.files(slug), competition=slug)
     show(fmt, listed, lambda: files_table(slug, listed))
 
 
@@ -73,7 +73,7 @@ def file_add(
                 return None
             return client.put_file(slug, name, data, progress=advance)
 
-        info = call(server, token, act)
+        info = call(server, token, act, organiser=True)
     if info is None:
         fail(f"{slug} already has a file {name!r} (--replace replaces it)", USAGE)
     if as_json:
@@ -90,5 +90,5 @@ def file_remove(
     token: TokenOption = None,
 ) -> None:
     """Remove a data file (organiser)."""
-    call(server, token, lambda c: c.remove_file(slug, name))
+    call(server, token, lambda c: c.remove_file(slug, name), organiser=True)
     typer.echo(f"removed {name} from {slug}")

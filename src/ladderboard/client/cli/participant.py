@@ -88,6 +88,7 @@ def submit(
                 progress=advance,
                 filename=file.name,
             ),
+            competition=slug,
         )
     show(fmt, result, lambda: submission_table(slug, result))
     if fmt == "table" and result.get("explanation"):
@@ -119,7 +120,10 @@ def submissions(
         _download_submissions(slug, download, server, token)
         return
     rows, decimals = call(
-        server, token, lambda c: (c.submissions(slug), c.competition(slug).get("decimals"))
+        server,
+        token,
+        lambda c: (c.submissions(slug), c.competition(slug).get("decimals")),
+        competition=slug,
     )
     show(fmt, rows, lambda: submissions_table(slug, rows, decimals))
 
@@ -136,7 +140,7 @@ def _download_submissions(slug: str, folder: Path, server: str | None, token: st
             (number(s), client.submission_file(slug, number(s))) for s in client.submissions(slug)
         ]
 
-    files = call(server, token, fetch)
+    files = call(server, token, fetch, competition=slug)
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for number, data in files:
@@ -159,7 +163,7 @@ def select(
     as_json: JsonOption = False,
 ) -> None:
     """Choose your final submissions (replacing an earlier choice)."""
-    answer = call(server, token, lambda c: c.select(slug, numbers))
+    answer = call(server, token, lambda c: c.select(slug, numbers), competition=slug)
     if as_json:
         print_json(answer)
         return
@@ -179,7 +183,7 @@ def status(
     from ladderboard.client.tables import rejections_table, status_table
 
     fmt = output_format(as_json, as_csv)
-    standing = call(server, token, lambda c: c.team_status(slug))
+    standing = call(server, token, lambda c: c.team_status(slug), competition=slug)
     show(fmt, standing, lambda: status_table(slug, standing))
     if fmt != "table":
         return
@@ -212,14 +216,14 @@ def leaderboard(
     if download is not None:
         if fmt != "table":
             fail("--download saves the board as CSV: give it without --json or --csv", USAGE)
-        data = call(server, token, lambda c: c.leaderboard_csv(slug, board))
+        data = call(server, token, lambda c: c.leaderboard_csv(slug, board), competition=slug)
         try:
             download.write_bytes(data)
         except OSError as exc:
             fail(f"cannot write {download}: {exc.strerror or exc}", USAGE)
         typer.echo(f"saved the {board} board of {slug} to {download}")
         return
-    shown = call(server, token, lambda c: c.leaderboard(slug, board))
+    shown = call(server, token, lambda c: c.leaderboard(slug, board), competition=slug)
     show(fmt, shown, lambda: board_table(shown))
 
 
@@ -249,7 +253,7 @@ def download(
         return download_files(client, slug, path, names=names, force=force, progress=bar)
 
     try:
-        done = call(server, token, fetch)
+        done = call(server, token, fetch, competition=slug)
     except DownloadRefused as exc:
         fail(str(exc), USAGE if exc.by == "usage" else REFUSED)
     except OSError as exc:

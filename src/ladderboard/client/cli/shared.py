@@ -58,7 +58,8 @@ TokenOption = Annotated[
     typer.Option(
         "--token",
         envvar="LADDERBOARD_TOKEN",
-        help="Your bearer token (default: the one `ladderboard login` stored for the server).",
+        help="Your bearer token (default: the one `ladderboard login` stored on the server for "
+        "the competition, or the organiser's for an organiser's verb).",
     ),
 ]
 SlugArgument = Annotated[str, typer.Argument(help="The competition's slug.")]
@@ -93,31 +94,51 @@ def _note_wait(retries: int) -> Callable[[float, ServerError, int], None]:
     return note
 
 
-def _client(server: str | None, token: str | None) -> Client:
-    """A client of the server and token chosen as :mod:`ladderboard.client.cli`
-    says; unusable stored credentials are a usage error."""
+def _client(
+    server: str | None, token: str | None, competition: str | None, organiser: bool
+) -> Client:
+    """A client of the server and token chosen as
+    :mod:`ladderboard.client.credentials` says; unusable stored credentials
+    are a usage error."""
     from ladderboard.client.credentials import CredentialsError, resolve
     from ladderboard.client.http import Client
     from ladderboard.client.transport import RETRIES
 
     try:
-        server, token = resolve(server, token)
+        server, token = resolve(server, token, competition=competition, organiser=organiser)
     except CredentialsError as exc:
         fail(str(exc), USAGE)
     return Client(server, token or "", on_wait=_note_wait(RETRIES))
 
 
-def call(server: str | None, token: str | None, action: Callable[[Client], T]) -> T:
-    """``action(client)``; a refusal is one line with the server's message,
-    exit status 1, and a server that cannot answer exit status 3."""
+def call(
+    server: str | None,
+    token: str | None,
+    action: Callable[[Client], T],
+    *,
+    competition: str | None = None,
+    organiser: bool = False,
+) -> T:
+    """``action(client)``, with the token of ``competition`` (the slug the
+    verb names) or, for an ``organiser`` verb, the organiser's, unless
+    ``--token`` gives one. A refusal is one line with the server's message,
+    exit status 1, and a server that cannot answer exit status 3; a 401 to a
+    request sent without a token says how to store one."""
     from ladderboard.client.transport import ServerError
 
-    client = _client(server, token)
+    client = _client(server, token, competition, organiser)
     try:
         with client:
             return action(client)
     except ServerError as exc:
-        fail(str(exc), UNREACHABLE if exc.unreachable else REFUSED)
+        message = str(exc)
+        if exc.status == 401 and not client.token and token is None:
+            stored = f"no token of {competition}" if competition else "no token this verb may use"
+            message += (
+                f" ({stored} is stored for {client.server}: `ladderboard login` with it, "
+                "or give --token)"
+            )
+        fail(message, UNREACHABLE if exc.unreachable else REFUSED)
 
 
 def show(fmt: str, data: Any, table: Callable[[], Table]) -> None:

@@ -54,7 +54,7 @@ def team_add(
     as_json: JsonOption = False,
 ) -> None:
     """Register a team and print its token (shown this once)."""
-    team = call(server, token, lambda c: c.add_team(slug, name))
+    team = call(server, token, lambda c: c.add_team(slug, name), organiser=True)
     if as_json:
         print_json(team)
         return
@@ -124,7 +124,7 @@ def team_import(
         fail("--csv prints the tokens: give it or --tokens-out, not both", USAGE)
     data = names_csv.read_bytes()
     with _new_secret_file(tokens_out) as out:
-        teams = call(server, token, lambda c: c.import_teams(slug, data))
+        teams = call(server, token, lambda c: c.import_teams(slug, data), organiser=True)
         if out is not None:
             try:
                 writer = csv.writer(out, lineterminator="\n")
@@ -163,14 +163,14 @@ def team_list(
     from ladderboard.client.tables import teams_table
 
     fmt = output_format(as_json, as_csv)
-    teams = call(server, token, lambda c: c.teams(slug))
+    teams = call(server, token, lambda c: c.teams(slug), organiser=True)
     show(fmt, teams, lambda: teams_table(slug, teams))
 
 
 def _set_disabled(
     slug: str, name: str, disabled: bool, server: str | None, token: str | None, as_json: bool
 ) -> None:
-    team = call(server, token, lambda c: c.set_team_disabled(slug, name, disabled))
+    team = call(server, token, lambda c: c.set_team_disabled(slug, name, disabled), organiser=True)
     if as_json:
         print_json(team)
     elif team["disabled"]:
@@ -218,7 +218,7 @@ def team_reissue(
 
     The team keeps its place and submissions; its old token is refused at
     once and its browsers are signed out."""
-    team = call(server, token, lambda c: c.reissue_token(slug, name))
+    team = call(server, token, lambda c: c.reissue_token(slug, name), organiser=True)
     if as_json:
         print_json(team)
         return

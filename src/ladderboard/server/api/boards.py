@@ -1,5 +1,6 @@
 """The boards: the public one, and the private one (the organiser's preview
-before it is published, everyone's after), as JSON or CSV."""
+before it is published, everyone's after), as JSON or CSV; and the
+organiser's what-if boards, rescored under another mechanism or score."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 
+from ladderboard.engine.audit import what_if
 from ladderboard.engine.kept_board import KeptBoard
-from ladderboard.server.api.shared import errors
-from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep
+from ladderboard.rules.text import check_json
+from ladderboard.server.api.shared import errors, invalid
+from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, OrganiserDep, no_store
 from ladderboard.server.errors import ApiError
-from ladderboard.server.schemas import LeaderboardOut
+from ladderboard.server.schemas import LeaderboardOut, RescoreIn, RescoreOut, RescoreRowOut
 
 __all__ = ["router", "spreadsheet_cell"]
 
@@ -135,4 +138,46 @@ def leaderboard_csv(
         out.getvalue(),
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+@router.post(
+    "/competitions/{slug}/rescore",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=RescoreOut,
+    summary="A what-if board: the submissions scored again under another mechanism (organiser)",
+)
+def rescore(
+    competitions: CompetitionsDep,
+    _: OrganiserDep,
+    competition: Competition,
+    body: RescoreIn,
+    response: Response,
+) -> RescoreOut:
+    """The board the competition would show under another mechanism (or
+    score), for the organiser alone: nothing is stored, no board or cache
+    changes, and the answer is marked for no cache to keep. The
+    configuration is checked as a creation checks it (422 with the same
+    message).
+
+    It costs what the audit costs: every stored file of the competition is
+    read, parsed and scored again (:func:`ladderboard.engine.audit.what_if`),
+    in the threadpool (a plain ``def`` route), never on the event loop."""
+    no_store(response)
+    try:
+        check_json("mechanism_params", body.mechanism_params)
+        check_json("score_params", body.score_params)
+        board = what_if(competitions, competition.slug, **body.model_dump())
+    except (TypeError, ValueError) as exc:
+        raise invalid(str(exc)) from None
+    return RescoreOut(
+        slug=competition.slug,
+        board=body.board,
+        mode=body.mode,
+        mechanism=board.config.mechanism,
+        mechanism_params=dict(board.config.mechanism_params),
+        score=board.config.score,
+        decimals=board.decimals,
+        live_decimals=board.live_decimals,
+        rows=[RescoreRowOut.compared(c) for c in board.compared()],
     )

@@ -9,7 +9,13 @@ the engine reveals it for verification.
 
 from __future__ import annotations
 
-from ladderboard.server.schemas.boards import BoardRowOut, LeaderboardOut
+from ladderboard.server.schemas.boards import (
+    BoardRowOut,
+    LeaderboardOut,
+    RescoreIn,
+    RescoreOut,
+    RescoreRowOut,
+)
 from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
@@ -45,6 +51,9 @@ __all__ = [
     "MembershipOut",
     "QuotaOut",
     "RejectionOut",
+    "RescoreIn",
+    "RescoreOut",
+    "RescoreRowOut",
     "SelectionIn",
     "SelectionOut",
     "SubmissionCreated",
