@@ -79,6 +79,7 @@ def create_from(
                 rules=bundle.rules,
                 **fields,
             ),
+            organiser=True,
         )
     show(fmt, info, lambda: competition_table(info))
 
@@ -106,7 +107,7 @@ def dump(slug: str, out: Path, server: str | None, token: str | None, fmt: str) 
             files.append((entry["name"], buffer.getvalue()))
         return info, solution, files
 
-    info, solution, files = call(server, token, fetch)
+    info, solution, files = call(server, token, fetch, organiser=True)
     missing = [name for name in SETTINGS if name not in info]
     if missing:
         fail(f"the server does not say the setting(s) {', '.join(missing)}", REFUSED)
