@@ -54,6 +54,7 @@ from ladderboard.store.blobs import unpack
 __all__ = [
     "AUDIT_FILES",
     "BUNDLE_FORMAT",
+    "AuditFiles",
     "AuditPublication",
     "Exports",
     "FolderSink",
@@ -62,7 +63,9 @@ __all__ = [
     "submission_file_name",
 ]
 
-AUDIT_FILES = ("full", "hashes")
+AuditFiles = Literal["full", "hashes"]
+
+AUDIT_FILES: tuple[AuditFiles, ...] = ("full", "hashes")
 """What an audit bundle holds of the submitted files: every file, or only its SHA-256."""
 
 BUNDLE_FORMAT = "ladderboard-audit-1"
@@ -173,7 +176,7 @@ class AuditPublication:
 
     __slots__ = ("files", "published_at")
 
-    def __init__(self, files: str, published_at: datetime) -> None:
+    def __init__(self, files: AuditFiles, published_at: datetime) -> None:
         self.files = files
         self.published_at = published_at
 
@@ -296,7 +299,7 @@ class Exports:
             )
         return written
 
-    def publish_audit(self, slug: str, files: Literal["full", "hashes"]) -> AuditPublication:
+    def publish_audit(self, slug: str, files: AuditFiles) -> AuditPublication:
         """Publish the competition's audit bundle, with every submitted file
         (``"full"``) or their SHA-256 only (``"hashes"``): only once the
         private board is published and the key revealed, since the bundle
@@ -324,7 +327,8 @@ class Exports:
             row = lookup.competition(session, slug)
             if row.audit_files is None or row.audit_published_at is None:
                 return None
-            return AuditPublication(row.audit_files, aware(row.audit_published_at))
+            files: AuditFiles = "full" if row.audit_files == "full" else "hashes"
+            return AuditPublication(files, aware(row.audit_published_at))
 
     def audit_bundle(self, slug: str, sink: Sink) -> list[str]:
         """Write the published audit bundle (module docstring) to ``sink``

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from ladderboard.server.schemas.boards import BoardRowOut, LeaderboardOut
 from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas.exports import AuditIn, AuditOut
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
 from ladderboard.server.schemas.submissions import (
@@ -33,6 +34,8 @@ from ladderboard.server.schemas.teams import (
 )
 
 __all__ = [
+    "AuditIn",
+    "AuditOut",
     "BoardRowOut",
     "CommitmentOut",
     "CompetitionOut",

@@ -1,0 +1,86 @@
+"""The export and the audit bundle over HTTP: who may download and publish
+them, and what the archives hold."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import zipfile
+
+from server_helpers import add_team, bearer, create, organiser, predictions, submit
+
+from ladderboard.engine.audit_bundle import verify_bundle
+
+
+def _played(client, solution) -> str:
+    create(client, solution, daily_quota="none")
+    token = add_team(client, "alpha")
+    for seed in range(3):
+        assert submit(client, token, predictions(solution, seed)).status_code == 201
+    assert submit(client, token, b"not,a,submission\n").status_code == 400
+    return token
+
+
+def _members(response) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(response.content)) as archive:
+        return {name: archive.read(name) for name in archive.namelist()}
+
+
+def test_the_organiser_downloads_the_export_as_a_zip(client, solution):
+    token = _played(client, solution)
+    response = client.get("/api/competitions/demo/export", headers=organiser())
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "application/zip"
+    assert 'filename="demo-export.zip"' in response.headers["content-disposition"]
+    assert int(response.headers["content-length"]) == len(response.content)
+    members = _members(response)
+    index = list(csv.DictReader(io.StringIO(members["submissions.csv"].decode())))
+    assert [row["number"] for row in index] == ["1", "2", "3"]
+    for row in index:
+        data = members[f"submissions/{row['file']}"]
+        assert hashlib.sha256(data).hexdigest() == row["file_sha256"]
+    assert members["solution.csv"] == solution.to_csv()
+    assert "not,a,submission" not in members["refused.csv"].decode()  # its record, not its bytes
+    assert len(list(csv.DictReader(io.StringIO(members["refused.csv"].decode())))) == 1
+
+    for headers, status in ((bearer(token), 403), ({}, 401)):
+        refused = client.get("/api/competitions/demo/export", headers=headers)
+        assert refused.status_code == status, refused.text
+        assert refused.headers["content-type"].startswith("application/json")
+    assert client.get("/api/competitions/none/export", headers=organiser()).status_code == 404
+
+
+def test_the_audit_bundle_is_published_after_the_board_and_read_by_anyone(
+    client, solution, tmp_path
+):
+    token = _played(client, solution)
+    assert client.get("/api/competitions/demo/audit").status_code == 404
+    early = client.post("/api/competitions/demo/audit", json={"files": "full"}, headers=organiser())
+    assert early.status_code == 409 and "not published" in early.json()["message"]
+    assert client.post("/api/competitions/demo/close", headers=organiser()).status_code == 200
+    assert client.post("/api/competitions/demo/publish", headers=organiser()).status_code == 200
+    assert client.get("/api/competitions/demo/audit").status_code == 404  # not yet published
+    as_team = client.post("/api/competitions/demo/audit", json={}, headers=bearer(token))
+    assert as_team.status_code == 403
+    wrong = client.post("/api/competitions/demo/audit", json={"files": "some"}, headers=organiser())
+    assert wrong.status_code == 422
+    done = client.post("/api/competitions/demo/audit", json={"files": "full"}, headers=organiser())
+    assert done.status_code == 200, done.text
+    assert done.json()["files"] == "full" and done.json()["url"] == "/api/competitions/demo/audit"
+
+    bundle = client.get("/api/competitions/demo/audit")  # no token
+    assert bundle.status_code == 200 and bundle.headers["content-type"] == "application/zip"
+    path = tmp_path / "bundle.zip"
+    path.write_bytes(bundle.content)
+    report = verify_bundle(path)
+    assert report.verified, report.problems
+    assert report.submissions == 3
+
+    hashes = client.post(
+        "/api/competitions/demo/audit", json={"files": "hashes"}, headers=organiser()
+    )
+    assert hashes.status_code == 200
+    members = _members(client.get("/api/competitions/demo/audit"))
+    assert not any(name.startswith("submissions/") for name in members)
+    assert "README.txt" in members and b"SHA-256" in members["README.txt"]
