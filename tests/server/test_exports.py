@@ -8,6 +8,7 @@ import hashlib
 import io
 import zipfile
 
+from organiser_helpers import alert, sign_in, status
 from server_helpers import add_team, bearer, create, organiser, predictions, submit
 
 from ladderboard.engine.audit_bundle import verify_bundle
@@ -44,9 +45,9 @@ def test_the_organiser_downloads_the_export_as_a_zip(client, solution):
     assert "not,a,submission" not in members["refused.csv"].decode()  # its record, not its bytes
     assert len(list(csv.DictReader(io.StringIO(members["refused.csv"].decode())))) == 1
 
-    for headers, status in ((bearer(token), 403), ({}, 401)):
+    for headers, code in ((bearer(token), 403), ({}, 401)):
         refused = client.get("/api/competitions/demo/export", headers=headers)
-        assert refused.status_code == status, refused.text
+        assert refused.status_code == code, refused.text
         assert refused.headers["content-type"].startswith("application/json")
     assert client.get("/api/competitions/none/export", headers=organiser()).status_code == 404
 
@@ -84,3 +85,30 @@ def test_the_audit_bundle_is_published_after_the_board_and_read_by_anyone(
     members = _members(client.get("/api/competitions/demo/audit"))
     assert not any(name.startswith("submissions/") for name in members)
     assert "README.txt" in members and b"SHA-256" in members["README.txt"]
+
+
+def test_the_desk_downloads_the_export_and_publishes_the_bundle(client, solution):
+    _played(client, solution)
+    assert "/organiser/login" in client.get("/organiser/c/demo/export").text  # no session
+    csrf = sign_in(client)
+    desk = client.get("/organiser/c/demo").text
+    assert 'href="/organiser/c/demo/export"' in desk
+    assert 'action="/organiser/c/demo/audit"' not in desk  # not before the private board
+    download = client.get("/organiser/c/demo/export")
+    assert download.status_code == 200 and download.headers["content-type"] == "application/zip"
+    assert "submissions.csv" in _members(download)
+
+    forged = client.post("/organiser/c/demo/audit", data={"csrf": "0" * 32, "files": "full"})
+    assert forged.status_code == 403
+    early = client.post("/organiser/c/demo/audit", data={"csrf": csrf, "files": "full"})
+    assert early.status_code == 409 and "not published" in alert(early.text)
+    client.post("/api/competitions/demo/close", headers=organiser())
+    client.post("/api/competitions/demo/publish", headers=organiser())
+    assert 'action="/organiser/c/demo/audit"' in client.get("/organiser/c/demo").text
+    wrong = client.post("/organiser/c/demo/audit", data={"csrf": csrf, "files": "some"})
+    assert wrong.status_code == 422 and "Files must be" in alert(wrong.text)
+    assert client.get("/api/competitions/demo/audit").status_code == 404
+    done = client.post("/organiser/c/demo/audit", data={"csrf": csrf, "files": "hashes"})
+    assert done.status_code == 200, done.text
+    assert "published, with the files' SHA-256 only" in status(done.text)
+    assert client.get("/api/competitions/demo/audit").status_code == 200

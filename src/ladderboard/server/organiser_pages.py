@@ -20,6 +20,7 @@ from ladderboard.server import (
     organiser_closing,
     organiser_create,
     organiser_desk,
+    organiser_exports,
     organiser_teams,
 )
 from ladderboard.server.deps import (
@@ -104,5 +105,11 @@ def organiser_logout(
     return response
 
 
-for part in (organiser_create, organiser_desk, organiser_teams, organiser_closing):
+for part in (
+    organiser_create,
+    organiser_desk,
+    organiser_teams,
+    organiser_closing,
+    organiser_exports,
+):
     router.include_router(part.router)
