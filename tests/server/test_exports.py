@@ -112,3 +112,25 @@ def test_the_desk_downloads_the_export_and_publishes_the_bundle(client, solution
     assert done.status_code == 200, done.text
     assert "published, with the files' SHA-256 only" in status(done.text)
     assert client.get("/api/competitions/demo/audit").status_code == 200
+
+
+def test_the_overview_says_what_a_participant_can_verify(client, solution):
+    _played(client, solution)
+    before = client.get("/c/demo").text
+    assert "ladderboard verify --bundle" in before and "/api/competitions/demo/audit" not in before
+    client.post("/api/competitions/demo/close", headers=organiser())
+    client.post("/api/competitions/demo/publish", headers=organiser())
+    waiting = client.get("/c/demo").text
+    assert "once it is published here" in waiting
+    assert "/api/competitions/demo/audit" not in waiting
+    client.post("/api/competitions/demo/audit", json={"files": "full"}, headers=organiser())
+    full = client.get("/c/demo").text
+    assert 'href="/api/competitions/demo/audit"' in full
+    assert "ladderboard verify --bundle demo-audit.zip\n" in full or (
+        "ladderboard verify --bundle demo-audit.zip</code>" in full
+    )
+    assert "--files" not in full
+    client.post("/api/competitions/demo/audit", json={"files": "hashes"}, headers=organiser())
+    hashes = client.get("/c/demo").text
+    assert "ladderboard submissions demo --download my-files" in hashes
+    assert "ladderboard verify --bundle demo-audit.zip --files my-files" in hashes
