@@ -96,15 +96,17 @@ def export_competition(
     response_model=AuditOut,
     summary="Publish the audit bundle (organiser), after the private board",
     description="Refused (409) until the private board is published and the key revealed. "
-    "Publishing again sets what the bundle holds.",
+    "Without a body the bundle holds every submitted file; publishing again sets what it "
+    "holds.",
 )
 def publish_audit(
     competitions: CompetitionsDep,
     _: OrganiserDep,
     competition: Competition,
-    body: Annotated[AuditIn, Body()] = AuditIn(),  # noqa: B008 - an immutable default
+    body: Annotated[AuditIn | None, Body()] = None,
 ) -> AuditOut:
-    published = competitions.publish_audit(competition.slug, body.files)
+    files = body.files if body is not None else "full"
+    published = competitions.publish_audit(competition.slug, files)
     return AuditOut(
         slug=competition.slug,
         files=published.files,

@@ -14,7 +14,7 @@ class AuditIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     files: Literal["full", "hashes"] = Field(
-        "full",
+        default="full",
         description="`full`: the bundle holds every submitted file, and anyone re-runs every "
         "board; `hashes`: only their SHA-256, and each team re-runs its own board with its "
         "own files.",
