@@ -170,7 +170,7 @@ def _remove_file(folder: Path) -> None:
     sorted((folder / "submissions").iterdir())[-1].unlink()
 
 
-def _edit_index(folder: Path, column: str, change) -> None:
+def _edit_index(folder: Path, change) -> None:
     path = folder / "submissions.csv"
     rows = list(csv.DictReader(path.open(encoding="utf-8")))
     change(rows)
@@ -184,18 +184,26 @@ def _alter_release(folder: Path) -> None:
     def change(rows):
         rows[1]["released"] = repr(float(rows[1]["released"]) + 2**-30)
 
-    _edit_index(folder, "released", change)
+    _edit_index(folder, change)
 
 
 def _drop_release(folder: Path) -> None:
-    _edit_index(folder, "released", lambda rows: rows.pop(1))
+    _edit_index(folder, lambda rows: rows.pop(1))
+
+
+def _drop_board(folder: Path) -> None:
+    def change(rows):
+        scope = rows[-1]["scope"]
+        rows[:] = [row for row in rows if row["scope"] != scope]
+
+    _edit_index(folder, change)
 
 
 def _alter_decision(folder: Path) -> None:
     def change(rows):
         rows[0]["improved"] = "no" if rows[0]["improved"] == "yes" else "yes"
 
-    _edit_index(folder, "improved", change)
+    _edit_index(folder, change)
 
 
 def _alter_meta(folder: Path, change) -> None:
@@ -229,6 +237,7 @@ def _alter_solution(folder: Path) -> None:
         (_remove_file, "is not in the bundle"),
         (_alter_release, "released score"),
         (_drop_release, "not 1, 2"),
+        (_drop_board, "stored state and no submissions"),
         (_alter_decision, "improved"),
         (_alter_key, "commitment mismatch"),
         (_remove_key, "no key"),

@@ -152,5 +152,7 @@ def rerun(
                 result.problems.append(
                     f"{scope}: the stored mechanism state differs from the re-run"
                 )
-    result.scopes.extend(again)
-    return Rerun(result.problems, result.scopes, len(runnable), result.not_run)
+        for scope, state in states.items():
+            if state is not None and scope not in boards:
+                result.problems.append(f"{scope}: a board with a stored state and no submissions")
+    return Rerun(result.problems, list(again), len(runnable), result.not_run)
