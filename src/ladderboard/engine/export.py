@@ -36,6 +36,7 @@ import json
 import re
 import zipfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 from typing import Any, Literal, Protocol
@@ -170,15 +171,13 @@ def _cell(value: datetime | None) -> str:
     return _time(value) or ""
 
 
+@dataclass(frozen=True)
 class AuditPublication:
-    """Whether a competition's audit bundle is published: ``files`` is
-    ``"full"`` or ``"hashes"``, ``published_at`` when."""
+    """A competition's published audit bundle: what it holds of the
+    submitted files (``"full"`` or ``"hashes"``) and when it was published."""
 
-    __slots__ = ("files", "published_at")
-
-    def __init__(self, files: AuditFiles, published_at: datetime) -> None:
-        self.files = files
-        self.published_at = published_at
+    files: AuditFiles
+    published_at: datetime
 
 
 class Exports:
