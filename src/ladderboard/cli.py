@@ -395,6 +395,10 @@ EXTRAS_OF_COMMAND = {
 """The extras each command needs beyond the core; the other commands that
 need one are the client's (``client``)."""
 
+EXTRAS_OF_OPTION = {("verify", "--bundle"): ("audit", frozenset({"pyarrow"}))}
+"""Commands that need less with an option, the extra that installs it and
+its modules: ``verify --bundle`` reads a bundle, not a store."""
+
 
 def _command_word(argv: list[str]) -> str | None:
     """The command ``argv`` runs: its first word that is not an option."""
@@ -418,6 +422,10 @@ def missing_extra_message(exc: ModuleNotFoundError, argv: list[str]) -> str | No
     command = _command_word(argv)
     if extra in ("client", "server", "experiments") and command in EXTRAS_OF_COMMAND:
         extra = EXTRAS_OF_COMMAND[command]  # all the command needs, not only the first miss
+    for (verb, option), (lighter, modules) in EXTRAS_OF_OPTION.items():
+        given = any(word == option or word.startswith(f"{option}=") for word in argv)
+        if command == verb and given and module in modules:
+            extra = lighter
     where = f"`ladderboard {command}`" if command else "this command"
     which = f"the {extra!r} extras install" if "," in extra else f"the {extra!r} extra installs"
     return f"error: {where} needs {module}, which {which}: pip install 'ladderboard[{extra}]'"

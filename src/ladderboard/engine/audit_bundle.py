@@ -24,12 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from ladderboard._blas import on_one_blas_thread
-from ladderboard.engine.export import BUNDLE_FORMAT
 from ladderboard.engine.rerun import AuditedSubmission, check_commitment, rerun
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 
-__all__ = ["BundleReport", "verify_bundle"]
+__all__ = ["BUNDLE_FORMAT", "BundleReport", "verify_bundle"]
+
+BUNDLE_FORMAT = "ladderboard-audit-1"
+"""The audit bundle's format, written in its ``competition.json``
+(:meth:`ladderboard.engine.export.Exports.audit_bundle` writes it)."""
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,7 @@ from typing import Any, Literal, Protocol
 from sqlalchemy.orm import Session
 
 from ladderboard.engine import lookup
+from ladderboard.engine.audit_bundle import BUNDLE_FORMAT
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed
 from ladderboard.engine.lifecycle import Lifecycle
@@ -54,7 +55,6 @@ from ladderboard.store.blobs import unpack
 
 __all__ = [
     "AUDIT_FILES",
-    "BUNDLE_FORMAT",
     "AuditFiles",
     "AuditPublication",
     "Exports",
@@ -68,9 +68,6 @@ AuditFiles = Literal["full", "hashes"]
 
 AUDIT_FILES: tuple[AuditFiles, ...] = ("full", "hashes")
 """What an audit bundle holds of the submitted files: every file, or only its SHA-256."""
-
-BUNDLE_FORMAT = "ladderboard-audit-1"
-"""The audit bundle's format, written in its ``competition.json``."""
 
 BUNDLE_README = """\
 The audit bundle of competition {slug!r} ({title}), published {published}.
