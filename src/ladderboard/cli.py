@@ -182,9 +182,10 @@ def verify(
     that cannot be opened is one line on stderr, as without it.
     """
     if bundle is not None:
-        if slug is not None or db is not None or key is not None:
+        # --db is left unread, not refused: LADDERBOARD_DATABASE_URL may well be set.
+        if slug is not None or key is not None:
             raise typer.BadParameter(
-                "--bundle checks the bundle alone: give no SLUG, --db or --key",
+                "--bundle checks the bundle alone, with its own key: give no SLUG or --key",
                 param_hint="--bundle",
             )
         _verify_bundle(bundle, files, as_json)

@@ -107,6 +107,12 @@ def test_export_and_audit_through_the_cli(tmp_path):
     assert "3 submission(s) on 1 board(s) not run" in with_files.output
     usage = invoke(["verify", "c", "--bundle", bundle], server)
     assert usage.exit_code == 2
+    stored = runner.invoke(
+        app,
+        ["verify", "--bundle", str(bundle)],
+        env={"LADDERBOARD_DATABASE_URL": f"sqlite:///{tmp_path / 'lb.db'}"},
+    )
+    assert stored.exit_code == 0, stored.output  # the store's URL in the environment is unread
 
 
 @pytest.mark.parametrize(
