@@ -97,7 +97,7 @@ def test_verify_bundle_needs_only_the_audit_extra(tmp_path):
     """A published bundle is checked with pyarrow and the core alone: no
     SQLAlchemy, no web framework, no HTTP client."""
     from ladderboard.engine import Competitions
-    from ladderboard.engine.export import FolderSink
+    from ladderboard.engine.archives import FolderSink
     from ladderboard.files.solution import Solution
     from ladderboard.rules.config import CompetitionConfig
 

@@ -19,9 +19,9 @@ from typer.testing import CliRunner
 
 from ladderboard.cli import app
 from ladderboard.engine import Competitions
+from ladderboard.engine.archives import FolderSink
 from ladderboard.engine.audit_bundle import verify_bundle
 from ladderboard.engine.errors import CompetitionClosed
-from ladderboard.engine.export import FolderSink
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
@@ -283,3 +283,11 @@ def test_a_bundle_of_hashes_reruns_a_team_board_from_its_own_files(store, tmp_pa
     assert report.verified, report.problems
     assert any("3 submission(s) on 1 board(s)" in line for line in report.proven)
     assert any("6 submission(s) on 2 board(s) not run" in line for line in report.not_proven)
+
+
+@pytest.mark.parametrize("name", ["../out.csv", "/tmp/out.csv", "a/../../out.csv", ""])
+def test_a_folder_sink_writes_nothing_outside_its_folder(tmp_path, name):
+    sink = FolderSink(tmp_path / "inside")
+    with pytest.raises(ValueError, match="inside the folder"):
+        sink.write(name, b"x")
+    assert [p.name for p in tmp_path.rglob("*")] == ["inside"]

@@ -1,5 +1,5 @@
 """Anyone's audit of a published audit bundle
-(:meth:`ladderboard.engine.export.Exports.audit_bundle`), with no store.
+(:meth:`ladderboard.engine.audits.Audits.audit_bundle`), with no store.
 
 :func:`verify_bundle` checks the commitment published at creation against the
 bundle's solution, split and key, every file against its recorded SHA-256,
@@ -32,7 +32,7 @@ __all__ = ["BUNDLE_FORMAT", "BundleReport", "verify_bundle"]
 
 BUNDLE_FORMAT = "ladderboard-audit-1"
 """The audit bundle's format, written in its ``competition.json``
-(:meth:`ladderboard.engine.export.Exports.audit_bundle` writes it)."""
+(:meth:`ladderboard.engine.audits.Audits.audit_bundle` writes it)."""
 
 
 @dataclass(frozen=True)

@@ -19,23 +19,26 @@ all of them over one :class:`~ladderboard.engine.context.EngineContext`
   selection (the rules of one submission are
   :mod:`~ladderboard.engine.submitting`'s);
 - :mod:`~ladderboard.engine.boards`: the public and private boards;
-- :mod:`~ladderboard.engine.export`: the organiser's export and the audit bundle.
+- :mod:`~ladderboard.engine.export` and :mod:`~ladderboard.engine.audits`: the
+  organiser's export, and the audit bundle anyone downloads once published.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import Engine
 
+from ladderboard.engine.archives import Sink
+from ladderboard.engine.audits import AuditFiles, AuditPublication, Audits
 from ladderboard.engine.boards import Boards
 from ladderboard.engine.caches import Caches
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.data_files import DataFiles
 from ladderboard.engine.documented import documented_by
-from ladderboard.engine.export import AuditPublication, Exports, Sink
+from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.results import (
@@ -157,6 +160,7 @@ class Competitions:
         self._boards = Boards(self.context, self._lifecycle)
         self._submissions = Submissions(self.context, self._lifecycle, self._boards, self.submitter)
         self._exports = Exports(self.context, self._lifecycle)
+        self._audits = Audits(self.context, self._lifecycle)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -258,17 +262,17 @@ class Competitions:
     def export(self, slug: str, sink: Sink) -> list[str]:
         return self._exports.export(slug, sink)
 
-    @documented_by(Exports.publish_audit)
-    def publish_audit(self, slug: str, files: Literal["full", "hashes"]) -> AuditPublication:
-        return self._exports.publish_audit(slug, files)
+    @documented_by(Audits.publish_audit)
+    def publish_audit(self, slug: str, files: AuditFiles) -> AuditPublication:
+        return self._audits.publish_audit(slug, files)
 
-    @documented_by(Exports.audit_publication)
+    @documented_by(Audits.audit_publication)
     def audit_publication(self, slug: str) -> AuditPublication | None:
-        return self._exports.audit_publication(slug)
+        return self._audits.audit_publication(slug)
 
-    @documented_by(Exports.audit_bundle)
+    @documented_by(Audits.audit_bundle)
     def audit_bundle(self, slug: str, sink: Sink) -> list[str]:
-        return self._exports.audit_bundle(slug, sink)
+        return self._audits.audit_bundle(slug, sink)
 
     @documented_by(DataFiles.files)
     def files(self, slug: str) -> list[FileInfo]:

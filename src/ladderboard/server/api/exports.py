@@ -17,7 +17,7 @@ from typing import IO, Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import StreamingResponse
 
-from ladderboard.engine.export import Sink, ZipSink
+from ladderboard.engine.archives import Sink, ZipSink
 from ladderboard.server.api.shared import errors
 from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep
 from ladderboard.server.errors import ApiError
@@ -40,7 +40,7 @@ def _chunks(spool: IO[bytes]) -> Iterator[bytes]:
 
 
 def zip_download(name: str, write: Callable[[Sink], Any], *, cache: str) -> StreamingResponse:
-    """The archive ``write`` fills (through a :class:`~ladderboard.engine.export.Sink`),
+    """The archive ``write`` fills (through a :class:`~ladderboard.engine.archives.Sink`),
     spooled to a temporary file and streamed from it as ``name``; the
     temporary file is closed (and so deleted) when the response ends, and at
     once when ``write`` raises."""
