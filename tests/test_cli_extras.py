@@ -64,6 +64,7 @@ NO_CLIENT = {m for m, extra in EXTRA_OF_MODULE.items() if extra != "client"}
         (EVERY_EXTRA, ["init", "--db", "sqlite:///store.db"], "server"),
         (EVERY_EXTRA, ["serve", "--db", "sqlite:///store.db"], "server"),
         (EVERY_EXTRA, ["verify", "demo", "--db", "sqlite:///store.db"], "server"),
+        (EVERY_EXTRA, ["verify", "--bundle", "demo-audit.zip"], "audit"),
         (EVERY_EXTRA, ["demo"], "server,experiments"),
         (EVERY_EXTRA, ["advise", "--n", "100", "-k", "10"], "experiments"),
         (EVERY_EXTRA, ["experiment", "run", "e1", "--quick", "--out", "out"], "experiments"),
@@ -93,3 +94,27 @@ def test_postgres_is_named_whatever_the_command():
     exc = ModuleNotFoundError("No module named 'psycopg'", name="psycopg")
     message = missing_extra_message(exc, ["serve", "--db", "postgresql://x/y"])
     assert message is not None and "ladderboard[postgres]" in message
+
+
+def test_verify_bundle_needs_only_the_audit_extra(tmp_path):
+    """A published bundle is checked with pyarrow and the core alone: no
+    SQLAlchemy, no web framework, no HTTP client."""
+    from ladderboard.engine import Competitions
+    from ladderboard.engine.archives import FolderSink
+    from ladderboard.files.solution import Solution
+    from ladderboard.rules.config import CompetitionConfig
+
+    store = Competitions.open(f"sqlite:///{tmp_path / 'store.db'}")
+    solution = Solution.from_labels([0, 1] * 50, public_fraction=0.5, random_state=0)
+    store.create("c", solution, CompetitionConfig(score="zero_one", mechanism="ladder"))
+    store.add_team("c", "a")
+    for fill in (0.0, 1.0):
+        store.submit("c", "a", solution.sample_submission_csv(fill=fill))
+    store.close("c")
+    store.publish("c")
+    store.publish_audit("c", "full")
+    store.audit_bundle("c", FolderSink(tmp_path / "bundle"))
+    store.engine.dispose()
+    done = run_without(EVERY_EXTRA - {"pyarrow"}, ["verify", "--bundle", "bundle"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "verified the audit bundle of c" in done.stdout

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -139,7 +140,10 @@ def _store_problem(exc: StoreUnavailable) -> typer.Exit:
 
 @app.command()
 def verify(
-    slug: Annotated[str, typer.Argument(help="The competition to audit.")],
+    slug: Annotated[
+        str | None,
+        typer.Argument(help="The competition to audit in the store (not with --bundle)."),
+    ] = None,
     db: Annotated[
         str | None,
         typer.Option("--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."),
@@ -148,16 +152,48 @@ def verify(
         str | None,
         typer.Option("--key", help="The revealed random-stream key (default: the stored one)."),
     ] = None,
+    bundle: Annotated[
+        Path | None,
+        typer.Option(
+            "--bundle",
+            metavar="PATH",
+            help="A published audit bundle (its folder or .zip) to check, with no store.",
+        ),
+    ] = None,
+    files: Annotated[
+        Path | None,
+        typer.Option(
+            "--files",
+            metavar="DIR",
+            help="With --bundle of hashes: a folder of your own submitted files, matched by "
+            "their SHA-256, to re-run your own board.",
+        ),
+    ] = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run every stored submission again and check every released score bit for bit.
+    """Run every submission again and check every released score bit for bit.
 
-    Checks the published commitment against the stored solution, split and
-    key, then runs each board again in order; exits 1 on the first difference.
-    With --json, once the store is open, prints {"verified": true|false,
-    "slug", and the counts and commitment, or the difference as "error"}; a
-    store that cannot be opened is one line on stderr, as without it.
+    With SLUG, over the store (--db): checks the published commitment against
+    the stored solution, split and key, then runs each board again in order.
+    With --bundle, over a published audit bundle and no store: the
+    commitment, every file's SHA-256, and every board whose files are at hand
+    run again; it prints what was proven and what was not. Exits 1 on any
+    difference. With --json, prints {"verified": true|false, ...}; a store
+    that cannot be opened is one line on stderr, as without it.
     """
+    if bundle is not None:
+        # --db is left unread, not refused: LADDERBOARD_DATABASE_URL may well be set.
+        if slug is not None or key is not None:
+            raise typer.BadParameter(
+                "--bundle checks the bundle alone, with its own key: give no SLUG or --key",
+                param_hint="--bundle",
+            )
+        _verify_bundle(bundle, files, as_json)
+        return
+    if files is not None:
+        raise typer.BadParameter("--files goes with --bundle", param_hint="--files")
+    if slug is None:
+        raise typer.BadParameter("give the competition SLUG (with --db), or --bundle PATH")
     from ladderboard.engine import Competitions, StoreUnavailable
     from ladderboard.engine.audit import verify as run_verify
     from ladderboard.engine.errors import CompetitionError
@@ -195,6 +231,49 @@ def verify(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
         f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}"
     )
+
+
+def _verify_bundle(bundle: Path, files: Path | None, as_json: bool) -> None:
+    """``verify --bundle``: the report of
+    :func:`~ladderboard.engine.audit_bundle.verify_bundle`, exit 1 on a difference."""
+    from ladderboard.engine.audit_bundle import verify_bundle
+
+    try:
+        with progress(f"verifying {bundle}") as advance:
+            report = verify_bundle(bundle, own_files=files, progress=advance)
+    except (OSError, ValueError) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--bundle") from None
+    if as_json:
+        print_json(
+            {
+                "verified": report.verified,
+                "slug": report.slug,
+                "files": report.files,
+                "submissions": report.submissions,
+                "commitment": report.commitment,
+                "proven": report.proven,
+                "not_proven": report.not_proven,
+                "problems": report.problems,
+            }
+        )
+    else:
+        console = Console(soft_wrap=True)
+        for line in report.proven:
+            console.print(f"[green]proven[/]: {escape(line)}")
+        for line in report.not_proven:
+            console.print(f"[yellow]not proven[/]: {escape(line)}")
+        if report.verified:
+            console.print(f"[green]verified[/] the audit bundle of {report.slug}")
+        else:
+            errors = Console(stderr=True, soft_wrap=True)
+            errors.print(
+                f"[bold red]verification failed[/]: {len(report.problems)} difference(s) in "
+                f"the audit bundle of {escape(report.slug)}:"
+            )
+            for line in report.problems:
+                errors.print(f"  {escape(line)}")
+    if not report.verified:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -317,6 +396,10 @@ EXTRAS_OF_COMMAND = {
 """The extras each command needs beyond the core; the other commands that
 need one are the client's (``client``)."""
 
+EXTRAS_OF_OPTION = {("verify", "--bundle"): ("audit", frozenset({"pyarrow"}))}
+"""Commands that need less with an option, the extra that installs it and
+its modules: ``verify --bundle`` reads a bundle, not a store."""
+
 
 def _command_word(argv: list[str]) -> str | None:
     """The command ``argv`` runs: its first word that is not an option."""
@@ -340,6 +423,10 @@ def missing_extra_message(exc: ModuleNotFoundError, argv: list[str]) -> str | No
     command = _command_word(argv)
     if extra in ("client", "server", "experiments") and command in EXTRAS_OF_COMMAND:
         extra = EXTRAS_OF_COMMAND[command]  # all the command needs, not only the first miss
+    for (verb, option), (lighter, modules) in EXTRAS_OF_OPTION.items():
+        given = any(word == option or word.startswith(f"{option}=") for word in argv)
+        if command == verb and given and module in modules:
+            extra = lighter
     where = f"`ladderboard {command}`" if command else "this command"
     which = f"the {extra!r} extras install" if "," in extra else f"the {extra!r} extra installs"
     return f"error: {where} needs {module}, which {which}: pip install 'ladderboard[{extra}]'"

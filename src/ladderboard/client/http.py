@@ -210,6 +210,29 @@ class Client(Transport):
         body |= {k: v for k, v in extra.items() if v is not None}
         return self._json("POST", self._path(slug, "rescore"), json=body)
 
+    def export(self, slug: str, out: IO[bytes]) -> int:
+        """Write the competition's export, a zip archive (organiser), to
+        ``out`` as it arrives; return the bytes written."""
+        return self._download(self._path(slug, "export"), out)
+
+    def publish_audit(self, slug: str, files: str = "full") -> dict[str, Any]:
+        """Publish the audit bundle (organiser, after the private board), with
+        every submitted file (``"full"``) or only their SHA-256 (``"hashes"``)."""
+        return self._json("POST", self._path(slug, "audit"), json={"files": files})
+
+    def audit_bundle(self, slug: str, out: IO[bytes]) -> int:
+        """Write the published audit bundle, a zip archive, to ``out`` as it
+        arrives; return the bytes written."""
+        return self._download(self._path(slug, "audit"), out)
+
+    def _download(self, path: str, out: IO[bytes]) -> int:
+        size = 0
+        with self._stream("GET", path) as response:
+            for chunk in response.iter_bytes():
+                out.write(chunk)
+                size += len(chunk)
+        return size
+
     # -------------------------------------------------------------- data files
     def files(self, slug: str) -> list[dict[str, Any]]:
         """The files participants download, each with its size and SHA-256."""

@@ -15,8 +15,6 @@ it ran and the decimals to show it with).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,14 +27,10 @@ from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
 from ladderboard.engine.lifecycle import runnable
-from ladderboard.engine.results import (
-    BOARD_SCOPE,
-    BoardRow,
-    aware,
-    commitment_of,
-)
+from ladderboard.engine.rerun import AuditedSubmission, check_commitment, rerun, scores_of_file
+from ladderboard.engine.results import BoardRow, aware
 from ladderboard.files.solution import Solution
-from ladderboard.files.submission import SubmissionError, parse_submission
+from ladderboard.files.submission import SubmissionError
 from ladderboard.mechanisms import MECHANISMS
 from ladderboard.random import KeyedStream
 from ladderboard.rules.boards import (
@@ -47,11 +41,9 @@ from ladderboard.rules.boards import (
     public_board,
     rank_standings,
     ranked,
-    same_score,
 )
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import display_decimals
-from ladderboard.rules.scoring import score_predictions
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
@@ -101,16 +93,6 @@ class VerifyReport:
     scopes: int
 
 
-def _scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes):
-    scoring = config.scoring()
-    predictions = parse_submission(
-        data, solution, max_bytes=2**62, probabilities=scoring.requires_probabilities
-    )
-    return score_predictions(
-        scoring, solution.targets, predictions, solution.public_rows, solution.private_rows
-    )
-
-
 @on_one_blas_thread
 def verify(
     competitions: Competitions,
@@ -132,62 +114,40 @@ def verify(
             raise VerificationError(f"no competition {slug!r}")
         key = key_hex or row.secret_key
         solution_bytes = unpack(queries.solution_file(session.connection(), row.id))
-        solution = Solution.from_csv(solution_bytes)
-        expected = commitment_of(
-            hashlib.sha256(solution_bytes).hexdigest(), solution.split_sha256, key
+        mismatch = check_commitment(
+            solution_bytes, key, row.commitment, "the stored solution, split and key"
         )
-        if expected != row.commitment:
-            raise VerificationError(
-                f"commitment mismatch: published {row.commitment}, recomputed {expected} "
-                "from the stored solution, split and key"
-            )
+        if mismatch is not None:
+            raise VerificationError(mismatch)
         config = CompetitionConfig.from_json(row.config)
-        rows = queries.files_by_board(session, row.id)
+        submissions = [
+            AuditedSubmission(
+                label=f"submission {sub.id}",
+                scope=sub.scope,
+                sequence=sub.sequence,
+                team_id=sub.team_id,
+                file=unpack(file),
+                released=sub.public_score,
+                improved=sub.improved,
+                public_raw=sub.public_raw,
+                private=sub.private_score,
+            )
+            for sub, file in queries.files_by_board(session, row.id)
+        ]
         states = {
             scope: StoredArrays().fill(session.connection(), row.id, state)
             for scope, state in queries.board_states(session, row.id)
         }
         commitment = row.commitment
-    fresh, load = instances.factory(key, config, solution)
-    problems: list[str] = []
-    rerun: dict[str, Any] = {}
-    mechanisms: dict[str, Any] = {}
-    for done, (sub, file) in enumerate(rows, 1):
-        scored = _scores_of_file(solution, config, unpack(file))
-        if sub.scope == BOARD_SCOPE:
-            score, improved, rerun[BOARD_SCOPE] = instances.submit_per_rank(
-                rerun.get(BOARD_SCOPE),
-                fresh,
-                load,
-                sub.team_id,
-                sub.sequence,
-                scored.public_input,
-                size=config.ranks,
-            )
-        else:
-            mechanism = mechanisms.get(sub.scope) or fresh(sub.scope)
-            mechanisms[sub.scope] = mechanism
-            release = mechanism.submit(scored.public_input)
-            score, improved = release.score, release.improved
-            rerun[sub.scope] = instances.dump(mechanism)
-        for name, stored, again in (
-            ("released score", sub.public_score, score),
-            ("public score", sub.public_raw, scored.public_raw),
-            ("private score", sub.private_score, scored.private),
-        ):
-            if not same_score(stored, again):
-                problems.append(
-                    f"submission {sub.id}: {name} stored {stored!r}, recomputed {again!r}"
-                )
-        if bool(sub.improved) != bool(improved):
-            problems.append(
-                f"submission {sub.id}: improved stored {sub.improved}, recomputed {improved}"
-            )
-        if progress is not None:
-            progress(done, len(rows))
-    for scope, state in rerun.items():
-        if states.get(scope) != json.loads(json.dumps(state)):  # as the JSON column holds it
-            problems.append(f"{scope}: the stored mechanism state differs from the re-run")
+    result = rerun(
+        Solution.from_csv(solution_bytes),
+        config,
+        key,
+        submissions,
+        states=states,
+        progress=progress,
+    )
+    problems = list(result.problems)
     kept = competitions.leaderboard(slug, organiser=True)
     if kept != competitions.leaderboard_from_submissions(slug):
         problems.append("the public board of the stored standings differs from its submissions'")
@@ -195,7 +155,7 @@ def verify(
         shown = "\n".join(problems[:20])
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise VerificationError(f"{len(problems)} difference(s) in {slug!r}:\n{shown}{more}")
-    return VerifyReport(slug, commitment, len(rows), len(rerun))
+    return VerifyReport(slug, commitment, result.submissions, len(result.scopes))
 
 
 @on_one_blas_thread
@@ -277,7 +237,7 @@ def what_if(
     records: list[Record[datetime]] = []
     for sequence, (ident, created_at, file, selected, team, team_id) in enumerate(subs, 1):
         try:
-            scored = _scores_of_file(solution, config, unpack(file))
+            scored = scores_of_file(solution, config, unpack(file))
         except SubmissionError as exc:
             raise ValueError(
                 f"submission {numbers[ident]} of team {team!r} cannot be scored by "

@@ -18,7 +18,9 @@ all of them over one :class:`~ladderboard.engine.context.EngineContext`
 - :mod:`~ladderboard.engine.submissions`: a team's submissions and their
   selection (the rules of one submission are
   :mod:`~ladderboard.engine.submitting`'s);
-- :mod:`~ladderboard.engine.boards`: the public and private boards.
+- :mod:`~ladderboard.engine.boards`: the public and private boards;
+- :mod:`~ladderboard.engine.export` and :mod:`~ladderboard.engine.audits`: the
+  organiser's export, and the audit bundle anyone downloads once published.
 """
 
 from __future__ import annotations
@@ -29,11 +31,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from ladderboard.engine.archives import Sink
+from ladderboard.engine.audits import AuditFiles, AuditPublication, Audits
 from ladderboard.engine.boards import Boards
 from ladderboard.engine.caches import Caches
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.data_files import DataFiles
 from ladderboard.engine.documented import documented_by
+from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.results import (
@@ -154,6 +159,8 @@ class Competitions:
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
         self._submissions = Submissions(self.context, self._lifecycle, self._boards, self.submitter)
+        self._exports = Exports(self.context, self._lifecycle)
+        self._audits = Audits(self.context, self._lifecycle)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -254,6 +261,22 @@ class Competitions:
     @documented_by(Lifecycle.reveal_key)
     def reveal_key(self, slug: str) -> str:
         return self._lifecycle.reveal_key(slug)
+
+    @documented_by(Exports.export)
+    def export(self, slug: str, sink: Sink) -> list[str]:
+        return self._exports.export(slug, sink)
+
+    @documented_by(Audits.publish_audit)
+    def publish_audit(self, slug: str, files: AuditFiles) -> AuditPublication:
+        return self._audits.publish_audit(slug, files)
+
+    @documented_by(Audits.audit_publication)
+    def audit_publication(self, slug: str) -> AuditPublication | None:
+        return self._audits.audit_publication(slug)
+
+    @documented_by(Audits.audit_bundle)
+    def audit_bundle(self, slug: str, sink: Sink) -> list[str]:
+        return self._audits.audit_bundle(slug, sink)
 
     @documented_by(DataFiles.files)
     def files(self, slug: str) -> list[FileInfo]:

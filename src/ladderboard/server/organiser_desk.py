@@ -6,7 +6,8 @@ duplicate flags, the title, overview and rules, the deadline and the data
 files, each with the form that edits it, and the private board once the
 competition is closed. Teams are added, imported, disabled and looked at in
 :mod:`.organiser_teams`; closing and publishing, each behind a confirmation
-page, are :mod:`.organiser_closing`.
+page, are :mod:`.organiser_closing`; the export and the audit bundle,
+:mod:`.organiser_exports`.
 
 Every form posts with the session's CSRF value (:func:`check_form`); a
 refusal leaves the competition as it was and says why in one sentence.
@@ -159,6 +160,7 @@ def desk(
         columns=SORTS,
         flags=competitions.flags(info.slug),
         files=competitions.files(info.slug),
+        audit=competitions.audit_publication(info.slug),
         private=private,
         precision=info.config.precision,
         zones=time_zones(),

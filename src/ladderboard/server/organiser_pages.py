@@ -20,6 +20,7 @@ from ladderboard.server import (
     organiser_closing,
     organiser_create,
     organiser_desk,
+    organiser_exports,
     organiser_teams,
     organiser_whatif,
 )
@@ -111,5 +112,6 @@ for part in (
     organiser_teams,
     organiser_closing,
     organiser_whatif,
+    organiser_exports,
 ):
     router.include_router(part.router)

@@ -132,6 +132,7 @@ def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTML
         target_columns=target_columns,
         mechanism=mechanism_summary(info.config),
         key=key,
+        audit=competitions.audit_publication(slug) if key else None,
     )
 
 

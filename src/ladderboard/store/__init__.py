@@ -17,6 +17,7 @@ from ladderboard.store.database import (
     migrate,
     open_engine,
     read_only,
+    read_snapshot,
     require_schema,
     scratch_postgres_database,
 )
@@ -66,6 +67,7 @@ __all__ = [
     "open_engine",
     "pack",
     "read_only",
+    "read_snapshot",
     "require_schema",
     "scratch_postgres_database",
     "unpack",

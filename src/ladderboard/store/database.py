@@ -50,6 +50,7 @@ __all__ = [
     "migrate",
     "open_engine",
     "read_only",
+    "read_snapshot",
     "require_schema",
     "schema_revisions",
     "scratch_postgres_database",
@@ -87,6 +88,19 @@ def read_only(engine: Engine) -> Engine:
     under READ COMMITTED every statement takes its own snapshot anyway."""
     if engine.dialect.name == "postgresql":
         return engine.execution_options(isolation_level="AUTOCOMMIT", **{READ_ONLY: True})
+    return engine.execution_options(**{READ_ONLY: True})
+
+
+def read_snapshot(engine: Engine) -> Engine:
+    """``engine`` for a long read in one transaction, such as an export that
+    reads the files a few at a time: on PostgreSQL a read-only REPEATABLE
+    READ transaction (every statement sees the same snapshot, and the
+    server-side cursor that fetches rows a few at a time needs a
+    transaction), on SQLite :func:`read_only`'s snapshot."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(
+            isolation_level="REPEATABLE READ", postgresql_readonly=True, **{READ_ONLY: True}
+        )
     return engine.execution_options(**{READ_ONLY: True})
 
 

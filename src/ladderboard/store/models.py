@@ -87,6 +87,11 @@ class CompetitionRow(Base):
     # act of the organiser's after the close (or the deadline, when the
     # competition publishes automatically).
     key_revealed_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    # The audit bundle anyone may download, once the organiser publishes it
+    # after the key: "full" (every submitted file) or "hashes" (their SHA-256
+    # only); None until then.
+    audit_files: Mapped[str | None] = mapped_column(String(10), nullable=True)
+    audit_published_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
     n_public: Mapped[int] = mapped_column(Integer)
     n_private: Mapped[int] = mapped_column(Integer)
     # Counts the changes to the competition's boards (a submission, a team

@@ -9,9 +9,9 @@ transaction to its caller.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from sqlalchemy import Connection, bindparam, func, select
 from sqlalchemy.orm import Session, aliased
@@ -41,6 +41,7 @@ __all__ = [
     "competition_file",
     "competition_files",
     "competition_info",
+    "competition_rejections",
     "competition_submissions",
     "competitions",
     "disabled_team_names",
@@ -54,6 +55,7 @@ __all__ = [
     "standings",
     "standings_since",
     "state_of",
+    "submission_records",
     "submissions_with_team",
     "team_by_name",
     "team_name_with_key",
@@ -369,6 +371,48 @@ def files_by_board(session: Session, competition_id: int) -> list[tuple[Submissi
     return [(row, file) for row, file in rows.all()]
 
 
+def submission_records(
+    session: Session, competition_id: int, *, order: Literal["made", "board"]
+) -> Iterator[Any]:
+    """Every submission of the competition with its team and its stored
+    (packed) file, as an export or an audit bundle writes them: in the order
+    they were made (``"made"``), or board by board in the order each board saw
+    them (``"board"``). Rows are fetched a few at a time, so that a
+    competition's files are never all in memory at once; the session must
+    stay open while they are read."""
+    by = (
+        (SubmissionRow.created_at, SubmissionRow.id)
+        if order == "made"
+        else (SubmissionRow.scope, SubmissionRow.sequence)
+    )
+    query = (
+        select(
+            SubmissionRow.id,
+            SubmissionRow.scope,
+            SubmissionRow.sequence,
+            SubmissionRow.team_id,
+            TeamRow.name.label("team"),
+            TeamRow.disabled_at.label("team_disabled_at"),
+            SubmissionRow.number,
+            SubmissionRow.created_at,
+            SubmissionRow.message,
+            SubmissionRow.file_sha256,
+            SubmissionRow.public_score,
+            SubmissionRow.improved,
+            SubmissionRow.public_raw,
+            SubmissionRow.private_score,
+            SubmissionRow.selected,
+            SubmissionFileRow.file,
+        )
+        .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
+        .join(TeamRow, TeamRow.id == SubmissionRow.team_id)
+        .where(SubmissionRow.competition_id == competition_id)
+        .order_by(*by)
+        .execution_options(yield_per=32)
+    )
+    yield from session.execute(query)
+
+
 def team_submission_file(session: Session, team_id: int, number: int) -> bytes | None:
     """The stored (packed) file of the team's submission ``number``, or None."""
     return session.scalar(
@@ -414,6 +458,27 @@ def duplicate_flags(session: Session, competition_id: int) -> list[tuple[str, in
         .order_by(DuplicateFlagRow.id)
     )
     return [(team, number, earlier, first) for team, number, earlier, first in rows.all()]
+
+
+def competition_rejections(session: Session, competition_id: int) -> list[Any]:
+    """The competition's refused files with their team's name, oldest first:
+    rows of ``team``, ``created_at``, ``code``, ``message``, ``size``,
+    ``file_sha256`` and ``filename``."""
+    rows = session.execute(
+        select(
+            TeamRow.name.label("team"),
+            RejectionRow.created_at,
+            RejectionRow.code,
+            RejectionRow.message,
+            RejectionRow.size,
+            RejectionRow.file_sha256,
+            RejectionRow.filename,
+        )
+        .join(TeamRow, TeamRow.id == RejectionRow.team_id)
+        .where(RejectionRow.competition_id == competition_id)
+        .order_by(RejectionRow.id)
+    )
+    return list(rows.all())
 
 
 def rejection_count(session: Session, team_id: int) -> int:

@@ -17,6 +17,7 @@ from ladderboard.server.schemas.boards import (
     RescoreRowOut,
 )
 from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas.exports import AuditIn, AuditOut
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
 from ladderboard.server.schemas.submissions import (
@@ -39,6 +40,8 @@ from ladderboard.server.schemas.teams import (
 )
 
 __all__ = [
+    "AuditIn",
+    "AuditOut",
     "BoardRowOut",
     "CommitmentOut",
     "CompetitionOut",

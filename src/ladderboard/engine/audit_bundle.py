@@ -1,0 +1,236 @@
+"""Anyone's audit of a published audit bundle
+(:meth:`ladderboard.engine.audits.Audits.audit_bundle`), with no store.
+
+:func:`verify_bundle` checks the commitment published at creation against the
+bundle's solution, split and key, every file against its recorded SHA-256,
+and runs every board whose files are all at hand again bit for bit
+(:func:`ladderboard.engine.rerun.rerun`): each release, decision, public and
+private score, and the board's final state. A bundle of hashes holds no
+files: a team passes its own (``own_files``) and its own board is re-run
+when the board is the team's alone (a per-team board). The report says what
+was proven and what was not.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ladderboard._blas import on_one_blas_thread
+from ladderboard.engine.rerun import AuditedSubmission, check_commitment, rerun
+from ladderboard.files.solution import Solution
+from ladderboard.rules.config import CompetitionConfig
+
+__all__ = ["BUNDLE_FORMAT", "BundleReport", "verify_bundle"]
+
+BUNDLE_FORMAT = "ladderboard-audit-1"
+"""The audit bundle's format, written in its ``competition.json``
+(:meth:`ladderboard.engine.audits.Audits.audit_bundle` writes it)."""
+
+
+@dataclass(frozen=True)
+class BundleReport:
+    """What :func:`verify_bundle` proved, what it could not, and the
+    differences it found (none when the bundle holds up)."""
+
+    slug: str
+    commitment: str
+    files: str  # "full" or "hashes", as the bundle says
+    submissions: int
+    proven: list[str] = field(default_factory=list)
+    not_proven: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
+
+
+class _Bundle:
+    """A bundle's files by name, from its folder or its zip archive (read, never extracted)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.archive: zipfile.ZipFile | None = None
+        if self.path.is_file():
+            try:
+                self.archive = zipfile.ZipFile(self.path)
+            except zipfile.BadZipFile:
+                raise ValueError(
+                    f"{str(self.path)!r} is neither a folder nor a zip archive"
+                ) from None
+            names = self.archive.namelist()
+            # An archive of the bundle's folder: its files one folder down.
+            self.prefix = "" if "competition.json" in names else self._folder(names)
+        elif not self.path.is_dir():
+            raise ValueError(f"no audit bundle at {str(self.path)!r}")
+
+    @staticmethod
+    def _folder(names: list[str]) -> str:
+        found = [n for n in names if n.endswith("/competition.json") and n.count("/") == 1]
+        return found[0].removesuffix("competition.json") if found else ""
+
+    def read(self, name: str) -> bytes | None:
+        if self.archive is not None:
+            try:
+                return self.archive.read(self.prefix + name)
+            except KeyError:
+                return None
+        path = self.path.joinpath(*name.split("/"))
+        return path.read_bytes() if path.is_file() else None
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
+
+
+def _own_files(folder: Path) -> dict[str, bytes]:
+    """The files of ``folder`` (not its subfolders) by their SHA-256."""
+    if not folder.is_dir():
+        raise ValueError(f"files must be a folder, got {str(folder)!r}")
+    found = {}
+    for path in sorted(folder.iterdir()):
+        if path.is_file():
+            data = path.read_bytes()
+            found[hashlib.sha256(data).hexdigest()] = data
+    return found
+
+
+def _flag(text: str) -> bool:
+    if text not in ("yes", "no"):
+        raise ValueError(f"expected yes or no, got {text!r}")
+    return text == "yes"
+
+
+@on_one_blas_thread
+def verify_bundle(
+    path: Path,
+    *,
+    own_files: Path | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> BundleReport:
+    """Check the audit bundle at ``path`` (its folder or zip archive); with
+    ``own_files``, a folder of one's own submitted files, matched by their
+    SHA-256, to re-run what a bundle of hashes leaves out. Raises
+    :class:`ValueError` for what is not an audit bundle at all; every
+    difference is a problem of the report."""
+    bundle = _Bundle(path)
+    try:
+        return _verify(bundle, own_files, progress)
+    finally:
+        bundle.close()
+
+
+def _verify(
+    bundle: _Bundle, own_files: Path | None, progress: Callable[[int, int], None] | None
+) -> BundleReport:
+    meta_bytes = bundle.read("competition.json")
+    if meta_bytes is None:
+        raise ValueError(f"{str(bundle.path)!r} holds no competition.json: not an audit bundle")
+    meta: dict[str, Any] = json.loads(meta_bytes)
+    if meta.get("format") != BUNDLE_FORMAT:
+        raise ValueError(f"competition.json is not of the format {BUNDLE_FORMAT!r}")
+    slug, commitment, mode = meta["slug"], meta["commitment"], meta.get("files", "")
+    proven: list[str] = []
+    not_proven: list[str] = []
+    problems: list[str] = []
+    solution_bytes = bundle.read("solution.csv")
+    key = meta.get("key")
+    index = bundle.read("submissions.csv")
+    if solution_bytes is None:
+        problems.append("the bundle holds no solution.csv")
+    if not key:
+        problems.append("competition.json holds no key")
+    if index is None:
+        problems.append("the bundle holds no submissions.csv")
+    if solution_bytes is None or not key or index is None:
+        return BundleReport(slug, commitment, mode, 0, proven, not_proven, problems)
+    where = "the bundle's solution, split and key"
+    mismatch = check_commitment(solution_bytes, key, commitment, where)
+    if mismatch is None:
+        proven.append(
+            f"the commitment {commitment}, published before the first submission, is the "
+            "SHA-256 of this solution, its public/private split and this key"
+        )
+    else:
+        problems.append(mismatch)
+    solution = Solution.from_csv(solution_bytes)
+    config = CompetitionConfig.from_json(meta["config"])
+    mine = _own_files(Path(own_files)) if own_files is not None else {}
+    submissions: list[AuditedSubmission] = []
+    hashed = 0
+    for line, row in enumerate(csv.DictReader(io.StringIO(index.decode("utf-8"))), 2):
+        label = f"{row['team']} #{row['number']} ({row['scope']}, {row['sequence']})"
+        data: bytes | None = None
+        if row["file"]:
+            data = bundle.read(f"submissions/{row['file']}")
+            if data is None:
+                problems.append(f"{label}: its file {row['file']} is not in the bundle")
+        elif row["file_sha256"] in mine:
+            data = mine[row["file_sha256"]]
+        if data is not None:
+            digest = hashlib.sha256(data).hexdigest()
+            if digest != row["file_sha256"]:
+                problems.append(
+                    f"{label}: its file has SHA-256 {digest}, the bundle records "
+                    f"{row['file_sha256']}"
+                )
+            else:
+                hashed += 1
+        try:
+            submissions.append(
+                AuditedSubmission(
+                    label=label,
+                    scope=row["scope"],
+                    sequence=int(row["sequence"]),
+                    team_id=int(row["team_id"]),
+                    file=data,
+                    released=float(row["released"]),
+                    improved=_flag(row["improved"]),
+                    public_raw=float(row["public_raw"]),
+                    private=float(row["private_score"]),
+                )
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(f"submissions.csv line {line}: {exc}")
+    if hashed:
+        proven.append(f"{hashed} file(s) are the ones recorded: their SHA-256 match")
+    states_bytes = bundle.read("states.json")
+    states = json.loads(states_bytes) if states_bytes is not None else None
+    if states is None:
+        problems.append("the bundle holds no states.json: the boards' final states are unchecked")
+    result = rerun(solution, config, key, submissions, states=states, progress=progress)
+    problems.extend(result.problems)
+    if result.scopes:
+        proven.append(
+            f"{result.submissions} submission(s) on {len(result.scopes)} board(s) run again "
+            "bit for bit with the key, in each board's order: every released score, decision, "
+            "public and private score"
+            + (", and each board's final state" if states is not None else "")
+        )
+    if result.not_run:
+        left = sum(result.not_run.values())
+        why = (
+            "their files are not in this bundle of hashes"
+            if mode == "hashes"
+            else "some of their files are missing"
+        )
+        hint = (
+            "; a team re-runs its own board with --files FOLDER of its own files"
+            if mode == "hashes" and config.board == "per-team"
+            else ""
+        )
+        not_proven.append(
+            f"{left} submission(s) on {len(result.not_run)} board(s) not run again: {why}{hint}"
+        )
+    not_proven.append(
+        "the ranking the boards show is not compared: it follows from the scores checked here"
+    )
+    return BundleReport(slug, commitment, mode, len(submissions), proven, not_proven, problems)

@@ -1,0 +1,158 @@
+"""A competition's boards run again from what an audit holds, with no store:
+the solution file, the configuration, the revealed key and the commitment, and
+the submissions with their files, each in its board's order.
+
+Both audits use it: the organiser's over the store
+(:func:`ladderboard.engine.audit.verify`) and anyone's over a published audit
+bundle (:mod:`ladderboard.engine.audit_bundle`). A board is run again only
+when every one of its files is at hand, since each release depends on all the
+earlier ones of its board (Blum & Hardt 2015, Algorithm 1: the ladder's
+release is a function of the best score so far); a board with a file missing
+is reported as not run, never as verified.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ladderboard.engine import instances
+from ladderboard.engine.results import BOARD_SCOPE, commitment_of
+from ladderboard.files.solution import Solution
+from ladderboard.files.submission import parse_submission
+from ladderboard.rules.boards import same_score
+from ladderboard.rules.config import CompetitionConfig
+from ladderboard.rules.scoring import Scored, score_predictions
+
+__all__ = ["AuditedSubmission", "Rerun", "check_commitment", "rerun", "scores_of_file"]
+
+
+@dataclass(frozen=True)
+class AuditedSubmission:
+    """One submission as the audit holds it: where it stands in which board,
+    its file (``None`` when the audit holds only its hash) and what was
+    stored of it. ``label`` names it in a difference."""
+
+    label: str
+    scope: str
+    sequence: int
+    team_id: int
+    file: bytes | None
+    released: float
+    improved: bool
+    public_raw: float
+    private: float
+
+
+@dataclass(frozen=True)
+class Rerun:
+    """What :func:`rerun` ran and found: the differences, the boards run again
+    and their submissions, and the boards not run (a file missing)."""
+
+    problems: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+    submissions: int = 0
+    not_run: dict[str, int] = field(default_factory=dict)  # scope → its submissions
+
+
+def scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes) -> Scored:
+    """The scores of one submitted file, computed as the live engine does."""
+    scoring = config.scoring()
+    predictions = parse_submission(
+        data, solution, max_bytes=2**62, probabilities=scoring.requires_probabilities
+    )
+    return score_predictions(
+        scoring, solution.targets, predictions, solution.public_rows, solution.private_rows
+    )
+
+
+def check_commitment(solution_file: bytes, key_hex: str, commitment: str, where: str) -> str | None:
+    """The difference between the published ``commitment`` and the one of the
+    solution file, its split and the key, or ``None`` when they agree.
+    ``where`` says where the solution and key came from."""
+    solution = Solution.from_csv(solution_file)
+    expected = commitment_of(
+        hashlib.sha256(solution_file).hexdigest(), solution.split_sha256, key_hex
+    )
+    if expected == commitment:
+        return None
+    return f"commitment mismatch: published {commitment}, recomputed {expected} from {where}"
+
+
+def rerun(
+    solution: Solution,
+    config: CompetitionConfig,
+    key_hex: str,
+    submissions: Sequence[AuditedSubmission],
+    *,
+    states: Mapping[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Rerun:
+    """Run each board of ``submissions`` again through a fresh mechanism keyed
+    as the live one was, in the board's order, and compare every release,
+    decision, public and private score bit for bit; with ``states``, each
+    board's final state too. ``submissions`` come board by board, each board
+    in its order (``sequence`` 1, 2, ...)."""
+    boards: dict[str, list[AuditedSubmission]] = {}
+    for sub in submissions:
+        boards.setdefault(sub.scope, []).append(sub)
+    result = Rerun()
+    for scope, subs in boards.items():
+        numbers = [s.sequence for s in subs]
+        if numbers != list(range(1, len(subs) + 1)):
+            result.problems.append(
+                f"{scope}: the submissions are numbered {numbers[:10]}, not 1, 2, ... in order"
+            )
+        if any(s.file is None for s in subs):
+            result.not_run[scope] = len(subs)
+    runnable = [s for s in submissions if s.scope not in result.not_run]
+    fresh, load = instances.factory(key_hex, config, solution)
+    again: dict[str, Any] = {}
+    mechanisms: dict[str, Any] = {}
+    for done, sub in enumerate(runnable, 1):
+        assert sub.file is not None
+        scored = scores_of_file(solution, config, sub.file)
+        if sub.scope == BOARD_SCOPE:
+            score, improved, again[BOARD_SCOPE] = instances.submit_per_rank(
+                again.get(BOARD_SCOPE),
+                fresh,
+                load,
+                sub.team_id,
+                sub.sequence,
+                scored.public_input,
+                size=config.ranks,
+            )
+        else:
+            mechanism = mechanisms.get(sub.scope) or fresh(sub.scope)
+            mechanisms[sub.scope] = mechanism
+            release = mechanism.submit(scored.public_input)
+            score, improved = release.score, release.improved
+            again[sub.scope] = instances.dump(mechanism)
+        for name, stored, recomputed in (
+            ("released score", sub.released, score),
+            ("public score", sub.public_raw, scored.public_raw),
+            ("private score", sub.private, scored.private),
+        ):
+            if not same_score(stored, recomputed):
+                result.problems.append(
+                    f"{sub.label}: {name} stored {stored!r}, recomputed {recomputed!r}"
+                )
+        if bool(sub.improved) != bool(improved):
+            result.problems.append(
+                f"{sub.label}: improved stored {sub.improved}, recomputed {improved}"
+            )
+        if progress is not None:
+            progress(done, len(runnable))
+    if states is not None:
+        for scope, state in again.items():
+            if states.get(scope) != json.loads(json.dumps(state)):  # as JSON holds it
+                result.problems.append(
+                    f"{scope}: the stored mechanism state differs from the re-run"
+                )
+        for scope, state in states.items():
+            if state is not None and scope not in boards:
+                result.problems.append(f"{scope}: a board with a stored state and no submissions")
+    return Rerun(result.problems, list(again), len(runnable), result.not_run)
