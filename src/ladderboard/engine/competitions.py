@@ -56,6 +56,7 @@ from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.teams import Teams
 from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import BoardRow
+from ladderboard.rules.changes import SettingChange
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import (
     DEFAULT_URL,
@@ -216,10 +217,22 @@ class Competitions:
         description: str | None = None,
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
+        actor: str | None = None,
+        **settings: Any,
     ) -> CompetitionInfo:
         return self._lifecycle.update(
-            slug, title=title, description=description, rules=rules, deadline=deadline
+            slug,
+            title=title,
+            description=description,
+            rules=rules,
+            deadline=deadline,
+            actor=actor,
+            **settings,
         )
+
+    @documented_by(Lifecycle.history)
+    def history(self, slug: str) -> list[SettingChange]:
+        return self._lifecycle.history(slug)
 
     def competition(self, slug: str) -> CompetitionInfo:
         return self._lifecycle.competition(slug)

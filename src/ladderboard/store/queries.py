@@ -89,6 +89,7 @@ _INFO_COLUMNS = (
     CompetitionRow.commitment,
     CompetitionRow.rules,
     CompetitionRow.key_revealed_at,
+    CompetitionRow.settings_version,
 )
 
 
