@@ -149,7 +149,9 @@ def test_setting_changes_fewer_selections_than_a_team_selected_are_refused(store
     store.add_teams("comp", ["alpha", "beta"], ["ha", "hb"])
     for team in ("alpha", "beta"):
         for seed in (0, 1, 2):
-            store.submit("comp", team, csv_for(solution, noisy(solution, 0.4, seed + 10 * len(team))))
+            store.submit(
+                "comp", team, csv_for(solution, noisy(solution, 0.4, seed + 10 * len(team)))
+            )
     store.select("comp", "alpha", [1, 2, 3])
     store.select("comp", "beta", [1, 2])
     before = _unchanged(store)

@@ -234,12 +234,12 @@ class Lifecycle:
                     "mean; create a new competition to use others"
                 )
             changed = {
-                name: value
-                for name, value in settings.items()
-                if name in EDITABLE and _as_json(value) != _as_json(getattr(config, name))
+                name: settings[name]  # in one order, whatever the caller's
+                for name in EDITABLE
+                if name in settings and _as_json(settings[name]) != _as_json(getattr(config, name))
             }
             if deadline is not self._UNCHANGED:
-                changed["deadline"] = deadline
+                changed = {"deadline": deadline, **changed}
             new_config = dataclasses.replace(config, **changed)  # checked as at creation
             changed = {
                 name: getattr(new_config, name)

@@ -10,7 +10,12 @@ the engine reveals it for verification.
 from __future__ import annotations
 
 from ladderboard.server.schemas.boards import BoardRowOut, LeaderboardOut
-from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas.competitions import (
+    CommitmentOut,
+    CompetitionOut,
+    CompetitionPatch,
+    SettingChangeOut,
+)
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
 from ladderboard.server.schemas.submissions import (
@@ -47,6 +52,7 @@ __all__ = [
     "RejectionOut",
     "SelectionIn",
     "SelectionOut",
+    "SettingChangeOut",
     "SubmissionCreated",
     "SubmissionOut",
     "TeamCreated",
