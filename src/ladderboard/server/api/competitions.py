@@ -93,6 +93,9 @@ def create_competition(
             description=MAX_BYTES_FIELD,
         ),
     ] = None,
+    precision: Annotated[
+        int | None, Form(ge=0, description="The most decimals a score shows (default 5).")
+    ] = None,
     files: Annotated[
         list[UploadFile] | None, File(description="Data files for the participants.")
     ] = None,
@@ -112,6 +115,7 @@ def create_competition(
             "deadline": deadline,
             "n_selections": n_selections,
             "max_bytes": max_bytes,
+            "precision": precision,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -266,8 +270,8 @@ def competition_config(
             options[name] = parsed
     if form["deadline"]:
         options["deadline"] = form["deadline"]
-    for name in ("ranks", "n_selections", "max_bytes"):
-        if form[name] is not None:
+    for name in ("ranks", "n_selections", "max_bytes", "precision"):
+        if form.get(name) is not None:
             options[name] = form[name]
     try:
         return CompetitionConfig(score=score, mechanism=named, **options)
