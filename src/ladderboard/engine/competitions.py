@@ -62,6 +62,7 @@ from ladderboard.store import (
     DEFAULT_URL,
     OrganiserSessions,
     RateLimits,
+    StagedUploads,
     StoreUnavailable,
     TeamSessions,
     database_url,
@@ -150,6 +151,7 @@ class Competitions:
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
+        self.drafts = StagedUploads(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self._data_files = DataFiles(self.context, self._lifecycle)

@@ -32,6 +32,7 @@ from ladderboard.store.models import (
     RateLimitRow,
     RejectionRow,
     SettingChangeRow,
+    StagedUploadRow,
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
@@ -39,10 +40,12 @@ from ladderboard.store.models import (
     TeamStandingRow,
 )
 from ladderboard.store.shared_limits import OrganiserSessions, RateLimits, TeamSessions
+from ladderboard.store.staged_uploads import Draft, StagedUploads
 
 __all__ = [
     "DEFAULT_URL",
     "Base",
+    "Draft",
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
@@ -55,6 +58,8 @@ __all__ = [
     "RateLimits",
     "RejectionRow",
     "SettingChangeRow",
+    "StagedUploadRow",
+    "StagedUploads",
     "StoreUnavailable",
     "SubmissionFileRow",
     "SubmissionRow",

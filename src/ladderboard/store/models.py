@@ -43,6 +43,7 @@ __all__ = [
     "RateLimitRow",
     "RejectionRow",
     "SettingChangeRow",
+    "StagedUploadRow",
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
@@ -354,3 +355,23 @@ class SettingChangeRow(Base):
     # Who changed it: "organiser" for the organiser's token; a person's
     # name once organisers have accounts of their own.
     actor: Mapped[str | None] = mapped_column(String(100), nullable=True)
+
+
+class StagedUploadRow(Base):
+    """A file of a creation form that was refused, kept for the organiser's
+    next try (a browser cannot choose a file again by itself): packed
+    (:func:`ladderboard.store.blobs.pack`), under the SHA-256 of the form's
+    random draft id and of the session that sent it, until ``expires_at``."""
+
+    __tablename__ = "staged_uploads"
+    __table_args__ = (Index("ix_staged_uploads_draft", "draft_sha256", "session_sha256"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    draft_sha256: Mapped[str] = mapped_column(String(64))
+    session_sha256: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(10))  # "solution" or "data"
+    name: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)  # of the file as uploaded
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
