@@ -63,8 +63,8 @@ from ladderboard.server.organiser_forms import (
 from ladderboard.server.organiser_mechanisms import display_name, mechanism_fields, mechanism_params
 from ladderboard.server.organiser_session import (
     check_form,
-    session_cookie,
     organiser_page,
+    session_cookie,
     sign_in_page,
     signed_in,
 )

@@ -45,10 +45,10 @@ from ladderboard.store.staged_uploads import Draft, StagedUploads
 __all__ = [
     "DEFAULT_URL",
     "Base",
-    "Draft",
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
+    "Draft",
     "DuplicateFlagRow",
     "MechanismArrayRow",
     "MechanismStateRow",
