@@ -77,7 +77,7 @@ def test_cli_edit_changes_the_settings_and_refuses_what_is_fixed(server, tmp_pat
     assert (info["daily_quota"], info["total_quota"], info["n_selections"]) == (2, None, 1)
     assert [change["words"] for change in client.history("edited")] == [
         "Daily quota: 5 → 2 submissions",
-        "Final selections: 2 → 1 submissions",
+        "Final selections: 2 → 1 submission",
         "Decimals shown: 5 → 2",
     ]
     zero = run(server, "competition", "edit", "edited", "--daily-quota", "0")

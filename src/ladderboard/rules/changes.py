@@ -81,6 +81,8 @@ def change_words(setting: str, old: Any, new: Any) -> str:
 
     >>> change_words("daily_quota", 5, 3)
     'Daily quota: 5 → 3 submissions'
+    >>> change_words("n_selections", 2, 1)
+    'Final selections: 2 → 1 submission'
     >>> change_words("total_quota", None, 40)
     'Total quota: no limit → 40 submissions'
     >>> change_words("max_bytes", 50 * 2**20, 10 * 2**20)
@@ -95,11 +97,16 @@ def change_words(setting: str, old: Any, new: Any) -> str:
         return f"{label}: edited"
     before, after = _value(setting, old), _value(setting, new)
     if unit and old is not None and new is not None:
-        return f"{label}: {before} → {after} {unit}"
+        return f"{label}: {before} → {after} {_counted(unit, new)}"
     if unit:
-        before += "" if old is None else f" {unit}"
-        after += "" if new is None else f" {unit}"
+        before += "" if old is None else f" {_counted(unit, old)}"
+        after += "" if new is None else f" {_counted(unit, new)}"
     return f"{label}: {before} → {after}"
+
+
+def _counted(unit: str, n: int) -> str:
+    """``unit`` (a plural) as it reads after the number ``n``."""
+    return unit.removesuffix("s") if n == 1 else unit
 
 
 @dataclass(frozen=True)
