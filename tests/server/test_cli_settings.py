@@ -51,6 +51,7 @@ def test_cli_create_takes_every_setting_of_the_web_form(server, tmp_path):
     assert (info["daily_quota"], info["total_quota"], info["invalid_quota"]) == (4, 30, None)
     assert (info["n_selections"], info["max_bytes"], info["precision"]) == (3, 2**20, 3)
     assert info["mechanism_params"]["eta"] == 0.1
+    assert info["score_params"] == {"clip": [0.01, 0.99]}
     bad = run(
         server, "competition", "create", "bad", "--solution", solution, "--score", "zero_one",
         "--total-quota", "lots",

@@ -26,6 +26,7 @@ class CompetitionOut(BaseModel):
     greater_is_better: bool = Field(description="Whether a higher score is better.")
     mechanism: str
     mechanism_params: dict[str, Any]
+    score_params: dict[str, Any] = Field(description="The parameters of the score's loss.")
     board: str
     ranks: int = Field(description="The ranks of a per-rank board.")
     daily_quota: int | None
@@ -64,6 +65,7 @@ class CompetitionOut(BaseModel):
             greater_is_better=config.scoring().direction.greater_is_better,
             mechanism=config.mechanism,
             mechanism_params=dict(config.mechanism_params),
+            score_params=dict(config.score_params),
             board=config.board,
             ranks=config.ranks,
             daily_quota=config.daily_quota,
