@@ -175,6 +175,7 @@ def test_setting_changes_fewer_selections_than_a_team_selected_are_refused(store
         {"n_selections": 0},
         {"max_bytes": 1.5},
         {"precision": -1},
+        {"precision": 10**9},
         {"auto_publish": "yes"},
     ],
 )

@@ -68,6 +68,7 @@ def test_api_settings_a_lowered_quota_refuses_the_next_file(client, solution):
     [
         ({"daily_quota": 0}, 422, "daily_quota must be an integer >= 1, got 0"),
         ({"precision": -1}, 422, "precision must be an integer >= 0, got -1"),
+        ({"precision": 10**9}, 422, "precision must be at most 15"),
         ({"mechanism": "ladder"}, 409, "cannot change: they are fixed at its creation"),
         ({"board": "per-rank", "title": "x"}, 409, "fixed at its creation"),
         ({"quota": 3}, 422, "quota"),
