@@ -165,6 +165,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         invalid_quota="7",
         n_selections="1",
         max_megabytes="120",
+        precision="3",
         deadline=f"{year}-01-15T18:30",
         zone="America/New_York",
         auto_publish="1",
@@ -190,7 +191,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         40,
     )
     assert (config.invalid_quota, config.n_selections, config.auto_publish) == (7, 1, True)
-    assert config.max_bytes == 120 * 2**20
+    assert (config.max_bytes, config.precision) == (120 * 2**20, 3)
     assert info.deadline == datetime(year, 1, 15, 23, 30, tzinfo=UTC)  # EST is UTC-5
     assert (info.description, info.rules) == (fields["description"], fields["rules"])
     assert [f.name for f in competitions.files("demo")][1:] == ["README.txt", "train.csv"]
@@ -275,6 +276,7 @@ BAD_CREATIONS = {
         {"max_megabytes": "lots"},
         "Largest submission file in MB must be a whole number",
     ),
+    "precision-high": ({"precision": "40"}, "Decimals shown must be at most 15, got 40"),
     "board": ({"board": "sideways"}, "Choose a per-team or a per-rank board"),
     "slug": ({"slug": "a b/c"}, "The slug (the competition's address) is 1 to 64"),
     "title-long": ({"title": "t" * 201}, "Title is 201 characters long"),

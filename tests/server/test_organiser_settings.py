@@ -82,6 +82,14 @@ def test_settings_form_a_refusal_names_the_field_and_keeps_the_values(client, so
     assert client.app.state.competitions.history("demo") == []
 
 
+def test_settings_form_precision_has_a_ceiling(client, solution):
+    create(client, solution)
+    csrf = sign_in(client)
+    page = client.post("/organiser/c/demo/settings", data=_form(csrf, precision="16"))
+    assert page.status_code == 422
+    assert alert(page.text) == "Decimals shown must be at most 15, got 16."
+
+
 def test_settings_form_auto_publish_needs_a_deadline(client, solution):
     create(client, solution)
     csrf = sign_in(client)

@@ -45,7 +45,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.recommended import RECOMMENDED
-from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
+from ladderboard.rules.config import BOARD_MODES, MAX_PRECISION, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
 from ladderboard.server import organiser_advice
 from ladderboard.server.api.shared import read_data_files, read_upload
@@ -148,6 +148,13 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             "Final submissions a team selects",
             values.get("n_selections", ""),
             default=_DEFAULTS["n_selections"],
+        ),
+        "precision": number(
+            "Decimals shown",
+            values.get("precision", ""),
+            default=_DEFAULTS["precision"],
+            low=0,
+            high=MAX_PRECISION,
         ),
     }
     megabytes = number(

@@ -26,6 +26,7 @@ from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.results import CompetitionInfo, TeamSummary
+from ladderboard.rules.config import MAX_PRECISION
 from ladderboard.server.api.competitions import ORGANISER
 from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
@@ -306,13 +307,13 @@ def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, An
     file-size limit set over the API in bytes stays as it is)."""
     now = settings_fields(info)
     asked: dict[str, Any] = {}
-    for name, label, allow_none, low in (
-        ("daily_quota", "Submissions a day", True, 1),
-        ("total_quota", "Submissions in all", True, 1),
-        ("invalid_quota", "Invalid files in all", True, 1),
-        ("n_selections", "Final submissions a team selects", False, 1),
-        ("max_megabytes", "Largest submission file in MB", False, 1),
-        ("precision", "Decimals shown", False, 0),
+    for name, label, allow_none, low, high in (
+        ("daily_quota", "Submissions a day", True, 1, None),
+        ("total_quota", "Submissions in all", True, 1, None),
+        ("invalid_quota", "Invalid files in all", True, 1, None),
+        ("n_selections", "Final submissions a team selects", False, 1, None),
+        ("max_megabytes", "Largest submission file in MB", False, 1, None),
+        ("precision", "Decimals shown", False, 0, MAX_PRECISION),
     ):
         text = values.get(name, "").strip()
         if text == now[name]:
@@ -320,7 +321,9 @@ def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, An
         if not text:
             wanted = "a whole number or 'none'" if allow_none else "a whole number"
             raise invalid(f"{label} must be {wanted}, not empty")
-        asked[name] = whole_number(label, text, default=None, allow_none=allow_none, low=low)
+        asked[name] = whole_number(
+            label, text, default=None, allow_none=allow_none, low=low, high=high
+        )
     if "max_megabytes" in asked:
         asked["max_bytes"] = cast(int, asked.pop("max_megabytes")) * 2**20
     auto_publish = bool(values.get("auto_publish"))
