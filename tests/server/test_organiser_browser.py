@@ -2,7 +2,8 @@
 Debian's Chromium driven by Playwright against a live uvicorn server.
 
 The organiser creates a competition (ladderboard's default filled in for
-the solution file's public rows, a refusal that keeps every value), imports
+the solution file's public rows, a refusal that keeps every value and the
+solution file), imports
 teams and downloads their tokens once, reads the teams table
 (long names cut, sorted, a team disabled) and the duplicate flags, closes the
 competition after a confirmation, previews the private board and publishes
@@ -136,11 +137,11 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     expect(page.get_by_label("Mechanism", exact=True)).to_have_value("ladder")
     expect(page.get_by_label("Time zone")).to_have_value("Europe/Paris")
     expect(page.get_by_label("Deadline, optional (date and time)")).to_have_value(future)
-    expect(page.get_by_text("Choose the solution file again")).to_be_visible()
+    expect(page.locator("#solution-kept")).to_contain_text("Kept from your last try: solution.csv")
     walk.check("create-refused")
 
-    # With its step and the file chosen again, the competition is created with two data files;
-    # choosing the file again leaves the step the organiser typed.
+    # With its step and the file chosen again (it replaces the kept one), the competition is
+    # created with two data files; choosing the file again leaves the step the organiser typed.
     page.locator("#param-ladder-eta").fill("0.02")
     page.get_by_label("Board", exact=True).select_option("per-rank")
     expect(page.get_by_label("Ranks of a per-rank board")).to_be_visible()

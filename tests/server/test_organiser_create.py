@@ -165,6 +165,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         invalid_quota="7",
         n_selections="1",
         max_megabytes="120",
+        precision="3",
         deadline=f"{year}-01-15T18:30",
         zone="America/New_York",
         auto_publish="1",
@@ -190,7 +191,7 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
         40,
     )
     assert (config.invalid_quota, config.n_selections, config.auto_publish) == (7, 1, True)
-    assert config.max_bytes == 120 * 2**20
+    assert (config.max_bytes, config.precision) == (120 * 2**20, 3)
     assert info.deadline == datetime(year, 1, 15, 23, 30, tzinfo=UTC)  # EST is UTC-5
     assert (info.description, info.rules) == (fields["description"], fields["rules"])
     assert [f.name for f in competitions.files("demo")][1:] == ["README.txt", "train.csv"]
@@ -275,6 +276,7 @@ BAD_CREATIONS = {
         {"max_megabytes": "lots"},
         "Largest submission file in MB must be a whole number",
     ),
+    "precision-high": ({"precision": "40"}, "Decimals shown must be at most 15, got 40"),
     "board": ({"board": "sideways"}, "Choose a per-team or a per-rank board"),
     "slug": ({"slug": "a b/c"}, "The slug (the competition's address) is 1 to 64"),
     "title-long": ({"title": "t" * 201}, "Title is 201 characters long"),
@@ -299,7 +301,7 @@ def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
         if name in ("mechanism", "score", "zone", "board", "auto_publish") or "noise" in name:
             continue  # selects and boxes: checked below
         assert f'value="{value}"' in html or f">{value}</textarea>" in html, name
-    assert "Choose the solution file again" in html
+    assert "Kept from your last try: solution.csv" in re.sub(r"</?strong>", "", html)
     mechanism = sent["mechanism"]
     if mechanism in COMPETITION_MECHANISMS:
         kind = COMPETITION_MECHANISMS[mechanism].input_kind
@@ -325,8 +327,12 @@ def test_create_refuses_a_bad_file_and_stores_nothing(client, solution):
         said = alert(page.text)
         assert message in said and not any(word in said for word in TECHNICAL), said
         assert client.app.state.competitions.competitions() == []
-        if files:
-            assert "Choose the data files again too" in page.text
+        if solution_csv is not None and not files:  # the refused solution is not kept
+            assert "Choose a corrected solution file" in page.text
+            assert "Kept from your last try" not in page.text
+        if files:  # the good solution is kept, the refused data files are not
+            assert "Choose the data files again, corrected" in page.text
+            assert "Kept from your last try: <strong>solution.csv</strong>" in page.text
     create(client, solution)
     before = state(client)
     taken = _post_create(client, csrf, fields, solution.to_csv(), [("new.csv", b"x")])
@@ -430,3 +436,58 @@ def test_every_advice_row_shows_an_advise_command_that_runs(monkeypatch):
         assert isinstance(result.exception, Measured), (row.command(), result.output)
         assert calls[-1]["n"] == row.n and calls[-1]["k"] == BUDGET
         assert calls[-1]["score"] == row.metric
+
+
+def _draft(html: str) -> str:
+    found = re.search(r'name="draft" value="([^"]+)"', html)
+    assert found is not None, "no draft id in the form"
+    return found.group(1)
+
+
+def test_create_keeps_the_files_of_a_refused_form_for_the_next_try(client, make_client, solution):
+    """A refusal keeps the files read and found good, in the store, for the
+    session that sent them; the corrected form creates the competition
+    without choosing them again, and the draft is gone afterwards."""
+    csrf = sign_in(client)
+    fields = _create_form(slug="bad slug!")
+    page = _post_create(client, csrf, fields, solution.to_csv(), [("train.csv", b"x,y\n1,2\n")])
+    assert page.status_code == 422 and "slug" in alert(page.text)
+    text = re.sub(r"</?strong>", "", page.text)
+    assert f"Kept from your last try: solution.csv ({len(solution.to_csv())} bytes)" in text
+    assert "Kept from your last try: train.csv (8 bytes)" in text
+    assert 'id="solution" name="solution" type="file" accept' in page.text  # not required
+    draft = _draft(page.text)
+
+    # Another browser (another session, here on another worker) cannot use the draft.
+    other = make_client()
+    other_csrf = sign_in(other)
+    stolen = _post_create(other, other_csrf, fields | {"slug": "stolen", "draft": draft}, None)
+    assert "Choose the solution file" in alert(stolen.text)
+
+    # A second refusal keeps them still, under the same draft.
+    again = _post_create(client, csrf, fields | {"slug": "ok", "draft": draft, "ranks": "0"}, None)
+    assert again.status_code == 422 and _draft(again.text) == draft
+    assert "Kept from your last try" in again.text
+
+    # The same browser on another worker finds them: they are in the store.
+    worker = make_client()
+    worker.cookies.update(client.cookies)
+    done = _post_create(worker, csrf, fields | {"slug": "kept", "draft": draft}, None)
+    assert done.status_code == 201, alert(done.text)
+    competitions = client.app.state.competitions
+    assert competitions.solution("kept").to_csv() == solution.to_csv()
+    assert competitions.file("kept", "train.csv")[1] == b"x,y\n1,2\n"
+    assert competitions.drafts.kept(client.cookies.get("ladderboard_organiser"), draft).files == ()
+
+
+def test_create_files_chosen_anew_replace_the_kept_ones(client, solution):
+    csrf = sign_in(client)
+    fields = _create_form(slug="bad slug!")
+    page = _post_create(client, csrf, fields, solution.to_csv(), [("old.csv", b"old")])
+    draft = _draft(page.text)
+    done = _post_create(
+        client, csrf, fields | {"slug": "anew", "draft": draft}, None, [("new.csv", b"new")]
+    )
+    assert done.status_code == 201, alert(done.text)
+    names = [f.name for f in client.app.state.competitions.files("anew")]
+    assert names == ["sample_submission.csv", "new.csv"]

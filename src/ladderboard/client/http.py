@@ -154,10 +154,15 @@ class Client(Transport):
         description: str | None = None,
         rules: str | None = None,
         deadline: str | _Keep | None = KEEP,
+        **settings: Any,
     ) -> dict[str, Any]:
-        """Edit the title, the overview (``description``), the rules or the
-        deadline (organiser); ``None`` leaves a text as it is, while
-        ``deadline=None`` removes the deadline and :data:`KEEP` keeps it."""
+        """Edit the title, the overview (``description``), the rules, the
+        deadline or the settings that change while a competition runs
+        (organiser); ``None`` leaves a text as it is, while ``deadline=None``
+        removes the deadline and :data:`KEEP` keeps it. ``settings`` are the
+        other fields of ``PATCH /api/competitions/{slug}`` (``daily_quota``,
+        ``n_selections``, ``max_bytes``, ...), sent as given: a quota of
+        ``None`` is no limit."""
         body: dict[str, Any] = {
             name: value
             for name, value in (("title", title), ("description", description), ("rules", rules))
@@ -165,7 +170,12 @@ class Client(Transport):
         }
         if not isinstance(deadline, _Keep):
             body["deadline"] = deadline
+        body |= settings
         return self._json("PATCH", self._path(slug), json=body)
+
+    def history(self, slug: str) -> list[dict[str, Any]]:
+        """The changes of the competition's settings, oldest first (anyone)."""
+        return self._json("GET", self._path(slug, "history"))
 
     def close(self, slug: str) -> dict[str, Any]:
         """Close the competition (organiser): no more submissions; the private

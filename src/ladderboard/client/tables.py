@@ -226,8 +226,14 @@ def competition_table(info: dict[str, Any]) -> Table:
     table.add_column("field")
     table.add_column("value")
     table.add_row("slug", _plain(info["slug"]))
-    for name in ("title", "score", "mechanism", "board", "daily_quota", "n_public", "n_private"):
+    for name in ("title", "score", "mechanism", "board", "n_public", "n_private"):
         table.add_row(name, _plain(info[name]))
+    for name in ("daily_quota", "total_quota", "invalid_quota"):
+        if name in info:
+            table.add_row(name, "none" if info[name] is None else str(info[name]))
+    for name in ("n_selections", "max_bytes", "precision"):
+        if name in info:
+            table.add_row(name, str(info[name]))
     if info["mechanism_params"]:
         table.add_row("mechanism_params", _plain(info["mechanism_params"]))
     if info.get("board") == "per-rank":

@@ -61,11 +61,13 @@ from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.teams import Teams
 from ladderboard.files.solution import Solution
 from ladderboard.rules.boards import BoardRow
+from ladderboard.rules.changes import SettingChange
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import (
     DEFAULT_URL,
     OrganiserSessions,
     RateLimits,
+    StagedUploads,
     StoreUnavailable,
     TeamSessions,
     database_url,
@@ -154,6 +156,7 @@ class Competitions:
         self.rate_limits = RateLimits(engine)
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
+        self.drafts = StagedUploads(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self._data_files = DataFiles(self.context, self._lifecycle)
@@ -223,10 +226,22 @@ class Competitions:
         description: str | None = None,
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
+        actor: str | None = None,
+        **settings: Any,
     ) -> CompetitionInfo:
         return self._lifecycle.update(
-            slug, title=title, description=description, rules=rules, deadline=deadline
+            slug,
+            title=title,
+            description=description,
+            rules=rules,
+            deadline=deadline,
+            actor=actor,
+            **settings,
         )
+
+    @documented_by(Lifecycle.history)
+    def history(self, slug: str) -> list[SettingChange]:
+        return self._lifecycle.history(slug)
 
     def competition(self, slug: str) -> CompetitionInfo:
         return self._lifecycle.competition(slug)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -25,6 +26,7 @@ from ladderboard.engine.results import (
 from ladderboard.engine.stored_files import checked_files, store_files
 from ladderboard.files.solution import Solution
 from ladderboard.random import KeyedStream
+from ladderboard.rules.changes import EDITABLE, FIXED, SettingChange
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import display_decimals
 from ladderboard.rules.scoring import check_targets
@@ -41,6 +43,11 @@ from ladderboard.store import (
 )
 from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.clock import store_time
+from ladderboard.store.setting_changes import (
+    add_setting_changes,
+    setting_changes,
+    teams_selecting_more_than,
+)
 
 __all__ = ["UNCHANGED", "Lifecycle", "runnable"]
 
@@ -73,6 +80,14 @@ def runnable(config: CompetitionConfig, solution: Solution, key_hex: str) -> Com
     if not pinned:
         return config
     return dataclasses.replace(config, mechanism_params={**config.mechanism_params, **pinned})
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as the store keeps it (a deadline in ISO 8601, tuples as
+    lists), so that a setting given as it is compares equal."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return json.loads(json.dumps(value))
 
 
 class Lifecycle:
@@ -166,12 +181,46 @@ class Lifecycle:
         description: str | None = None,
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
+        actor: str | None = None,
+        **settings: Any,
     ) -> CompetitionInfo:
-        """Edit what the organiser may change while the competition runs: its
-        title, overview and rules (any time), and its deadline (while it is
-        open: a deadline in the future, or ``None`` for none). What is not
-        given stays as it was. The mechanism, the score and the quotas stay
-        fixed: changing them would change the meaning of released scores."""
+        """Edit what the organiser may change while the competition runs,
+        and record each change (:meth:`history`, dated by the engine's
+        clock, by ``actor``). What is not given, or given as it is, stays
+        as it was and is not recorded.
+
+        - The title, overview and rules change at any time, even after the
+          close; the history records that a text changed, and the title's
+          old and new words.
+        - While the competition is open: its deadline (in the future, or
+          ``None`` for none) and the settings of
+          :data:`~ladderboard.rules.changes.EDITABLE` (``daily_quota``,
+          ``total_quota``, ``invalid_quota`` (each ``None`` for no limit),
+          ``n_selections``, ``max_bytes``, ``precision``,
+          ``auto_publish``), checked as at creation
+          (:class:`CompetitionConfig`). A limit applies from now on to
+          what is left: a daily quota lowered below what a team used today
+          leaves it none for today, and takes back nothing submitted. A
+          file-size limit applies to the next file.
+        - ``n_selections`` lowered below what a team has already selected is
+          refused, naming the teams: their choice is theirs to change
+          (nothing drops a selection behind a team's back).
+        - The settings of :data:`~ladderboard.rules.changes.FIXED` (the
+          score, the mechanism and their parameters, the board and its
+          ranks) never change: a released score means what they made it
+          mean, and the audit replays every release under them.
+
+        Raises :class:`ValueError` for a bad value (the messages of
+        creation), :class:`CompetitionClosed` for a change of anything but
+        the texts once the competition is closed, and :class:`Conflict` for
+        a fixed setting or selections that do not fit; a refusal writes
+        nothing."""
+        unknown = sorted(set(settings) - set(EDITABLE) - set(FIXED))
+        if unknown:
+            raise ValueError(
+                f"no setting {', '.join(map(repr, unknown))} to change; "
+                f"the settings that change are {', '.join(EDITABLE)}"
+            )
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
         for field, text in (("description", description), ("rules", rules)):
@@ -179,25 +228,103 @@ class Lifecycle:
                 check_text(field, text, max_chars=DESCRIPTION_CHARS, multiline=True)
         with self.context.transaction() as session:
             competition, store_now = self.context.locked(session, slug)
-            if deadline is not self._UNCHANGED:
-                if lookup.info(competition).is_closed(store_now):
-                    raise CompetitionClosed(
-                        f"competition {slug!r} is closed: its deadline cannot change"
-                    )
-                config = dataclasses.replace(
-                    CompetitionConfig.from_json(competition.config),
-                    deadline=deadline,  # type: ignore[arg-type]  # __post_init__ parses a string
+            config = CompetitionConfig.from_json(competition.config)
+            fixed = [
+                name
+                for name in FIXED
+                if name in settings and _as_json(settings[name]) != _as_json(getattr(config, name))
+            ]
+            if fixed:
+                raise Conflict(
+                    f"the {', '.join(fixed)} of competition {slug!r} cannot change: they are "
+                    "fixed at its creation, as every released score means what they made it "
+                    "mean; create a new competition to use others"
                 )
-                self._check_deadline(config.deadline)
-                competition.config = config.to_json()
-                competition.deadline = config.deadline
-            if title is not None:
-                competition.title = title.strip() or competition.slug
-            if description is not None:
-                competition.description = description
-            if rules is not None:
-                competition.rules = rules
+            changed = {
+                name: settings[name]  # in one order, whatever the caller's
+                for name in EDITABLE
+                if name in settings and _as_json(settings[name]) != _as_json(getattr(config, name))
+            }
+            if deadline is not self._UNCHANGED:
+                changed = {"deadline": deadline, **changed}
+            new_config = dataclasses.replace(config, **changed)  # checked as at creation
+            changed = {
+                name: getattr(new_config, name)
+                for name in changed
+                if _as_json(getattr(new_config, name)) != _as_json(getattr(config, name))
+            }
+            if changed and lookup.info(competition).is_closed(store_now):
+                raise CompetitionClosed(
+                    f"competition {slug!r} is closed: its {', '.join(changed)} cannot change "
+                    "(only its title, overview and rules can)"
+                )
+            if "deadline" in changed:
+                self._check_deadline(new_config.deadline)
+            if new_config.n_selections < config.n_selections:
+                self._check_selections(session, competition, new_config.n_selections)
+            history = [
+                (name, _as_json(getattr(config, name)), _as_json(value))
+                for name, value in changed.items()
+            ]
+            texts = self._edit_texts(competition, title, description, rules)
+            if changed:
+                competition.config = new_config.to_json()
+                competition.deadline = new_config.deadline
+                competition.settings_version += 1
+                session.flush()
+                # A kept board may hold what the settings decided (the final
+                # selection of a team that selected nothing): built again.
+                statements.bump_board_version(session.connection(), competition.id, reset=True)
+            add_setting_changes(
+                session, competition.id, self.context.clock(), texts + history, actor
+            )
             return lookup.info(competition)
+
+    @staticmethod
+    def _edit_texts(
+        competition: CompetitionRow,
+        title: str | None,
+        description: str | None,
+        rules: str | None,
+    ) -> list[tuple[str, Any, Any]]:
+        """Write the texts given; the history's entries of those that
+        changed (a title's words, an overview's or rules' change alone)."""
+        changes: list[tuple[str, Any, Any]] = []
+        if title is not None and (title.strip() or competition.slug) != competition.title:
+            new_title = title.strip() or competition.slug
+            changes.append(("title", competition.title, new_title))
+            competition.title = new_title
+        if description is not None and description != competition.description:
+            changes.append(("description", None, None))
+            competition.description = description
+        if rules is not None and rules != (competition.rules or ""):
+            changes.append(("rules", None, None))
+            competition.rules = rules
+        return changes
+
+    @staticmethod
+    def _check_selections(session: Session, competition: CompetitionRow, limit: int) -> None:
+        """Refuse a limit of final selections below what a team selected."""
+        over = teams_selecting_more_than(session, competition.id, limit)
+        if over:
+            shown = ", ".join(repr(name) for name in over[:10])
+            more = f" and {len(over) - 10} more" if len(over) > 10 else ""
+            raise Conflict(
+                f"{len(over)} team{'s' if len(over) > 1 else ''} ({shown}{more}) selected more "
+                f"than {limit} final submissions: each must select at most {limit} first, "
+                "or keep the limit as it is"
+            )
+
+    def history(self, slug: str) -> list[SettingChange]:
+        """The changes of the competition's settings and texts since its
+        creation, oldest first (:meth:`update`)."""
+        with self.context.reader.connect() as connection, Session(bind=connection) as session:
+            competition = lookup.competition(session, slug)
+            rows = setting_changes(connection, competition.id)
+        return [
+            SettingChange(aware(row.changed_at), row.setting, row.old, row.new, row.actor)
+            for row in rows
+        ]
 
     def competition(self, slug: str) -> CompetitionInfo:
         lookup.refuse_impossible(slug)

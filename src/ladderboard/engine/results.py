@@ -162,6 +162,7 @@ class Admission(NamedTuple):
     invalid: int
     resent: int
     store_now: datetime | None = None  # the store's time of the read
+    settings_version: int | None = None  # the competition's (its quotas change with it)
 
 
 class MemberRead(NamedTuple):

@@ -41,6 +41,7 @@ from ladderboard.engine.targets import (
     StaleTarget,
     Target,
     open_target,
+    read_target,
     refuse_if_closed,
     refuse_if_disabled,
 )
@@ -290,6 +291,9 @@ class Submitter:
         if row is None:  # the competition is gone: forget it
             self.context.caches.targets.pop((slug, team), None)
             raise NotFound(f"no competition {slug!r}")
+        if row.settings_version != target.settings_version:  # edited since it was kept
+            self.context.caches.targets.pop((slug, team), None)
+            target = read_target(self.context, slug, team)
         # An Admission, or the store's row of the same names.
         refuse_if_closed(slug, row.closed_at, row.deadline, aware(row.store_now) or now)
         refuse_if_disabled(team, row.disabled_at)
@@ -321,11 +325,16 @@ class Submitter:
     @staticmethod
     def _lock(connection: Connection, slug: str, target: Target, store_now: datetime | None) -> Any:
         """Lock the target's board; :class:`StaleTarget` when the competition
-        under ``slug`` is no longer the one the target was read from."""
+        under ``slug`` is no longer the one the target was read from, or its
+        settings were edited since."""
         locked = statements.lock_state(
             connection, target.competition_id, target.scope, target.team_id, store_now
         )
-        if locked is None or (locked.slug, locked.commitment) != (slug, target.commitment):
+        if locked is None or (locked.slug, locked.commitment, locked.settings_version) != (
+            slug,
+            target.commitment,
+            target.settings_version,
+        ):
             raise StaleTarget
         return locked
 

@@ -47,7 +47,9 @@ __all__ = [
 class Target:
     """Where a submission goes: what never changes of a competition and a
     team, read once per process. What does change (the close, the team's
-    counts) is read under the lock."""
+    counts) is read under the lock, with the competition's
+    ``settings_version``: a target kept from before an edit of the quotas,
+    the size limit or the deadline is read again."""
 
     competition_id: int
     team_id: int
@@ -58,6 +60,7 @@ class Target:
     checked: bool  # the solution's targets suit the scoring (check_targets)
     classes: Any  # the solution's classes a prediction must be one of, or None
     commitment: str  # unique to the competition's creation
+    settings_version: int  # counts the edits of ``config`` and ``deadline``
 
     @property
     def scope(self) -> str:
@@ -185,6 +188,7 @@ def read_target(context: EngineContext, slug: str, team: str) -> Target:
         checked=caches.solutions.suits((row.competition_id, row.commitment), solution, scoring),
         classes=solution.classes if scoring.takes_labels else None,
         commitment=row.commitment,
+        settings_version=row.settings_version,
     )
     targets[slug, team] = target
     return target

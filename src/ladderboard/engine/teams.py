@@ -293,6 +293,7 @@ class Teams:
             row.admission_invalid,
             row.admission_resent,
             row.store_now,
+            row.settings_version,
         )
         return MemberRead(info, team, admission, row.rate_tat)
 

@@ -16,9 +16,12 @@ from ladderboard.mechanisms.parameters import complete_params
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.text import check_json
 
-__all__ = ["BOARD_MODES", "CompetitionConfig", "Scoring"]
+__all__ = ["BOARD_MODES", "MAX_PRECISION", "CompetitionConfig", "Scoring"]
 
 BOARD_MODES = ("per-team", "per-rank")
+MAX_PRECISION = 15
+"""The most decimals a board shows: a double carries about 15 significant
+digits, and any beyond show rounding, not the score."""
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,7 @@ class CompetitionConfig:
     n_selections : int
         Final submissions a team may select (default 2).
     precision : int
-        Decimals shown on the boards.
+        Decimals shown on the boards, at most :data:`MAX_PRECISION`.
     max_bytes : int
         Largest submission file accepted, compressed or not.
 
@@ -163,6 +166,11 @@ class CompetitionConfig:
         check_int("n_selections", self.n_selections, 1)
         check_int("ranks", self.ranks, 1)
         check_int("precision", self.precision, 0)
+        if self.precision > MAX_PRECISION:
+            raise ValueError(
+                f"precision must be at most {MAX_PRECISION} (the decimals a float carries), "
+                f"got {self.precision}"
+            )
         check_int("max_bytes", self.max_bytes, 1)
         for name in ("mechanism_params", "score_params"):
             value = getattr(self, name)

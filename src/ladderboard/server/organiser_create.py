@@ -18,9 +18,14 @@ The advisor's table (:mod:`.organiser_advice`) preselects another setting
 only where it measured one better than the default by more than its
 intervals.
 
-A refusal shows the form again with every value as sent (a browser cannot
-keep a chosen file: the page says to choose it again) and one sentence that
-names the field by its label, never the words of a Python exception.
+A refusal shows the form again with every value as sent and one sentence
+that names the field by its label, never the words of a Python exception.
+A browser cannot put a chosen file back into a file field, so the files
+read and found good (the solution parsed, the data files named and sized
+well) are kept in the store for the next try
+(:class:`~ladderboard.store.StagedUploads`, under a random draft id in a
+hidden field, bound to the organiser's session, for two hours): the page
+lists them, and the next submit uses them unless other files are chosen.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.recommended import RECOMMENDED
-from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
+from ladderboard.rules.config import BOARD_MODES, MAX_PRECISION, CompetitionConfig
 from ladderboard.rules.text import check_json, check_slug
 from ladderboard.server import organiser_advice
 from ladderboard.server.api.shared import read_data_files, read_upload
@@ -59,6 +64,7 @@ from ladderboard.server.organiser_mechanisms import display_name, mechanism_fiel
 from ladderboard.server.organiser_session import (
     check_form,
     organiser_page,
+    session_cookie,
     sign_in_page,
     signed_in,
 )
@@ -142,6 +148,13 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             "Final submissions a team selects",
             values.get("n_selections", ""),
             default=_DEFAULTS["n_selections"],
+        ),
+        "precision": number(
+            "Decimals shown",
+            values.get("precision", ""),
+            default=_DEFAULTS["precision"],
+            low=0,
+            high=MAX_PRECISION,
         ),
     }
     megabytes = number(
@@ -259,11 +272,34 @@ def _unreadable(
 def _create(
     request: Request, competitions: Competitions, settings: Settings, form: FormData
 ) -> HTMLResponse:
+    """Read the files first, then the fields: a refusal keeps the files that
+    were read and found good (:class:`~ladderboard.store.StagedUploads`),
+    so the next try need not choose them again; files chosen anew replace
+    the kept ones."""
     values = _values(form)
     solution_upload = _uploads(form, "solution")
     data_uploads = _uploads(form, "files")
+    cookie = session_cookie(request)
+    draft = values.get("draft", "")[:64]
+    solution_file: tuple[str, bytes] | None = None
+    data_files: list[tuple[str, bytes]] = []
+    checked = False  # a form not checked to come from the session touches no draft
     try:
         check_form(request, competitions, settings, values.get("csrf", ""))
+        checked = True
+        kept = competitions.drafts.kept(cookie, draft)
+        solution_file = kept.solution
+        data_files = list(kept.files)
+        if solution_upload:
+            solution_file = None  # a new choice: the kept one is dropped, good or not
+            data = read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
+            Solution.from_csv(data, max_bytes=settings.max_upload_bytes)  # refused: not kept
+            solution_file = (solution_upload[0].filename or "solution.csv", data)
+        if data_uploads:
+            data_files = []
+            if len(data_uploads) > MAX_DATA_FILES:
+                raise invalid(f"at most {MAX_DATA_FILES} data files at once")
+            data_files = read_data_files(data_uploads, settings)
         slug = values.get("slug", "").strip()
         try:
             check_slug(slug)
@@ -272,13 +308,9 @@ def _create(
                 "the slug (the competition's address) is 1 to 64 letters, digits, '-' or '_'"
             ) from None
         config = read_config(values)
-        if not solution_upload:
+        if solution_file is None:
             raise invalid("choose the solution file")
-        if len(data_uploads) > MAX_DATA_FILES:
-            raise invalid(f"at most {MAX_DATA_FILES} data files at once")
-        data = read_upload(solution_upload[0].file, settings.max_upload_bytes, "solution file")
-        solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
-        data_files = read_data_files(data_uploads, settings)
+        solution = Solution.from_csv(solution_file[1], max_bytes=settings.max_upload_bytes)
         display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
             info = competitions.create(
@@ -297,15 +329,20 @@ def _create(
         status, text = refusal(exc)
         if not signed_in(request, competitions, settings):
             return sign_in_page(request, status, error=text, next_path="/organiser/new")
+        if checked and (solution_file is not None or data_files or draft):
+            draft = competitions.drafts.keep(cookie, draft, solution_file, data_files)
         return create_form(
             request,
             settings,
             status,
-            values,
+            values | {"draft": draft},
             error=text,
-            choose_again=bool(solution_upload),
-            choose_files_again=bool(data_uploads),
+            kept_solution=_listed(solution_file),
+            kept_files=[_listed(file) for file in data_files],
+            choose_again=bool(solution_upload) and solution_file is None,
+            choose_files_again=bool(data_uploads) and not data_files,
         )
+    competitions.drafts.forget(cookie, draft)
     return desk(
         request,
         competitions,
@@ -315,3 +352,8 @@ def _create(
         created=info,
         created_files=[name for name, _ in data_files],
     )
+
+
+def _listed(file: tuple[str, bytes] | None) -> dict[str, Any] | None:
+    """A kept file as the form lists it: its name and size."""
+    return None if file is None else {"name": file[0], "size": len(file[1])}

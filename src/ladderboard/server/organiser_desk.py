@@ -2,8 +2,10 @@
 
 What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
 the teams with their activity (sortable by each column, 50 a page), the
-duplicate flags, the title, overview and rules, the deadline and the data
-files, each with the form that edits it, and the private board once the
+duplicate flags, the title, overview and rules, the deadline, the settings
+that may change while it runs (quotas, final selections, file size, decimals,
+automatic publication) with their history, and the data files, each with the
+form that edits it, and the private board once the
 competition is closed. Teams are added, imported, disabled and looked at in
 :mod:`.organiser_teams`; closing and publishing, each behind a confirmation
 page, are :mod:`.organiser_closing`; the export and the audit bundle,
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
@@ -26,6 +28,8 @@ from fastapi.responses import HTMLResponse
 from ladderboard.engine import Competitions
 from ladderboard.engine.results import CompetitionInfo, TeamSummary
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
+from ladderboard.rules.config import MAX_PRECISION
+from ladderboard.server.api.competitions import ORGANISER
 from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (
@@ -34,6 +38,7 @@ from ladderboard.server.organiser_forms import (
     invalid,
     local_fields,
     time_zones,
+    whole_number,
 )
 from ladderboard.server.organiser_session import (
     check_form,
@@ -166,6 +171,8 @@ def desk(
         zones=time_zones(),
         deadline_local=local_fields(info.deadline),
         mechanisms=sorted(COMPETITION_MECHANISMS),
+        settings_now=settings_fields(info),
+        history=competitions.history(info.slug),
         **extra,
     )
 
@@ -234,7 +241,7 @@ def edit_details(
         check_form(request, competitions, settings, csrf)
         try:
             info = competitions.update(
-                slug, title=title.strip(), description=description, rules=rules
+                slug, title=title.strip(), description=description, rules=rules, actor=ORGANISER
             )
         except ValueError as exc:
             raise invalid(str(exc)) from None
@@ -264,7 +271,7 @@ def change_deadline(
         if when is None and not no_deadline:
             raise invalid("choose the new deadline's date and time, or tick 'No deadline'")
         try:
-            info = competitions.update(slug, deadline=when)
+            info = competitions.update(slug, deadline=when, actor=ORGANISER)
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
@@ -276,6 +283,107 @@ def change_deadline(
         if when is None
         else (f"The deadline is now {when:%Y-%m-%d %H:%M} UTC.")
     )
+    return desk(request, competitions, settings, info, done=done)
+
+
+# ------------------------------------------------------------------ settings
+def settings_fields(info: CompetitionInfo) -> dict[str, str]:
+    """The settings form's fields as the competition has them now."""
+    config = info.config
+
+    def limit(value: int | None) -> str:
+        return "none" if value is None else str(value)
+
+    return {
+        "daily_quota": limit(config.daily_quota),
+        "total_quota": limit(config.total_quota),
+        "invalid_quota": limit(config.invalid_quota),
+        "n_selections": str(config.n_selections),
+        "max_megabytes": f"{config.max_bytes / 2**20:g}",
+        "precision": str(config.precision),
+        "auto_publish": "1" if config.auto_publish else "",
+    }
+
+
+def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, Any]:
+    """The settings the form's fields ask for, each refusal naming its field
+    by its label; a field left as the desk showed it is not a change (a
+    file-size limit set over the API in bytes stays as it is)."""
+    now = settings_fields(info)
+    asked: dict[str, Any] = {}
+    for name, label, allow_none, low, high in (
+        ("daily_quota", "Submissions a day", True, 1, None),
+        ("total_quota", "Submissions in all", True, 1, None),
+        ("invalid_quota", "Invalid files in all", True, 1, None),
+        ("n_selections", "Final submissions a team selects", False, 1, None),
+        ("max_megabytes", "Largest submission file in MB", False, 1, None),
+        ("precision", "Decimals shown", False, 0, MAX_PRECISION),
+    ):
+        text = values.get(name, "").strip()
+        if text == now[name]:
+            continue
+        if not text:
+            wanted = "a whole number or 'none'" if allow_none else "a whole number"
+            raise invalid(f"{label} must be {wanted}, not empty")
+        asked[name] = whole_number(
+            label, text, default=None, allow_none=allow_none, low=low, high=high
+        )
+    if "max_megabytes" in asked:
+        asked["max_bytes"] = cast(int, asked.pop("max_megabytes")) * 2**20
+    auto_publish = bool(values.get("auto_publish"))
+    if auto_publish != info.config.auto_publish:
+        if auto_publish and info.deadline is None:
+            raise invalid(
+                "publishing the private board at the deadline needs a deadline: set one "
+                "first, or untick 'Publish automatically'"
+            )
+        asked["auto_publish"] = auto_publish
+    return asked
+
+
+@router.post("/organiser/c/{slug}/settings", response_class=HTMLResponse)
+def change_settings(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: Annotated[str, Form()] = "",
+    daily_quota: Annotated[str, Form()] = "",
+    total_quota: Annotated[str, Form()] = "",
+    invalid_quota: Annotated[str, Form()] = "",
+    n_selections: Annotated[str, Form()] = "",
+    max_megabytes: Annotated[str, Form()] = "",
+    precision: Annotated[str, Form()] = "",
+    auto_publish: Annotated[str, Form()] = "",
+) -> HTMLResponse:
+    """The quotas, the final selections, the largest file, the decimals
+    shown and automatic publication, while the competition is open; each
+    change recorded and shown on the Rules page."""
+    values = {
+        "daily_quota": daily_quota,
+        "total_quota": total_quota,
+        "invalid_quota": invalid_quota,
+        "n_selections": n_selections,
+        "max_megabytes": max_megabytes,
+        "precision": precision,
+        "auto_publish": auto_publish,
+    }
+    try:
+        check_form(request, competitions, settings, csrf)
+        info = competitions.competition(slug)
+        asked = read_settings(values, info)
+        recorded = len(competitions.history(slug))
+        try:
+            info = competitions.update(slug, actor=ORGANISER, **asked)
+        except (TypeError, ValueError) as exc:
+            raise invalid(str(exc)) from None
+    except REFUSALS as exc:
+        return refused(request, competitions, settings, slug, exc, setting_values=values)
+    changes = competitions.history(slug)[recorded:]
+    if not changes:
+        done = "Nothing changed: every setting is as it was."
+    else:
+        done = "Saved: " + "; ".join(change.words for change in changes) + "."
     return desk(request, competitions, settings, info, done=done)
 
 

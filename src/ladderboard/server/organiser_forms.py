@@ -98,10 +98,16 @@ def local_fields(moment: datetime | None, zone: str = DEFAULT_ZONE) -> str:
 
 
 def whole_number(
-    label: str, text: str, *, default: int | None, allow_none: bool = False, low: int = 1
+    label: str,
+    text: str,
+    *,
+    default: int | None,
+    allow_none: bool = False,
+    low: int = 1,
+    high: int | None = None,
 ) -> int | None:
     """A whole-number field: empty → ``default``; ``none`` (when allowed) →
-    no limit; else an integer of at least ``low``.
+    no limit; else an integer of at least ``low`` (and at most ``high``).
 
     >>> whole_number("Submissions a day", "", default=5), whole_number("Ranks", " 3 ", default=10)
     (5, 3)
@@ -120,6 +126,8 @@ def whole_number(
     number = int(value)
     if number < low:
         raise invalid(f"{label} must be at least {low}, got {number}")
+    if high is not None and number > high:
+        raise invalid(f"{label} must be at most {high}, got {number}")
     return number
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "organiser_page",
     "safe_next",
     "same_origin",
+    "session_cookie",
     "sign_in_page",
     "signed_in",
 ]
@@ -42,6 +43,12 @@ COOKIE = "ladderboard_organiser"
 
 def _session(request: Request) -> str:
     return request.cookies.get(COOKIE, "")
+
+
+def session_cookie(request: Request) -> str:
+    """The organiser's session cookie of ``request`` (empty without one):
+    what binds a form's kept files to the browser that sent them."""
+    return _session(request)
 
 
 def csrf_of(settings: Settings, request: Request) -> str:

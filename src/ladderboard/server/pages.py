@@ -159,7 +159,9 @@ def rules(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLRes
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
-    return _page(request, competitions, info, "rules.html", "rules")
+    return _page(
+        request, competitions, info, "rules.html", "rules", changes=competitions.history(slug)
+    )
 
 
 # -------------------------------------------------------------- leaderboard

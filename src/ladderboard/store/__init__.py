@@ -32,6 +32,8 @@ from ladderboard.store.models import (
     OrganiserSessionRow,
     RateLimitRow,
     RejectionRow,
+    SettingChangeRow,
+    StagedUploadRow,
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
@@ -39,6 +41,7 @@ from ladderboard.store.models import (
     TeamStandingRow,
 )
 from ladderboard.store.shared_limits import OrganiserSessions, RateLimits, TeamSessions
+from ladderboard.store.staged_uploads import Draft, StagedUploads
 
 __all__ = [
     "DEFAULT_URL",
@@ -46,6 +49,7 @@ __all__ = [
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
+    "Draft",
     "DuplicateFlagRow",
     "MechanismArrayRow",
     "MechanismStateRow",
@@ -54,6 +58,9 @@ __all__ = [
     "RateLimitRow",
     "RateLimits",
     "RejectionRow",
+    "SettingChangeRow",
+    "StagedUploadRow",
+    "StagedUploads",
     "StoreUnavailable",
     "SubmissionFileRow",
     "SubmissionRow",

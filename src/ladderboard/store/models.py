@@ -12,7 +12,7 @@ newest migration describe the same schema, which a test checks.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -42,6 +42,8 @@ __all__ = [
     "OrganiserSessionRow",
     "RateLimitRow",
     "RejectionRow",
+    "SettingChangeRow",
+    "StagedUploadRow",
     "SubmissionFileRow",
     "SubmissionRow",
     "TeamRow",
@@ -103,6 +105,11 @@ class CompetitionRow(Base):
     # as changed standings (the close, the publication, a selection): a
     # board kept from before it is built afresh, not patched.
     board_reset_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Counts the changes to ``config`` and ``deadline`` (the organiser's
+    # edits, each in its own transaction): a process that kept what a
+    # submission reads of them (its quotas, its size limit) reads them again
+    # when the count under the lock is not the one it kept.
+    settings_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class CompetitionSolutionRow(Base):
@@ -331,5 +338,45 @@ class TeamSessionRow(Base):
 
     sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
     team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
+
+
+class SettingChangeRow(Base):
+    """One change of a competition's setting while it runs, as the Rules page
+    lists it: when (the engine's clock), which setting, its value before and
+    after (JSON; both ``None`` for the overview and the rules, whose change
+    is recorded but not their text twice), and who made it."""
+
+    __tablename__ = "setting_changes"
+    __table_args__ = (Index("ix_setting_changes_competition", "competition_id", "id"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    changed_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    setting: Mapped[str] = mapped_column(String(40))
+    old: Mapped[Any] = mapped_column(JSON, nullable=True)
+    new: Mapped[Any] = mapped_column(JSON, nullable=True)
+    # Who changed it: "organiser" for the organiser's token; a person's
+    # name once organisers have accounts of their own.
+    actor: Mapped[str | None] = mapped_column(String(100), nullable=True)
+
+
+class StagedUploadRow(Base):
+    """A file of a creation form that was refused, kept for the organiser's
+    next try (a browser cannot choose a file again by itself): packed
+    (:func:`ladderboard.store.blobs.pack`), under the SHA-256 of the form's
+    random draft id and of the session that sent it, until ``expires_at``."""
+
+    __tablename__ = "staged_uploads"
+    __table_args__ = (Index("ix_staged_uploads_draft", "draft_sha256", "session_sha256"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    draft_sha256: Mapped[str] = mapped_column(String(64))
+    session_sha256: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(10))  # "solution" or "data"
+    name: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(BigInteger)  # of the file as uploaded
+    data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)

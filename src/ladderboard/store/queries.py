@@ -91,6 +91,7 @@ _INFO_COLUMNS = (
     CompetitionRow.commitment,
     CompetitionRow.rules,
     CompetitionRow.key_revealed_at,
+    CompetitionRow.settings_version,
 )
 
 

@@ -88,6 +88,7 @@ TARGET = (
         CompetitionRow.deadline,
         CompetitionRow.solution_sha256,
         CompetitionRow.commitment,
+        CompetitionRow.settings_version,
         TeamRow.id.label("team_id"),
     )
     .join(TeamRow, TeamRow.competition_id == CompetitionRow.id)
@@ -105,6 +106,7 @@ LOCK_STATE = (
         CompetitionRow.commitment,
         CompetitionRow.slug,
         CompetitionRow.deadline,
+        CompetitionRow.settings_version,
         _DISABLED.label("disabled_at"),
         STORE_NOW.label("store_now"),
     )
@@ -196,6 +198,7 @@ ADMISSION = select(
         )
     ),
     STORE_NOW.label("store_now"),
+    CompetitionRow.settings_version,
 ).where(CompetitionRow.id == bindparam("competition"))
 # The member read (the competition and the caller's team) with the same counts
 # for the team it finds, correlated to its row, so that a submission's
@@ -367,7 +370,7 @@ def team_counts(
 def target(connection: Any, slug: str, team: str) -> Any:
     """A team of a competition as a submission needs it, or ``None``: a row
     of ``competition_id``, ``config``, ``deadline``, ``solution_sha256``,
-    ``commitment`` and ``team_id``."""
+    ``commitment``, ``settings_version`` and ``team_id``."""
     return connection.execute(TARGET, {"slug": slug, "team": team}).first()
 
 
@@ -380,7 +383,7 @@ def admission(
     store_now: datetime | None,
 ) -> Any:
     """``(closed_at, deadline, disabled_at, today, total, invalid, resent,
-    store_now)``: what refuses a submission before its file is read
+    store_now, settings_version)``: what refuses a submission before its file is read
     (``today`` counts the valid submissions stamped in ``day``), with the
     store's time (``store_now`` when given), or ``None`` when the
     competition is gone."""
@@ -422,8 +425,8 @@ def lock_state(
 ) -> Any:
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
-    closed_at, secret_key, commitment, slug, deadline, disabled_at,
-    store_now)`` (``disabled_at`` of team ``team_id``; ``store_now`` the
+    closed_at, secret_key, commitment, slug, deadline, settings_version,
+    disabled_at, store_now)`` (``disabled_at`` of team ``team_id``; ``store_now`` the
     store's time, see :mod:`~ladderboard.store.clock`) or ``None``. The
     close is read here without its lock, to refuse early: the submission's
     :data:`BUMP_IF_OPEN` decides."""

@@ -13,6 +13,18 @@ from typing import Annotated, Any
 import typer
 
 from ladderboard.client.cli.bundle import create_from, dump, refuse_beside_from
+from ladderboard.client.cli.competition_settings import (
+    AutoPublishEditOption,
+    DailyQuotaOption,
+    InvalidQuotaOption,
+    MaxBytesOption,
+    PrecisionOption,
+    ScoreParamOption,
+    SelectionsOption,
+    TotalQuotaOption,
+    form_fields,
+    setting_fields,
+)
 from ladderboard.client.cli.shared import (
     BAR_BYTES,
     EXIT_STATUS,
@@ -123,9 +135,6 @@ DataFileOption = Annotated[
         "--data-file", exists=True, dir_okay=False, help="A file for the teams (repeatable)."
     ),
 ]
-DailyQuotaOption = Annotated[
-    str | None, typer.Option("--daily-quota", help="Submissions per day, or 'none'.")
-]
 BoardOption = Annotated[
     Board | None,
     typer.Option(help="One score per team (the default), or a board of ranks."),
@@ -177,6 +186,12 @@ def competition_create(
     ] = None,
     data_file: DataFileOption = None,
     daily_quota: DailyQuotaOption = None,
+    total_quota: TotalQuotaOption = None,
+    invalid_quota: InvalidQuotaOption = None,
+    n_selections: SelectionsOption = None,
+    max_bytes: MaxBytesOption = None,
+    precision: PrecisionOption = None,
+    score_param: ScoreParamOption = None,
     deadline: Annotated[
         str | None, typer.Option(help="ISO 8601 with a time zone (default: none).")
     ] = None,
@@ -199,6 +214,15 @@ def competition_create(
     if slug is None or solution is None or score is None:
         fail("give SLUG, --solution and --score, or a bundle with --from", USAGE)
     params = _mechanism_params(mechanism, param)
+    settings = setting_fields(
+        daily_quota=daily_quota,
+        total_quota=total_quota,
+        invalid_quota=invalid_quota,
+        n_selections=n_selections,
+        max_bytes=max_bytes,
+        precision=precision,
+        score_param=score_param,
+    )
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     files = [(path.name, path.read_bytes()) for path in data_file or []]
@@ -220,11 +244,11 @@ def competition_create(
                 title=title,
                 description=description,
                 rules=rules,
-                daily_quota=daily_quota,
                 deadline=None if checked is None or checked.lower() == "none" else checked,
                 board=None if board is None else board.value,
                 ranks=ranks,
                 auto_publish=auto_publish or None,
+                **form_fields(settings),
             ),
             organiser=True,
         )
@@ -247,18 +271,44 @@ def competition_edit(
         str | None,
         typer.Option(help="A later deadline, ISO 8601 with a time zone, or 'none' (open only)."),
     ] = None,
+    daily_quota: DailyQuotaOption = None,
+    total_quota: TotalQuotaOption = None,
+    invalid_quota: InvalidQuotaOption = None,
+    n_selections: SelectionsOption = None,
+    max_bytes: MaxBytesOption = None,
+    precision: PrecisionOption = None,
+    auto_publish: AutoPublishEditOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
     as_csv: CsvOption = False,
 ) -> None:
-    """Edit a competition's title, overview, rules or deadline (organiser)."""
+    """Edit a competition's texts, deadline or settings (organiser).
+
+    The texts change at any time; the deadline and the settings while the
+    competition is open, each from now on (nothing submitted is undone).
+    Every change is recorded and listed on the Rules page. The score, the
+    mechanism and the board are fixed at creation."""
     from ladderboard.client.http import KEEP
     from ladderboard.client.tables import competition_table
 
     fmt = output_format(as_json, as_csv)
-    if title is None and overview_file is None and rules_file is None and deadline is None:
-        fail("nothing to change: give --title, --overview-file, --rules-file or --deadline", USAGE)
+    settings = setting_fields(
+        daily_quota=daily_quota,
+        total_quota=total_quota,
+        invalid_quota=invalid_quota,
+        n_selections=n_selections,
+        max_bytes=max_bytes,
+        precision=precision,
+        auto_publish=auto_publish,
+    )
+    given = (title, overview_file, rules_file, deadline)
+    if all(value is None for value in given) and not settings:
+        fail(
+            "nothing to change: give --title, --overview-file, --rules-file, --deadline "
+            "or a setting (--daily-quota, --n-selections, ...)",
+            USAGE,
+        )
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     checked = _deadline(deadline)
@@ -267,7 +317,12 @@ def competition_edit(
         server,
         token,
         lambda c: c.update_competition(
-            slug, title=title, description=description, rules=rules, deadline=new_deadline
+            slug,
+            title=title,
+            description=description,
+            rules=rules,
+            deadline=new_deadline,
+            **settings,
         ),
         organiser=True,
     )

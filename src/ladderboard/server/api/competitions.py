@@ -25,11 +25,20 @@ from ladderboard.server.api.shared import (
     read_upload,
 )
 from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, SettingsDep
-from ladderboard.server.schemas import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas import (
+    CommitmentOut,
+    CompetitionOut,
+    CompetitionPatch,
+    SettingChangeOut,
+)
 
 __all__ = ["MECHANISM_FIELD", "MECHANISM_PARAMS_FIELD", "competition_config", "router"]
 
 router = APIRouter()
+
+ORGANISER = "organiser"
+"""Who a change made with the organiser's token is recorded as."""
+_NULL_MEANS_NONE = frozenset({"deadline", "daily_quota", "total_quota", "invalid_quota"})
 
 MECHANISM_FIELD = (
     "A mechanism's registered name. Omitted: ladderboard's default, "
@@ -73,9 +82,6 @@ def create_competition(
     invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
-    precision: Annotated[
-        int | None, Form(ge=0, description="Decimals shown on the boards (default 5).")
-    ] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
     auto_publish: Annotated[
@@ -87,6 +93,9 @@ def create_competition(
             ge=1,
             description=MAX_BYTES_FIELD,
         ),
+    ] = None,
+    precision: Annotated[
+        int | None, Form(ge=0, description="The most decimals a score shows (default 5).")
     ] = None,
     files: Annotated[
         list[UploadFile] | None, File(description="Data files for the participants.")
@@ -106,8 +115,8 @@ def create_competition(
             "invalid_quota": invalid_quota,
             "deadline": deadline,
             "n_selections": n_selections,
-            "precision": precision,
             "max_bytes": max_bytes,
+            "precision": precision,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -225,24 +234,41 @@ def publish_competition(
     "/competitions/{slug}",
     responses=errors(401, 403, 404, 409, 422, 429),
     response_model=CompetitionOut,
-    summary="Edit the title, overview, rules or deadline (organiser)",
-    description="A deadline changes only while the competition is open, and only to a "
-    "time in the future (or null: none). The mechanism, score and quotas stay fixed.",
+    summary="Change the settings, texts or deadline (organiser)",
+    description="The texts change at any time; the deadline, the quotas, the final "
+    "selections, the file size, the precision and automatic publication while the "
+    "competition is open (409 after the close). The score, the mechanism, their "
+    "parameters and the board are fixed at creation (409). Fields left out stay as "
+    "they are; each change is recorded in the competition's history.",
 )
 def update_competition(
     body: CompetitionPatch, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> CompetitionOut:
+    # A field sent as null means "no limit" (or "no deadline") where it may;
+    # a text or a setting that takes no null is left as it is.
     changes: dict[str, Any] = {
         name: getattr(body, name)
-        for name in ("title", "description", "rules")
-        if getattr(body, name) is not None
+        for name in body.model_fields_set
+        if getattr(body, name) is not None or name in _NULL_MEANS_NONE
     }
-    if "deadline" in body.model_fields_set:
-        changes["deadline"] = body.deadline
     try:
-        return _out(competitions, competitions.update(competition.slug, **changes))
+        return _out(competitions, competitions.update(competition.slug, actor=ORGANISER, **changes))
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
+
+
+@router.get(
+    "/competitions/{slug}/history",
+    responses=errors(404, 422),
+    response_model=list[SettingChangeOut],
+    summary="The changes of the competition's settings, oldest first",
+    description="What the Rules page lists under 'Changes to these rules': each change's "
+    "time, setting, values before and after, and the change in plain words.",
+)
+def competition_history(
+    competitions: CompetitionsDep, competition: Competition
+) -> list[SettingChangeOut]:
+    return [SettingChangeOut.of(change) for change in competitions.history(competition.slug)]
 
 
 def competition_config(
@@ -273,8 +299,8 @@ def competition_config(
             options[name] = parsed
     if form["deadline"]:
         options["deadline"] = form["deadline"]
-    for name in ("ranks", "n_selections", "precision", "max_bytes"):
-        if form[name] is not None:
+    for name in ("ranks", "n_selections", "max_bytes", "precision"):
+        if form.get(name) is not None:
             options[name] = form[name]
     try:
         return CompetitionConfig(score=score, mechanism=named, **options)

@@ -16,7 +16,12 @@ from ladderboard.server.schemas.boards import (
     RescoreOut,
     RescoreRowOut,
 )
-from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
+from ladderboard.server.schemas.competitions import (
+    CommitmentOut,
+    CompetitionOut,
+    CompetitionPatch,
+    SettingChangeOut,
+)
 from ladderboard.server.schemas.exports import AuditIn, AuditOut
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
@@ -59,6 +64,7 @@ __all__ = [
     "RescoreRowOut",
     "SelectionIn",
     "SelectionOut",
+    "SettingChangeOut",
     "SubmissionCreated",
     "SubmissionOut",
     "TeamCreated",

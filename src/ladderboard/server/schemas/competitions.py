@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ladderboard.engine.results import CompetitionInfo
+from ladderboard.rules.changes import SettingChange
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch"]
+__all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch", "SettingChangeOut"]
 
 
 class CompetitionOut(BaseModel):
@@ -25,15 +26,15 @@ class CompetitionOut(BaseModel):
     greater_is_better: bool = Field(description="Whether a higher score is better.")
     mechanism: str
     mechanism_params: dict[str, Any]
-    score_params: dict[str, Any] = Field(description="The loss's parameters (e.g. clip).")
+    score_params: dict[str, Any] = Field(description="The parameters of the score's loss.")
     board: str
     ranks: int = Field(description="The ranks of a per-rank board.")
     daily_quota: int | None
     total_quota: int | None
     invalid_quota: int | None
     n_selections: int
-    precision: int = Field(description="The most decimals a board shows.")
-    max_bytes: int = Field(description="The largest submission file accepted, in bytes.")
+    max_bytes: int = Field(description="The largest submission file, in bytes, compressed or not.")
+    precision: int = Field(description="The most decimals a score is shown with.")
     created_at: datetime
     deadline: datetime | None
     closed_at: datetime | None
@@ -71,8 +72,8 @@ class CompetitionOut(BaseModel):
             total_quota=config.total_quota,
             invalid_quota=config.invalid_quota,
             n_selections=config.n_selections,
-            precision=config.precision,
             max_bytes=config.max_bytes,
+            precision=config.precision,
             created_at=info.created_at,
             deadline=info.deadline,
             closed_at=info.closed_at,
@@ -98,9 +99,17 @@ class CommitmentOut(BaseModel):
     )
 
 
+_FIXED = "Fixed at creation: a value other than the competition's is refused (409)."
+_NO_LIMIT = "A whole number of at least 1, or null for no limit. Open only."
+
+
 class CompetitionPatch(BaseModel):
     """What the organiser may change while a competition runs; what is left
-    out stays as it is."""
+    out, or sent as it is, stays as it is. Each change is recorded
+    (``GET /api/competitions/{slug}/history``). Limits apply from the change
+    on, to what is left: nothing already submitted is taken back."""
+
+    model_config = ConfigDict(extra="forbid")
 
     title: str | None = None
     description: str | None = Field(None, description="The overview, Markdown.")
@@ -108,3 +117,44 @@ class CompetitionPatch(BaseModel):
     deadline: datetime | None = Field(
         None, description="A later deadline, with a time zone; null for none. Open only."
     )
+    daily_quota: int | None = Field(
+        None, description="Valid submissions a team a UTC day. " + _NO_LIMIT
+    )
+    total_quota: int | None = Field(
+        None, description="Valid submissions a team in all. " + _NO_LIMIT
+    )
+    invalid_quota: int | None = Field(None, description="Refused files a team in all. " + _NO_LIMIT)
+    n_selections: int | None = Field(
+        None,
+        description="Final submissions a team may select; refused (409) below what a team "
+        "already selected. Open only.",
+    )
+    max_bytes: int | None = Field(
+        None, description="The largest submission file, bytes. Open only."
+    )
+    precision: int | None = Field(None, description="The most decimals a score shows. Open only.")
+    auto_publish: bool | None = Field(
+        None, description="Publish the private board and the key at the deadline. Open only."
+    )
+    score: str | None = Field(None, description=_FIXED)
+    score_params: dict[str, Any] | None = Field(None, description=_FIXED)
+    mechanism: str | None = Field(None, description=_FIXED)
+    mechanism_params: dict[str, Any] | None = Field(None, description=_FIXED)
+    board: str | None = Field(None, description=_FIXED)
+    ranks: int | None = Field(None, description=_FIXED)
+
+
+class SettingChangeOut(BaseModel):
+    """One change of a competition's settings, as its Rules page shows it."""
+
+    at: datetime = Field(description="When the change was made (UTC); it applies from then.")
+    setting: str = Field(description="The setting's name, as in the competition's JSON.")
+    old: Any = Field(description="The value before (null for a text, whose words are not kept).")
+    new: Any = Field(description="The value after (null for a text).")
+    words: str = Field(description="The change in plain words.")
+
+    @classmethod
+    def of(cls, change: SettingChange) -> SettingChangeOut:
+        return cls(
+            at=change.at, setting=change.setting, old=change.old, new=change.new, words=change.words
+        )
