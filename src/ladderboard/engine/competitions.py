@@ -35,6 +35,7 @@ from ladderboard.engine.context import EngineContext
 from ladderboard.engine.data_files import DataFiles
 from ladderboard.engine.documented import documented_by
 from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.results import (
     Admission,
@@ -153,7 +154,12 @@ class Competitions:
         self._teams = Teams(self.context, self._lifecycle)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
-        self._submissions = Submissions(self.context, self._lifecycle, self._boards, self.submitter)
+        # The first submission after a freeze keeps the public board as it stood.
+        self.submitter.public_board = self._boards.leaderboard_from_submissions
+        self._late = LateSubmissions(self.context)
+        self._submissions = Submissions(
+            self.context, self._lifecycle, self._boards, self.submitter, self._late
+        )
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -216,9 +222,19 @@ class Competitions:
         description: str | None = None,
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
+        opens_at: datetime | str | None = _UNCHANGED,
+        freeze_at: datetime | str | None = _UNCHANGED,
+        late_submissions: bool | None = None,
     ) -> CompetitionInfo:
         return self._lifecycle.update(
-            slug, title=title, description=description, rules=rules, deadline=deadline
+            slug,
+            title=title,
+            description=description,
+            rules=rules,
+            deadline=deadline,
+            opens_at=opens_at,
+            freeze_at=freeze_at,
+            late_submissions=late_submissions,
         )
 
     def competition(self, slug: str) -> CompetitionInfo:
@@ -351,6 +367,18 @@ class Competitions:
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> tuple[BoardRow, ...] | KeptBoard:
         return self._boards.kept_board(slug, board, organiser=organiser)
+
+    @documented_by(Boards.frozen_board)
+    def frozen_board(self, slug: str) -> tuple[BoardRow, ...] | None:
+        return self._boards.frozen_board(slug)
+
+    @documented_by(LateSubmissions.board)
+    def late_board(self, slug: str) -> list[LateBoardRow]:
+        return self._late.board(slug)
+
+    @documented_by(LateSubmissions.submissions)
+    def late_submissions(self, slug: str, team: str) -> list[LateSubmissionView]:
+        return self._late.submissions(slug, team)
 
     @documented_by(Boards.leaderboard_from_submissions)
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:

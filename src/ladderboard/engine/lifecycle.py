@@ -159,12 +159,19 @@ class Lifecycle:
         description: str | None = None,
         rules: str | None = None,
         deadline: datetime | str | None = _UNCHANGED,
+        opens_at: datetime | str | None = _UNCHANGED,
+        freeze_at: datetime | str | None = _UNCHANGED,
+        late_submissions: bool | None = None,
     ) -> CompetitionInfo:
         """Edit what the organiser may change while the competition runs: its
         title, overview and rules (any time), and its deadline (while it is
         open: a deadline in the future, or ``None`` for none). What is not
         given stays as it was. The mechanism, the score and the quotas stay
-        fixed: changing them would change the meaning of released scores."""
+        fixed: changing them would change the meaning of released scores.
+
+        The calendar (:meth:`_edit_calendar`): the opening time and the
+        freeze, each while it is still in the future, and whether late
+        files are taken, at any time."""
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
         for field, text in (("description", description), ("rules", rules)):
@@ -184,6 +191,8 @@ class Lifecycle:
                 self._check_deadline(config.deadline)
                 competition.config = config.to_json()
                 competition.deadline = config.deadline
+            calendar = {"opens_at": opens_at, "freeze_at": freeze_at}
+            self._edit_calendar(competition, store_now, calendar, late_submissions)
             if title is not None:
                 competition.title = title.strip() or competition.slug
             if description is not None:
@@ -191,6 +200,48 @@ class Lifecycle:
             if rules is not None:
                 competition.rules = rules
             return lookup.info(competition)
+
+    def _edit_calendar(
+        self,
+        competition: CompetitionRow,
+        store_now: datetime,
+        dates: dict[str, Any],
+        late_submissions: bool | None,
+    ) -> None:
+        """Change the opening time or the freeze (``dates``, each left
+        as it is when :data:`UNCHANGED`) while the stored one is still in the
+        future at the store's time, to a time in the future or ``None``; an
+        opening time not set cannot be set (the competition opened at its
+        creation). ``late_submissions``, when given, may change at any time.
+        :class:`CompetitionClosed` past the time, :class:`ValueError` for a
+        time in the past or out of order."""
+        changes: dict[str, Any] = {n: v for n, v in dates.items() if v is not self._UNCHANGED}
+        if late_submissions is not None:
+            changes["late_submissions"] = late_submissions
+        if not changes:
+            return
+        config = CompetitionConfig.from_json(competition.config)
+        words = {"opens_at": "opening time", "freeze_at": "freeze"}
+        for name in set(changes) & set(words):
+            stored = getattr(config, name)
+            if (stored is None and name == "opens_at") or (
+                stored is not None and stored <= store_now
+            ):
+                raise CompetitionClosed(
+                    f"competition {competition.slug!r} has passed its {words[name]}: "
+                    "it cannot change"
+                )
+        config = dataclasses.replace(config, **changes)
+        for name in set(changes) & set(words):
+            value = getattr(config, name)
+            if value is not None and value <= store_now:
+                raise ValueError(
+                    f"the {words[name]} {value:%Y-%m-%d %H:%M} UTC is in the past: "
+                    "choose a later one"
+                )
+        competition.config = config.to_json()
+        # The targets of this process hold the configuration: read them afresh.
+        self.context.caches.targets.clear()
 
     def competition(self, slug: str) -> CompetitionInfo:
         lookup.refuse_impossible(slug)

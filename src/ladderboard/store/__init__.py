@@ -22,10 +22,12 @@ from ladderboard.store.database import (
 )
 from ladderboard.store.models import (
     Base,
+    BoardFreezeRow,
     CompetitionFileRow,
     CompetitionRow,
     CompetitionSolutionRow,
     DuplicateFlagRow,
+    LateSubmissionRow,
     MechanismArrayRow,
     MechanismStateRow,
     OrganiserSessionRow,
@@ -42,10 +44,12 @@ from ladderboard.store.shared_limits import OrganiserSessions, RateLimits, TeamS
 __all__ = [
     "DEFAULT_URL",
     "Base",
+    "BoardFreezeRow",
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
     "DuplicateFlagRow",
+    "LateSubmissionRow",
     "MechanismArrayRow",
     "MechanismStateRow",
     "OrganiserSessionRow",
