@@ -15,7 +15,7 @@ from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.server.api.shared import errors
 from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep
 from ladderboard.server.errors import ApiError
-from ladderboard.server.schemas import LeaderboardOut
+from ladderboard.server.schemas import LateBoardOut, LateBoardRowOut, LeaderboardOut
 
 __all__ = ["router", "spreadsheet_cell"]
 
@@ -59,10 +59,12 @@ def leaderboard(
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.
+    frozen = board == "public" and not who.is_organiser
     envelope = LeaderboardOut(
         slug=competition.slug,
         board=board,
         closed=competition.is_closed(),
+        frozen_since=competition.frozen_since() if frozen else None,
         decimals=competitions.decimals(competition),
         rows=[],
     ).model_dump_json()
@@ -79,6 +81,21 @@ def leaderboard(
         return Response(status_code=304, headers=headers)
     body = envelope[:-3].encode() + kept.rows(shown) + b"}"
     return Response(body, media_type="application/json", headers=headers)
+
+
+@router.get(
+    "/competitions/{slug}/late-board",
+    responses=errors(404, 422, 429),
+    response_model=LateBoardOut,
+    summary="The late board: files sent after the publication, never in the final ranking",
+)
+def late_board(competitions: CompetitionsDep, competition: Competition) -> LateBoardOut:
+    rows = competitions.late_board(competition.slug)
+    return LateBoardOut(
+        slug=competition.slug,
+        decimals=competition.config.precision,
+        rows=[LateBoardRowOut(**row.__dict__) for row in rows],
+    )
 
 
 def _matches(if_none_match: str | None, tag: str) -> bool:

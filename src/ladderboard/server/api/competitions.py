@@ -71,6 +71,16 @@ def create_competition(
     total_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
+    opens_at: Annotated[
+        str | None, Form(description="When submissions open: ISO 8601 with a time zone.")
+    ] = None,
+    freeze_at: Annotated[
+        str | None,
+        Form(description="When the public board freezes: ISO 8601 with a time zone."),
+    ] = None,
+    late_submissions: Annotated[
+        bool, Form(description="Score files sent after the publication, on the late board.")
+    ] = False,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -103,6 +113,9 @@ def create_competition(
             "deadline": deadline,
             "n_selections": n_selections,
             "max_bytes": max_bytes,
+            "opens_at": opens_at,
+            "freeze_at": freeze_at,
+            "late_submissions": late_submissions,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -192,9 +205,10 @@ def publish_competition(
     "/competitions/{slug}",
     responses=errors(401, 403, 404, 409, 422, 429),
     response_model=CompetitionOut,
-    summary="Edit the title, overview, rules or deadline (organiser)",
+    summary="Edit the title, overview, rules or calendar (organiser)",
     description="A deadline changes only while the competition is open, and only to a "
-    "time in the future (or null: none). The mechanism, score and quotas stay fixed.",
+    "time in the future (or null: none); the opening time and the freeze, only while they "
+    "are still in the future. The mechanism, score and quotas stay fixed.",
 )
 def update_competition(
     body: CompetitionPatch, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
@@ -206,6 +220,11 @@ def update_competition(
     }
     if "deadline" in body.model_fields_set:
         changes["deadline"] = body.deadline
+    for name in ("opens_at", "freeze_at"):
+        if name in body.model_fields_set:
+            changes[name] = getattr(body, name)
+    if body.late_submissions is not None:
+        changes["late_submissions"] = body.late_submissions
     try:
         return _out(competitions, competitions.update(competition.slug, **changes))
     except (TypeError, ValueError) as exc:
@@ -238,8 +257,11 @@ def competition_config(
         parsed = optional_int(name, form[name])
         if parsed is not DEFAULT:
             options[name] = parsed
-    if form["deadline"]:
-        options["deadline"] = form["deadline"]
+    for name in ("deadline", "opens_at", "freeze_at"):
+        if form.get(name):
+            options[name] = form[name]
+    if form.get("late_submissions"):
+        options["late_submissions"] = True
     for name in ("ranks", "n_selections", "max_bytes"):
         if form[name] is not None:
             options[name] = form[name]

@@ -9,11 +9,17 @@ the engine reveals it for verification.
 
 from __future__ import annotations
 
-from ladderboard.server.schemas.boards import BoardRowOut, LeaderboardOut
+from ladderboard.server.schemas.boards import (
+    BoardRowOut,
+    LateBoardOut,
+    LateBoardRowOut,
+    LeaderboardOut,
+)
 from ladderboard.server.schemas.competitions import CommitmentOut, CompetitionOut, CompetitionPatch
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
 from ladderboard.server.schemas.submissions import (
+    LateSubmissionOut,
     SelectionIn,
     SelectionOut,
     SubmissionCreated,
@@ -39,6 +45,9 @@ __all__ = [
     "CompetitionPatch",
     "ErrorOut",
     "FileOut",
+    "LateBoardOut",
+    "LateBoardRowOut",
+    "LateSubmissionOut",
     "FlagOut",
     "HealthOut",
     "LeaderboardOut",

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from ladderboard.engine.results import BoardRow
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["BoardRowOut", "LeaderboardOut"]
+__all__ = ["BoardRowOut", "LateBoardOut", "LateBoardRowOut", "LeaderboardOut"]
 
 
 class BoardRowOut(BaseModel):
@@ -35,5 +35,34 @@ class LeaderboardOut(BaseModel):
     slug: str
     board: Literal["public", "private"]
     closed: bool
+    frozen_since: datetime | None = Field(
+        None,
+        description="When the board shown is the public board frozen at this time (from the "
+        "freeze to the close, for everyone but the organiser, who sees the live board).",
+    )
     decimals: int = Field(description=DECIMALS)
     rows: list[BoardRowOut]  # last: the API puts the rows' kept JSON at the end
+
+
+class LateBoardRowOut(BaseModel):
+    """A team's line on the late board: its best late file by the private
+    score, that file's exact public score, its number among the team's late
+    files, how many late files the team sent and when the last."""
+
+    rank: int
+    team: str
+    private_score: float
+    public_score: float
+    number: int
+    entries: int
+    last_submission: datetime
+
+
+class LateBoardOut(BaseModel):
+    """The late board: files sent after the publication, scored exactly,
+    never part of the final ranking."""
+
+    slug: str
+    late: Literal[True] = True
+    decimals: int = Field(description=DECIMALS)
+    rows: list[LateBoardRowOut]

@@ -33,6 +33,16 @@ class CompetitionOut(BaseModel):
     n_selections: int
     created_at: datetime
     deadline: datetime | None
+    opens_at: datetime | None = Field(
+        description="When submissions open (none: at the creation); before it a file is refused."
+    )
+    freeze_at: datetime | None = Field(
+        description="When the public board freezes: from then until the close it shows the "
+        "board as it stood at this time."
+    )
+    late_submissions: bool = Field(
+        description="Whether files sent after the publication are scored, on the late board."
+    )
     closed_at: datetime | None
     closed: bool
     auto_publish: bool = Field(
@@ -69,6 +79,9 @@ class CompetitionOut(BaseModel):
             n_selections=config.n_selections,
             created_at=info.created_at,
             deadline=info.deadline,
+            opens_at=config.opens_at,
+            freeze_at=config.freeze_at,
+            late_submissions=config.late_submissions,
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
@@ -101,4 +114,17 @@ class CompetitionPatch(BaseModel):
     rules: str | None = Field(None, description="Markdown.")
     deadline: datetime | None = Field(
         None, description="A later deadline, with a time zone; null for none. Open only."
+    )
+    opens_at: datetime | None = Field(
+        None,
+        description="A new opening time in the future, with a time zone; null for none. "
+        "Only while the opening is still in the future.",
+    )
+    freeze_at: datetime | None = Field(
+        None,
+        description="A new freeze time in the future, with a time zone; null for none. "
+        "Only while the freeze is still in the future.",
+    )
+    late_submissions: bool | None = Field(
+        None, description="Whether files sent after the publication are scored."
     )
