@@ -150,10 +150,14 @@ class Client(Transport):
         description: str | None = None,
         rules: str | None = None,
         deadline: str | _Keep | None = KEEP,
+        calendar: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Edit the title, the overview (``description``), the rules or the
         deadline (organiser); ``None`` leaves a text as it is, while
-        ``deadline=None`` removes the deadline and :data:`KEEP` keeps it."""
+        ``deadline=None`` removes the deadline and :data:`KEEP` keeps it.
+        ``calendar`` holds the fields of the calendar to change
+        (``opens_at``, ``freeze_at``: a time or ``None`` for none;
+        ``late_submissions``)."""
         body: dict[str, Any] = {
             name: value
             for name, value in (("title", title), ("description", description), ("rules", rules))
@@ -161,6 +165,7 @@ class Client(Transport):
         }
         if not isinstance(deadline, _Keep):
             body["deadline"] = deadline
+        body |= calendar or {}
         return self._json("PATCH", self._path(slug), json=body)
 
     def close(self, slug: str) -> dict[str, Any]:

@@ -12,6 +12,13 @@ from typing import Annotated, Any
 
 import typer
 
+from ladderboard.client.cli.calendar import (
+    FreezeDaysOption,
+    FreezeOption,
+    LateOption,
+    OpensOption,
+    calendar_fields,
+)
 from ladderboard.client.cli.shared import (
     BAR_BYTES,
     EXIT_STATUS,
@@ -160,6 +167,10 @@ def competition_create(
     board: BoardOption = None,
     ranks: RanksOption = None,
     auto_publish: AutoPublishOption = False,
+    opens: OpensOption = None,
+    freeze: FreezeOption = None,
+    freeze_days: FreezeDaysOption = None,
+    late_submissions: LateOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -175,6 +186,7 @@ def competition_create(
     files = [(path.name, path.read_bytes()) for path in data_file or []]
     content = solution.read_bytes()
     checked = _deadline(deadline)
+    calendar = calendar_fields(opens, freeze, freeze_days, late_submissions, checked)
     size = len(content) + sum(len(data) for _, data in files)
     with progress(f"sending {slug}'s files", enabled=size >= BAR_BYTES) as advance:
         info = call(
@@ -196,6 +208,7 @@ def competition_create(
                 board=None if board is None else board.value,
                 ranks=ranks,
                 auto_publish=auto_publish or None,
+                **calendar,
             ),
         )
     show(fmt, info, lambda: competition_table(info))
@@ -217,6 +230,10 @@ def competition_edit(
         str | None,
         typer.Option(help="A later deadline, ISO 8601 with a time zone, or 'none' (open only)."),
     ] = None,
+    opens: OpensOption = None,
+    freeze: FreezeOption = None,
+    freeze_days: FreezeDaysOption = None,
+    late_submissions: LateOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -227,17 +244,32 @@ def competition_edit(
     from ladderboard.client.tables import competition_table
 
     fmt = output_format(as_json, as_csv)
-    if title is None and overview_file is None and rules_file is None and deadline is None:
-        fail("nothing to change: give --title, --overview-file, --rules-file or --deadline", USAGE)
+    calendar_given = (opens, freeze, freeze_days, late_submissions) != (None,) * 4
+    if (title, overview_file, rules_file, deadline) == (None,) * 4 and not calendar_given:
+        fail(
+            "nothing to change: give --title, --overview-file, --rules-file, --deadline "
+            "or a calendar option",
+            USAGE,
+        )
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     checked = _deadline(deadline)
     new_deadline = KEEP if checked is None else None if checked.lower() == "none" else checked
-    info = call(
-        server,
-        token,
-        lambda c: c.update_competition(
-            slug, title=title, description=description, rules=rules, deadline=new_deadline
-        ),
-    )
+
+    def update(c: Any) -> dict[str, Any]:
+        # --freeze-days counts back from the new deadline, or the competition's.
+        counted = checked if checked is not None or freeze_days is None else (
+            c.competition(slug)["deadline"]
+        )  # fmt: skip
+        calendar = calendar_fields(opens, freeze, freeze_days, late_submissions, counted)
+        return c.update_competition(
+            slug,
+            title=title,
+            description=description,
+            rules=rules,
+            deadline=new_deadline,
+            calendar=calendar,
+        )
+
+    info = call(server, token, update)
     show(fmt, info, lambda: competition_table(info))
