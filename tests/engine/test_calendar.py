@@ -132,7 +132,10 @@ def test_calendar_played_through(database_url, board):
         (1, "alpha", 0.0, 1, 2)
     ]
     views = competitions.late_submissions("comp", "alpha")
-    assert [(v.number, v.message, v.private_score) for v in views][0] == (1, "after", 0.0)
+    assert [(v.number, v.message, v.private_score) for v in views] == [
+        (1, "after", 0.0),
+        (2, "", second.private_score),
+    ]
     # A resend with the same idempotency key is answered with the first answer.
     clock.now += timedelta(days=1)
     again = competitions.submit("comp", "beta", files[1], idempotency_key="late")
@@ -161,10 +164,25 @@ def test_no_late_files_without_the_setting_or_before_publication(database_url):
     assert competitions.submit("comp", "alpha", file).late
 
 
+def test_late_files_after_an_automatic_publication(database_url):
+    """Past the deadline of a competition that publishes itself, the first
+    late file finds it published (the publication written then), not closed."""
+    clock = Clock()
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    solution = make_solution()
+    competitions.create("comp", solution, _config(auto_publish=True), random_state=1)
+    competitions.add_team("comp", "alpha")
+    clock.now = DEADLINE + timedelta(hours=1)
+    result = competitions.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.2, 0)))
+    assert result.late and result.private_score is not None
+    assert competitions.competition("comp").is_published()
+    assert competitions.leaderboard("comp", "private") == []
+
+
 def test_calendar_dates_must_come_in_order():
-    with pytest.raises(ValueError, match="freeze_at .* must come before deadline"):
+    with pytest.raises(ValueError, match=r"freeze_at .* must come before deadline"):
         _config(freeze_at=DEADLINE + timedelta(days=1))
-    with pytest.raises(ValueError, match="opens_at .* must come before freeze_at"):
+    with pytest.raises(ValueError, match=r"opens_at .* must come before freeze_at"):
         _config(opens_at=FREEZE)
     with pytest.raises(ValueError, match="opens_at must carry a time zone"):
         _config(opens_at=datetime(2026, 3, 2))

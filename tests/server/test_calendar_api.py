@@ -111,6 +111,9 @@ def test_calendar_api_freeze_and_late_board(clocked, solution):
     assert ",1," in csv and ",2," not in csv  # each team's entries as at the freeze
     live_since, live = _board(client, headers=organiser())
     assert live_since is None and live != before
+    seen = client.get("/api/competitions/demo/leaderboard?board=participants", headers=organiser())
+    assert seen.json()["frozen_since"].startswith("2026-03-06")
+    assert [(r["team"], r["score"], r["entries"]) for r in seen.json()["rows"]] == before
     page = client.get("/c/demo/leaderboard").text
     assert "Frozen since" in page and "2026-03-06 00:00" in page
 

@@ -156,7 +156,7 @@ class Competitions:
         self._boards = Boards(self.context, self._lifecycle)
         # The first submission after a freeze keeps the public board as it stood.
         self.submitter.public_board = self._boards.leaderboard_from_submissions
-        self._late = LateSubmissions(self.context)
+        self._late = LateSubmissions(self.context, self._lifecycle)
         self._submissions = Submissions(
             self.context, self._lifecycle, self._boards, self.submitter, self._late
         )

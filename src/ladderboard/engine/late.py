@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session
 from ladderboard.engine import lookup, quotas
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed, Conflict
+from ladderboard.engine.lifecycle import Lifecycle
 from ladderboard.engine.results import CompetitionInfo, SubmissionResult, aware
 from ladderboard.engine.targets import read_target, refuse_if_disabled
 from ladderboard.files.submission import submission_sha256
@@ -68,8 +69,9 @@ def takes_late(info: CompetitionInfo) -> bool:
 class LateSubmissions:
     """The late submissions of the competitions in ``context``'s store."""
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(self, context: EngineContext, lifecycle: Lifecycle) -> None:
         self.context = context
+        self.lifecycle = lifecycle
 
     def _open(self, session: Session, slug: str, team: str):
         """The competition and team, locked, or :class:`CompetitionClosed`
@@ -85,12 +87,15 @@ class LateSubmissions:
     def admits(self, slug: str, team: str) -> bool:
         """Whether a late file of ``team`` would be taken now (before it is
         read): ``False`` when the competition takes none, :class:`QuotaExceeded`
-        when the team has spent today's late quota."""
+        when the team has spent today's late quota. A competition that
+        publishes at its deadline, past it, is published here first."""
         now = self.context.clock()
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             info = lookup.info(competition)
-            if not takes_late(info):
+            if not info.config.late_submissions:
+                return False
+            if not self.lifecycle.published_now(session, competition):
                 return False
             team_row = lookup.team(session, competition, team)
             refuse_if_disabled(team, team_row.disabled_at)
@@ -127,7 +132,7 @@ class LateSubmissions:
         scored = target.score(target.parse(data))
         config = target.config
         with self.context.transaction() as session:
-            competition, info, team_row = self._open(session, slug, team)
+            competition, _, team_row = self._open(session, slug, team)
             connection = session.connection()
             day = quotas.daily_window(now)
             if idempotency_key is not None:

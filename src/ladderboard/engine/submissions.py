@@ -89,9 +89,7 @@ class Submissions:
         except CompetitionClosed as closed:
             if isinstance(closed, NotOpenYet) or not self.late.admits(slug, team):
                 raise
-        return self.late.submit(
-            slug, team, data, message=message, idempotency_key=idempotency_key
-        )
+        return self.late.submit(slug, team, data, message=message, idempotency_key=idempotency_key)
 
     def admit(
         self,

@@ -3,6 +3,7 @@ board, with which quotas and deadline."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -216,7 +217,7 @@ class CompetitionConfig:
         """The dates come in order: the opening, the freeze, the deadline."""
         dates = [(name, getattr(self, name)) for name in CALENDAR]
         given = [(name, value) for name, value in dates if value is not None]
-        for (first, early), (then, late) in zip(given, given[1:], strict=False):
+        for (first, early), (then, late) in itertools.pairwise(given):
             if not early < late:
                 raise ValueError(
                     f"{first} ({_when(early)}) must come before {then} ({_when(late)})"

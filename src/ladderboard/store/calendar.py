@@ -53,9 +53,7 @@ def store_board_freeze(
     connection.execute(statement.on_conflict_do_nothing(index_elements=["competition_id"]))
 
 
-def late_counts(
-    connection: Any, team_id: int, day: tuple[datetime, datetime]
-) -> tuple[int, int]:
+def late_counts(connection: Any, team_id: int, day: tuple[datetime, datetime]) -> tuple[int, int]:
     """The team's late submissions inside ``day`` (``(start, end)``) and in all."""
     late = table_of(LateSubmissionRow)
     start, end = day
@@ -105,7 +103,9 @@ def late_board_rows(session: Session, competition_id: int) -> list[Any]:
     late = LateSubmissionRow
     return list(
         session.execute(
-            select(TeamRow.name, late.number, late.created_at, late.public_score, late.private_score)
+            select(
+                TeamRow.name, late.number, late.created_at, late.public_score, late.private_score
+            )
             .join(TeamRow, TeamRow.id == late.team_id)
             .where(late.competition_id == competition_id, TeamRow.disabled_at.is_(None))
             .order_by(late.id)

@@ -21,12 +21,17 @@ __all__ = ["router", "spreadsheet_cell"]
 
 router = APIRouter()
 
-Board = Literal["public", "private"]
+Board = Literal["public", "private", "participants"]
+"""The boards: ``participants`` is the public board as participants see it
+(the frozen board during a freeze), which the organiser asks for beside the
+live one."""
 
 
 def _kept_board(competitions, who, competition, board: str):
     """The board as the engine keeps it (:meth:`Competitions.kept_board`),
     if the caller may see it."""
+    if board == "participants":
+        return competitions.kept_board(competition.slug, "public")
     if board == "private" and not competition.is_published() and not who.is_organiser:
         raise ApiError(
             403,
@@ -59,7 +64,7 @@ def leaderboard(
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.
-    frozen = board == "public" and not who.is_organiser
+    frozen = board == "participants" or (board == "public" and not who.is_organiser)
     envelope = LeaderboardOut(
         slug=competition.slug,
         board=board,

@@ -33,7 +33,10 @@ class BoardRowOut(BaseModel):
 
 class LeaderboardOut(BaseModel):
     slug: str
-    board: Literal["public", "private"]
+    board: Literal["public", "private", "participants"] = Field(
+        description="The board: 'participants' is the public board as participants see it "
+        "(frozen during a freeze), for the organiser beside the live one."
+    )
     closed: bool
     frozen_since: datetime | None = Field(
         None,

@@ -32,9 +32,7 @@ def upgrade() -> None:
             sa.ForeignKey("competitions.id", ondelete="CASCADE"),
             nullable=False,
         ),
-        sa.Column(
-            "team_id", _ID, sa.ForeignKey("teams.id", ondelete="CASCADE"), nullable=False
-        ),
+        sa.Column("team_id", _ID, sa.ForeignKey("teams.id", ondelete="CASCADE"), nullable=False),
         sa.Column("number", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("message", sa.Text(), nullable=False),
