@@ -207,3 +207,28 @@ def test_calendar_edits_only_while_in_the_future(database_url):
     clock.now = FREEZE + timedelta(hours=2)
     with pytest.raises(CompetitionClosed, match="passed its freeze"):
         competitions.update("comp", freeze_at=None)
+
+
+def test_a_freeze_set_by_another_process_freezes_this_ones_submissions(database_url):
+    """A freeze added by one engine reaches another engine whose cached
+    target holds the configuration from before: the lock reads the stored
+    calendar, so the first submission after the freeze keeps the board."""
+    clock = Clock()
+    one = Competitions.open(database_url, clock=clock, store_clock=clock)
+    other = Competitions.open(database_url, clock=clock, store_clock=clock)
+    solution = make_solution()
+    files = [csv_for(solution, noisy(solution, flip, seed)) for seed, flip in enumerate(
+        (0.4, 0.3, 0.05)
+    )]  # fmt: skip
+    one.create("comp", solution, _config(opens_at=None, freeze_at=None), random_state=2)
+    for team in ("alpha", "beta"):
+        one.add_team("comp", team)
+    one.submit("comp", "alpha", files[0])  # its target is cached with no freeze
+    one.submit("comp", "beta", files[1])
+    before = _board(one)
+    other.update("comp", freeze_at=FREEZE)
+    clock.now = FREEZE + timedelta(hours=1)
+    one.submit("comp", "alpha", files[2])
+    for engine in (one, other):
+        assert _board(engine) == before
+    assert _board(one, organiser=True) != before

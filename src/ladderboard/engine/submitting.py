@@ -83,6 +83,11 @@ class _Received:
     scored: Scored
 
 
+def _time(stored: str | None) -> datetime | None:
+    """A calendar time as the lock reads it from the stored configuration."""
+    return None if stored is None else datetime.fromisoformat(stored)
+
+
 def _result(
     number: int,
     team: str,
@@ -185,7 +190,7 @@ class Submitter:
             with writer_turn(self.context.engine), self.context.engine.begin() as connection:
                 locked = self._lock(connection, slug, target, store_now)
                 refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
-                refuse_if_not_open(slug, config.opens_at, aware(locked.store_now))
+                refuse_if_not_open(slug, _time(locked.opens_at), aware(locked.store_now))
                 refuse_if_disabled(team, locked.disabled_at)
                 if idempotency_key is not None:
                     earlier = statements.submission_with_key(
@@ -209,8 +214,9 @@ class Submitter:
                         f"these predictions are identical to submission {same}; "
                         "a resubmission is not scored again and uses no quota"
                     )
-                if config.freeze_at is not None:
-                    self._freeze(connection, slug, target, aware(locked.store_now))
+                if locked.freeze_at is not None:
+                    freeze_at = _time(locked.freeze_at)
+                    self._freeze(connection, slug, target, freeze_at, aware(locked.store_now))
                 received = _Received(
                     now, message, idempotency_key, file_sha256, blob, predictions_sha256, scored
                 )
@@ -275,7 +281,12 @@ class Submitter:
         return step
 
     def _freeze(
-        self, connection: Connection, slug: str, target: Target, store_now: datetime
+        self,
+        connection: Connection,
+        slug: str,
+        target: Target,
+        freeze_at: datetime | None,
+        store_now: datetime,
     ) -> None:
         """Before the first submission at or after the freeze changes the
         board, keep the public board as it stands (every submission
@@ -284,7 +295,6 @@ class Submitter:
         per-rank board no other submission can come between; on a per-team
         board the first frozen board written stays (a team's submission
         changes only its own standing, which it reads as committed)."""
-        freeze_at = target.config.freeze_at
         if freeze_at is None or store_now < freeze_at or self.public_board is None:
             return
         if calendar.board_freeze(connection, target.competition_id) is not None:
@@ -390,7 +400,7 @@ class Submitter:
         with writer_turn(self.context.engine), self.context.engine.begin() as connection:
             locked = self._lock(connection, slug, target, self.context.store_now())
             refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
-            refuse_if_not_open(slug, target.config.opens_at, aware(locked.store_now))
+            refuse_if_not_open(slug, _time(locked.opens_at), aware(locked.store_now))
             refuse_if_disabled(team, locked.disabled_at)
             quotas.check_invalid(
                 target.config, team, statements.invalid_files(connection, target.team_id)
