@@ -145,7 +145,11 @@ def test_calendar_api_freeze_and_late_board(clocked, solution):
     assert [(r["number"], r["private_score"]) for r in own] == [(1, 0.0)]
     assert client.get("/api/competitions/demo/late-submissions").status_code == 401
     page = client.get("/c/demo/late").text
-    assert "Late board" in page and "beta" in page
+    assert "Late board" in page and "beta" in page and "not part of the final ranking" in page
+    signed_in = client.post("/c/demo/team", data={"token": beta}, follow_redirects=False)
+    assert signed_in.status_code == 303
+    page = client.get("/c/demo/team").text
+    assert "Late submissions" in page and "Your team's late submissions" in page
 
 
 def test_calendar_api_edits(clocked, solution):
