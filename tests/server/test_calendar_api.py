@@ -86,6 +86,8 @@ def test_calendar_api_refuses_before_the_opening_and_spends_nothing(clocked, sol
     # Data and pages are there before the opening.
     assert client.get("/api/competitions/demo/files").status_code == 200
     assert "Submissions open at 2026-03-02 00:00 UTC" in client.get("/c/demo/rules").text
+    overview = client.get("/c/demo").text
+    assert "Not open yet: submissions open at" in overview and "2026-03-02 00:00" in overview
 
 
 def test_calendar_api_freeze_and_late_board(clocked, solution):
