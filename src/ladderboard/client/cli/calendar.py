@@ -15,6 +15,7 @@ __all__ = [
     "FreezeDaysOption",
     "FreezeOption",
     "LateOption",
+    "LateSwitchOption",
     "OpensOption",
     "calendar_fields",
     "iso_time",
@@ -43,10 +44,16 @@ FreezeDaysOption = Annotated[
     ),
 ]
 LateOption = Annotated[
+    bool,
+    typer.Option(
+        "--late-submissions", help="Score files sent after the publication on a late board."
+    ),
+]
+LateSwitchOption = Annotated[
     bool | None,
     typer.Option(
         "--late-submissions/--no-late-submissions",
-        help="Score files sent after the publication on a separate late board.",
+        help="Score files sent after the publication on a late board, or no longer.",
     ),
 ]
 

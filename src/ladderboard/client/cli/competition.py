@@ -16,6 +16,7 @@ from ladderboard.client.cli.calendar import (
     FreezeDaysOption,
     FreezeOption,
     LateOption,
+    LateSwitchOption,
     OpensOption,
     calendar_fields,
 )
@@ -170,7 +171,7 @@ def competition_create(
     opens: OpensOption = None,
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
-    late_submissions: LateOption = None,
+    late_submissions: LateOption = False,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -186,7 +187,7 @@ def competition_create(
     files = [(path.name, path.read_bytes()) for path in data_file or []]
     content = solution.read_bytes()
     checked = _deadline(deadline)
-    calendar = calendar_fields(opens, freeze, freeze_days, late_submissions, checked)
+    calendar = calendar_fields(opens, freeze, freeze_days, late_submissions or None, checked)
     size = len(content) + sum(len(data) for _, data in files)
     with progress(f"sending {slug}'s files", enabled=size >= BAR_BYTES) as advance:
         info = call(
@@ -233,7 +234,7 @@ def competition_edit(
     opens: OpensOption = None,
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
-    late_submissions: LateOption = None,
+    late_submissions: LateSwitchOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
