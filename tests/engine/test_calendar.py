@@ -13,6 +13,7 @@ import pytest
 
 from engine_helpers import csv_for, make_solution, noisy
 from ladderboard.engine import Competitions
+from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import CompetitionClosed, NotOpenYet, QuotaExceeded
 from ladderboard.rules.config import CompetitionConfig
 
@@ -141,6 +142,12 @@ def test_calendar_played_through(database_url, board):
     again = competitions.submit("comp", "beta", files[1], idempotency_key="late")
     assert competitions.submit("comp", "beta", files[1], idempotency_key="late") == again
     assert [r.team for r in competitions.late_board("comp")] == ["alpha", "beta"]
+    # The audit runs the competition's four files again, and no late one.
+    report = verify(competitions, "comp", key_hex=competitions.reveal_key("comp"))
+    assert report.submissions == 4
+    assert competitions.leaderboard_from_submissions("comp") == competitions.leaderboard(
+        "comp", organiser=True
+    )
 
 
 def test_no_late_files_without_the_setting_or_before_publication(database_url):
