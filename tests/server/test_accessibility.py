@@ -23,6 +23,7 @@ import itertools
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ from ladderboard.server.settings import Settings
 pytestmark = pytest.mark.slow
 
 OPEN, CLOSED = "flowers", "archive"
+FROZEN, LATE = "frozen", "late-files"  # a board frozen now; late files after the publication
 
 # The widths every page is audited at, and the browser context of each.
 WIDTHS: dict[int, dict[str, Any]] = {
@@ -182,6 +184,8 @@ PAGES = (
     SitePage("organiser-what-if", f"/organiser/c/{OPEN}", what_if),
     SitePage("organiser-confirm-close", f"/organiser/c/{OPEN}/close", sign_in, (LINK, BUTTON)),
     SitePage("not-found", "/c/no-such-competition", focus=(LINK,)),
+    SitePage("leaderboard-frozen", f"/c/{FROZEN}/leaderboard", focus=(LINK,)),
+    SitePage("late-board", f"/c/{LATE}/late", focus=(LINK,)),
 )
 
 
@@ -212,7 +216,26 @@ def site(tmp_path_factory, solution: Solution) -> Iterator[Site]:
                     assert response.status_code == 201, response.text
         response = client.post(f"/api/competitions/{CLOSED}/close", headers=bearer(ADMIN))
         assert response.status_code == 200, response.text
+        _calendar(client, solution)
         yield Site(url, solution, tokens[OPEN, "Gradient Gang"], tokens[CLOSED, "Gradient Gang"])
+
+
+def _calendar(client: httpx.Client, solution: Solution) -> None:
+    """A competition frozen since a day ago (a submission made since), and
+    one published with a late file on its late board."""
+    now = datetime.now(UTC)
+    create(client, solution, FROZEN, title="Frozen challenge", daily_quota="none",
+           freeze_at=(now - timedelta(days=1)).isoformat(),
+           deadline=(now + timedelta(days=1)).isoformat())  # fmt: skip
+    create(client, solution, LATE, title="Late challenge", late_submissions="true")
+    for slug in (FROZEN, LATE):
+        token = add_team(client, "Gradient Gang", slug)
+        assert submit(client, token, predictions(solution, 1), slug).status_code == 201
+    for action in ("close", "publish"):
+        response = client.post(f"/api/competitions/{LATE}/{action}", headers=bearer(ADMIN))
+        assert response.status_code == 200, response.text
+    late = submit(client, token, predictions(solution, 2), LATE)
+    assert late.status_code == 201 and late.json()["late"], late.text
 
 
 @pytest.fixture(params=list(WIDTHS), ids=lambda width: f"{width}px")

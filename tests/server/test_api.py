@@ -47,8 +47,11 @@ def test_the_full_flow(client, solution):
         "status",
         "decimals",
         "remaining_today",
+        "late",
+        "private_score",
     }
     assert body["status"] == "scored"
+    assert body["late"] is False and body["private_score"] is None
     mechanism = created["mechanism"]
     assert body["score_of"] == ("file" if "full-disclosure" in mechanism else "team")
     assert body["remaining_today"] == 4

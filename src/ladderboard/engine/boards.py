@@ -37,8 +37,10 @@ from ladderboard.rules.boards import (
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store import (
     CompetitionRow,
+    calendar,
     queries,
 )
+from ladderboard.store.clock import store_time
 
 __all__ = ["Boards", "final_submissions"]
 
@@ -136,6 +138,10 @@ class Boards:
             self._refuse_private(board, info, organiser)
             key = (competition.id, competition.commitment, board)
             version = competition.board_version
+            if board == "public" and not organiser and info.config.freeze_at is not None:
+                now = store_time(session.connection(), self.context.store_now())
+                if info.frozen_since(now) is not None:
+                    return self._frozen_or_live(slug, session, competition)
             if board == "public" and info.config.board == "per-team":
                 return self._patched_public_board(session, competition, info, key)
 
@@ -145,6 +151,61 @@ class Boards:
                 return tuple(self._public_board(session, competition, info))
 
             return self.context.caches.boards.made(key, version, build)
+
+    def frozen_board(self, slug: str) -> tuple[BoardRow, ...] | None:
+        """The public board as it stood at the freeze, once a submission
+        has come after it (``None`` before: the public board is then the
+        board at the freeze). What participants see from the freeze to the
+        close; the organiser sees it beside the live board."""
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            return self._frozen(session, competition)
+
+    def _frozen(self, session: Session, competition: CompetitionRow) -> tuple[BoardRow, ...] | None:
+        """The kept frozen board, without the teams disabled since, ranked
+        again; kept in process at the board version (a team disabled or
+        enabled changes it)."""
+        found = calendar.board_freeze(session.connection(), competition.id)
+        if found is None:
+            return None
+
+        def build() -> tuple[BoardRow, ...]:
+            disabled = set(queries.disabled_team_names(session, competition.id))
+            kept = [row for row in found.rows if row["team"] not in disabled]
+            return tuple(
+                BoardRow(
+                    rank,
+                    row["team"],
+                    row["score"],
+                    row["entries"],
+                    None
+                    if row["last_submission"] is None
+                    else datetime.fromisoformat(row["last_submission"]),
+                    row["number"],
+                )
+                for rank, row in enumerate(kept, 1)
+            )
+
+        key = (competition.id, competition.commitment, "frozen")
+        return self.context.caches.boards.made(key, competition.board_version, build)
+
+    def _frozen_or_live(
+        self, slug: str, session: Session, competition: CompetitionRow
+    ) -> tuple[BoardRow, ...] | KeptBoard:
+        """The public board during the freeze: the frozen board, or while no
+        submission has come after the freeze, the live board (the same
+        board). The frozen board is looked for again after the live one is
+        read, on a connection of its own: a live board that holds a
+        submission made after the freeze (a board this process kept at a
+        later version) was read after that submission committed, and with
+        it the frozen board."""
+        frozen = self._frozen(session, competition)
+        if frozen is not None:
+            return frozen
+        live = self.kept_board(slug, "public", organiser=True)
+        with Session(self.context.reader) as again:
+            frozen = self._frozen(again, lookup.competition(again, slug))
+        return live if frozen is None else frozen
 
     def _patched_public_board(
         self, session: Session, competition: CompetitionRow, info: CompetitionInfo, key: Any

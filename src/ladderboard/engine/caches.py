@@ -25,7 +25,8 @@ a reader may assume of what it hands out:
     when the store has no such competition, and all at once past 65,536
     entries. The ids, configuration and solution of the pair, which never
     change; never the close, the team's being disabled or its counts, which
-    are read again under the lock.
+    are read again under the lock (as are the opening time and the freeze,
+    from the stored configuration: an organiser may move them).
 ``mechanisms`` (:class:`MechanismCache`)
     Keyed by (competition id, commitment, scope), with the count of
     submissions the mechanism has taken. Handed out only when the stored
@@ -46,6 +47,10 @@ a reader may assume of what it hands out:
     just read; 64 boards kept. The board as the store held it at that
     version; the tuple is the one kept, the same object while the board
     stays the same (so a caller may key what it derives by its identity).
+    The public board frozen at a competition's freeze is kept here too
+    (board ``"frozen"``), once the first submission after the freeze has
+    stored it; until then no submission after the freeze is committed, and
+    the frozen board is the public board.
 ``public_boards`` (:class:`BoardCache` with ``later``)
     The public boards of per-team competitions, keyed as ``boards``. One
     kept at a later version than the caller read is handed out (it holds

@@ -40,6 +40,7 @@ from ladderboard.engine.data_files import DataFiles
 from ladderboard.engine.documented import documented_by
 from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
+from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.results import (
     Admission,
@@ -161,7 +162,12 @@ class Competitions:
         self._teams = Teams(self.context, self._lifecycle)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
-        self._submissions = Submissions(self.context, self._lifecycle, self._boards, self.submitter)
+        # The first submission after a freeze keeps the public board as it stood.
+        self.submitter.public_board = self._boards.leaderboard_from_submissions
+        self._late = LateSubmissions(self.context, self._lifecycle)
+        self._submissions = Submissions(
+            self.context, self._lifecycle, self._boards, self.submitter, self._late
+        )
         self._exports = Exports(self.context, self._lifecycle)
         self._audits = Audits(self.context, self._lifecycle)
 
@@ -393,6 +399,18 @@ class Competitions:
         self, slug: str, board: str = "public", *, organiser: bool = False
     ) -> tuple[BoardRow, ...] | KeptBoard:
         return self._boards.kept_board(slug, board, organiser=organiser)
+
+    @documented_by(Boards.frozen_board)
+    def frozen_board(self, slug: str) -> tuple[BoardRow, ...] | None:
+        return self._boards.frozen_board(slug)
+
+    @documented_by(LateSubmissions.board)
+    def late_board(self, slug: str) -> list[LateBoardRow]:
+        return self._late.board(slug)
+
+    @documented_by(LateSubmissions.submissions)
+    def late_submissions(self, slug: str, team: str) -> list[LateSubmissionView]:
+        return self._late.submissions(slug, team)
 
     @documented_by(Boards.leaderboard_from_submissions)
     def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:

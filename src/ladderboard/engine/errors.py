@@ -9,6 +9,7 @@ __all__ = [
     "Conflict",
     "DuplicateSubmission",
     "NotFound",
+    "NotOpenYet",
     "QuotaExceeded",
     "TeamDisabled",
     "VerificationError",
@@ -57,6 +58,13 @@ def _quota_exceeded(message: str, retry_after: int | None) -> QuotaExceeded:
 
 class CompetitionClosed(CompetitionError):
     code = "closed"
+
+
+class NotOpenYet(CompetitionClosed):
+    """A submission before the competition's opening time: refused as a
+    closed competition's, spending nothing."""
+
+    code = "not_open"
 
 
 class TeamDisabled(CompetitionError):

@@ -26,7 +26,7 @@ from ladderboard.engine.results import (
 from ladderboard.engine.stored_files import checked_files, store_files
 from ladderboard.files.solution import Solution
 from ladderboard.random import KeyedStream
-from ladderboard.rules.changes import EDITABLE, FIXED, SettingChange
+from ladderboard.rules.changes import CALENDAR, EDITABLE, FIXED, SettingChange
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import display_decimals
 from ladderboard.rules.scoring import check_targets
@@ -205,6 +205,10 @@ class Lifecycle:
         - ``n_selections`` lowered below what a team has already selected is
           refused, naming the teams: their choice is theirs to change
           (nothing drops a selection behind a team's back).
+        - The calendar (:data:`~ladderboard.rules.changes.CALENDAR`,
+          :meth:`_check_calendar`): the opening time and the freeze, each
+          while it is still in the future; whether late files are taken, at
+          any time, even after the close.
         - The settings of :data:`~ladderboard.rules.changes.FIXED` (the
           score, the mechanism and their parameters, the board and its
           ranks) never change: a released score means what they made it
@@ -215,11 +219,11 @@ class Lifecycle:
         the texts once the competition is closed, and :class:`Conflict` for
         a fixed setting or selections that do not fit; a refusal writes
         nothing."""
-        unknown = sorted(set(settings) - set(EDITABLE) - set(FIXED))
+        unknown = sorted(set(settings) - set(EDITABLE) - set(CALENDAR) - set(FIXED))
         if unknown:
             raise ValueError(
                 f"no setting {', '.join(map(repr, unknown))} to change; "
-                f"the settings that change are {', '.join(EDITABLE)}"
+                f"the settings that change are {', '.join(EDITABLE + CALENDAR)}"
             )
         if title is not None:
             check_text("title", title, max_chars=TITLE_CHARS)
@@ -247,16 +251,20 @@ class Lifecycle:
             }
             if deadline is not self._UNCHANGED:
                 changed = {"deadline": deadline, **changed}
+            changed |= self._check_calendar(
+                config, store_now, slug, {n: settings[n] for n in CALENDAR if n in settings}
+            )
             new_config = dataclasses.replace(config, **changed)  # checked as at creation
             changed = {
                 name: getattr(new_config, name)
                 for name in changed
                 if _as_json(getattr(new_config, name)) != _as_json(getattr(config, name))
             }
-            if changed and lookup.info(competition).is_closed(store_now):
+            closed_out = [name for name in changed if name != "late_submissions"]
+            if closed_out and lookup.info(competition).is_closed(store_now):
                 raise CompetitionClosed(
-                    f"competition {slug!r} is closed: its {', '.join(changed)} cannot change "
-                    "(only its title, overview and rules can)"
+                    f"competition {slug!r} is closed: its {', '.join(closed_out)} cannot change "
+                    "(only its title, overview, rules and late submissions can)"
                 )
             if "deadline" in changed:
                 self._check_deadline(new_config.deadline)
@@ -325,6 +333,39 @@ class Lifecycle:
             SettingChange(aware(row.changed_at), row.setting, row.old, row.new, row.actor)
             for row in rows
         ]
+
+    @staticmethod
+    def _check_calendar(
+        config: CompetitionConfig, store_now: datetime, slug: str, changes: dict[str, Any]
+    ) -> dict[str, Any]:
+        """``changes`` of the calendar (``opens_at``, ``freeze_at``,
+        ``late_submissions``), checked: the opening time or the freeze
+        changes while the stored one is still in the future at the store's
+        time, to a time in the future or ``None``; an opening time not set
+        cannot be set (the competition opened at its creation). Whether late
+        files are taken may change at any time. :class:`CompetitionClosed`
+        past the time, :class:`ValueError` for a time in the past or out of
+        order (the order is :class:`CompetitionConfig`'s)."""
+        if not changes:
+            return changes
+        words = {"opens_at": "opening time", "freeze_at": "freeze"}
+        for name in set(changes) & set(words):
+            stored = getattr(config, name)
+            if (stored is None and name == "opens_at") or (
+                stored is not None and stored <= store_now
+            ):
+                raise CompetitionClosed(
+                    f"competition {slug!r} has passed its {words[name]}: it cannot change"
+                )
+        config = dataclasses.replace(config, **changes)
+        for name in set(changes) & set(words):
+            value = getattr(config, name)
+            if value is not None and value <= store_now:
+                raise ValueError(
+                    f"the {words[name]} {value:%Y-%m-%d %H:%M} UTC is in the past: "
+                    "choose a later one"
+                )
+        return {name: getattr(config, name) for name in changes}
 
     def competition(self, slug: str) -> CompetitionInfo:
         lookup.refuse_impossible(slug)

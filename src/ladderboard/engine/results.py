@@ -119,6 +119,21 @@ class CompetitionInfo:
         shows as published what another may still take submissions for."""
         return self.published_at is not None
 
+    def is_opened(self, now: datetime | None = None) -> bool:
+        """Whether submissions have opened at ``now`` (as :meth:`is_closed`
+        reads the time): no opening time, or one passed."""
+        opens_at = self.config.opens_at
+        return opens_at is None or (now or self.read_at or now_utc()) >= opens_at
+
+    def frozen_since(self, now: datetime | None = None) -> datetime | None:
+        """The freeze time while the public board is frozen at ``now`` (from
+        ``freeze_at`` until the close), else ``None``."""
+        now = now or self.read_at or now_utc()
+        freeze_at = self.config.freeze_at
+        if freeze_at is None or now < freeze_at or self.is_closed(now):
+            return None
+        return freeze_at
+
     def publication_due(self, store_now: datetime) -> bool:
         """Whether the competition publishes automatically and its deadline
         has passed at the store's time ``store_now``, with no publication
@@ -271,6 +286,9 @@ class SubmissionResult:
     remaining_today: int | None
     created_at: datetime
     previous_score: float | None = None  # the team's previous released score
+    # A late submission (after the publication): its exact private score, shown at once.
+    late: bool = False
+    private_score: float | None = None
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ from sqlalchemy.orm import Session
 from ladderboard.engine import lookup
 from ladderboard.engine.boards import Boards, final_submissions
 from ladderboard.engine.context import EngineContext
-from ladderboard.engine.errors import CompetitionClosed, NotFound, TeamDisabled
+from ladderboard.engine.errors import CompetitionClosed, NotFound, NotOpenYet, TeamDisabled
+from ladderboard.engine.late import LateSubmissions
 from ladderboard.engine.lifecycle import Lifecycle
 from ladderboard.engine.results import (
     Admission,
@@ -36,15 +37,22 @@ __all__ = ["Submissions"]
 
 class Submissions:
     """The teams' submissions, over ``context``, taken by ``submitter``;
-    ``lifecycle`` and ``boards`` give the competition and its public board."""
+    ``lifecycle`` and ``boards`` give the competition and its public board;
+    ``late`` takes the files sent after the publication."""
 
     def __init__(
-        self, context: EngineContext, lifecycle: Lifecycle, boards: Boards, submitter: Submitter
+        self,
+        context: EngineContext,
+        lifecycle: Lifecycle,
+        boards: Boards,
+        submitter: Submitter,
+        late: LateSubmissions,
     ) -> None:
         self.context = context
         self.lifecycle = lifecycle
         self.boards = boards
         self.submitter = submitter
+        self.late = late
 
     def submit(
         self,
@@ -64,10 +72,24 @@ class Submissions:
         :class:`DuplicateSubmission` or :class:`NotFound`; each leaves the
         team's quota and the mechanism's state untouched. The rules are
         :meth:`Submitter.submit_once <ladderboard.engine.submitting.Submitter.submit_once>`.
+        Before the opening time the refusal is :class:`NotOpenYet`. Once the
+        private board is published, a competition that takes late files
+        scores one as :class:`~ladderboard.engine.late.LateSubmissions` does
+        (the result's ``late`` is true); a bad late file is not recorded.
         """
-        return self.submitter.submit(
-            slug, team, data, message=message, idempotency_key=idempotency_key, filename=filename
-        )
+        try:
+            return self.submitter.submit(
+                slug,
+                team,
+                data,
+                message=message,
+                idempotency_key=idempotency_key,
+                filename=filename,
+            )
+        except CompetitionClosed as closed:
+            if isinstance(closed, NotOpenYet) or not self.late.admits(slug, team):
+                raise
+        return self.late.submit(slug, team, data, message=message, idempotency_key=idempotency_key)
 
     def admit(
         self,
@@ -84,8 +106,14 @@ class Submissions:
         a file it would refuse. A submission resent with an idempotency key
         already used passes: ``submit`` answers it with the first result.
         ``read`` is the admission :meth:`member_admission` read for this team
-        and key, which spares reading it again."""
-        self.submitter.admit(slug, team, idempotency_key, read)
+        and key, which spares reading it again. A late file is admitted
+        by the late quota (:meth:`LateSubmissions.admits
+        <ladderboard.engine.late.LateSubmissions.admits>`)."""
+        try:
+            self.submitter.admit(slug, team, idempotency_key, read)
+        except CompetitionClosed as closed:
+            if isinstance(closed, NotOpenYet) or not self.late.admits(slug, team):
+                raise
 
     def submissions(self, slug: str, team: str, *, organiser: bool = False) -> list[SubmissionView]:
         """A team's own submissions: private scores, the mechanism's
@@ -188,6 +216,19 @@ class Submissions:
         direction = config.scoring().direction
         previous = result.previous_score
         rank = previous_rank = None
+        if result.late:
+            return (
+                "A late submission: scored exactly on the public and the private rows, shown "
+                "on the late board only; the final ranking does not change."
+            )
+        frozen = info.frozen_since(self.context.clock())
+        if config.board == "per-rank" and frozen is not None:
+            # The rank a file takes is read from the live board, which the
+            # freeze keeps from the participants until the close.
+            return (
+                f"The public board is frozen since {frozen:%Y-%m-%d %H:%M} UTC: this score is "
+                "the board's answer to your file, and the rank it took shows after the close."
+            )
         if config.board == "per-rank":
             row = next((r for r in self.boards.leaderboard(slug) if r.team == team), None)
             if row is not None:

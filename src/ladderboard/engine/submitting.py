@@ -15,6 +15,7 @@ Where the submission goes and what refuses it without a file is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -44,6 +45,7 @@ from ladderboard.engine.targets import (
     read_target,
     refuse_if_closed,
     refuse_if_disabled,
+    refuse_if_not_open,
 )
 from ladderboard.engine.workers import background, hash_and_pack
 from ladderboard.files.submission import (
@@ -51,6 +53,7 @@ from ladderboard.files.submission import (
     canonical_predictions_hash,
     submission_sha256,
 )
+from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import Scored
 from ladderboard.rules.text import (
@@ -60,7 +63,7 @@ from ladderboard.rules.text import (
     printable,
     submitted_file_name,
 )
-from ladderboard.store import statements
+from ladderboard.store import calendar, statements
 from ladderboard.store.database import writer_turn
 from ladderboard.store.statements import StoredStanding
 
@@ -79,6 +82,11 @@ class _Received:
     blob: bytes
     predictions_sha256: str
     scored: Scored
+
+
+def _time(stored: str | None) -> datetime | None:
+    """A calendar time as the lock reads it from the stored configuration."""
+    return None if stored is None else datetime.fromisoformat(stored)
 
 
 def _result(
@@ -108,10 +116,17 @@ def _result(
 
 class Submitter:
     """Takes submissions into the store of ``context``, keeping what makes it
-    fast in the context's caches."""
+    fast in the context's caches. ``public_board`` gives a competition's
+    public board from what is committed, which the first submission after
+    the freeze keeps as the frozen board (:meth:`_freeze`)."""
 
-    def __init__(self, context: EngineContext) -> None:
+    def __init__(
+        self,
+        context: EngineContext,
+        public_board: Callable[[str], list[BoardRow]] | None = None,
+    ) -> None:
         self.context = context
+        self.public_board = public_board
 
     @on_one_blas_thread
     def submit(
@@ -176,6 +191,7 @@ class Submitter:
             with writer_turn(self.context.engine), self.context.engine.begin() as connection:
                 locked = self._lock(connection, slug, target, store_now)
                 refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
+                refuse_if_not_open(slug, _time(locked.opens_at), aware(locked.store_now))
                 refuse_if_disabled(team, locked.disabled_at)
                 if idempotency_key is not None:
                     earlier = statements.submission_with_key(
@@ -199,6 +215,9 @@ class Submitter:
                         f"these predictions are identical to submission {same}; "
                         "a resubmission is not scored again and uses no quota"
                     )
+                if locked.freeze_at is not None:
+                    freeze_at = _time(locked.freeze_at)
+                    self._freeze(connection, slug, target, freeze_at, aware(locked.store_now))
                 received = _Received(
                     now, message, idempotency_key, file_sha256, blob, predictions_sha256, scored
                 )
@@ -262,6 +281,40 @@ class Submitter:
             raise CompetitionClosed(f"competition {slug!r} is closed")
         return step
 
+    def _freeze(
+        self,
+        connection: Connection,
+        slug: str,
+        target: Target,
+        freeze_at: datetime | None,
+        store_now: datetime,
+    ) -> None:
+        """Before the first submission at or after the freeze changes the
+        board, keep the public board as it stands (every submission
+        committed so far, all made before the freeze) as the frozen board,
+        which participants see until the close. Under the board's lock: on a
+        per-rank board no other submission can come between; on a per-team
+        board the first frozen board written stays (a team's submission
+        changes only its own standing, which it reads as committed)."""
+        if freeze_at is None or store_now < freeze_at or self.public_board is None:
+            return
+        if calendar.board_freeze(connection, target.competition_id) is not None:
+            return
+        rows = [
+            {
+                "rank": row.rank,
+                "team": row.team,
+                "score": row.score,
+                "entries": row.entries,
+                "last_submission": None
+                if row.last_submission is None
+                else row.last_submission.isoformat(),
+                "number": row.number,
+            }
+            for row in self.public_board(slug)
+        ]
+        calendar.store_board_freeze(connection, target.competition_id, freeze_at, rows)
+
     def admit(
         self,
         slug: str,
@@ -296,6 +349,7 @@ class Submitter:
             target = read_target(self.context, slug, team)
         # An Admission, or the store's row of the same names.
         refuse_if_closed(slug, row.closed_at, row.deadline, aware(row.store_now) or now)
+        refuse_if_not_open(slug, target.config.opens_at, aware(row.store_now) or now)
         refuse_if_disabled(team, row.disabled_at)
         if row.resent:
             return
@@ -355,6 +409,7 @@ class Submitter:
         with writer_turn(self.context.engine), self.context.engine.begin() as connection:
             locked = self._lock(connection, slug, target, self.context.store_now())
             refuse_if_closed(slug, locked.closed_at, locked.deadline, aware(locked.store_now))
+            refuse_if_not_open(slug, _time(locked.opens_at), aware(locked.store_now))
             refuse_if_disabled(team, locked.disabled_at)
             quotas.check_invalid(
                 target.config, team, statements.invalid_files(connection, target.team_id)

@@ -15,6 +15,7 @@ from ladderboard.engine import lookup
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import (
     CompetitionClosed,
+    NotOpenYet,
     TeamDisabled,
 )
 from ladderboard.engine.results import (
@@ -40,6 +41,7 @@ __all__ = [
     "read_target",
     "refuse_if_closed",
     "refuse_if_disabled",
+    "refuse_if_not_open",
 ]
 
 
@@ -138,6 +140,15 @@ def refuse_if_closed(
         raise CompetitionClosed(f"competition {slug!r} is closed")
 
 
+def refuse_if_not_open(slug: str, opens_at: datetime | None, now: datetime) -> None:
+    """:class:`NotOpenYet` if the competition's submissions open after ``now``."""
+    if opens_at is not None and now < opens_at:
+        raise NotOpenYet(
+            f"competition {slug!r} opens at {opens_at:%Y-%m-%d %H:%M:%S} UTC: "
+            "no file is taken before it"
+        )
+
+
 def refuse_if_disabled(team: str, disabled_at: datetime | None) -> None:
     """:class:`TeamDisabled` if the organiser disabled the team."""
     if disabled_at is not None:
@@ -149,8 +160,20 @@ def open_target(context: EngineContext, slug: str, team: str, now: datetime) -> 
     store's time. The deadline a target was read with may since have
     been extended (by this process or another): a target past it by this
     host's clock is read afresh, and the store's time asked, before the
-    refusal. The close itself is decided again under the lock."""
+    refusal. The close itself is decided again under the lock.
+
+    Likewise before the opening time by this host's clock: the target is
+    read afresh (the organiser may have moved the opening) and refused
+    unless the store's time has passed it (:class:`NotOpenYet`); the
+    opening is checked again under the lock."""
     target = read_target(context, slug, team)
+    opens_at = target.config.opens_at
+    if opens_at is not None and now < opens_at:
+        context.caches.targets.pop((slug, team), None)
+        target = read_target(context, slug, team)
+        with context.reader.connect() as connection:
+            store_now = store_time(connection, context.store_now())
+        refuse_if_not_open(slug, target.config.opens_at, store_now)
     if target.deadline is not None and now >= target.deadline:
         context.caches.targets.pop((slug, team), None)
         target = read_target(context, slug, team)

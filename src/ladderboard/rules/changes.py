@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["EDITABLE", "FIXED", "TEXTS", "SettingChange", "change_words"]
+__all__ = ["CALENDAR", "EDITABLE", "FIXED", "TEXTS", "SettingChange", "change_words"]
 
 EDITABLE = (
     "daily_quota",
@@ -30,6 +30,10 @@ EDITABLE = (
     "auto_publish",
 )
 """The configuration's settings that change while the competition is open."""
+
+CALENDAR = ("opens_at", "freeze_at", "late_submissions")
+"""The calendar's settings: the opening time and the freeze change while
+they are still to come, whether late files are taken at any time."""
 
 FIXED = ("score", "score_params", "mechanism", "mechanism_params", "board", "ranks")
 """The configuration's settings fixed when the competition is created."""
@@ -46,6 +50,9 @@ _LABELS = {
     "precision": ("Decimals shown", ""),
     "auto_publish": ("Private board published at the deadline", ""),
     "deadline": ("Deadline", ""),
+    "opens_at": ("Opening time", ""),
+    "freeze_at": ("Public board frozen from", ""),
+    "late_submissions": ("Late submissions after the publication", ""),
     "title": ("Title", ""),
     "description": ("Overview", ""),
     "rules": ("Rules", ""),
@@ -62,9 +69,9 @@ def _size(n: int) -> str:
 
 
 def _value(setting: str, value: Any) -> str:
-    if setting == "auto_publish":
+    if setting in ("auto_publish", "late_submissions"):
         return "yes" if value else "no"
-    if setting == "deadline":
+    if setting in ("deadline", "opens_at", "freeze_at"):
         if value is None:
             return "none"
         return f"{datetime.fromisoformat(value):%Y-%m-%d %H:%M} UTC"
@@ -89,6 +96,8 @@ def change_words(setting: str, old: Any, new: Any) -> str:
     'Largest file: 50 MiB → 10 MiB'
     >>> change_words("deadline", "2030-01-01T12:00:00+00:00", None)
     'Deadline: 2030-01-01 12:00 UTC → none'
+    >>> change_words("late_submissions", False, True)
+    'Late submissions after the publication: no → yes'
     >>> change_words("rules", None, None)
     'Rules: edited'
     """

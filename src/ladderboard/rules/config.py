@@ -3,6 +3,7 @@ board, with which quotas and deadline."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
@@ -68,19 +69,30 @@ class Scoring:
         return get_metric(self.name)
 
 
-def _utc(value: datetime | str | None) -> datetime | None:
+def _utc(value: datetime | str | None, name: str = "deadline") -> datetime | None:
     if value is None:
         return None
     if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        try:
+            value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise ValueError(f"{name} must be an ISO date and time, got {value!r}") from None
     if not isinstance(value, datetime):
-        raise TypeError(f"deadline must be a datetime or ISO string, got {type(value).__name__}")
+        raise TypeError(f"{name} must be a datetime or ISO string, got {type(value).__name__}")
     if value.tzinfo is None:
-        raise ValueError(f"deadline must carry a time zone (UTC), got {value.isoformat()}")
+        raise ValueError(f"{name} must carry a time zone (UTC), got {value.isoformat()}")
     try:
         return value.astimezone(UTC)
     except OverflowError:  # 9999-12-31T23:00-05:00 is past the last datetime in UTC
-        raise ValueError(f"deadline {value.isoformat()} is out of range") from None
+        raise ValueError(f"{name} {value.isoformat()} is out of range") from None
+
+
+def _when(value: datetime) -> str:
+    return f"{value:%Y-%m-%d %H:%M} UTC"
+
+
+CALENDAR = ("opens_at", "freeze_at", "deadline")
+"""The competition's dates, in the order they must come."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,19 @@ class CompetitionConfig:
         Decimals shown on the boards, at most :data:`MAX_PRECISION`.
     max_bytes : int
         Largest submission file accepted, compressed or not.
+    opens_at : datetime (UTC) or None
+        When submissions open (before the deadline); until then teams may
+        register, sign in and download the data, and a file is refused
+        without spending anything. ``None``: open from the creation.
+    freeze_at : datetime (UTC) or None
+        When the public board freezes (after ``opens_at``, before the
+        deadline): from then until the close, participants and anonymous
+        readers see the board as it stood at the freeze, while submissions
+        still count and each team still reads its own releases.
+    late_submissions : bool
+        Whether, once the private board is published, teams may still send
+        files, scored exactly on the public and private rows (no mechanism)
+        and shown on a board of their own, never on the final ranking.
 
     >>> config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
     >>> config.scoring().kind, config.board
@@ -143,6 +168,9 @@ class CompetitionConfig:
     # layers of tests/test_layers.py), so the value is written here too and
     # tests/server/test_settings_and_app.py holds the two equal.
     max_bytes: int = 50 * 2**20
+    opens_at: datetime | None = None
+    freeze_at: datetime | None = None
+    late_submissions: bool = False
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
@@ -177,7 +205,13 @@ class CompetitionConfig:
             if not isinstance(value, dict):
                 raise ValueError(f"{name} must be a JSON object, got {type(value).__name__}")
             check_json(name, value)
-        object.__setattr__(self, "deadline", _utc(self.deadline))
+        for name in CALENDAR:
+            object.__setattr__(self, name, _utc(getattr(self, name), name))
+        self._check_calendar()
+        if not isinstance(self.late_submissions, bool):
+            raise ValueError(
+                f"late_submissions must be true or false, got {self.late_submissions!r}"
+            )
         forbidden = {"n", "y_true", "metric", "random_state"} & set(self.mechanism_params)
         if forbidden:
             raise ValueError(
@@ -186,6 +220,16 @@ class CompetitionConfig:
         # Checks the score against the mechanism, once: a configuration is
         # frozen, and its scoring is asked for on every submission.
         object.__setattr__(self, "_scoring", self._scoring_of())
+
+    def _check_calendar(self) -> None:
+        """The dates come in order: the opening, the freeze, the deadline."""
+        dates = [(name, getattr(self, name)) for name in CALENDAR]
+        given = [(name, value) for name, value in dates if value is not None]
+        for (first, early), (then, late) in itertools.pairwise(given):
+            if not early < late:
+                raise ValueError(
+                    f"{first} ({_when(early)}) must come before {then} ({_when(late)})"
+                )
 
     def scoring(self) -> Scoring:
         """How this competition's predictions become a score."""
@@ -265,7 +309,9 @@ class CompetitionConfig:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["deadline"] = None if self.deadline is None else self.deadline.isoformat()
+        for name in CALENDAR:
+            value = getattr(self, name)
+            data[name] = None if value is None else value.isoformat()
         return data
 
     @classmethod

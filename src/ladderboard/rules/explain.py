@@ -40,9 +40,16 @@ from ladderboard._validation import check_int
 from ladderboard.direction import Direction
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS, REQUIRED, parameters_of
 from ladderboard.mechanisms.card import OWN_SCORE, Wording
-from ladderboard.rules.config import BOARD_MODES
+from ladderboard.rules.config import BOARD_MODES, CompetitionConfig
 
-__all__ = ["ReleaseWords", "describe", "display_decimals", "explain", "release_words"]
+__all__ = [
+    "ReleaseWords",
+    "calendar_words",
+    "describe",
+    "display_decimals",
+    "explain",
+    "release_words",
+]
 
 _DIGITS_TOLERANCE = 1e-9
 """Room for the representation error of a step such as 0.01, whose ``-log10``
@@ -316,3 +323,51 @@ def _explain_rank(
     if previous is None:
         return f"{where} The score shown is {shown}."
     return f"{where} {_change(wording, released, previous, direction, decimals)}"
+
+
+def _at(when: Any) -> str:
+    return f"{when:%Y-%m-%d %H:%M} UTC"
+
+
+def calendar_words(config: CompetitionConfig) -> list[str]:
+    """The competition's calendar in plain words, one sentence a date: when
+    files are taken, when the public board freezes, and what happens to a
+    file sent after the private board is published.
+
+    >>> from datetime import datetime, UTC
+    >>> config = CompetitionConfig(score="zero_one", mechanism="ladder",
+    ...     mechanism_params={"eta": 0.01},
+    ...     opens_at=datetime(2026, 3, 1, tzinfo=UTC),
+    ...     freeze_at=datetime(2026, 3, 25, tzinfo=UTC),
+    ...     deadline=datetime(2026, 4, 1, tzinfo=UTC), late_submissions=True)
+    >>> for sentence in calendar_words(config):
+    ...     print(sentence)
+    Submissions open at 2026-03-01 00:00 UTC; until then teams may register, sign in and download the data, and a file sent is refused without counting against any quota.
+    The public board freezes at 2026-03-25 00:00 UTC: from then until the close it shows the standings as they were at the freeze, while every file still counts and each team still sees its own scores.
+    No file is taken after the deadline, 2026-04-01 00:00 UTC.
+    Once the private board is published, teams may send late files: each is scored on the public and the private rows exactly, shown to its team and on a separate board marked late, and never changes the final ranking.
+    """  # noqa: E501
+    words = []
+    if config.opens_at is not None:
+        words.append(
+            f"Submissions open at {_at(config.opens_at)}; until then teams may register, sign "
+            "in and download the data, and a file sent is refused without counting against "
+            "any quota."
+        )
+    if config.freeze_at is not None:
+        words.append(
+            f"The public board freezes at {_at(config.freeze_at)}: from then until the close "
+            "it shows the standings as they were at the freeze, while every file still counts "
+            "and each team still sees its own scores."
+        )
+    if config.deadline is not None:
+        words.append(f"No file is taken after the deadline, {_at(config.deadline)}.")
+    else:
+        words.append("No deadline is set: the organiser closes the competition.")
+    if config.late_submissions:
+        words.append(
+            "Once the private board is published, teams may send late files: each is scored "
+            "on the public and the private rows exactly, shown to its team and on a separate "
+            "board marked late, and never changes the final ranking."
+        )
+    return words

@@ -16,6 +16,7 @@ private board before the close             403     ``private_board``
 :class:`Conflict`                          409     ``conflict``
 :class:`DuplicateSubmission`               409     ``duplicate``
 :class:`CompetitionClosed`                 409     ``closed``
+:class:`NotOpenYet` (before the opening)   409     ``not_open``
 file too large                             413     ``too_large``
 bad form or JSON body                      422     ``invalid_request``
 :class:`QuotaExceeded`                     429     ``quota`` (Retry-After if it says)

@@ -244,6 +244,16 @@ def leaderboard(
     )
 
 
+@router.get("/c/{slug}/late", response_class=HTMLResponse)
+def late(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+    """The late board: files sent after the publication, never the final ranking."""
+    info = find(competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    rows = competitions.late_board(slug)
+    return _page(request, competitions, info, "late.html", "leaderboard", rows=rows)
+
+
 def _public_ranks(competitions: Competitions, slug: str) -> dict[str, int]:
     """Each team's rank on the public board, which no longer changes once the
     private board is published: the shake-up column's reference."""

@@ -44,7 +44,7 @@ from ladderboard.engine.results import CompetitionInfo
 from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
-from ladderboard.rules.explain import describe, release_words
+from ladderboard.rules.explain import calendar_words, describe, release_words
 from ladderboard.rules.text import SAMPLE_SUBMISSION
 from ladderboard.server.errors import ApiError, sentence, status_of
 
@@ -228,6 +228,10 @@ def competition_context(
         "signed_in": team,
         "now": now,
         "words": release_words(info.config.mechanism, info.config.board),
+        # The calendar: the opening time while it is ahead, the freeze while it holds.
+        "not_opened": not info.is_opened(),
+        "frozen_since": info.frozen_since(),
+        "calendar": calendar_words(info.config),
     }
 
 

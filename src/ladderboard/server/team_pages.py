@@ -255,6 +255,9 @@ def _team_view(
         quota=competitions.quota(info.slug, team.name),
         ranks=ranks,
         chart=chart,
+        late=competitions.late_submissions(info.slug, team.name)
+        if info.config.late_submissions
+        else [],
         **extra,
     )
 

@@ -23,10 +23,12 @@ from ladderboard.store.database import (
 )
 from ladderboard.store.models import (
     Base,
+    BoardFreezeRow,
     CompetitionFileRow,
     CompetitionRow,
     CompetitionSolutionRow,
     DuplicateFlagRow,
+    LateSubmissionRow,
     MechanismArrayRow,
     MechanismStateRow,
     OrganiserSessionRow,
@@ -46,11 +48,13 @@ from ladderboard.store.staged_uploads import Draft, StagedUploads
 __all__ = [
     "DEFAULT_URL",
     "Base",
+    "BoardFreezeRow",
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
     "Draft",
     "DuplicateFlagRow",
+    "LateSubmissionRow",
     "MechanismArrayRow",
     "MechanismStateRow",
     "OrganiserSessionRow",

@@ -33,10 +33,12 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
     "Base",
+    "BoardFreezeRow",
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
     "DuplicateFlagRow",
+    "LateSubmissionRow",
     "MechanismArrayRow",
     "MechanismStateRow",
     "OrganiserSessionRow",
@@ -380,3 +382,44 @@ class StagedUploadRow(Base):
     data: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
+
+
+class LateSubmissionRow(Base):
+    """A file a team sent after the private board was published, when the
+    competition takes late submissions: scored exactly on the public and
+    private rows, no mechanism involved. A table of its own, so that no
+    board, final selection or audit that reads ``submissions`` takes one."""
+
+    __tablename__ = "late_submissions"
+    __table_args__ = (
+        UniqueConstraint("team_id", "number"),
+        UniqueConstraint("team_id", "idempotency_key"),
+        Index("ix_late_submissions_competition", "competition_id"),
+    )
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)  # the team's own count of its late files
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    message: Mapped[str] = mapped_column(Text, default="")
+    idempotency_key: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    file_sha256: Mapped[str] = mapped_column(String(64))  # of the bytes received
+    public_score: Mapped[float] = mapped_column(Float)  # exact: the competition is over
+    private_score: Mapped[float] = mapped_column(Float)
+    file: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)  # packed
+
+
+class BoardFreezeRow(Base):
+    """The public board as it stood at the competition's ``freeze_at``,
+    written by the first submission made after it (before that submission
+    changes the board): what participants see until the close. ``rows``
+    are the board's rows as JSON, best first."""
+
+    __tablename__ = "board_freezes"
+
+    competition_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    frozen_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    rows: Mapped[list] = mapped_column(JSON)

@@ -109,6 +109,10 @@ LOCK_STATE = (
         CompetitionRow.settings_version,
         _DISABLED.label("disabled_at"),
         STORE_NOW.label("store_now"),
+        # The calendar as stored now (ISO text, or null): an edit made by
+        # another process reaches every submission, whatever its cached target says.
+        CompetitionRow.config["opens_at"].as_string().label("opens_at"),
+        CompetitionRow.config["freeze_at"].as_string().label("freeze_at"),
     )
     .join(CompetitionRow, CompetitionRow.id == _STATES.c.competition_id)
     .where(
@@ -426,8 +430,10 @@ def lock_state(
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
     closed_at, secret_key, commitment, slug, deadline, settings_version,
-    disabled_at, store_now)`` (``disabled_at`` of team ``team_id``; ``store_now`` the
-    store's time, see :mod:`~ladderboard.store.clock`) or ``None``. The
+    disabled_at, store_now, opens_at, freeze_at)`` (``disabled_at`` of team
+    ``team_id``; ``store_now`` the store's time, see
+    :mod:`~ladderboard.store.clock`; the calendar's times as ISO text or
+    ``None``) or ``None``. The
     close is read here without its lock, to refuse early: the submission's
     :data:`BUMP_IF_OPEN` decides."""
     params = {"competition": competition_id, "scope": scope, "team": team_id}

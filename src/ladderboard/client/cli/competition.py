@@ -13,6 +13,14 @@ from typing import Annotated, Any
 import typer
 
 from ladderboard.client.cli.bundle import create_from, dump, refuse_beside_from
+from ladderboard.client.cli.calendar import (
+    FreezeDaysOption,
+    FreezeOption,
+    LateOption,
+    LateSwitchOption,
+    OpensOption,
+    calendar_fields,
+)
 from ladderboard.client.cli.competition_settings import (
     AutoPublishEditOption,
     DailyQuotaOption,
@@ -198,6 +206,10 @@ def competition_create(
     board: BoardOption = None,
     ranks: RanksOption = None,
     auto_publish: AutoPublishOption = False,
+    opens: OpensOption = None,
+    freeze: FreezeOption = None,
+    freeze_days: FreezeDaysOption = None,
+    late_submissions: LateOption = False,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -228,6 +240,7 @@ def competition_create(
     files = [(path.name, path.read_bytes()) for path in data_file or []]
     content = solution.read_bytes()
     checked = _deadline(deadline)
+    calendar = calendar_fields(opens, freeze, freeze_days, late_submissions or None, checked)
     size = len(content) + sum(len(data) for _, data in files)
     with progress(f"sending {slug}'s files", enabled=size >= BAR_BYTES) as advance:
         info = call(
@@ -249,6 +262,7 @@ def competition_create(
                 ranks=ranks,
                 auto_publish=auto_publish or None,
                 **form_fields(settings),
+                **calendar,
             ),
             organiser=True,
         )
@@ -278,6 +292,10 @@ def competition_edit(
     max_bytes: MaxBytesOption = None,
     precision: PrecisionOption = None,
     auto_publish: AutoPublishEditOption = None,
+    opens: OpensOption = None,
+    freeze: FreezeOption = None,
+    freeze_days: FreezeDaysOption = None,
+    late_submissions: LateSwitchOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -303,29 +321,35 @@ def competition_edit(
         auto_publish=auto_publish,
     )
     given = (title, overview_file, rules_file, deadline)
-    if all(value is None for value in given) and not settings:
+    calendar_given = (opens, freeze, freeze_days, late_submissions) != (None,) * 4
+    if all(value is None for value in given) and not settings and not calendar_given:
         fail(
             "nothing to change: give --title, --overview-file, --rules-file, --deadline "
-            "or a setting (--daily-quota, --n-selections, ...)",
+            "or a setting (--daily-quota, --n-selections, --opens, ...)",
             USAGE,
         )
     description = _read_text(overview_file, "--overview-file")
     rules = _read_text(rules_file, "--rules-file")
     checked = _deadline(deadline)
     new_deadline = KEEP if checked is None else None if checked.lower() == "none" else checked
-    info = call(
-        server,
-        token,
-        lambda c: c.update_competition(
+
+    def update(c: Any) -> dict[str, Any]:
+        # --freeze-days counts back from the new deadline, or the competition's.
+        counted = checked if checked is not None or freeze_days is None else (
+            c.competition(slug)["deadline"]
+        )  # fmt: skip
+        calendar = calendar_fields(opens, freeze, freeze_days, late_submissions, counted)
+        return c.update_competition(
             slug,
             title=title,
             description=description,
             rules=rules,
             deadline=new_deadline,
             **settings,
-        ),
-        organiser=True,
-    )
+            **calendar,
+        )
+
+    info = call(server, token, update, organiser=True)
     show(fmt, info, lambda: competition_table(info))
 
 

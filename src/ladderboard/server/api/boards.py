@@ -18,18 +18,30 @@ from ladderboard.rules.text import check_json
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, OrganiserDep, no_store
 from ladderboard.server.errors import ApiError
-from ladderboard.server.schemas import LeaderboardOut, RescoreIn, RescoreOut, RescoreRowOut
+from ladderboard.server.schemas import (
+    LateBoardOut,
+    LateBoardRowOut,
+    LeaderboardOut,
+    RescoreIn,
+    RescoreOut,
+    RescoreRowOut,
+)
 
 __all__ = ["router", "spreadsheet_cell"]
 
 router = APIRouter()
 
-Board = Literal["public", "private"]
+Board = Literal["public", "private", "participants"]
+"""The boards: ``participants`` is the public board as participants see it
+(the frozen board during a freeze), which the organiser asks for beside the
+live one."""
 
 
 def _kept_board(competitions, who, competition, board: str):
     """The board as the engine keeps it (:meth:`Competitions.kept_board`),
     if the caller may see it."""
+    if board == "participants":
+        return competitions.kept_board(competition.slug, "public")
     if board == "private" and not competition.is_published() and not who.is_organiser:
         raise ApiError(
             403,
@@ -62,10 +74,12 @@ def leaderboard(
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.
+    frozen = board == "participants" or (board == "public" and not who.is_organiser)
     envelope = LeaderboardOut(
         slug=competition.slug,
         board=board,
         closed=competition.is_closed(),
+        frozen_since=competition.frozen_since() if frozen else None,
         decimals=competitions.decimals(competition),
         rows=[],
     ).model_dump_json()
@@ -82,6 +96,21 @@ def leaderboard(
         return Response(status_code=304, headers=headers)
     body = envelope[:-3].encode() + kept.rows(shown) + b"}"
     return Response(body, media_type="application/json", headers=headers)
+
+
+@router.get(
+    "/competitions/{slug}/late-board",
+    responses=errors(404, 422, 429),
+    response_model=LateBoardOut,
+    summary="The late board: files sent after the publication, never in the final ranking",
+)
+def late_board(competitions: CompetitionsDep, competition: Competition) -> LateBoardOut:
+    rows = competitions.late_board(competition.slug)
+    return LateBoardOut(
+        slug=competition.slug,
+        decimals=competition.config.precision,
+        rows=[LateBoardRowOut(**row.__dict__) for row in rows],
+    )
 
 
 def _matches(if_none_match: str | None, tag: str) -> bool:

@@ -38,7 +38,9 @@ router = APIRouter()
 
 ORGANISER = "organiser"
 """Who a change made with the organiser's token is recorded as."""
-_NULL_MEANS_NONE = frozenset({"deadline", "daily_quota", "total_quota", "invalid_quota"})
+_NULL_MEANS_NONE = frozenset(
+    {"deadline", "opens_at", "freeze_at", "daily_quota", "total_quota", "invalid_quota"}
+)
 
 MECHANISM_FIELD = (
     "A mechanism's registered name. Omitted: ladderboard's default, "
@@ -81,6 +83,16 @@ def create_competition(
     total_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     invalid_quota: Annotated[str | None, Form(description="An integer, or 'none'.")] = None,
     deadline: Annotated[str | None, Form(description="ISO 8601 with a time zone.")] = None,
+    opens_at: Annotated[
+        str | None, Form(description="When submissions open: ISO 8601 with a time zone.")
+    ] = None,
+    freeze_at: Annotated[
+        str | None,
+        Form(description="When the public board freezes: ISO 8601 with a time zone."),
+    ] = None,
+    late_submissions: Annotated[
+        bool, Form(description="Score files sent after the publication, on the late board.")
+    ] = False,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -117,6 +129,9 @@ def create_competition(
             "n_selections": n_selections,
             "max_bytes": max_bytes,
             "precision": precision,
+            "opens_at": opens_at,
+            "freeze_at": freeze_at,
+            "late_submissions": late_submissions,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -237,7 +252,8 @@ def publish_competition(
     summary="Change the settings, texts or deadline (organiser)",
     description="The texts change at any time; the deadline, the quotas, the final "
     "selections, the file size, the precision and automatic publication while the "
-    "competition is open (409 after the close). The score, the mechanism, their "
+    "competition is open (409 after the close); the opening time and the freeze while they are "
+    "still to come; late submissions at any time. The score, the mechanism, their "
     "parameters and the board are fixed at creation (409). Fields left out stay as "
     "they are; each change is recorded in the competition's history.",
 )
@@ -297,8 +313,11 @@ def competition_config(
         parsed = optional_int(name, form[name])
         if parsed is not DEFAULT:
             options[name] = parsed
-    if form["deadline"]:
-        options["deadline"] = form["deadline"]
+    for name in ("deadline", "opens_at", "freeze_at"):
+        if form.get(name):
+            options[name] = form[name]
+    if form.get("late_submissions"):
+        options["late_submissions"] = True
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
         if form.get(name) is not None:
             options[name] = form[name]

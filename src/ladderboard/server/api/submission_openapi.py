@@ -19,9 +19,11 @@ SUMMARY = "Submit predictions (team)"
 DESCRIPTION = (
     "Send the predictions file as the body (`Content-Type: text/csv` or "
     "`application/gzip`; the message, if any, in the query) or as the field `file` "
-    "of a multipart form. A closed competition, a spent quota and a spent "
-    "invalid-file cap are refused before the file is parsed and before a form is "
-    "received; a file body's receipt stops at the refusal."
+    "of a multipart form. A competition not open yet (409 `not_open`) or closed, a "
+    "spent quota and a spent invalid-file cap are refused before the file is parsed "
+    "and before a form is received; a file body's receipt stops at the refusal. After "
+    "the publication, a competition that takes late submissions scores a file exactly "
+    "on the public and private rows: the answer says `late: true`, with its private score."
 )
 OPENAPI_EXTRA: dict[str, Any] = {
     "security": [{"HTTPBearer": []}],

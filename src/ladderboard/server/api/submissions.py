@@ -62,7 +62,13 @@ from ladderboard.server.api.submission_openapi import (
     SUMMARY,
 )
 from ladderboard.server.deps import Competition, CompetitionsDep, TeamDep, team_member
-from ladderboard.server.schemas import SelectionIn, SelectionOut, SubmissionCreated, SubmissionOut
+from ladderboard.server.schemas import (
+    LateSubmissionOut,
+    SelectionIn,
+    SelectionOut,
+    SubmissionCreated,
+    SubmissionOut,
+)
 from ladderboard.server.settings import Settings
 
 __all__ = [
@@ -304,6 +310,21 @@ def own_submissions(
     return [
         SubmissionOut.of(v, score_of=score_of)
         for v in competitions.submissions(competition.slug, team.name)
+    ]
+
+
+@router.get(
+    "/competitions/{slug}/late-submissions",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=list[LateSubmissionOut],
+    summary="The calling team's own late submissions, with both exact scores",
+)
+def own_late_submissions(
+    competitions: CompetitionsDep, team: TeamDep, competition: Competition
+) -> list[LateSubmissionOut]:
+    return [
+        LateSubmissionOut(**view.__dict__)
+        for view in competitions.late_submissions(competition.slug, team.name)
     ]
 
 

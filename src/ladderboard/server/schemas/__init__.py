@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from ladderboard.server.schemas.boards import (
     BoardRowOut,
+    LateBoardOut,
+    LateBoardRowOut,
     LeaderboardOut,
     RescoreIn,
     RescoreOut,
@@ -26,6 +28,7 @@ from ladderboard.server.schemas.exports import AuditIn, AuditOut
 from ladderboard.server.schemas.files import FileOut
 from ladderboard.server.schemas.shared import ErrorOut, HealthOut
 from ladderboard.server.schemas.submissions import (
+    LateSubmissionOut,
     SelectionIn,
     SelectionOut,
     SubmissionCreated,
@@ -55,6 +58,9 @@ __all__ = [
     "FileOut",
     "FlagOut",
     "HealthOut",
+    "LateBoardOut",
+    "LateBoardRowOut",
+    "LateSubmissionOut",
     "LeaderboardOut",
     "MembershipOut",
     "QuotaOut",

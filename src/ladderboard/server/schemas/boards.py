@@ -11,7 +11,15 @@ from ladderboard.engine.audit import Compared
 from ladderboard.engine.results import BoardRow
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["BoardRowOut", "LeaderboardOut", "RescoreIn", "RescoreOut", "RescoreRowOut"]
+__all__ = [
+    "BoardRowOut",
+    "LateBoardOut",
+    "LateBoardRowOut",
+    "LeaderboardOut",
+    "RescoreIn",
+    "RescoreOut",
+    "RescoreRowOut",
+]
 
 
 class BoardRowOut(BaseModel):
@@ -34,8 +42,16 @@ class BoardRowOut(BaseModel):
 
 class LeaderboardOut(BaseModel):
     slug: str
-    board: Literal["public", "private"]
+    board: Literal["public", "private", "participants"] = Field(
+        description="The board: 'participants' is the public board as participants see it "
+        "(frozen during a freeze), for the organiser beside the live one."
+    )
     closed: bool
+    frozen_since: datetime | None = Field(
+        None,
+        description="When the board shown is the public board frozen at this time (from the "
+        "freeze to the close, for everyone but the organiser, who sees the live board).",
+    )
     decimals: int = Field(description=DECIMALS)
     rows: list[BoardRowOut]  # last: the API puts the rows' kept JSON at the end
 
@@ -97,3 +113,27 @@ class RescoreOut(BaseModel):
     decimals: int = Field(description=DECIMALS)
     live_decimals: int = Field(description="The live board's decimals.")
     rows: list[RescoreRowOut]
+
+
+class LateBoardRowOut(BaseModel):
+    """A team's line on the late board: its best late file by the private
+    score, that file's exact public score, its number among the team's late
+    files, how many late files the team sent and when the last."""
+
+    rank: int
+    team: str
+    private_score: float
+    public_score: float
+    number: int
+    entries: int
+    last_submission: datetime
+
+
+class LateBoardOut(BaseModel):
+    """The late board: files sent after the publication, scored exactly,
+    never part of the final ranking."""
+
+    slug: str
+    late: Literal[True] = True
+    decimals: int = Field(description=DECIMALS)
+    rows: list[LateBoardRowOut]

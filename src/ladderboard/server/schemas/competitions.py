@@ -37,6 +37,16 @@ class CompetitionOut(BaseModel):
     precision: int = Field(description="The most decimals a score is shown with.")
     created_at: datetime
     deadline: datetime | None
+    opens_at: datetime | None = Field(
+        description="When submissions open (none: at the creation); before it a file is refused."
+    )
+    freeze_at: datetime | None = Field(
+        description="When the public board freezes: from then until the close it shows the "
+        "board as it stood at this time."
+    )
+    late_submissions: bool = Field(
+        description="Whether files sent after the publication are scored, on the late board."
+    )
     closed_at: datetime | None
     closed: bool
     auto_publish: bool = Field(
@@ -76,6 +86,9 @@ class CompetitionOut(BaseModel):
             precision=config.precision,
             created_at=info.created_at,
             deadline=info.deadline,
+            opens_at=config.opens_at,
+            freeze_at=config.freeze_at,
+            late_submissions=config.late_submissions,
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
@@ -135,6 +148,19 @@ class CompetitionPatch(BaseModel):
     precision: int | None = Field(None, description="The most decimals a score shows. Open only.")
     auto_publish: bool | None = Field(
         None, description="Publish the private board and the key at the deadline. Open only."
+    )
+    opens_at: datetime | None = Field(
+        None,
+        description="A new opening time in the future, with a time zone; null for none. "
+        "Only while the opening is still in the future.",
+    )
+    freeze_at: datetime | None = Field(
+        None,
+        description="A new freeze time in the future, with a time zone; null for none. "
+        "Only while the freeze is still in the future.",
+    )
+    late_submissions: bool | None = Field(
+        None, description="Whether files sent after the publication are scored."
     )
     score: str | None = Field(None, description=_FIXED)
     score_params: dict[str, Any] | None = Field(None, description=_FIXED)

@@ -11,7 +11,13 @@ from pydantic import AliasChoices, BaseModel, Field
 from ladderboard.engine.results import SubmissionResult, SubmissionView
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["SelectionIn", "SelectionOut", "SubmissionCreated", "SubmissionOut"]
+__all__ = [
+    "LateSubmissionOut",
+    "SelectionIn",
+    "SelectionOut",
+    "SubmissionCreated",
+    "SubmissionOut",
+]
 
 
 _SCORE_OF = Field(
@@ -44,6 +50,14 @@ class SubmissionCreated(BaseModel):
         description="Valid submissions left today (UTC), within the total quota too."
     )
     decimals: int = Field(description=DECIMALS)
+    late: bool = Field(
+        False,
+        description="A late submission, after the publication: scored exactly on the public "
+        "and the private rows, shown on the late board only.",
+    )
+    private_score: float | None = Field(
+        None, description="A late submission's exact private score (none otherwise)."
+    )
 
     @classmethod
     def of(
@@ -64,6 +78,8 @@ class SubmissionCreated(BaseModel):
             status=result.status,
             remaining_today=result.remaining_today,
             decimals=decimals,
+            late=result.late,
+            private_score=result.private_score,
         )
 
 
@@ -121,3 +137,13 @@ class SelectionOut(BaseModel):
     """The numbers of the team's final submissions."""
 
     selected: list[int]
+
+
+class LateSubmissionOut(BaseModel):
+    """One of the team's late submissions, with both exact scores."""
+
+    number: int = Field(description="Its number among the team's late files (1, 2, ...).")
+    created_at: datetime
+    message: str
+    public_score: float
+    private_score: float
