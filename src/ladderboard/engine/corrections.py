@@ -23,13 +23,16 @@ would change a published result, and is refused.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import lookup
+from ladderboard.engine.archives import csv_bytes, iso_time, json_bytes
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed
 from ladderboard.engine.lifecycle import Lifecycle
@@ -49,7 +52,7 @@ from ladderboard.store import corrections as stored
 from ladderboard.store.blobs import unpack
 from ladderboard.store.setting_changes import add_setting_changes
 
-__all__ = ["Correction", "Corrections", "check_correction"]
+__all__ = ["Correction", "Corrections", "check_correction", "write_corrections"]
 
 
 @dataclass(frozen=True)
@@ -290,3 +293,58 @@ class Corrections:
             )
             for row in found
         ]
+
+
+def write_corrections(
+    session: Session,
+    competition: CompetitionRow,
+    put: Callable[[str, bytes], None],
+    names: Mapping[int, Sequence[Any]],
+    columns: Sequence[str],
+    *,
+    key: bool,
+    private: bool,
+) -> None:
+    """Write each correction of ``competition`` under ``corrections/N/``:
+    the solution it replaced (``solution.csv``), the releases it replaced
+    (``releases.csv``: the submission's ``columns``, its cells in
+    ``names`` by submission id, then ``released``, ``improved``,
+    ``public_raw`` and ``private_score``, the latter empty unless
+    ``private``) and what it was (``correction.json``: when, why, by whom,
+    the old and new commitment, the old hashes, and the key with ``key``)."""
+    connection = session.connection()
+    for row in stored.corrections(connection, competition.id):
+        folder = f"corrections/{row.number}"
+        put(f"{folder}/solution.csv", unpack(stored.correction_file(connection, row.id)))
+        releases = stored.correction_releases(connection, row.id)
+        lines = [
+            (
+                *names[ident],
+                repr(old.public_score),
+                "yes" if old.improved else "no",
+                repr(old.public_raw),
+                repr(old.private_score) if private else "",
+            )
+            for ident, old in sorted(releases.items(), key=lambda item: tuple(names[item[0]]))
+            if ident in names
+        ]
+        put(
+            f"{folder}/releases.csv",
+            csv_bytes((*columns, "released", "improved", "public_raw", "private_score"), lines),
+        )
+        put(
+            f"{folder}/correction.json",
+            json_bytes(
+                {
+                    "number": row.number,
+                    "corrected_at": iso_time(aware(row.corrected_at)),
+                    "reason": row.reason,
+                    "actor": row.actor,
+                    "old_commitment": row.old_commitment,
+                    "new_commitment": row.new_commitment,
+                    "old_solution_sha256": row.old_solution_sha256,
+                    "old_split_sha256": row.old_split_sha256,
+                    "key": row.old_key if key else None,
+                }
+            ),
+        )
