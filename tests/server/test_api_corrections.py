@@ -7,6 +7,7 @@ follow, the history and ``GET .../corrections`` show it; a refusal is a
 from __future__ import annotations
 
 import pytest
+from organiser_helpers import alert, sign_in, status
 from server_helpers import LABELS, add_team, bearer, create, organiser, predictions, submit
 from typer.testing import CliRunner
 
@@ -83,8 +84,8 @@ def test_api_correction_refusals_change_nothing(client, solution):
         (_correct(client, solution.to_csv()), 422),
         (_correct(client, b"not,a\nsolution"), 400),
     ]
-    for response, status in cases:
-        assert response.status_code == status, response.text
+    for response, expected in cases:
+        assert response.status_code == expected, response.text
     assert client.get("/api/competitions/demo/commitment").json()["commitment"] == commitment
     client.post("/api/competitions/demo/close", headers=organiser())
     client.post("/api/competitions/demo/publish", headers=organiser())
@@ -116,3 +117,40 @@ def test_cli_competition_correct(live, tmp_path):
     again = CliRunner().invoke(app, [*args, "--reason", "again"], env=env)
     assert again.exit_code != 0 and "nothing to correct" in again.output, again.output
     assert len(organiser_client.history("demo")) == 1
+
+
+def test_desk_form_corrects_the_solution_and_a_refusal_keeps_the_reason(client, solution):
+    create(client, solution)
+    token = add_team(client, "alpha")
+    assert submit(client, token, predictions(solution, 0)).status_code == 201
+    csrf = sign_in(client)
+    page = client.get("/organiser/c/demo")
+    assert "Correct the solution" in page.text
+    refused = client.post(
+        "/organiser/c/demo/correction",
+        data={"csrf": csrf, "reason": "kept when refused"},
+        files={"solution": ("solution.csv", solution.to_csv(), "text/csv")},
+    )
+    assert refused.status_code == 422 and "nothing to correct" in alert(refused.text)
+    assert 'value="kept when refused"' in refused.text
+    forged = client.post(
+        "/organiser/c/demo/correction",
+        data={"csrf": "wrong", "reason": "x"},
+        files={"solution": ("solution.csv", _flipped(solution), "text/csv")},
+    )
+    assert forged.status_code == 403
+    assert client.app.state.competitions.corrections("demo") == []
+    done = client.post(
+        "/organiser/c/demo/correction",
+        data={"csrf": csrf, "reason": "row 1 was mislabelled"},
+        files={"solution": ("solution.csv", _flipped(solution), "text/csv")},
+    )
+    assert done.status_code == 200, done.text
+    assert status(done.text).startswith("The solution is corrected")
+    assert "Solution corrected (row 1 was mislabelled)" in done.text  # the desk's history
+    team_page = client.post("/c/demo/team", data={"token": token})
+    assert team_page.status_code == 200
+    assert '<span class="corrected">corrected</span>' in team_page.text
+    client.post("/api/competitions/demo/close", headers=organiser())
+    client.post("/api/competitions/demo/publish", headers=organiser())
+    assert "Correct the solution" not in client.get("/organiser/c/demo").text

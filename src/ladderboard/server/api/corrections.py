@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, UploadFile
 
 from ladderboard.files.solution import Solution
+from ladderboard.server.api.competitions import ORGANISER
 from ladderboard.server.api.shared import errors, invalid, read_upload
 from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, SettingsDep
 from ladderboard.server.schemas.corrections import CorrectionOut
@@ -15,9 +16,6 @@ from ladderboard.server.schemas.corrections import CorrectionOut
 __all__ = ["router"]
 
 router = APIRouter()
-
-ORGANISER = "organiser"
-"""Who a correction made with the organiser's token is recorded as."""
 
 
 @router.post(
