@@ -318,3 +318,28 @@ def test_labels_the_score_cannot_use_are_refused(store):
     with pytest.raises(ValueError, match="cannot be scored by 'log_loss'"):
         store.correct_solution("c", _edited(solution, three_classes), "a third class")
     assert _record(store) == before and store.corrections("c") == []
+
+
+def test_another_process_that_kept_the_old_solution_scores_on_the_corrected_one(
+    store, database_url, clock
+):
+    """A second engine over the same store (another worker) kept the old
+    solution, target and mechanisms in process: its next submission finds
+    the new commitment under the lock and is scored on the corrected
+    solution, continuing the corrected boards."""
+    solution = _solution()
+    files = _files(solution, rounds=4)
+    _play(store, solution, "per-team", files[:9])
+    other = Competitions.open(database_url, clock=clock, store_clock=clock)
+    other.submit("c", *files[9])  # kept in its process
+    corrected = _flip(solution)
+    store.correct_solution("c", corrected, "a wrong label")
+    for team, data in files[10:]:
+        other.submit("c", team, data)
+    fresh = Competitions.open("sqlite://")
+    _play(fresh, corrected, "per-team", files)
+    assert _record(store)["releases"] == _record(fresh)["releases"]
+    assert _record(other)["public"] == _record(fresh)["public"]
+    verify(store, "c")
+    other.dispose()
+    fresh.dispose()

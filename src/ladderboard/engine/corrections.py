@@ -34,7 +34,7 @@ from ladderboard._blas import on_one_blas_thread
 from ladderboard.engine import lookup
 from ladderboard.engine.archives import csv_bytes, iso_time, json_bytes
 from ladderboard.engine.context import EngineContext
-from ladderboard.engine.errors import CompetitionClosed
+from ladderboard.engine.errors import CompetitionClosed, Conflict
 from ladderboard.engine.lifecycle import Lifecycle
 from ladderboard.engine.rerun import AuditedSubmission, Outcome, run_boards
 from ladderboard.engine.results import aware, commitment_of
@@ -107,7 +107,9 @@ class Corrections:
         corrected, for ``reason`` (required), by ``actor``; any time before
         the private board is published, the close included.
 
-        Under the lock the close and the publication take: the old version
+        Under the lock of every board (a submission under way ends first,
+        the next one finds the new commitment and is scored on ``solution``)
+        and the lock the close and the publication take: the old version
         is kept (its solution file, hashes, key, commitment, and every
         submission's release, decision, raw public and private score), every
         stored file is scored again on ``solution`` and run through a fresh
@@ -127,7 +129,11 @@ class Corrections:
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
         with self.context.transaction() as session:
+            # Every board's lock, then the competition's, in a submission's order.
+            boards_of = stored.lock_boards(session.connection(), slug)
             competition, store_now = self.context.locked(session, slug)
+            if competition.id != boards_of:
+                raise Conflict(f"competition {slug!r} changed during the correction")
             info = lookup.info(competition, store_now)
             if info.is_published(store_now) or info.publication_due(store_now):
                 raise CompetitionClosed(

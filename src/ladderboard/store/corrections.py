@@ -13,6 +13,7 @@ from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from ladderboard.store.models import (
+    CompetitionRow,
     CompetitionSolutionRow,
     CorrectionReleaseRow,
     MechanismStateRow,
@@ -27,6 +28,7 @@ __all__ = [
     "correction_file",
     "correction_releases",
     "corrections",
+    "lock_boards",
     "replace_solution",
     "write_releases",
     "write_state",
@@ -43,6 +45,27 @@ _WRITE_RELEASE = (
         private_score=bindparam("private"),
     )
 )
+
+
+def lock_boards(connection: Connection, slug: str) -> int | None:
+    """Lock every board's state row of the competition ``slug``, in the
+    order of their ids (``FOR UPDATE`` on PostgreSQL; on SQLite the
+    transaction's writer lock), and return the competition's id (``None``
+    when there is none). A submission locks its board's row first and the
+    competition's row last: a correction that takes them in the same order
+    waits for a submission under way, and the next one waits for it and
+    then finds the new commitment."""
+    competition_id = connection.execute(
+        select(CompetitionRow.id).where(CompetitionRow.slug == slug)
+    ).scalar()
+    if competition_id is not None:
+        connection.execute(
+            select(MechanismStateRow.id)
+            .where(MechanismStateRow.competition_id == competition_id)
+            .order_by(MechanismStateRow.id)
+            .with_for_update()
+        ).all()
+    return competition_id
 
 
 def add_correction(
