@@ -223,6 +223,9 @@ def test_a_tampered_old_release_or_old_solution_fails_verify_bundle(store, tmp_p
     old.write_bytes(old.read_bytes().replace(b",1.0,", b",0.0,", 1))
     report = verify_bundle(folder)
     assert not report.verified and any("commitment mismatch" in p for p in report.problems)
+    old.write_bytes(b"not a solution")
+    report = verify_bundle(folder)
+    assert not report.verified and any("cannot be checked" in p for p in report.problems)
 
 
 def test_a_tampered_old_release_or_old_solution_fails_verify(store):

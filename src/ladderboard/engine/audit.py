@@ -193,7 +193,10 @@ def _earlier_versions(
             )
         old_file = unpack(stored_corrections.correction_file(connection, correction.id))
         where = f"the solution correction {number} replaced, its split and the key"
-        mismatch = check_commitment(old_file, key, correction.old_commitment, where)
+        try:
+            mismatch = check_commitment(old_file, key, correction.old_commitment, where)
+        except ValueError as exc:  # a stored file that is no solution
+            mismatch = f"its solution file cannot be read: {exc}"
         if mismatch is not None:
             problems.append(f"correction {number}: {mismatch}")
             continue

@@ -276,7 +276,10 @@ def _verify_corrections(
             number += 1
             continue
         where = f"the solution correction {number} replaced, its split and the key"
-        mismatch = check_commitment(old_solution, key, correction["old_commitment"], where)
+        try:
+            mismatch = check_commitment(old_solution, key, correction["old_commitment"], where)
+        except (KeyError, ValueError) as exc:  # not a solution file, no commitment
+            mismatch = f"{folder} cannot be checked: {exc}"
         if mismatch is not None:
             problems.append(f"correction {number}: {mismatch}")
             number += 1
