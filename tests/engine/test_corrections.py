@@ -14,7 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from sqlalchemy import select, update
+from typer.testing import CliRunner
 
+from ladderboard.cli import app
 from ladderboard.engine import Competitions
 from ladderboard.engine.archives import FolderSink
 from ladderboard.engine.audit import verify
@@ -346,3 +348,21 @@ def test_another_process_that_kept_the_old_solution_scores_on_the_corrected_one(
     verify(store, "c")
     other.dispose()
     fresh.dispose()
+
+
+def test_verify_and_the_export_name_the_correction_before_publication(
+    store, database_url, tmp_path
+):
+    solution = _solution()
+    _play(store, solution, "per-team", _files(solution))
+    store.correct_solution("c", _flip(solution), "a wrong label")
+    done = CliRunner().invoke(app, ["verify", "c", "--db", database_url, "--json"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["corrections"] == 1
+    export = tmp_path / "export"
+    store.export("c", FolderSink(export))
+    record = json.loads((export / "corrections/1/correction.json").read_bytes())
+    assert record["key"] is None and record["reason"] == "a wrong label"
+    rows = list(csv.DictReader(io.StringIO((export / "corrections/1/releases.csv").read_text())))
+    assert rows and all(row["private_score"] == "" for row in rows)
+    assert (export / "corrections/1/solution.csv").read_bytes() == solution.to_csv()
