@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -366,3 +367,41 @@ def test_verify_and_the_export_name_the_correction_before_publication(
     rows = list(csv.DictReader(io.StringIO((export / "corrections/1/releases.csv").read_text())))
     assert rows and all(row["private_score"] == "" for row in rows)
     assert (export / "corrections/1/solution.csv").read_bytes() == solution.to_csv()
+
+
+def test_a_correction_among_concurrent_submissions_loses_none_and_mixes_no_solutions(
+    store, database_url, clock
+):
+    """Teams submit from threads of their own engines (workers) while the
+    organiser corrects the solution: no deadlock, no file lost, and every
+    release is the corrected solution's, as a fresh competition gives it."""
+    solution = _solution()
+    files = _files(solution, rounds=5)
+    _play(store, solution, "per-team", files[:3])
+    workers = [Competitions.open(database_url, clock=clock, store_clock=clock) for _ in TEAMS]
+    errors: list[BaseException] = []
+
+    def send(worker: Competitions, team: str) -> None:
+        try:
+            for name, data in files[3:]:
+                if name == team:
+                    worker.submit("c", team, data)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=send, args=(w, t)) for w, t in zip(workers, TEAMS, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    corrected = _flip(solution)
+    store.correct_solution("c", corrected, "a wrong label")
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    fresh = Competitions.open("sqlite://")
+    _play(fresh, corrected, "per-team", files)
+    assert _record(store)["releases"] == _record(fresh)["releases"]
+    verify(store, "c")
+    for worker in (*workers, fresh):
+        worker.dispose()
