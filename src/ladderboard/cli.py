@@ -224,12 +224,19 @@ def verify(
                 "submissions": report.submissions,
                 "boards": report.scopes,
                 "commitment": report.commitment,
+                "corrections": report.corrections,
             }
         )
         return
+    earlier = (
+        f"; and the {report.corrections} earlier solution(s) its corrections replaced, "
+        "with their commitments and releases"
+        if report.corrections
+        else ""
+    )
     console.print(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
-        f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}"
+        f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}{earlier}"
     )
 
 

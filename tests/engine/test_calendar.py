@@ -239,3 +239,33 @@ def test_a_freeze_set_by_another_process_freezes_this_ones_submissions(database_
     for engine in (one, other):
         assert _board(engine) == before
     assert _board(one, organiser=True) != before
+
+
+def test_a_correction_waits_while_the_board_is_frozen(database_url):
+    """A correction re-runs every release on the corrected labels, and the
+    frozen board holds releases on the old ones: it is refused from the
+    freeze to the close (and nothing changes), and taken after the close."""
+    clock = Clock()
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    solution = make_solution(n=200, seed=3)
+    competitions.create("comp", solution, _config())
+    competitions.add_team("comp", "alpha")
+    clock.now = OPENS + timedelta(hours=1)
+    competitions.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.3, 1)))
+    lines = solution.to_csv().decode().splitlines()
+    ident, target, usage = lines[1].split(",")
+    lines[1] = f"{ident},{1 - float(target)},{usage}"  # one label flipped
+    corrected = type(solution).from_csv(("\n".join(lines) + "\n").encode())
+    assert corrected.split_sha256 == solution.split_sha256
+    clock.now = FREEZE + timedelta(hours=1)
+    competitions.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.2, 2)))
+    frozen = _board(competitions)
+    commitment = competitions.competition("comp").commitment
+    with pytest.raises(CompetitionClosed, match="frozen"):
+        competitions.correct_solution("comp", corrected, "row 0 was mislabelled")
+    assert competitions.competition("comp").commitment == commitment
+    assert _board(competitions) == frozen and competitions.corrections("comp") == []
+    clock.now = DEADLINE + timedelta(minutes=1)
+    competitions.correct_solution("comp", corrected, "row 0 was mislabelled")
+    assert competitions.competition("comp").commitment != commitment
+    competitions.dispose()

@@ -173,6 +173,15 @@ class Client(Transport):
         body |= settings
         return self._json("PATCH", self._path(slug), json=body)
 
+    def correct_solution(self, slug: str, solution: bytes, reason: str) -> dict[str, Any]:
+        """Correct the competition's solution (organiser): ``solution`` the
+        file with its labels corrected (the same ids, columns and split),
+        ``reason`` why; every submission is scored again."""
+        files = [("solution", ("solution.csv", solution, "text/csv"))]
+        return self._json(
+            "POST", self._path(slug, "corrections"), data={"reason": reason}, files=files
+        )
+
     def history(self, slug: str) -> list[dict[str, Any]]:
         """The changes of the competition's settings, oldest first (anyone)."""
         return self._json("GET", self._path(slug, "history"))

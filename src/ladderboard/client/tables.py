@@ -181,6 +181,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
     table.add_column("selected")
     table.add_column("final")
     table.add_column("held best")
+    table.add_column("corrected")
     for row in rows:
         best = row.get("best")
         table.add_row(
@@ -192,7 +193,23 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
             "yes" if row["selected"] else "",
             "yes" if row.get("final") else "",
             "" if best is None else "yes" if best else "no",
+            "yes" if row.get("corrected") else "",
         )
+    return table
+
+
+def correction_table(slug: str, correction: dict[str, Any]) -> Table:
+    """A correction of the competition's solution."""
+    table = Table(title=f"{slug}: solution corrected", show_header=False)
+    table.add_column("field")
+    table.add_column("value")
+    table.add_row("correction", str(correction["number"]))
+    table.add_row("at", _when(correction["at"]))
+    table.add_row("reason", _plain(correction["reason"]))
+    table.add_row("old commitment", correction["old_commitment"])
+    table.add_row("new commitment", correction["new_commitment"])
+    if correction.get("changed") is not None:
+        table.add_row("scores changed", str(correction["changed"]))
     return table
 
 

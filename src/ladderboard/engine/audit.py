@@ -6,7 +6,9 @@ split and (revealed) key, then runs every stored submission file again, in
 each board's order, through a fresh mechanism keyed as the live one was, and
 compares every released score bit for bit, every decision, every private
 score and each board's final state; and it checks the public board read from
-the stored team standings against the board of the submissions.
+the stored team standings against the board of the submissions. Each
+version of the solution a correction replaced is checked the same way: its
+commitment, and its releases run again on it.
 :func:`rescore` scores the same files under another configuration without
 touching the store (:func:`what_if`: the same board with the configuration
 it ran and the decimals to show it with).
@@ -44,6 +46,7 @@ from ladderboard.rules.boards import (
 )
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import display_decimals
+from ladderboard.store import corrections as stored_corrections
 from ladderboard.store import queries
 from ladderboard.store.arrays import StoredArrays
 from ladderboard.store.blobs import unpack
@@ -91,6 +94,7 @@ class VerifyReport:
     commitment: str
     submissions: int
     scopes: int
+    corrections: int = 0  # earlier versions of the solution checked as well
 
 
 @on_one_blas_thread
@@ -120,6 +124,7 @@ def verify(
         if mismatch is not None:
             raise VerificationError(mismatch)
         config = CompetitionConfig.from_json(row.config)
+        rows = queries.files_by_board(session, row.id)
         submissions = [
             AuditedSubmission(
                 label=f"submission {sub.id}",
@@ -132,13 +137,14 @@ def verify(
                 public_raw=sub.public_raw,
                 private=sub.private_score,
             )
-            for sub, file in queries.files_by_board(session, row.id)
+            for sub, file in rows
         ]
         states = {
             scope: StoredArrays().fill(session.connection(), row.id, state)
             for scope, state in queries.board_states(session, row.id)
         }
         commitment = row.commitment
+        earlier = _earlier_versions(session, row, key, [(sub, file) for sub, file in rows])
     result = rerun(
         Solution.from_csv(solution_bytes),
         config,
@@ -147,7 +153,7 @@ def verify(
         states=states,
         progress=progress,
     )
-    problems = list(result.problems)
+    problems = [*earlier.problems, *result.problems]
     kept = competitions.leaderboard(slug, organiser=True)
     if kept != competitions.leaderboard_from_submissions(slug):
         problems.append("the public board of the stored standings differs from its submissions'")
@@ -155,7 +161,64 @@ def verify(
         shown = "\n".join(problems[:20])
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise VerificationError(f"{len(problems)} difference(s) in {slug!r}:\n{shown}{more}")
-    return VerifyReport(slug, commitment, result.submissions, len(result.scopes))
+    return VerifyReport(slug, commitment, result.submissions, len(result.scopes), earlier.versions)
+
+
+@dataclass(frozen=True)
+class _Earlier:
+    problems: list[str]
+    versions: int
+
+
+def _earlier_versions(
+    session: Session, row: Any, key: str, rows: list[tuple[Any, bytes]]
+) -> _Earlier:
+    """Check each version of the solution a correction replaced
+    (:mod:`~ladderboard.engine.corrections`): its commitment against its
+    solution file, split and ``key`` (a correction keeps the key), the
+    chain of commitments from the first to the current one, and its
+    releases run again bit for bit on its solution, each board from its
+    first submission up to those made before the correction."""
+    connection = session.connection()
+    found = stored_corrections.corrections(connection, row.id)
+    problems: list[str] = []
+    config = CompetitionConfig.from_json(row.config)
+    for i, correction in enumerate(found):
+        number = correction.number
+        following = found[i + 1].old_commitment if i + 1 < len(found) else row.commitment
+        if correction.new_commitment != following:
+            problems.append(
+                f"correction {number}: its new commitment {correction.new_commitment} is not "
+                f"the one that follows it, {following}"
+            )
+        old_file = unpack(stored_corrections.correction_file(connection, correction.id))
+        where = f"the solution correction {number} replaced, its split and the key"
+        try:
+            mismatch = check_commitment(old_file, key, correction.old_commitment, where)
+        except ValueError as exc:  # a stored file that is no solution
+            mismatch = f"its solution file cannot be read: {exc}"
+        if mismatch is not None:
+            problems.append(f"correction {number}: {mismatch}")
+            continue
+        releases = stored_corrections.correction_releases(connection, correction.id)
+        subs = [
+            AuditedSubmission(
+                label=f"correction {number}, submission {sub.id}",
+                scope=sub.scope,
+                sequence=sub.sequence,
+                team_id=sub.team_id,
+                file=unpack(file),
+                released=old.public_score,
+                improved=old.improved,
+                public_raw=old.public_raw,
+                private=old.private_score,
+            )
+            for sub, file in rows
+            if (old := releases.get(sub.id)) is not None
+        ]
+        result = rerun(Solution.from_csv(old_file), config, key, subs)
+        problems.extend(result.problems)
+    return _Earlier(problems, len(found))
 
 
 @on_one_blas_thread

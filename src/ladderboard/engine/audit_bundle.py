@@ -155,8 +155,13 @@ def _verify(
     where = "the bundle's solution, split and key"
     mismatch = check_commitment(solution_bytes, key, commitment, where)
     if mismatch is None:
+        when = (
+            "published when the solution was last corrected"
+            if bundle.read("corrections/1/correction.json") is not None
+            else "published before the first submission"
+        )
         proven.append(
-            f"the commitment {commitment}, published before the first submission, is the "
+            f"the commitment {commitment}, {when}, is the "
             "SHA-256 of this solution, its public/private split and this key"
         )
     else:
@@ -230,7 +235,92 @@ def _verify(
         not_proven.append(
             f"{left} submission(s) on {len(result.not_run)} board(s) not run again: {why}{hint}"
         )
+    _verify_corrections(bundle, meta, config, submissions, proven, not_proven, problems)
     not_proven.append(
         "the ranking the boards show is not compared: it follows from the scores checked here"
     )
     return BundleReport(slug, commitment, mode, len(submissions), proven, not_proven, problems)
+
+
+def _verify_corrections(
+    bundle: _Bundle,
+    meta: dict[str, Any],
+    config: CompetitionConfig,
+    submissions: list[AuditedSubmission],
+    proven: list[str],
+    not_proven: list[str],
+    problems: list[str],
+) -> None:
+    """Check each correction of the solution the bundle holds
+    (``corrections/N/``): the chain of commitments from the first to the
+    bundle's, each replaced solution against its commitment, split and the
+    key, and its releases (``releases.csv``) run again on it bit for bit,
+    with the files of ``submissions`` (matched by board and place)."""
+    files = {(s.scope, s.sequence): s for s in submissions}
+    key = meta["key"]
+    number = 1
+    while (record := bundle.read(f"corrections/{number}/correction.json")) is not None:
+        folder = f"corrections/{number}"
+        correction = json.loads(record)
+        following = bundle.read(f"corrections/{number + 1}/correction.json")
+        after = json.loads(following)["old_commitment"] if following else meta["commitment"]
+        if correction.get("new_commitment") != after:
+            problems.append(
+                f"correction {number}: its new commitment {correction.get('new_commitment')} "
+                f"is not the one that follows it, {after}"
+            )
+        old_solution = bundle.read(f"{folder}/solution.csv")
+        releases = bundle.read(f"{folder}/releases.csv")
+        if old_solution is None or releases is None:
+            problems.append(f"correction {number}: its solution.csv or releases.csv is missing")
+            number += 1
+            continue
+        where = f"the solution correction {number} replaced, its split and the key"
+        try:
+            mismatch = check_commitment(old_solution, key, correction["old_commitment"], where)
+        except (KeyError, ValueError) as exc:  # not a solution file, no commitment
+            mismatch = f"{folder} cannot be checked: {exc}"
+        if mismatch is not None:
+            problems.append(f"correction {number}: {mismatch}")
+            number += 1
+            continue
+        old: list[AuditedSubmission] = []
+        for line, row in enumerate(csv.DictReader(io.StringIO(releases.decode("utf-8"))), 2):
+            try:
+                place = (row["scope"], int(row["sequence"]))
+                now = files.get(place)
+                if now is None:
+                    raise ValueError(f"no submission {place[1]} on board {place[0]}")
+                old.append(
+                    AuditedSubmission(
+                        label=f"correction {number}, {row['team']} #{row['number']}",
+                        scope=place[0],
+                        sequence=place[1],
+                        team_id=now.team_id,
+                        file=now.file,
+                        released=float(row["released"]),
+                        improved=_flag(row["improved"]),
+                        public_raw=float(row["public_raw"]),
+                        private=float(row["private_score"]),
+                    )
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                problems.append(f"{folder}/releases.csv line {line}: {exc}")
+        result = rerun(Solution.from_csv(old_solution), config, key, old)
+        problems.extend(result.problems)
+        proven.append(
+            f"correction {number} ({correction.get('reason', '')}): the solution it replaced is "
+            f"the one committed to by {correction['old_commitment']}"
+            + (
+                f", and its {result.submissions} replaced release(s) are what that solution "
+                "gives, run again bit for bit"
+                if result.submissions
+                else ""
+            )
+        )
+        if result.not_run:
+            not_proven.append(
+                f"correction {number}: {sum(result.not_run.values())} replaced release(s) not "
+                "run again: their files are not in this bundle"
+            )
+        number += 1

@@ -29,6 +29,7 @@ from ladderboard.engine.archives import (
 )
 from ladderboard.engine.audit_bundle import BUNDLE_FORMAT
 from ladderboard.engine.context import EngineContext
+from ladderboard.engine.corrections import write_corrections
 from ladderboard.engine.errors import CompetitionClosed
 from ladderboard.engine.lifecycle import Lifecycle
 from ladderboard.engine.results import aware
@@ -51,8 +52,9 @@ revealed at publication and the commitment published when the competition
 was created (competition.json), the configuration the boards ran under,
 every board's submissions in the order that board saw them with the score
 released, the mechanism's decision and the private score of each
-(submissions.csv), {files}, and each board's final mechanism state
-(states.json).
+(submissions.csv), {files}, each board's final mechanism state
+(states.json), and for each correction of the solution, the solution it
+replaced and the releases it replaced (corrections/N/).
 
 What it proves, checked by `ladderboard verify --bundle THIS_FOLDER_OR_ZIP`
 with no server and no database:
@@ -63,7 +65,9 @@ with no server and no database:
 - every file is the one scored: its SHA-256 is the one recorded;
 - every released score, decision and private score is what the mechanism
   gives, run again bit for bit with the key in each board's order, and each
-  board ends in its recorded state.
+  board ends in its recorded state;
+- each solution a correction replaced is the one committed to before it,
+  and its releases are what it gives, run again bit for bit.
 
 {hashes_note}"""
 
@@ -144,7 +148,9 @@ class Audits:
             solution = unpack(queries.solution_file(session.connection(), row.id))
             put("solution.csv", solution)
             index = []
+            places: dict[int, tuple[str, int, str, int]] = {}
             for sub in queries.submission_records(session, row.id, order="board"):
+                places[sub.id] = (sub.scope, sub.sequence, sub.team, sub.number)
                 name = ""
                 if full:
                     data = unpack(sub.file)
@@ -188,6 +194,15 @@ class Audits:
                     ),
                     index,
                 ),
+            )
+            write_corrections(
+                session,
+                row,
+                put,
+                places,
+                ("scope", "sequence", "team", "number"),
+                key=True,
+                private=True,
             )
             arrays = StoredArrays()
             states = {

@@ -21,7 +21,8 @@ a reader may assume of what it hands out:
     Keyed by (slug, team name). Dropped when the team is disabled or
     enabled, when the deadline it holds has passed by this host's clock
     (read again, as the organiser may have moved it), when the lock finds
-    another commitment under the slug (the competition was created again),
+    another commitment under the slug (the competition was created again,
+    or its solution corrected: :mod:`~ladderboard.engine.corrections`),
     when the store has no such competition, and all at once past 65,536
     entries. The ids, configuration and solution of the pair, which never
     change; never the close, the team's being disabled or its counts, which

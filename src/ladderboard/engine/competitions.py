@@ -19,6 +19,7 @@ all of them over one :class:`~ladderboard.engine.context.EngineContext`
   selection (the rules of one submission are
   :mod:`~ladderboard.engine.submitting`'s);
 - :mod:`~ladderboard.engine.boards`: the public and private boards;
+- :mod:`~ladderboard.engine.corrections`: a solution with a mistake corrected;
 - :mod:`~ladderboard.engine.export` and :mod:`~ladderboard.engine.audits`: the
   organiser's export, and the audit bundle anyone downloads once published.
 """
@@ -36,6 +37,7 @@ from ladderboard.engine.audits import AuditFiles, AuditPublication, Audits
 from ladderboard.engine.boards import Boards
 from ladderboard.engine.caches import Caches
 from ladderboard.engine.context import EngineContext
+from ladderboard.engine.corrections import Correction, Corrections
 from ladderboard.engine.data_files import DataFiles
 from ladderboard.engine.documented import documented_by
 from ladderboard.engine.export import Exports
@@ -170,6 +172,7 @@ class Competitions:
         )
         self._exports = Exports(self.context, self._lifecycle)
         self._audits = Audits(self.context, self._lifecycle)
+        self._corrections = Corrections(self.context, self._lifecycle)
 
     @classmethod
     def open(cls, url: str | None = None, *, create_schema: bool = True, **kwargs) -> Competitions:
@@ -248,6 +251,16 @@ class Competitions:
     @documented_by(Lifecycle.history)
     def history(self, slug: str) -> list[SettingChange]:
         return self._lifecycle.history(slug)
+
+    @documented_by(Corrections.correct_solution)
+    def correct_solution(
+        self, slug: str, solution: Solution, reason: str, *, actor: str | None = None
+    ) -> Correction:
+        return self._corrections.correct_solution(slug, solution, reason, actor=actor)
+
+    @documented_by(Corrections.corrections)
+    def corrections(self, slug: str) -> list[Correction]:
+        return self._corrections.corrections(slug)
 
     def competition(self, slug: str) -> CompetitionInfo:
         return self._lifecycle.competition(slug)

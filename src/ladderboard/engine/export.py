@@ -12,6 +12,10 @@ store, laid out as ``ladderboard replay`` reads a history
 - ``refused.csv``: the refused files (the store keeps their hash, not their bytes);
 - ``teams.csv``: the teams (never their tokens);
 - ``data/``: the organiser's data files;
+- ``corrections/N/``: each correction of the solution, oldest first: the
+  solution it replaced, the releases it replaced (``releases.csv``, by
+  ``file``) and what it was (``correction.json``,
+  :func:`~ladderboard.engine.corrections.write_corrections`);
 - ``competition.json``: the texts, the configuration, the commitment, the
   hashes, the counts and the times; the key once published.
 
@@ -34,6 +38,7 @@ from ladderboard.engine.archives import (
     submission_file_name,
 )
 from ladderboard.engine.context import EngineContext
+from ladderboard.engine.corrections import write_corrections
 from ladderboard.engine.lifecycle import Lifecycle
 from ladderboard.store import queries, read_snapshot
 from ladderboard.store.blobs import unpack
@@ -65,9 +70,11 @@ class Exports:
             info = lookup.info(row)
             put("solution.csv", unpack(queries.solution_file(session.connection(), row.id)))
             index = []
+            names: dict[int, tuple[str, str, int]] = {}
             for i, sub in enumerate(queries.submission_records(session, row.id, order="made"), 1):
                 data = unpack(sub.file)
                 name = submission_file_name(f"{i:05d}", sub.team, sub.number, data)
+                names[sub.id] = (name, sub.team, sub.number)
                 put(f"submissions/{name}", data)
                 index.append(
                     (
@@ -130,6 +137,15 @@ class Exports:
                         for t in queries.teams(session, row.id)
                     ),
                 ),
+            )
+            write_corrections(
+                session,
+                row,
+                put,
+                names,
+                ("file", "team", "number"),
+                key=published,
+                private=published,
             )
             for listed in queries.competition_files(session, row.id):
                 found = queries.competition_file(session, row.id, listed.name)

@@ -27,7 +27,15 @@ from ladderboard.rules.boards import same_score
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import Scored, score_predictions
 
-__all__ = ["AuditedSubmission", "Rerun", "check_commitment", "rerun", "scores_of_file"]
+__all__ = [
+    "AuditedSubmission",
+    "Outcome",
+    "Rerun",
+    "check_commitment",
+    "rerun",
+    "run_boards",
+    "scores_of_file",
+]
 
 
 @dataclass(frozen=True)
@@ -82,6 +90,60 @@ def check_commitment(solution_file: bytes, key_hex: str, commitment: str, where:
     return f"commitment mismatch: published {commitment}, recomputed {expected} from {where}"
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What a board's mechanism gives one submission: its release and
+    decision, and the submission's raw public and private scores."""
+
+    released: float
+    improved: bool
+    public_raw: float
+    private: float
+
+
+def run_boards(
+    solution: Solution,
+    config: CompetitionConfig,
+    key_hex: str,
+    submissions: Sequence[AuditedSubmission],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[Outcome], dict[str, Any]]:
+    """Run each board of ``submissions`` (every file at hand, each board in
+    its order) through a fresh mechanism keyed by ``key_hex`` as the live
+    one is: each submission's :class:`Outcome`, in the order given, and each
+    board's final state by scope. What :func:`rerun` compares with what was
+    stored, and what a correction of the solution writes."""
+    fresh, load = instances.factory(key_hex, config, solution)
+    states: dict[str, Any] = {}
+    mechanisms: dict[str, Any] = {}
+    outcomes = []
+    for done, sub in enumerate(submissions, 1):
+        if sub.file is None:
+            raise ValueError(f"{sub.label}: its file is not at hand")
+        scored = scores_of_file(solution, config, sub.file)
+        if sub.scope == BOARD_SCOPE:
+            score, improved, states[BOARD_SCOPE] = instances.submit_per_rank(
+                states.get(BOARD_SCOPE),
+                fresh,
+                load,
+                sub.team_id,
+                sub.sequence,
+                scored.public_input,
+                size=config.ranks,
+            )
+        else:
+            mechanism = mechanisms.get(sub.scope) or fresh(sub.scope)
+            mechanisms[sub.scope] = mechanism
+            release = mechanism.submit(scored.public_input)
+            score, improved = release.score, release.improved
+            states[sub.scope] = instances.dump(mechanism)
+        outcomes.append(Outcome(score, bool(improved), scored.public_raw, scored.private))
+        if progress is not None:
+            progress(done, len(submissions))
+    return outcomes, states
+
+
 def rerun(
     solution: Solution,
     config: CompetitionConfig,
@@ -109,43 +171,21 @@ def rerun(
         if any(s.file is None for s in subs):
             result.not_run[scope] = len(subs)
     runnable = [s for s in submissions if s.scope not in result.not_run]
-    fresh, load = instances.factory(key_hex, config, solution)
-    again: dict[str, Any] = {}
-    mechanisms: dict[str, Any] = {}
-    for done, sub in enumerate(runnable, 1):
-        assert sub.file is not None
-        scored = scores_of_file(solution, config, sub.file)
-        if sub.scope == BOARD_SCOPE:
-            score, improved, again[BOARD_SCOPE] = instances.submit_per_rank(
-                again.get(BOARD_SCOPE),
-                fresh,
-                load,
-                sub.team_id,
-                sub.sequence,
-                scored.public_input,
-                size=config.ranks,
-            )
-        else:
-            mechanism = mechanisms.get(sub.scope) or fresh(sub.scope)
-            mechanisms[sub.scope] = mechanism
-            release = mechanism.submit(scored.public_input)
-            score, improved = release.score, release.improved
-            again[sub.scope] = instances.dump(mechanism)
+    outcomes, again = run_boards(solution, config, key_hex, runnable, progress=progress)
+    for sub, outcome in zip(runnable, outcomes, strict=True):
         for name, stored, recomputed in (
-            ("released score", sub.released, score),
-            ("public score", sub.public_raw, scored.public_raw),
-            ("private score", sub.private, scored.private),
+            ("released score", sub.released, outcome.released),
+            ("public score", sub.public_raw, outcome.public_raw),
+            ("private score", sub.private, outcome.private),
         ):
             if not same_score(stored, recomputed):
                 result.problems.append(
                     f"{sub.label}: {name} stored {stored!r}, recomputed {recomputed!r}"
                 )
-        if bool(sub.improved) != bool(improved):
+        if bool(sub.improved) != bool(outcome.improved):
             result.problems.append(
-                f"{sub.label}: improved stored {sub.improved}, recomputed {improved}"
+                f"{sub.label}: improved stored {sub.improved}, recomputed {outcome.improved}"
             )
-        if progress is not None:
-            progress(done, len(runnable))
     if states is not None:
         for scope, state in again.items():
             if states.get(scope) != json.loads(json.dumps(state)):  # as JSON holds it

@@ -307,6 +307,9 @@ class SubmissionView:
     # Whether the mechanism took the file as the team's best: known to the
     # team once the private board is published, ``None`` before.
     best: bool | None = None
+    # Whether a correction of the solution changed its released score
+    # (:mod:`~ladderboard.engine.corrections`).
+    corrected: bool = False
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from ladderboard.store import (
     statements,
 )
 from ladderboard.store.blobs import unpack
+from ladderboard.store.corrections import changed_by_correction
 
 __all__ = ["Submissions"]
 
@@ -127,6 +128,7 @@ class Submissions:
             info = lookup.info(competition)
             published = info.is_published(now)
             rows = queries.team_submissions(session, team_row.id)
+            corrected = changed_by_correction(session.connection(), team_row.id)
         records = [
             Record(
                 r.id,
@@ -157,6 +159,7 @@ class Submissions:
                 r.private_score if published else None,
                 r.id in final,
                 bool(r.improved) if decided else None,
+                r.id in corrected,
             )
             for r in rows
         ]

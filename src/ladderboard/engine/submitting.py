@@ -275,9 +275,16 @@ class Submitter:
         # submission that read "open" above and finds the close
         # committed since is refused, and everything it wrote undone.
         stored_at = statements.store_standing_and_bump(
-            connection, target.competition_id, target.team_id, store_now, **standing
+            connection,
+            target.competition_id,
+            target.team_id,
+            store_now,
+            target.commitment,
+            **standing,
         )
         if stored_at is None:
+            if statements.commitment(connection, target.competition_id) != target.commitment:
+                raise StaleTarget  # its solution was corrected: scored again on the new one
             raise CompetitionClosed(f"competition {slug!r} is closed")
         return step
 

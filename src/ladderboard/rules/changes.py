@@ -18,7 +18,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-__all__ = ["CALENDAR", "EDITABLE", "FIXED", "TEXTS", "SettingChange", "change_words"]
+__all__ = [
+    "CALENDAR",
+    "CORRECTION",
+    "EDITABLE",
+    "FIXED",
+    "TEXTS",
+    "SettingChange",
+    "change_words",
+]
 
 EDITABLE = (
     "daily_quota",
@@ -40,6 +48,11 @@ FIXED = ("score", "score_params", "mechanism", "mechanism_params", "board", "ran
 
 TEXTS = ("title", "description", "rules")
 """What teams read, changed at any time, even after the close."""
+
+CORRECTION = "solution"
+"""The history's name of a correction of the solution
+(:mod:`ladderboard.engine.corrections`): its old value holds the replaced
+commitment, its new one the new commitment and the reason."""
 
 _LABELS = {
     "daily_quota": ("Daily quota", "submissions"),
@@ -100,7 +113,14 @@ def change_words(setting: str, old: Any, new: Any) -> str:
     'Late submissions after the publication: no → yes'
     >>> change_words("rules", None, None)
     'Rules: edited'
+    >>> change_words("solution", {"commitment": "ab12"}, {"commitment": "cd34", "reason": "row 7"})
+    'Solution corrected (row 7): commitment ab12 → cd34'
     """
+    if setting == "solution":
+        return (
+            f"Solution corrected ({new['reason']}): "
+            f"commitment {old['commitment']} → {new['commitment']}"
+        )
     label, unit = _LABELS.get(setting, (setting, ""))
     if setting in ("description", "rules"):
         return f"{label}: edited"

@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.server import (
     organiser_closing,
+    organiser_corrections,
     organiser_create,
     organiser_desk,
     organiser_exports,
@@ -112,6 +113,7 @@ for part in (
     organiser_teams,
     organiser_closing,
     organiser_whatif,
+    organiser_corrections,
     organiser_exports,
 ):
     router.include_router(part.router)

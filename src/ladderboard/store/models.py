@@ -37,6 +37,7 @@ __all__ = [
     "CompetitionFileRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
+    "CorrectionReleaseRow",
     "DuplicateFlagRow",
     "LateSubmissionRow",
     "MechanismArrayRow",
@@ -45,6 +46,7 @@ __all__ = [
     "RateLimitRow",
     "RejectionRow",
     "SettingChangeRow",
+    "SolutionCorrectionRow",
     "StagedUploadRow",
     "SubmissionFileRow",
     "SubmissionRow",
@@ -423,3 +425,49 @@ class BoardFreezeRow(Base):
     )
     frozen_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     rows: Mapped[list] = mapped_column(JSON)
+
+
+class SolutionCorrectionRow(Base):
+    """One correction of a competition's solution (a label with a mistake):
+    the solution file it replaced (packed, :func:`ladderboard.store.blobs.pack`),
+    that file's and its split's SHA-256, the key and the commitment it ran
+    under, the commitment that replaced it, why, when and by whom. ``number``
+    counts the competition's corrections, 1, 2, ..."""
+
+    __tablename__ = "solution_corrections"
+    __table_args__ = (UniqueConstraint("competition_id", "number"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("competitions.id", ondelete="CASCADE")
+    )
+    number: Mapped[int] = mapped_column(Integer)
+    corrected_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    reason: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    old_file: Mapped[bytes] = mapped_column(LargeBinary, deferred=True)
+    old_solution_sha256: Mapped[str] = mapped_column(String(64))
+    old_split_sha256: Mapped[str] = mapped_column(String(64))
+    old_key: Mapped[str] = mapped_column(String(64))
+    old_commitment: Mapped[str] = mapped_column(String(64))
+    new_commitment: Mapped[str] = mapped_column(String(64))
+
+
+class CorrectionReleaseRow(Base):
+    """A submission's release, decision, raw public and private score as they
+    stood before a correction of the solution (what the audit runs the old
+    solution again against)."""
+
+    __tablename__ = "correction_releases"
+    __table_args__ = (Index("ix_correction_releases_submission", "submission_id"),)
+
+    correction_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("solution_corrections.id", ondelete="CASCADE"), primary_key=True
+    )
+    submission_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("submissions.id", ondelete="CASCADE"), primary_key=True
+    )
+    public_score: Mapped[float] = mapped_column(Float)
+    improved: Mapped[bool] = mapped_column(Boolean)
+    public_raw: Mapped[float] = mapped_column(Float)
+    private_score: Mapped[float] = mapped_column(Float)

@@ -55,6 +55,7 @@ __all__ = [
     "StoredStanding",
     "admission",
     "bump_board_version",
+    "commitment",
     "count_params",
     "counts",
     "invalid_files",
@@ -289,14 +290,20 @@ BUMP_BOARD_VERSION = (
     .returning(_COMPETITIONS.c.board_version)
 )
 # A submission's BUMP_BOARD_VERSION, which also decides whether the
-# competition is still open: under the competition row's lock, which the
-# close and the publication take before they write, and by the store's clock.
-# No row when it is closed. A submission that read "open" when it took its
-# board's lock but reaches this after the close committed is refused here.
+# competition is still open and still under the commitment the submission was
+# scored for: under the competition row's lock, which the close, the
+# publication and a correction of the solution take before they write, and
+# by the store's clock. No row when it is closed or its solution was
+# corrected. A submission that read "open" when it took its board's lock but
+# reaches this after the close committed is refused here; one that read the
+# old commitment (PostgreSQL reads the competition's row in the board's lock
+# as of the statement's start, when a correction held the board) is refused
+# too, and scored again.
 BUMP_IF_OPEN = (
     update(_COMPETITIONS)
     .where(
         _COMPETITIONS.c.id == bindparam("competition"),
+        _COMPETITIONS.c.commitment == bindparam("scored_for"),
         _COMPETITIONS.c.closed_at.is_(None),
         or_(_COMPETITIONS.c.deadline.is_(None), _COMPETITIONS.c.deadline > STORE_NOW),
     )
@@ -558,22 +565,37 @@ def store_standing_and_bump(
     competition_id: int,
     team_id: int,
     store_now: datetime | None,
+    commitment: str,
     **values: Any,
 ) -> int | None:
     """Count a submission's change to the boards, if the competition is still
-    open by the store's time (:data:`BUMP_IF_OPEN`), and write the team's
-    standing stamped with the new version (:func:`store_standing`; ``values``
-    without ``version``); return the version, or ``None`` when the
-    competition is closed (nothing written: the caller rolls back). On
+    open by the store's time and under ``commitment`` (:data:`BUMP_IF_OPEN`),
+    and write the team's standing stamped with the new version
+    (:func:`store_standing`; ``values`` without ``version``); return the
+    version, or ``None`` when the competition is closed or its solution was
+    corrected (nothing written: the caller rolls back; :func:`commitment`
+    says which). On
     PostgreSQL one statement: the version is bumped in a CTE and the
     standing upserted."""
-    params = {"team": team_id, "competition": competition_id, "store_now": store_now}
+    params = {
+        "team": team_id,
+        "competition": competition_id,
+        "store_now": store_now,
+        "scored_for": commitment,
+    }
     if connection.dialect.name != "postgresql":
         version = connection.execute(BUMP_IF_OPEN, params).scalar()
         if version is not None:
             store_standing(connection, competition_id, team_id, version=version, **values)
         return version
     return connection.execute(_UPSERT_STANDING_BUMPED, params | values).scalar()
+
+
+def commitment(connection: Any, competition_id: int) -> str | None:
+    """The competition's commitment as last committed (``None``: no such competition)."""
+    return connection.execute(
+        select(_COMPETITIONS.c.commitment).where(_COMPETITIONS.c.id == competition_id)
+    ).scalar()
 
 
 _LOCK_COMPETITION = (

@@ -1,4 +1,5 @@
-"""``ladderboard competition create`` and ``edit`` (the organiser's token).
+"""``ladderboard competition create``, ``edit``, ``correct`` and ``dump`` (the
+organiser's token).
 
 The options of ``create`` are named types here so that the verb's
 signature reads as the list of what a competition is made of."""
@@ -50,6 +51,7 @@ from ladderboard.terminal import CsvOption, JsonOption, output_format, parse_par
 __all__ = [
     "Board",
     "competition_app",
+    "competition_correct",
     "competition_create",
     "competition_dump",
     "competition_edit",
@@ -351,6 +353,39 @@ def competition_edit(
 
     info = call(server, token, update, organiser=True)
     show(fmt, info, lambda: competition_table(info))
+
+
+@competition_app.command("correct", epilog=EXIT_STATUS)
+def competition_correct(
+    slug: SlugArgument,
+    solution: Annotated[
+        Path,
+        typer.Option(
+            exists=True,
+            dir_okay=False,
+            help="The solution with its labels corrected: the same ids, columns and split.",
+        ),
+    ],
+    reason: Annotated[str, typer.Option(help="What was wrong, for the competition's history.")],
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """Correct a solution with a mistake (organiser), before publication.
+
+    Every submission is scored again on the corrected labels, each board run
+    again with the competition's key, under a new commitment; the old
+    solution, commitment and scores are kept, shown in the history, and
+    checked by verify."""
+    from ladderboard.client.tables import correction_table
+
+    fmt = output_format(as_json, as_csv)
+    data = solution.read_bytes()
+    correction = call(
+        server, token, lambda c: c.correct_solution(slug, data, reason), organiser=True
+    )
+    show(fmt, correction, lambda: correction_table(slug, correction))
 
 
 @competition_app.command("dump", epilog=EXIT_STATUS)

@@ -11,12 +11,20 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from ladderboard.server.api import boards, competitions, exports, files, submissions, teams
+from ladderboard.server.api import (
+    boards,
+    competitions,
+    corrections,
+    exports,
+    files,
+    submissions,
+    teams,
+)
 from ladderboard.server.api.health import health
 from ladderboard.server.api.shared import document_shared_errors
 
 __all__ = ["document_shared_errors", "health", "router"]
 
 router = APIRouter(prefix="/api")
-for _resource in (competitions, teams, files, submissions, boards, exports):
+for _resource in (competitions, corrections, teams, files, submissions, boards, exports):
     router.include_router(_resource.router)

@@ -104,6 +104,12 @@ class SubmissionOut(BaseModel):
         description="Whether the mechanism took this file as the team's new best; only once "
         "the private board is published.",
     )
+    corrected: bool = Field(
+        default=False,
+        description="Whether a correction of the solution changed this released score: the "
+        "file was scored again on the corrected solution (the competition's history says "
+        "when and why).",
+    )
 
     @classmethod
     def of(
@@ -120,6 +126,7 @@ class SubmissionOut(BaseModel):
             final=view.final,
             private_score=view.private_score,
             best=view.best,
+            corrected=view.corrected,
         )
 
 
