@@ -125,20 +125,7 @@ def verify(
             raise VerificationError(mismatch)
         config = CompetitionConfig.from_json(row.config)
         rows = queries.files_by_board(session, row.id)
-        submissions = [
-            AuditedSubmission(
-                label=f"submission {sub.id}",
-                scope=sub.scope,
-                sequence=sub.sequence,
-                team_id=sub.team_id,
-                file=unpack(file),
-                released=sub.public_score,
-                improved=sub.improved,
-                public_raw=sub.public_raw,
-                private=sub.private_score,
-            )
-            for sub, file in rows
-        ]
+        submissions = [AuditedSubmission.stored(sub, unpack(file)) for sub, file in rows]
         states = {
             scope: StoredArrays().fill(session.connection(), row.id, state)
             for scope, state in queries.board_states(session, row.id)
@@ -202,17 +189,7 @@ def _earlier_versions(
             continue
         releases = stored_corrections.correction_releases(connection, correction.id)
         subs = [
-            AuditedSubmission(
-                label=f"correction {number}, submission {sub.id}",
-                scope=sub.scope,
-                sequence=sub.sequence,
-                team_id=sub.team_id,
-                file=unpack(file),
-                released=old.public_score,
-                improved=old.improved,
-                public_raw=old.public_raw,
-                private=old.private_score,
-            )
+            AuditedSubmission.stored(sub, unpack(file), scores=old, label=f"correction {number}, ")
             for sub, file in rows
             if (old := releases.get(sub.id)) is not None
         ]

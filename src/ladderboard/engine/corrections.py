@@ -167,20 +167,7 @@ class Corrections:
                     f"the corrected solution cannot be scored by {config.score!r}: {exc}"
                 ) from None
             rows = queries.files_by_board(session, competition.id)
-            subs = [
-                AuditedSubmission(
-                    label=f"submission {sub.id}",
-                    scope=sub.scope,
-                    sequence=sub.sequence,
-                    team_id=sub.team_id,
-                    file=unpack(file),
-                    released=sub.public_score,
-                    improved=sub.improved,
-                    public_raw=sub.public_raw,
-                    private=sub.private_score,
-                )
-                for sub, file in rows
-            ]
+            subs = [AuditedSubmission.stored(sub, unpack(file)) for sub, file in rows]
             try:
                 outcomes, states = run_boards(solution, config, competition.secret_key, subs)
             except SubmissionError as exc:  # only labels differ: not expected

@@ -54,6 +54,29 @@ class AuditedSubmission:
     public_raw: float
     private: float
 
+    @classmethod
+    def stored(
+        cls, sub: Any, file: bytes, *, scores: Any = None, label: str = ""
+    ) -> AuditedSubmission:
+        """The audit's record of a stored submission row ``sub`` (its
+        ``id``, ``scope``, ``sequence``, ``team_id``) with its ``file``
+        bytes, and what was stored of it: the row's own scores, or those of
+        ``scores`` (a row with ``public_score``, ``improved``,
+        ``public_raw``, ``private_score``: a release a correction replaced).
+        ``label`` goes before the submission's name in a difference."""
+        kept = sub if scores is None else scores
+        return cls(
+            label=f"{label}submission {sub.id}",
+            scope=sub.scope,
+            sequence=sub.sequence,
+            team_id=sub.team_id,
+            file=file,
+            released=kept.public_score,
+            improved=kept.improved,
+            public_raw=kept.public_raw,
+            private=kept.private_score,
+        )
+
 
 @dataclass(frozen=True)
 class Rerun:
