@@ -23,7 +23,9 @@ from typing import Annotated, Any, cast
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
+from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
@@ -384,43 +386,40 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     return asked
 
 
+SETTINGS_FIELDS = (*LIMITS, "auto_publish", "opens_at", "freeze_at", "zone", "late_submissions")
+"""The settings form's fields."""
+
+
 @router.post("/organiser/c/{slug}/settings", response_class=HTMLResponse)
-def change_settings(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    daily_quota: Annotated[str | None, Form()] = None,
-    total_quota: Annotated[str | None, Form()] = None,
-    invalid_quota: Annotated[str | None, Form()] = None,
-    n_selections: Annotated[str | None, Form()] = None,
-    max_megabytes: Annotated[str | None, Form()] = None,
-    precision: Annotated[str | None, Form()] = None,
-    auto_publish: Annotated[str, Form()] = "",
-    opens_at: Annotated[str | None, Form()] = None,
-    freeze_at: Annotated[str | None, Form()] = None,
-    zone: Annotated[str, Form()] = DEFAULT_ZONE,
-    late_submissions: Annotated[str, Form()] = "",
+async def change_settings(
+    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
 ) -> HTMLResponse:
     """The quotas, the final selections, the largest file, the decimals
     shown and automatic publication while the competition is open; the
     opening time and the freeze (in ``zone``, stored in UTC) while they are
     still ahead; late submissions at any time. Each change is recorded and
-    shown on the Rules page."""
-    values: dict[str, str | None] = {
-        "daily_quota": daily_quota,
-        "total_quota": total_quota,
-        "invalid_quota": invalid_quota,
-        "n_selections": n_selections,
-        "max_megabytes": max_megabytes,
-        "precision": precision,
-        "auto_publish": auto_publish,
-        "opens_at": opens_at,
-        "freeze_at": freeze_at,
-        "zone": zone,
-        "late_submissions": late_submissions,
-    }
+    shown on the Rules page. The form is read as sent: a field left empty
+    (a freeze taken away) is not one the form did not offer."""
+    try:
+        form = await request.form(max_files=0, max_fields=50)
+    except HTTPException as exc:
+        unread = invalid(f"the form could not be read: {exc.detail}")
+        return await run_in_threadpool(refused, request, competitions, settings, slug, unread)
+    sent = {key: value for key, value in form.items() if isinstance(value, str)}
+    values = {name: sent.get(name) for name in SETTINGS_FIELDS}
+    return await run_in_threadpool(
+        _change_settings, request, competitions, settings, slug, sent.get("csrf", ""), values
+    )
+
+
+def _change_settings(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    csrf: str,
+    values: dict[str, str | None],
+) -> HTMLResponse:
     try:
         check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
