@@ -202,17 +202,17 @@ def test_create_sets_the_calendar_in_the_zone_chosen(client, solution):
     year = datetime.now(UTC).year + 2
     fields = _create_form(
         opens_at=f"{year}-03-01T09:00",
-        freeze_at=f"{year}-03-20T00:00",
-        deadline=f"{year}-03-27T18:00",
-        zone="Europe/Paris",  # UTC+1 in March before the last Sunday
+        freeze_at=f"{year}-03-10T00:00",
+        deadline=f"{year}-03-15T18:00",
+        zone="Europe/Paris",  # UTC+1 until the last Sunday of March
         late_submissions="1",
     )
     created = _post_create(client, csrf, fields, solution.to_csv())
     assert created.status_code == 201, alert(created.text)
     config = client.app.state.competitions.competition("demo").config
     assert config.opens_at == datetime(year, 3, 1, 8, 0, tzinfo=UTC)
-    assert config.freeze_at == datetime(year, 3, 19, 23, 0, tzinfo=UTC)
-    assert config.deadline == datetime(year, 3, 27, 17, 0, tzinfo=UTC)
+    assert config.freeze_at == datetime(year, 3, 9, 23, 0, tzinfo=UTC)
+    assert config.deadline == datetime(year, 3, 15, 17, 0, tzinfo=UTC)
     assert config.late_submissions
     api = client.get("/api/competitions/demo").json()
     assert api["opens_at"].startswith(f"{year}-03-01T08:00") and api["late_submissions"]
