@@ -107,9 +107,7 @@ def test_desk_sets_the_calendar_in_a_zone_and_the_rules_page_lists_it(clocked, s
     assert [c["setting"] for c in api] == ["opens_at", "freeze_at", "late_submissions"]
 
 
-def test_desk_form_left_as_shown_changes_nothing_and_empty_clears_the_freeze(
-    clocked, solution
-):
+def test_desk_form_left_as_shown_changes_nothing_and_empty_clears_the_freeze(clocked, solution):
     client, _ = clocked
     _calendar(client, solution, freeze_at="2026-03-06T00:00:30+00:00")  # to the second
     csrf = sign_in(client)
@@ -184,9 +182,7 @@ def test_desk_shows_a_passed_time_read_only_and_refuses_to_move_it(clocked, solu
     assert "the opening time, passed, stays as it is." in text
     assert "the freeze, passed, stays until the close." in text
     # A stale form that still sends them: the engine's refusal, nothing changed.
-    page = client.post(
-        "/organiser/c/demo/settings", data=_form(csrf, freeze_at="2026-03-07T00:00")
-    )
+    page = client.post("/organiser/c/demo/settings", data=_form(csrf, freeze_at="2026-03-07T00:00"))
     assert page.status_code == 409
     assert alert(page.text) == "Competition 'demo' has passed its freeze: it cannot change."
     assert client.app.state.competitions.history("demo") == []

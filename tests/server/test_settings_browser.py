@@ -103,8 +103,10 @@ def test_organiser_lowers_the_daily_quota_and_teams_read_it_on_the_rules_page(
         expect(page.get_by_role("status").first).to_contain_text(f"Saved: {froze}.")
         expect(page.locator("ul.changes")).to_contain_text(f"{froze}, from")
         expect(freeze_field).to_have_value(f"{freeze:%Y-%m-%dT%H:%M}")
-        assert api.get("/api/competitions/demo").json()["freeze_at"].startswith(
-            f"{freeze:%Y-%m-%dT%H:%M}"
+        assert (
+            api.get("/api/competitions/demo")
+            .json()["freeze_at"]
+            .startswith(f"{freeze:%Y-%m-%dT%H:%M}")
         )
         page.locator("#settings").scroll_into_view_if_needed()
         _check(page, "desk-calendar", width, shots)

@@ -291,7 +291,14 @@ def change_deadline(
 
 
 # ------------------------------------------------------------------ settings
-LIMITS = ("daily_quota", "total_quota", "invalid_quota", "n_selections", "max_megabytes", "precision")
+LIMITS = (
+    "daily_quota",
+    "total_quota",
+    "invalid_quota",
+    "n_selections",
+    "max_megabytes",
+    "precision",
+)
 """The settings form's fields of the limits, offered while the competition is open."""
 CALENDAR_FIELDS = (("opens_at", "the opening time"), ("freeze_at", "the freeze"))
 """The calendar's times on the settings form, each with the words its refusals use."""
