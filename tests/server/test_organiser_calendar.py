@@ -202,3 +202,18 @@ def test_desk_offers_no_opening_time_when_none_was_set(clocked, solution):
     assert 'name="opens_at"' not in desk
     assert 'name="freeze_at" type="datetime-local" value=""' in desk
     assert "Open since its creation" in _text(desk)
+
+
+def test_desk_settings_form_too_large_to_read_is_refused_in_a_sentence(clocked, solution):
+    client, _ = clocked
+    _calendar(client, solution)
+    csrf = sign_in(client)
+    fields = {"csrf": csrf, **{f"extra{i}": "x" for i in range(60)}}
+    page = client.post(
+        "/organiser/c/demo/settings",
+        data=fields,
+        files={"unasked": ("a.txt", b"a", "text/plain")},
+    )
+    assert page.status_code == 422
+    assert alert(page.text).startswith("The form could not be read:")
+    assert client.app.state.competitions.history("demo") == []
