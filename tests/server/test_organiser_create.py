@@ -197,6 +197,31 @@ def test_create_makes_the_competition_with_its_files_board_and_deadline(client, 
     assert [f.name for f in competitions.files("demo")][1:] == ["README.txt", "train.csv"]
 
 
+def test_create_sets_the_calendar_in_the_zone_chosen(client, solution):
+    csrf = sign_in(client)
+    year = datetime.now(UTC).year + 2
+    fields = _create_form(
+        opens_at=f"{year}-03-01T09:00",
+        freeze_at=f"{year}-03-10T00:00",
+        deadline=f"{year}-03-15T18:00",
+        zone="Europe/Paris",  # UTC+1 until the last Sunday of March
+        late_submissions="1",
+    )
+    created = _post_create(client, csrf, fields, solution.to_csv())
+    assert created.status_code == 201, alert(created.text)
+    config = client.app.state.competitions.competition("demo").config
+    assert config.opens_at == datetime(year, 3, 1, 8, 0, tzinfo=UTC)
+    assert config.freeze_at == datetime(year, 3, 9, 23, 0, tzinfo=UTC)
+    assert config.deadline == datetime(year, 3, 15, 17, 0, tzinfo=UTC)
+    assert config.late_submissions
+    api = client.get("/api/competitions/demo").json()
+    assert api["opens_at"].startswith(f"{year}-03-01T08:00") and api["late_submissions"]
+    unset = _post_create(client, csrf, _create_form(slug="plain"), solution.to_csv())
+    assert unset.status_code == 201, alert(unset.text)
+    plain = client.app.state.competitions.competition("plain").config
+    assert (plain.opens_at, plain.freeze_at, plain.late_submissions) == (None, None, False)
+
+
 def test_create_keeps_a_parameter_left_empty_to_the_mechanisms_default(client, solution):
     csrf = sign_in(client)
     fields = _create_form(
@@ -214,6 +239,7 @@ def test_create_keeps_a_parameter_left_empty_to_the_mechanisms_default(client, s
 
 
 FUTURE = f"{datetime.now(UTC).year + 2}-06-01T12:00"
+LATER = f"{datetime.now(UTC).year + 2}-07-01T12:00"
 BAD_CREATIONS = {
     "eta-text": (
         {"mechanism": "ladder", "param-ladder-eta": "big"},
@@ -266,6 +292,19 @@ BAD_CREATIONS = {
     "deadline-past": ({"deadline": "2001-01-01T00:00"}, "is in the past: choose a later one"),
     "deadline-zone": ({"deadline": FUTURE, "zone": "Atlantis/Capital"}, "is not a time zone"),
     "auto-publish-no-deadline": ({"auto_publish": "1"}, "needs a deadline"),
+    "freeze-after-deadline": (
+        {"deadline": FUTURE, "freeze_at": LATER},
+        f"The freeze ({LATER.replace('T', ' ')} UTC) must come before the deadline "
+        f"({FUTURE.replace('T', ' ')} UTC)",
+    ),
+    "opening-after-freeze": (
+        {"opens_at": LATER, "freeze_at": FUTURE, "late_submissions": "1"},
+        f"The opening time ({LATER.replace('T', ' ')} UTC) must come before the freeze",
+    ),
+    "opening-text": (
+        {"opens_at": "soon"},
+        "The opening time must be a date and a time like 2030-12-31T23:59, got 'soon'",
+    ),
     "daily-zero": ({"daily_quota": "0"}, "Submissions a day must be at least 1, got 0"),
     "ranks-text": ({"board": "per-rank", "ranks": "many"}, "Ranks must be a whole number"),
     "selections-none": (
@@ -298,7 +337,8 @@ def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
     assert client.app.state.competitions.competitions() == []
     html = unescape(page.text)
     for name, value in sent.items():
-        if name in ("mechanism", "score", "zone", "board", "auto_publish") or "noise" in name:
+        boxes = ("auto_publish", "late_submissions")
+        if name in ("mechanism", "score", "zone", "board", *boxes) or "noise" in name:
             continue  # selects and boxes: checked below
         assert f'value="{value}"' in html or f">{value}</textarea>" in html, name
     assert "Kept from your last try: solution.csv" in re.sub(r"</?strong>", "", html)
@@ -311,6 +351,8 @@ def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
     assert not any(f'<option value="{name}"' in html for name in left_out)
     if sent.get("auto_publish"):
         assert 'value="1" checked' in html
+    if sent.get("late_submissions"):
+        assert 'name="late_submissions" type="checkbox" value="1" checked' in html
 
 
 def test_create_refuses_a_bad_file_and_stores_nothing(client, solution):

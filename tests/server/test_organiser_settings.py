@@ -98,12 +98,19 @@ def test_settings_form_auto_publish_needs_a_deadline(client, solution):
     assert "needs a deadline" in alert(page.text)
 
 
-def test_settings_form_is_not_offered_once_closed(client, solution):
+def test_settings_form_once_closed_offers_late_submissions_alone(client, solution):
     create(client, solution)
     csrf = sign_in(client)
     assert client.post("/api/competitions/demo/close", headers=organiser()).status_code == 200
     desk = client.get("/organiser/c/demo")
-    assert 'action="/organiser/c/demo/settings"' not in desk.text
+    assert 'action="/organiser/c/demo/settings"' in desk.text
+    assert 'name="late_submissions"' in desk.text
+    for field in ("daily_quota", "auto_publish", "opens_at", "freeze_at"):
+        assert f'name="{field}"' not in desk.text, field
     page = client.post("/organiser/c/demo/settings", data=_form(csrf, daily_quota="2"))
     assert page.status_code == 409
     assert "is closed" in alert(page.text)
+    page = client.post("/organiser/c/demo/settings", data={"csrf": csrf, "late_submissions": "1"})
+    assert page.status_code == 200, alert(page.text)
+    assert status(page.text) == "Saved: Late submissions after the publication: no → yes."
+    assert client.app.state.competitions.competition("demo").config.late_submissions

@@ -1,13 +1,15 @@
-"""The organiser changes a running competition's daily quota on the desk,
-in a real browser at 1280 px and on a 375 px phone; teams read the change,
-with its time, on the Rules page, and the server applies it: a file beyond
-the new quota is refused. Each page passes axe-core and fits the phone.
+"""The organiser changes a running competition's daily quota and sets a
+freeze of the public board on the desk, in a real browser at 1280 px and on
+a 375 px phone; teams read the changes, with their times, on the Rules page,
+and the server applies them: a file beyond the new quota is refused. Each
+page passes axe-core and fits the phone.
 Screenshots go to ``$LADDERBOARD_SCREENSHOTS`` when it is set."""
 
 from __future__ import annotations
 
 import os
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -45,8 +47,10 @@ def test_organiser_lowers_the_daily_quota_and_teams_read_it_on_the_rules_page(
     shots = Path(shots_dir) if shots_dir else None
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
+    deadline = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(days=30)
+    freeze = deadline - timedelta(days=7)
     with httpx.Client(base_url=live_server) as api:
-        create(api, solution, daily_quota=5)
+        create(api, solution, daily_quota=5, deadline=deadline.isoformat())
         token = add_team(api, "Gradient Gang")
         for seed in (0, 1):
             assert submit(api, token, predictions(solution, seed)).status_code == 201
@@ -83,13 +87,38 @@ def test_organiser_lowers_the_daily_quota_and_teams_read_it_on_the_rules_page(
         page.locator("#settings").scroll_into_view_if_needed()
         _check(page, "desk-saved", width, shots)
 
+        # A freeze after the deadline is refused in a sentence; the form keeps it.
+        freeze_field = page.get_by_label("Freeze of the public board (date and time)")
+        freeze_field.fill(f"{deadline + timedelta(days=1):%Y-%m-%dT%H:%M}")
+        page.get_by_role("button", name="Save the settings").click()
+        expect(page.get_by_role("alert")).to_contain_text("must come before the deadline")
+        expect(freeze_field).to_have_value(f"{deadline + timedelta(days=1):%Y-%m-%dT%H:%M}")
+        assert api.get("/api/competitions/demo").json()["freeze_at"] is None
+
+        # A week before the deadline, in the zone chosen beside it.
+        page.get_by_label("Time zone of the calendar").select_option("UTC")
+        freeze_field.fill(f"{freeze:%Y-%m-%dT%H:%M}")
+        page.get_by_role("button", name="Save the settings").click()
+        froze = f"Public board frozen from: none → {freeze:%Y-%m-%d %H:%M} UTC"
+        expect(page.get_by_role("status").first).to_contain_text(f"Saved: {froze}.")
+        expect(page.locator("ul.changes")).to_contain_text(f"{froze}, from")
+        expect(freeze_field).to_have_value(f"{freeze:%Y-%m-%dT%H:%M}")
+        assert (
+            api.get("/api/competitions/demo")
+            .json()["freeze_at"]
+            .startswith(f"{freeze:%Y-%m-%dT%H:%M}")
+        )
+        page.locator("#settings").scroll_into_view_if_needed()
+        _check(page, "desk-calendar", width, shots)
+
         # Teams read it on the Rules page, with its time.
         page.goto("/c/demo/rules")
         expect(page.get_by_role("heading", name="Changes to these rules")).to_be_visible()
         listed = page.locator("ul.changes li")
-        expect(listed).to_have_count(1)
-        expect(listed).to_contain_text("Daily quota: 5 → 2 submissions, from")
-        expect(listed.locator("time")).to_have_attribute(
+        expect(listed).to_have_count(2)
+        expect(listed.first).to_contain_text("Daily quota: 5 → 2 submissions, from")
+        expect(listed.nth(1)).to_contain_text(f"{froze}, from")
+        expect(listed.first.locator("time")).to_have_attribute(
             "datetime", re.compile(r"^\d{4}-\d\d-\d\dT")
         )
         expect(page.locator("ul.rules")).to_contain_text("Up to 2 valid files a day per team")

@@ -54,6 +54,7 @@ from ladderboard.server.organiser_advice import ADVISOR_METRIC, BUDGET
 from ladderboard.server.organiser_desk import desk
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
+    calendar_words,
     deadline_in_utc,
     invalid,
     plain,
@@ -116,7 +117,10 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
     board = values.get("board", "per-team")
     if board not in BOARD_MODES:
         raise invalid("choose a per-team or a per-rank board")
-    deadline = deadline_in_utc(values.get("deadline", ""), values.get("zone", DEFAULT_ZONE))
+    zone = values.get("zone", DEFAULT_ZONE)
+    opens_at = deadline_in_utc(values.get("opens_at", ""), zone, label="the opening time")
+    freeze_at = deadline_in_utc(values.get("freeze_at", ""), zone, label="the freeze")
+    deadline = deadline_in_utc(values.get("deadline", ""), zone)
     auto_publish = bool(values.get("auto_publish"))
     if auto_publish and deadline is None:
         raise invalid(
@@ -173,6 +177,9 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             board=board,
             deadline=deadline,
             auto_publish=auto_publish,
+            opens_at=opens_at,
+            freeze_at=freeze_at,
+            late_submissions=bool(values.get("late_submissions")),
             **options,
         )
     except TypeError as exc:
@@ -182,6 +189,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
         raise invalid(plain(str(exc), f"the {display} cannot be set up so")) from None
     except ValueError as exc:
         message = str(exc).replace(f"mechanism {mechanism!r}", f"the {display}")
+        message = calendar_words(message)
         raise invalid(plain(message, f"the {display} cannot be set up so")) from None
 
 

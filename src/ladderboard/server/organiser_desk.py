@@ -23,10 +23,12 @@ from typing import Annotated, Any, cast
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, File, Form, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse
+from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.results import CompetitionInfo, TeamSummary
+from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import MAX_PRECISION
 from ladderboard.server.api.competitions import ORGANISER
@@ -34,6 +36,7 @@ from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
+    calendar_words,
     deadline_in_utc,
     invalid,
     local_fields,
@@ -172,6 +175,7 @@ def desk(
         deadline_local=local_fields(info.deadline),
         mechanisms=sorted(COMPETITION_MECHANISMS),
         settings_now=settings_fields(info),
+        calendar_editable=calendar_editable(info),
         history=competitions.history(info.slug),
         **extra,
     )
@@ -287,8 +291,36 @@ def change_deadline(
 
 
 # ------------------------------------------------------------------ settings
-def settings_fields(info: CompetitionInfo) -> dict[str, str]:
-    """The settings form's fields as the competition has them now."""
+LIMITS = (
+    "daily_quota",
+    "total_quota",
+    "invalid_quota",
+    "n_selections",
+    "max_megabytes",
+    "precision",
+)
+"""The settings form's fields of the limits, offered while the competition is open."""
+CALENDAR_FIELDS = (("opens_at", "the opening time"), ("freeze_at", "the freeze"))
+"""The calendar's times on the settings form, each with the words its refusals use."""
+
+
+def calendar_editable(info: CompetitionInfo) -> dict[str, bool]:
+    """Which of the calendar's times the settings form offers: while the
+    competition is open, the opening time while it is set and still ahead
+    (one not set was the creation), the freeze while none is set or it is
+    still ahead (the engine refuses the others: :meth:`Competitions.update`)."""
+    now = info.read_at or now_utc()
+    config = info.config
+    is_open = not info.is_closed()
+    return {
+        "opens_at": is_open and config.opens_at is not None and config.opens_at > now,
+        "freeze_at": is_open and (config.freeze_at is None or config.freeze_at > now),
+    }
+
+
+def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str, str]:
+    """The settings form's fields as the competition has them now, its
+    times shown in ``zone``."""
     config = info.config
 
     def limit(value: int | None) -> str:
@@ -302,14 +334,24 @@ def settings_fields(info: CompetitionInfo) -> dict[str, str]:
         "max_megabytes": f"{config.max_bytes / 2**20:g}",
         "precision": str(config.precision),
         "auto_publish": "1" if config.auto_publish else "",
+        "opens_at": local_fields(config.opens_at, zone),
+        "freeze_at": local_fields(config.freeze_at, zone),
+        "zone": zone,
+        "late_submissions": "1" if config.late_submissions else "",
     }
 
 
-def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, Any]:
+def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[str, Any]:
     """The settings the form's fields ask for, each refusal naming its field
     by its label; a field left as the desk showed it is not a change (a
-    file-size limit set over the API in bytes stays as it is)."""
-    now = settings_fields(info)
+    file-size limit set over the API in bytes stays as it is, a time set
+    to the second stays to the second), nor is a field the form did not
+    offer (``None``: the limits once closed, a time already passed)."""
+    zone = (values.get("zone") or DEFAULT_ZONE).strip()
+    try:
+        now = settings_fields(info, zone)
+    except (ValueError, KeyError):  # not a zone: deadline_in_utc names it below
+        now = settings_fields(info)
     asked: dict[str, Any] = {}
     for name, label, allow_none, low, high in (
         ("daily_quota", "Submissions a day", True, 1, None),
@@ -319,9 +361,10 @@ def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, An
         ("max_megabytes", "Largest submission file in MB", False, 1, None),
         ("precision", "Decimals shown", False, 0, MAX_PRECISION),
     ):
-        text = values.get(name, "").strip()
-        if text == now[name]:
+        sent = values.get(name)
+        if sent is None or sent.strip() == now[name]:
             continue
+        text = sent.strip()
         if not text:
             wanted = "a whole number or 'none'" if allow_none else "a whole number"
             raise invalid(f"{label} must be {wanted}, not empty")
@@ -330,44 +373,60 @@ def read_settings(values: dict[str, str], info: CompetitionInfo) -> dict[str, An
         )
     if "max_megabytes" in asked:
         asked["max_bytes"] = cast(int, asked.pop("max_megabytes")) * 2**20
+    # The box is read where the limits were offered: unticked, it sends nothing.
     auto_publish = bool(values.get("auto_publish"))
-    if auto_publish != info.config.auto_publish:
+    if values.get("daily_quota") is not None and auto_publish != info.config.auto_publish:
         if auto_publish and info.deadline is None:
             raise invalid(
                 "publishing the private board at the deadline needs a deadline: set one "
                 "first, or untick 'Publish automatically'"
             )
         asked["auto_publish"] = auto_publish
+    for name, label in CALENDAR_FIELDS:
+        sent = values.get(name)
+        if sent is None or sent.strip() == now[name]:
+            continue
+        asked[name] = deadline_in_utc(sent, zone, label=label)  # empty: none
+    late_submissions = bool(values.get("late_submissions"))
+    if late_submissions != info.config.late_submissions:
+        asked["late_submissions"] = late_submissions
     return asked
 
 
+SETTINGS_FIELDS = (*LIMITS, "auto_publish", "opens_at", "freeze_at", "zone", "late_submissions")
+"""The settings form's fields."""
+
+
 @router.post("/organiser/c/{slug}/settings", response_class=HTMLResponse)
-def change_settings(
-    request: Request,
-    competitions: CompetitionsDep,
-    settings: SettingsDep,
-    slug: str,
-    csrf: Annotated[str, Form()] = "",
-    daily_quota: Annotated[str, Form()] = "",
-    total_quota: Annotated[str, Form()] = "",
-    invalid_quota: Annotated[str, Form()] = "",
-    n_selections: Annotated[str, Form()] = "",
-    max_megabytes: Annotated[str, Form()] = "",
-    precision: Annotated[str, Form()] = "",
-    auto_publish: Annotated[str, Form()] = "",
+async def change_settings(
+    request: Request, competitions: CompetitionsDep, settings: SettingsDep, slug: str
 ) -> HTMLResponse:
     """The quotas, the final selections, the largest file, the decimals
-    shown and automatic publication, while the competition is open; each
-    change recorded and shown on the Rules page."""
-    values = {
-        "daily_quota": daily_quota,
-        "total_quota": total_quota,
-        "invalid_quota": invalid_quota,
-        "n_selections": n_selections,
-        "max_megabytes": max_megabytes,
-        "precision": precision,
-        "auto_publish": auto_publish,
-    }
+    shown and automatic publication while the competition is open; the
+    opening time and the freeze (in ``zone``, stored in UTC) while they are
+    still ahead; late submissions at any time. Each change is recorded and
+    shown on the Rules page. The form is read as sent: a field left empty
+    (a freeze taken away) is not one the form did not offer."""
+    try:
+        form = await request.form(max_files=0, max_fields=50)
+    except HTTPException as exc:
+        unread = invalid(f"the form could not be read: {exc.detail}")
+        return await run_in_threadpool(refused, request, competitions, settings, slug, unread)
+    sent = {key: value for key, value in form.items() if isinstance(value, str)}
+    values = {name: sent.get(name) for name in SETTINGS_FIELDS}
+    return await run_in_threadpool(
+        _change_settings, request, competitions, settings, slug, sent.get("csrf", ""), values
+    )
+
+
+def _change_settings(
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    slug: str,
+    csrf: str,
+    values: dict[str, str | None],
+) -> HTMLResponse:
     try:
         check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
@@ -376,9 +435,10 @@ def change_settings(
         try:
             info = competitions.update(slug, actor=ORGANISER, **asked)
         except (TypeError, ValueError) as exc:
-            raise invalid(str(exc)) from None
+            raise invalid(calendar_words(str(exc))) from None
     except REFUSALS as exc:
-        return refused(request, competitions, settings, slug, exc, setting_values=values)
+        kept = {name: value or "" for name, value in values.items()}
+        return refused(request, competitions, settings, slug, exc, setting_values=kept)
     changes = competitions.history(slug)[recorded:]
     if not changes:
         done = "Nothing changed: every setting is as it was."

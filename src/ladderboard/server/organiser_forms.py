@@ -22,6 +22,7 @@ from ladderboard.server.errors import ApiError
 __all__ = [
     "DEFAULT_ZONE",
     "TeamList",
+    "calendar_words",
     "deadline_in_utc",
     "invalid",
     "local_fields",
@@ -95,6 +96,25 @@ def local_fields(moment: datetime | None, zone: str = DEFAULT_ZONE) -> str:
         return ""
     tz = UTC if zone == DEFAULT_ZONE else ZoneInfo(zone)
     return moment.astimezone(tz).strftime("%Y-%m-%dT%H:%M")
+
+
+_CALENDAR_NAMES = (
+    (re.compile(r"\bopens_at\b"), "the opening time"),
+    (re.compile(r"\bfreeze_at\b"), "the freeze"),
+    (re.compile(r"(?<!the )\bdeadline \("), "the deadline ("),
+)
+
+
+def calendar_words(message: str) -> str:
+    """``message`` of the configuration's calendar check with its dates
+    named as the forms label them.
+
+    >>> calendar_words("freeze_at (2030-01-02 00:00 UTC) must come before deadline (2030-01-01 00:00 UTC)")
+    'the freeze (2030-01-02 00:00 UTC) must come before the deadline (2030-01-01 00:00 UTC)'
+    """  # noqa: E501
+    for pattern, words in _CALENDAR_NAMES:
+        message = pattern.sub(words, message)
+    return message
 
 
 def whole_number(
