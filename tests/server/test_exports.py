@@ -134,3 +134,35 @@ def test_the_overview_says_what_a_participant_can_verify(client, solution):
     hashes = client.get("/c/demo").text
     assert "ladderboard submissions demo --download my-files" in hashes
     assert "ladderboard verify --bundle demo-audit.zip --files my-files" in hashes
+
+
+def test_the_audit_bundle_is_built_once_a_publication(client, solution, monkeypatch):
+    """Anyone may download the bundle, as often as they like: the store is
+    read for the first download of a publication, and the later ones (with
+    a team's token or none) get the same bytes from the kept file; a new
+    publication builds the new bundle."""
+    from ladderboard.engine import Competitions
+
+    _played(client, solution)
+    for step in ("close", "publish", "audit"):
+        assert client.post(f"/api/competitions/demo/{step}", headers=organiser()).status_code == 200
+    built: list[str] = []
+    real = Competitions.audit_bundle
+
+    def counted(self, slug, sink):
+        built.append(slug)
+        return real(self, slug, sink)
+
+    monkeypatch.setattr(Competitions, "audit_bundle", counted)
+    first = client.get("/api/competitions/demo/audit")
+    assert first.status_code == 200
+    for _ in range(4):
+        again = client.get("/api/competitions/demo/audit")
+        assert again.status_code == 200 and again.content == first.content
+    assert built == ["demo"]
+    hashes = client.post(
+        "/api/competitions/demo/audit", json={"files": "hashes"}, headers=organiser()
+    )
+    assert hashes.status_code == 200
+    assert client.get("/api/competitions/demo/audit").content != first.content
+    assert built == ["demo", "demo"]

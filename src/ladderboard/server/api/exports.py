@@ -4,13 +4,23 @@ bundle the organiser publishes after the private board and anyone downloads.
 Each archive is written to a temporary file on disk, one member at a time
 as the engine reads the submissions a few at a time, and then streamed
 from that file in chunks, so that a competition of many large files never
-sits in memory whole; the file is deleted when the response ends.
+sits in memory whole. The organiser's export is built for each request and
+its file deleted when the response ends. The audit bundle, which anyone may
+ask for and which a publication fixes, is built once per publication in a
+process (one build at a time) and its file kept for the next request
+(:func:`_audit_file`): a crowd of downloads after the reveal reads the store
+once, not once each.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
+import os
 import tempfile
+import threading
 import zipfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import IO, Annotated, Any
 
@@ -63,6 +73,46 @@ def zip_download(name: str, write: Callable[[Sink], Any], *, cache: str) -> Stre
             "X-Content-Type-Options": "nosniff",
         },
     )
+
+
+_AUDIT_FILES: OrderedDict[tuple[str, str, str], str] = OrderedDict()
+_AUDIT_LOCK = threading.Lock()
+_AUDIT_KEPT = 8
+"""How many built audit bundles a process keeps on disk, the least recently
+asked for dropped first."""
+
+
+def _audit_file(key: tuple[str, str, str], write: Callable[[Sink], Any]) -> str:
+    """The path of the audit bundle of publication ``key`` (the
+    competition's commitment, the publication's time and what it holds),
+    built by ``write`` when this process has none kept. Builds take turns:
+    a second request for the same bundle waits for the first build and
+    reads its file."""
+    with _AUDIT_LOCK:
+        found = _AUDIT_FILES.get(key)
+        if found is not None and os.path.exists(found):
+            _AUDIT_FILES.move_to_end(key)
+            return found
+        handle, path = tempfile.mkstemp(prefix="ladderboard-audit-", suffix=".zip")
+        try:
+            with os.fdopen(handle, "wb") as out, zipfile.ZipFile(out, "w") as archive:
+                write(ZipSink(archive))
+        except BaseException:
+            os.unlink(path)
+            raise
+        _AUDIT_FILES[key] = path
+        while len(_AUDIT_FILES) > _AUDIT_KEPT:
+            _, dropped = _AUDIT_FILES.popitem(last=False)
+            with contextlib.suppress(OSError):  # a response reading it keeps its handle
+                os.unlink(dropped)
+        return path
+
+
+@atexit.register
+def _drop_audit_files() -> None:
+    for path in _AUDIT_FILES.values():
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def audit_url(slug: str) -> str:
@@ -127,15 +177,24 @@ def publish_audit(
 )
 def download_audit(competitions: CompetitionsDep, competition: Competition) -> StreamingResponse:
     slug = competition.slug
-    if competitions.audit_publication(slug) is None:
+    published = competitions.audit_publication(slug)
+    if published is None:
         raise ApiError(
             404,
             "not_found",
             f"the audit bundle of {slug!r} is not published: the organiser publishes it "
             "after the private board",
         )
-    return zip_download(
-        f"{slug}-audit.zip",
-        lambda sink: competitions.audit_bundle(slug, sink),
-        cache="public, max-age=300",
+    key = (competition.commitment, published.published_at.isoformat(), published.files)
+    path = _audit_file(key, lambda sink: competitions.audit_bundle(slug, sink))
+    spool = open(path, "rb")  # noqa: SIM115 - closed by _chunks
+    return StreamingResponse(
+        _chunks(spool),
+        media_type="application/zip",
+        headers={
+            "Content-Disposition": f'attachment; filename="{slug}-audit.zip"',
+            "Content-Length": str(os.fstat(spool.fileno()).st_size),
+            "Cache-Control": "public, max-age=300",
+            "X-Content-Type-Options": "nosniff",
+        },
     )
