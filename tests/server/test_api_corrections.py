@@ -154,3 +154,14 @@ def test_desk_form_corrects_the_solution_and_a_refusal_keeps_the_reason(client, 
     client.post("/api/competitions/demo/close", headers=organiser())
     client.post("/api/competitions/demo/publish", headers=organiser())
     assert "Correct the solution" not in client.get("/organiser/c/demo").text
+
+
+def test_a_solution_over_the_form_limit_is_corrected_as_it_was_created(client):
+    """A correction carries a whole solution, as the creation does: it is
+    read under the upload limit of files, not the small limit of forms."""
+    labels = [0, 1] * 160_000  # about 5 MB of CSV, over the 4 MiB of a form
+    big = Solution.from_labels(labels, public_fraction=0.5, random_state=0)
+    assert len(big.to_csv()) > 4 * 2**20
+    create(client, big)
+    response = _correct(client, _flipped(big))
+    assert response.status_code == 201, response.text

@@ -51,9 +51,11 @@ _FILE_ROUTES = [
     ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/import")),
     ("PUT", re.compile(rf"/api/competitions/{_SLUG}/files/.+")),
     ("POST", re.compile(rf"/api/competitions/{_SLUG}/submissions")),
+    ("POST", re.compile(rf"/api/competitions/{_SLUG}/corrections")),
     ("POST", re.compile(r"/organiser/competitions")),
     ("POST", re.compile(rf"/organiser/c/{_SLUG}/teams/import")),
     ("POST", re.compile(rf"/organiser/c/{_SLUG}/files")),
+    ("POST", re.compile(rf"/organiser/c/{_SLUG}/correction")),
     ("POST", re.compile(rf"/c/{_SLUG}/submit")),
 ]
 # API writes that are not the organiser's alone: a team's own, and the
