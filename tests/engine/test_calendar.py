@@ -269,3 +269,22 @@ def test_a_correction_waits_while_the_board_is_frozen(database_url):
     competitions.correct_solution("comp", corrected, "row 0 was mislabelled")
     assert competitions.competition("comp").commitment != commitment
     competitions.dispose()
+
+
+def test_a_calendar_setting_sent_as_it_is_changes_nothing(database_url):
+    """A form or a PATCH that sends the calendar as it stands (no opening
+    time, a freeze already passed) is no change: neither refused nor
+    recorded; a change of the same settings is refused."""
+    clock = Clock()
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    competitions.create("comp", make_solution(), _config(opens_at=None))
+    clock.now = FREEZE + timedelta(hours=1)
+    competitions.update("comp", opens_at=None, freeze_at=FREEZE, late_submissions=True)
+    competitions.update("comp", freeze_at=FREEZE.isoformat())
+    assert competitions.history("comp") == []
+    with pytest.raises(CompetitionClosed, match="opened at its creation"):
+        competitions.update("comp", opens_at=FREEZE - timedelta(hours=1))
+    with pytest.raises(CompetitionClosed, match="passed its freeze"):
+        competitions.update("comp", freeze_at=FREEZE + timedelta(days=1))
+    assert competitions.history("comp") == []
+    competitions.dispose()

@@ -348,24 +348,30 @@ class Lifecycle:
         order (the order is :class:`CompetitionConfig`'s)."""
         if not changes:
             return changes
+        wanted = dataclasses.replace(config, **changes)  # parsed, and checked in order
+        changed = {
+            name: getattr(wanted, name)
+            for name in changes
+            if getattr(wanted, name) != getattr(config, name)  # given as it is: no change
+        }
         words = {"opens_at": "opening time", "freeze_at": "freeze"}
-        for name in set(changes) & set(words):
-            stored = getattr(config, name)
-            if (stored is None and name == "opens_at") or (
-                stored is not None and stored <= store_now
-            ):
+        for name in sorted(set(changed) & set(words)):
+            stored, value = getattr(config, name), changed[name]
+            if stored is None and name == "opens_at":
+                raise CompetitionClosed(
+                    f"competition {slug!r} opened at its creation: an opening time is set "
+                    "only when a competition is created"
+                )
+            if stored is not None and stored <= store_now:
                 raise CompetitionClosed(
                     f"competition {slug!r} has passed its {words[name]}: it cannot change"
                 )
-        config = dataclasses.replace(config, **changes)
-        for name in set(changes) & set(words):
-            value = getattr(config, name)
             if value is not None and value <= store_now:
                 raise ValueError(
                     f"the {words[name]} {value:%Y-%m-%d %H:%M} UTC is in the past: "
                     "choose a later one"
                 )
-        return {name: getattr(config, name) for name in changes}
+        return changed
 
     def competition(self, slug: str) -> CompetitionInfo:
         lookup.refuse_impossible(slug)
