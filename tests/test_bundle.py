@@ -169,3 +169,12 @@ def test_every_bundle_the_docs_show_reads(tmp_path, block):
 
 def test_the_docs_show_bundles():
     assert len(DOCUMENTED) == 2
+
+
+def test_the_solution_listed_as_a_data_file_is_refused(tmp_path):
+    """Data files are for every participant: the solution among them would
+    publish its labels."""
+    text = MINIMAL + "data_files: [labels.csv]\n"
+    folder = folder_with(tmp_path, text, {"labels.csv": SOLUTION})
+    with pytest.raises(BundleError, match=r"'labels\.csv' is the solution itself"):
+        read_bundle(folder)

@@ -329,14 +329,23 @@ def read_bundle(path: str | Path) -> Bundle:
         raise BundleError(f"{where}: solution is required (the solution CSV's path)")
     settings = {name: data[name] for name in SETTINGS if name in data}
     _config(settings, where)
+    solution = _path(folder, "solution", data["solution"], where).read_bytes()
+    data_files = _data_files(folder, data.get("data_files"), where)
+    for name, content in data_files:
+        if content == solution:
+            # Data files are for every participant: this would publish the labels.
+            raise BundleError(
+                f"{where}: data_files: {name!r} is the solution itself, which teams must "
+                "never download"
+            )
     return Bundle(
         slug=slug,
-        solution=_path(folder, "solution", data["solution"], where).read_bytes(),
+        solution=solution,
         settings=settings,
         title=title,
         overview=_text(folder, data, "overview", where),
         rules=_text(folder, data, "rules", where),
-        data_files=_data_files(folder, data.get("data_files"), where),
+        data_files=data_files,
     )
 
 

@@ -230,10 +230,21 @@ def _alter_solution(folder: Path) -> None:
     path.write_text("".join(lines))
 
 
+def _file_outside(folder: Path) -> None:
+    """The index points a file outside ``submissions/``: the audit must not read it."""
+    (folder.parent / "outside.csv").write_bytes((folder / "solution.csv").read_bytes())
+
+    def change(rows):
+        rows[0]["file"] = "../../outside.csv"
+
+    _edit_index(folder, change)
+
+
 @pytest.mark.parametrize(
     ("alteration", "said"),
     [
         (_alter_file, "SHA-256"),
+        (_file_outside, "not a plain file name"),
         (_remove_file, "is not in the bundle"),
         (_alter_release, "released score"),
         (_drop_release, "not 1, 2"),

@@ -143,3 +143,31 @@ def test_unpacking_refuses_a_folder_that_is_not_empty(tmp_path):
     data.seek(0)
     assert unpack_archive(data, folder, force=True) == [folder / "a" / "b.csv"]
     assert (folder / "mine.txt").read_text() == "keep"
+
+
+def test_a_name_both_file_and_folder_writes_nothing(tmp_path):
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        archive.writestr("solution.csv", b"id,y\n")
+        archive.writestr("a", b"a file")
+        archive.writestr("a/b.csv", b"and a folder")
+    data.seek(0)
+    with pytest.raises(ArchiveRefused, match="both as a file and as a folder"):
+        unpack_archive(data, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+def test_forcing_into_a_folder_does_not_follow_its_links_out(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "data").symlink_to(elsewhere, target_is_directory=True)
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        archive.writestr("solution.csv", b"id,y\n")
+        archive.writestr("data/evil.txt", b"x")
+    data.seek(0)
+    with pytest.raises(ArchiveRefused, match="outside"):
+        unpack_archive(data, folder, force=True)
+    assert list(elsewhere.iterdir()) == [] and not (folder / "solution.csv").exists()

@@ -68,7 +68,24 @@ def unpack_archive(archive: IO[bytes], folder: Path, *, force: bool = False) -> 
                     f"the archive holds a symbolic link {info.filename!r}", by="server"
                 )
             members.append((info, parts))
+        files = {tuple(parts) for info, parts in members if not info.is_dir()}
+        for path in files:
+            clash = next((path[:i] for i in range(1, len(path)) if path[:i] in files), None)
+            if clash is not None:
+                raise ArchiveRefused(
+                    f"the archive holds {'/'.join(clash)!r} both as a file and as a folder",
+                    by="server",
+                )
         folder.mkdir(parents=True, exist_ok=True)
+        root = folder.resolve()
+        for _, parts in members:
+            # A link already in the folder (with --force) must not lead a member out of it.
+            if not folder.joinpath(*parts).resolve().is_relative_to(root):
+                raise ArchiveRefused(
+                    f"{'/'.join(parts)!r} would be written outside {str(folder)!r} through a "
+                    "symbolic link in it",
+                    by="usage",
+                )
         written = []
         for info, parts in members:
             target = folder.joinpath(*parts)

@@ -110,6 +110,13 @@ def _flag(text: str) -> bool:
 
 
 @on_one_blas_thread
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` names a file of ``submissions/`` itself: no folder,
+    no way out of it (a crafted index must not make the audit read files
+    beyond the bundle)."""
+    return name not in ("", ".", "..") and not any(c in name for c in "/\\\0")
+
+
 def verify_bundle(
     path: Path,
     *,
@@ -174,7 +181,9 @@ def _verify(
     for line, row in enumerate(csv.DictReader(io.StringIO(index.decode("utf-8"))), 2):
         label = f"{row['team']} #{row['number']} ({row['scope']}, {row['sequence']})"
         data: bytes | None = None
-        if row["file"]:
+        if row["file"] and not _plain_name(row["file"]):
+            problems.append(f"{label}: its file name {row['file']!r} is not a plain file name")
+        elif row["file"]:
             data = bundle.read(f"submissions/{row['file']}")
             if data is None:
                 problems.append(f"{label}: its file {row['file']} is not in the bundle")
