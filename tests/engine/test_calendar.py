@@ -282,9 +282,44 @@ def test_a_calendar_setting_sent_as_it_is_changes_nothing(database_url):
     competitions.update("comp", opens_at=None, freeze_at=FREEZE, late_submissions=True)
     competitions.update("comp", freeze_at=FREEZE.isoformat())
     assert competitions.history("comp") == []
-    with pytest.raises(CompetitionClosed, match="opened at its creation"):
+    with pytest.raises(CompetitionClosed, match="is open, with no opening time"):
         competitions.update("comp", opens_at=FREEZE - timedelta(hours=1))
     with pytest.raises(CompetitionClosed, match="passed its freeze"):
         competitions.update("comp", freeze_at=FREEZE + timedelta(days=1))
     assert competitions.history("comp") == []
+    competitions.dispose()
+
+
+def test_a_new_competitions_opening_and_freeze_are_to_come(database_url):
+    clock = Clock()
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    for name, words in (("opens_at", "opening time"), ("freeze_at", "freeze")):
+        past = _config(**{name: START - timedelta(hours=1)}, **(
+            {"opens_at": None} if name == "freeze_at" else {}))  # fmt: skip
+        with pytest.raises(ValueError, match=f"the {words} .* is in the past"):
+            competitions.create("comp", make_solution(), past)
+    assert competitions.competitions() == []
+    competitions.dispose()
+
+
+def test_a_team_enabled_again_after_the_freeze_is_on_the_frozen_board(database_url):
+    """The freeze keeps every team's standing; a team disabled when it is
+    read is left off, and is on it again once enabled."""
+    clock = Clock()
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    solution = make_solution(n=200, seed=4)
+    competitions.create("comp", solution, _config())
+    for team in ("alpha", "beta"):
+        competitions.add_team("comp", team)
+    clock.now = OPENS + timedelta(hours=1)
+    for seed, team in enumerate(("alpha", "beta")):
+        competitions.submit(
+            "comp", team, csv_for(solution, noisy(solution, 0.2 + 0.1 * seed, seed))
+        )
+    competitions.set_team_disabled("comp", "beta", True)
+    clock.now = FREEZE + timedelta(hours=1)
+    competitions.submit("comp", "alpha", csv_for(solution, noisy(solution, 0.1, 9)))
+    assert [team for team, *_ in _board(competitions)] == ["alpha"]
+    competitions.set_team_disabled("comp", "beta", False)
+    assert [team for team, *_ in _board(competitions)] == ["alpha", "beta"]
     competitions.dispose()

@@ -71,7 +71,7 @@ def test_cli_calendar_create_and_edit(live, tmp_path):
         assert client.competition("cal")["opens_at"] is None
         # Open since: the opening can no longer change.
         result = run(live, "competition", "edit", "cal", "--opens", SOON.isoformat())
-        assert result.exit_code == 1 and "passed its opening time" in result.output
+        assert result.exit_code == 1 and "is open, with no opening time" in result.output
 
 
 def test_cli_calendar_refusals_change_nothing(live, tmp_path):

@@ -181,10 +181,13 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
     table.add_column("selected")
     table.add_column("final")
     table.add_column("held best")
-    table.add_column("corrected")
+    # Only a competition whose solution was corrected has scores to mark.
+    corrected = any(row.get("corrected") for row in rows)
+    if corrected:
+        table.add_column("corrected")
     for row in rows:
         best = row.get("best")
-        table.add_row(
+        cells = [
             str(number(row)),
             _when(row["created_at"]),
             _plain(row["message"]),
@@ -193,8 +196,8 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
             "yes" if row["selected"] else "",
             "yes" if row.get("final") else "",
             "" if best is None else "yes" if best else "no",
-            "yes" if row.get("corrected") else "",
-        )
+        ]
+        table.add_row(*cells, *(["yes" if row.get("corrected") else ""] if corrected else []))
     return table
 
 

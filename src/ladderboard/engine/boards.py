@@ -232,10 +232,16 @@ class Boards:
         # (public_boards hands it out: BoardCache's ``later``).
         return self.context.caches.public_boards.made(key, version, patch)
 
-    def leaderboard_from_submissions(self, slug: str, board: str = "public") -> list[BoardRow]:
+    def leaderboard_from_submissions(
+        self, slug: str, board: str = "public", *, with_disabled: bool = False
+    ) -> list[BoardRow]:
         """The board rebuilt from every stored submission by the rules, as
         :meth:`leaderboard` once built each one: what the stored standings
-        must agree with (the audit checks it). The organiser's view."""
+        must agree with (the audit checks it). The organiser's view.
+
+        ``with_disabled`` keeps the teams disabled now on the public board:
+        the board a freeze keeps, which leaves out the teams disabled when
+        it is read (a team enabled again after the freeze is on it)."""
         if board not in ("public", "private"):
             raise ValueError(f"board must be 'public' or 'private', got {board!r}")
         with Session(self.context.reader) as session:
@@ -244,7 +250,9 @@ class Boards:
             if board == "private":
                 return self._private_board(session, competition, info)
             config = info.config
-            disabled = frozenset(queries.disabled_team_names(session, competition.id))
+            disabled = frozenset(
+                () if with_disabled else queries.disabled_team_names(session, competition.id)
+            )
             records, numbers = _records(session, competition.id, disabled)
             standings: Sequence[Standing[datetime | None, int | None]]
             if config.board == "per-rank":

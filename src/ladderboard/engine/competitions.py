@@ -26,6 +26,7 @@ all of them over one :class:`~ladderboard.engine.context.EngineContext`
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -165,7 +166,9 @@ class Competitions:
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
         # The first submission after a freeze keeps the public board as it stood.
-        self.submitter.public_board = self._boards.leaderboard_from_submissions
+        self.submitter.public_board = functools.partial(
+            self._boards.leaderboard_from_submissions, with_disabled=True
+        )
         self._late = LateSubmissions(self.context, self._lifecycle)
         self._submissions = Submissions(
             self.context, self._lifecycle, self._boards, self.submitter, self._late

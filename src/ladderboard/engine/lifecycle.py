@@ -133,6 +133,7 @@ class Lifecycle:
         check_text("description", description, max_chars=DESCRIPTION_CHARS, multiline=True)
         check_text("rules", rules, max_chars=DESCRIPTION_CHARS, multiline=True)
         self._check_deadline(config.deadline)
+        self._check_calendar_ahead(config)
         files_checked = checked_files(files, self.context.clock())
         config = config.explicit(solution.n_public)
         stream = KeyedStream.from_random_state(random_state)
@@ -172,6 +173,17 @@ class Lifecycle:
             raise ValueError(
                 f"the deadline {deadline:%Y-%m-%d %H:%M} UTC is in the past: choose a later one"
             )
+
+    def _check_calendar_ahead(self, config: CompetitionConfig) -> None:
+        """A new competition's opening time and freeze, as its deadline,
+        are to come: a time already past would open it or freeze its board
+        before anything happened, which an edit refuses too."""
+        for name, words in (("opens_at", "opening time"), ("freeze_at", "freeze")):
+            value = getattr(config, name)
+            if value is not None and value <= self.context.clock():
+                raise ValueError(
+                    f"the {words} {value:%Y-%m-%d %H:%M} UTC is in the past: choose a later one"
+                )
 
     def update(
         self,
@@ -359,8 +371,8 @@ class Lifecycle:
             stored, value = getattr(config, name), changed[name]
             if stored is None and name == "opens_at":
                 raise CompetitionClosed(
-                    f"competition {slug!r} opened at its creation: an opening time is set "
-                    "only when a competition is created"
+                    f"competition {slug!r} is open, with no opening time: an opening time "
+                    "only moves while it is still to come"
                 )
             if stored is not None and stored <= store_now:
                 raise CompetitionClosed(
