@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -221,16 +222,23 @@ def site(tmp_path_factory, solution: Solution) -> Iterator[Site]:
 
 
 def _calendar(client: httpx.Client, solution: Solution) -> None:
-    """A competition frozen since a day ago (a submission made since), and
-    one published with a late file on its late board."""
+    """A competition frozen a moment after its creation (a submission made
+    before and one since), and one published with a late file on its late
+    board."""
     now = datetime.now(UTC)
+    freeze = now + timedelta(seconds=2)  # a freeze is set to come
     create(client, solution, FROZEN, title="Frozen challenge", daily_quota="none",
-           freeze_at=(now - timedelta(days=1)).isoformat(),
+           freeze_at=freeze.isoformat(),
            deadline=(now + timedelta(days=1)).isoformat())  # fmt: skip
     create(client, solution, LATE, title="Late challenge", late_submissions="true")
     for slug in (FROZEN, LATE):
         token = add_team(client, "Gradient Gang", slug)
         assert submit(client, token, predictions(solution, 1), slug).status_code == 201
+    time.sleep(max(0.0, (freeze - datetime.now(UTC)).total_seconds()) + 0.2)
+    frozen = add_team(client, "Forest Friends", FROZEN)
+    assert submit(client, frozen, predictions(solution, 3), FROZEN).status_code == 201
+    board = client.get(f"/api/competitions/{FROZEN}/leaderboard").json()
+    assert board["frozen_since"] is not None and len(board["rows"]) == 1, board
     for action in ("close", "publish"):
         response = client.post(f"/api/competitions/{LATE}/{action}", headers=bearer(ADMIN))
         assert response.status_code == 200, response.text
