@@ -187,7 +187,7 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
         table.add_column("corrected")
     for row in rows:
         best = row.get("best")
-        cells = [
+        cells: list[str | Text] = [
             str(number(row)),
             _when(row["created_at"]),
             _plain(row["message"]),
@@ -197,7 +197,9 @@ def submissions_table(slug: str, rows: list[dict[str, Any]], decimals: int | Non
             "yes" if row.get("final") else "",
             "" if best is None else "yes" if best else "no",
         ]
-        table.add_row(*cells, *(["yes" if row.get("corrected") else ""] if corrected else []))
+        if corrected:
+            cells.append("yes" if row.get("corrected") else "")
+        table.add_row(*cells)
     return table
 
 
