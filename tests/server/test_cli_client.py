@@ -305,3 +305,15 @@ def test_a_param_without_its_mechanism_is_refused_before_any_request(server, tmp
     assert result.exit_code == 2 and "name the mechanism too" in result.output
     with Client(server.url, server.admin_token) as client:
         assert "x" not in [c["slug"] for c in client.competitions()]
+
+
+def test_the_corrected_column_shows_only_when_a_score_was_corrected():
+    from ladderboard.client.tables import submissions_table
+
+    row = {"number": 1, "created_at": "2026-01-01T00:00:00+00:00", "message": "", "selected": False,
+           "public_score": 0.25, "private_score": None, "best": True}  # fmt: skip
+    plain = submissions_table("demo", [row, {**row, "number": 2}])
+    assert [c.header for c in plain.columns][-1] == "held best"
+    marked = submissions_table("demo", [row, {**row, "number": 2, "corrected": True}])
+    assert [c.header for c in marked.columns][-1] == "corrected"
+    assert list(marked.columns[-1].cells) == ["", "yes"]
