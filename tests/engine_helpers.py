@@ -99,3 +99,11 @@ def at_once(function, count: int) -> list:
         thread.join(max(0.0, deadline - time.monotonic()))
     assert not any(thread.is_alive() for thread in threads), "left waiting"
     return out
+
+
+# A competition's calendar for the tests of opening, freeze and late files,
+# through which a test moves a Clock (the engine's and the store's clock).
+CALENDAR_START = datetime(2026, 3, 1, tzinfo=UTC)
+OPENS = CALENDAR_START + timedelta(days=1)
+FREEZE = CALENDAR_START + timedelta(days=5)
+DEADLINE = CALENDAR_START + timedelta(days=7)

@@ -7,28 +7,16 @@ unchanged)."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 
-from engine_helpers import csv_for, make_solution, noisy
+from engine_helpers import CALENDAR_START as START
+from engine_helpers import DEADLINE, FREEZE, OPENS, Clock, csv_for, make_solution, noisy
 from ladderboard.engine import Competitions
 from ladderboard.engine.audit import verify
 from ladderboard.engine.errors import CompetitionClosed, NotOpenYet, QuotaExceeded
 from ladderboard.rules.config import CompetitionConfig
-
-START = datetime(2026, 3, 1, tzinfo=UTC)
-OPENS = START + timedelta(days=1)
-FREEZE = START + timedelta(days=5)
-DEADLINE = START + timedelta(days=7)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def _board(competitions, **kwargs):
@@ -50,7 +38,7 @@ def _config(**changes) -> CompetitionConfig:
 
 @pytest.mark.parametrize("board", ["per-team", "per-rank"])
 def test_calendar_played_through(database_url, board):
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution()
     files = [csv_for(solution, noisy(solution, flip, seed)) for seed, flip in enumerate(
@@ -151,7 +139,7 @@ def test_calendar_played_through(database_url, board):
 
 
 def test_no_late_files_without_the_setting_or_before_publication(database_url):
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution()
     file = csv_for(solution, noisy(solution, 0.2, 0))
@@ -174,7 +162,7 @@ def test_no_late_files_without_the_setting_or_before_publication(database_url):
 def test_late_files_after_an_automatic_publication(database_url):
     """Past the deadline of a competition that publishes itself, the first
     late file finds it published (the publication written then), not closed."""
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution()
     competitions.create("comp", solution, _config(auto_publish=True), random_state=1)
@@ -198,7 +186,7 @@ def test_calendar_dates_must_come_in_order():
 
 
 def test_calendar_edits_only_while_in_the_future(database_url):
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     competitions.create("comp", make_solution(), _config(), random_state=1)
     later = OPENS + timedelta(hours=6)
@@ -220,7 +208,7 @@ def test_a_freeze_set_by_another_process_freezes_this_ones_submissions(database_
     """A freeze added by one engine reaches another engine whose cached
     target holds the configuration from before: the lock reads the stored
     calendar, so the first submission after the freeze keeps the board."""
-    clock = Clock()
+    clock = Clock(START)
     one = Competitions.open(database_url, clock=clock, store_clock=clock)
     other = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution()
@@ -245,7 +233,7 @@ def test_a_correction_waits_while_the_board_is_frozen(database_url):
     """A correction re-runs every release on the corrected labels, and the
     frozen board holds releases on the old ones: it is refused from the
     freeze to the close (and nothing changes), and taken after the close."""
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution(n=200, seed=3)
     competitions.create("comp", solution, _config())
@@ -275,7 +263,7 @@ def test_a_calendar_setting_sent_as_it_is_changes_nothing(database_url):
     """A form or a PATCH that sends the calendar as it stands (no opening
     time, a freeze already passed) is no change: neither refused nor
     recorded; a change of the same settings is refused."""
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     competitions.create("comp", make_solution(), _config(opens_at=None))
     clock.now = FREEZE + timedelta(hours=1)
@@ -291,7 +279,7 @@ def test_a_calendar_setting_sent_as_it_is_changes_nothing(database_url):
 
 
 def test_a_new_competitions_opening_and_freeze_are_to_come(database_url):
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     for name, words in (("opens_at", "opening time"), ("freeze_at", "freeze")):
         past = _config(**{name: START - timedelta(hours=1)}, **(
@@ -305,7 +293,7 @@ def test_a_new_competitions_opening_and_freeze_are_to_come(database_url):
 def test_a_team_enabled_again_after_the_freeze_is_on_the_frozen_board(database_url):
     """The freeze keeps every team's standing; a team disabled when it is
     read is left off, and is on it again once enabled."""
-    clock = Clock()
+    clock = Clock(START)
     competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
     solution = make_solution(n=200, seed=4)
     competitions.create("comp", solution, _config())

@@ -11,6 +11,8 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser
 from server_helpers import ADMIN, LABELS
 
+from engine_helpers import CALENDAR_START, Clock
+from ladderboard.engine import Competitions
 from ladderboard.files.solution import Solution
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
@@ -66,3 +68,15 @@ def live_server(tmp_path) -> Iterator[str]:
 def browser() -> Iterator[Browser]:
     with chromium() as browser:
         yield browser
+
+
+@pytest.fixture
+def clocked(database_url):
+    """A client whose engine reads the test's clock, and the clock."""
+    clock = Clock(CALENDAR_START)
+    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
+    settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=0)
+    with TestClient(create_app(settings, competitions=competitions)) as client:
+        client.headers["Origin"] = "http://testserver"
+        yield client, clock
+    competitions.dispose()

@@ -6,40 +6,11 @@ no refusal is a 500."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
-import pytest
-from fastapi.testclient import TestClient
-from server_helpers import ADMIN, add_team, bearer, create, flipped, organiser, send_file, submit
+from server_helpers import add_team, bearer, create, flipped, organiser, send_file, submit
 
-from ladderboard.engine import Competitions
-from ladderboard.server.app import create_app
-from ladderboard.server.settings import Settings
-
-START = datetime(2026, 3, 1, tzinfo=UTC)
-OPENS = START + timedelta(days=1)
-FREEZE = START + timedelta(days=5)
-DEADLINE = START + timedelta(days=7)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-@pytest.fixture
-def clocked(database_url):
-    """A client whose engine reads the test's clock, and the clock."""
-    clock = Clock()
-    competitions = Competitions.open(database_url, clock=clock, store_clock=clock)
-    settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=0)
-    with TestClient(create_app(settings, competitions=competitions)) as client:
-        client.headers["Origin"] = "http://testserver"
-        yield client, clock
-    competitions.dispose()
+from engine_helpers import DEADLINE, FREEZE, OPENS
 
 
 def _calendar(client, solution, **fields):
