@@ -293,7 +293,7 @@ def _create(
     data_files: list[tuple[str, bytes]] = []
     checked = False  # a form not checked to come from the session touches no draft
     try:
-        check_form(request, competitions, settings, values.get("csrf", ""))
+        acting = check_form(request, competitions, settings, values.get("csrf", ""))
         checked = True
         kept = competitions.drafts.kept(cookie, draft)
         solution_file = kept.solution
@@ -321,7 +321,7 @@ def _create(
         solution = Solution.from_csv(solution_file[1], max_bytes=settings.max_upload_bytes)
         display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
-            info = competitions.create(
+            info = acting.create(
                 slug,
                 solution,
                 config,
