@@ -34,6 +34,7 @@ __all__ = [
     "identities_table",
     "number",
     "one_line",
+    "organisers_table",
     "rejections_table",
     "rescore_table",
     "status_table",
@@ -281,6 +282,21 @@ def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
             str(entry["size"]),
             _plain(entry["sha256"]),
             _when(entry["created_at"])[:10],
+        )
+    return table
+
+
+def organisers_table(slug: str, organisers: list[dict[str, Any]]) -> Table:
+    """A competition's organisers, owners first."""
+    table = Table(title=f"{slug}: organisers")
+    for name in ("account", "role", "added", "by"):
+        table.add_column(name, no_wrap=True)
+    for entry in organisers:
+        table.add_row(
+            _plain(entry["handle"]),
+            entry["role"],
+            _when(entry["added_at"])[:16],
+            _plain(entry["added_by"]),
         )
     return table
 
