@@ -169,6 +169,32 @@ def test_each_desk_page_and_form_answers_each_role_as_the_table_says(client, peo
             assert response.status_code not in (401, 403), said
 
 
+@pytest.mark.parametrize("caller", CALLERS)
+def test_the_desk_creates_competitions_for_organiser_accounts_only(
+    client, people, solution, caller
+):
+    _, made = people
+    csrf = _desk_session(client, made, caller)
+    may = caller in ("owner", "administrator", "admin account")  # ola's account is an organiser
+    page = client.get("/organiser/new")
+    assert page.status_code == (401 if caller == "anonymous" else 200 if may else 403)
+    form = {
+        "csrf": csrf,
+        "slug": "new-one",
+        "score": "zero_one",
+        "mechanism": "parameter-free-ladder",
+    }
+    form |= {"zone": "UTC"}
+    files = {"solution": ("solution.csv", solution.to_csv(), "text/csv")}
+    created = client.post("/organiser/competitions", data=form, files=files)
+    assert created.status_code == (401 if caller == "anonymous" else 201 if may else 403)
+    exists = client.get("/api/competitions/new-one").status_code == 200
+    assert exists == may
+    if may and caller != "administrator":
+        organisers = client.app.state.competitions.accounts.organisers("new-one")
+        assert [o.role for o in organisers] == ["owner"]
+
+
 def test_a_co_organiser_desk_shows_no_owner_form(client, people):
     _, made = people
     _desk_session(client, made, "co-organiser")
