@@ -45,6 +45,7 @@ def _accounts(client):
         info = accounts.create(handle, role=role, created_from="testclient")
         _, token = accounts.create_token(info.id, "tests")
         made[handle] = (info, token)
+    client.app.state.competitions.add_team("demo", "hidden-team")
     accounts.add_organiser("demo", made["ola"][0].id, "owner", "administrator token")
     accounts.add_organiser("demo", made["helper"][0].id, "co-organiser", "administrator token")
     return made
@@ -167,6 +168,8 @@ def test_each_desk_page_and_form_answers_each_role_as_the_table_says(client, peo
             assert response.status_code == 403, said
         else:
             assert response.status_code not in (401, 403), said
+        if ROLE_OF[caller] is None:  # nothing of the desk shows to who has no role
+            assert "hidden-team" not in response.text, said
 
 
 @pytest.mark.parametrize("caller", CALLERS)

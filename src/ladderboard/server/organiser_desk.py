@@ -51,7 +51,6 @@ from ladderboard.server.organiser_session import (
     desk_user,
     organiser_page,
     sign_in_page,
-    signed_in,
 )
 from ladderboard.server.rendering import REFUSALS, find, not_found, refusal, render
 from ladderboard.server.roles import allows
@@ -224,13 +223,17 @@ def refused(
     view: View | None = None,
     **extra: Any,
 ) -> HTMLResponse:
-    """The refusal of a desk form: the sign-in page without a session, else the desk."""
+    """The refusal of a desk form: the sign-in page without a session, the
+    refusal alone to a browser that may not read the desk, else the desk."""
     status, text = refusal(exc)
-    if not signed_in(request, competitions, settings):
+    user = desk_user(request, competitions, settings)
+    if user is None:
         return sign_in_page(request, status, error=text, next_path=f"/organiser/c/{slug}")
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
+    if not allows(user.role(competitions, slug), "co-organiser"):
+        return render(request, "message.html", status, title="Refused", message=sentence(text))
     return desk(request, competitions, settings, info, status, view, error=text, **extra)
 
 

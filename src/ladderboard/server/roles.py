@@ -171,4 +171,6 @@ def needs_words(needed: str, slug: str) -> str:
     """
     if needed == "administrator":
         return "this needs the server's administrator"
-    return f"this needs the role {needed} of competition {slug!r} (or the server's administrator)"
+    return (
+        f"this needs the role {needed} of competition {slug[:64]!r} (or the server's administrator)"
+    )
