@@ -2,14 +2,14 @@
 
 What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
 the teams with their activity (sortable by each column, 50 a page), the
-duplicate flags, the title, overview and rules, the deadline, the settings
-that may change while it runs (quotas, final selections, file size, decimals,
-automatic publication) with their history, and the data files, each with the
-form that edits it, and the private board once the
-competition is closed. Teams are added, imported, disabled and looked at in
-:mod:`.organiser_teams`; closing and publishing, each behind a confirmation
-page, are :mod:`.organiser_closing`; the export and the audit bundle,
-:mod:`.organiser_exports`.
+duplicate flags, the accounts that look like one person's, the title,
+overview and rules, the deadline, the settings that may change while it
+runs (quotas, final selections, file size, decimals, automatic publication)
+with their history, and the data files, each with the form that edits it,
+and the private board once the competition is closed. Teams are added,
+imported, disabled and looked at in :mod:`.organiser_teams`; closing and
+publishing, each behind a confirmation page, are :mod:`.organiser_closing`;
+the export and the audit bundle, :mod:`.organiser_exports`.
 
 Every form posts with the session's CSRF value (:func:`check_form`); a
 refusal leaves the competition as it was and says why in one sentence.
@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.look_alikes import WINDOW as LOOK_ALIKE_WINDOW
 from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import MAX_PRECISION
@@ -167,6 +168,8 @@ def desk(
         view=view,
         columns=SORTS,
         flags=competitions.flags(info.slug),
+        look_alikes=competitions.look_alikes(info.slug),
+        look_alike_minutes=int(LOOK_ALIKE_WINDOW.total_seconds() // 60),
         files=competitions.files(info.slug),
         audit=competitions.audit_publication(info.slug),
         private=private,
