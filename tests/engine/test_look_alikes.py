@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 
 from engine_helpers import create, csv_for, noisy
+from ladderboard.engine.errors import NotFound
 from ladderboard.engine.look_alikes import find_look_alikes, mailbox
 
 
@@ -137,3 +138,24 @@ def test_look_alikes_the_window_is_a_duration():
     with pytest.raises(ValueError, match="window"):
         find_look_alikes([], [], window=timedelta(minutes=-1))
     assert mailbox("Al.Ice+x+y@Mail.Example") == "alice@mail.example"
+
+
+def test_look_alikes_a_dismissed_flag_stays_dismissed_until_an_account_joins_it(store):
+    create(store)
+    _in_team(store, "alice", "owls", email="alice@example.org")
+    _in_team(store, "alias", "larks", email="alice@example.org")
+    [flag] = _flags(store)
+    assert not flag.dismissed
+    assert store.dismiss_look_alike("comp", flag.key, "administrator token").dismissed
+    store.dismiss_look_alike("comp", flag.key, "again")  # twice is once
+    [kept] = _flags(store)
+    assert kept.dismissed and kept.key == flag.key
+    with pytest.raises(NotFound):
+        store.dismiss_look_alike("comp", "0" * 64, "administrator token")
+    assert store.restore_look_alike("comp", flag.key).dismissed is False
+    with pytest.raises(NotFound):
+        store.restore_look_alike("comp", flag.key)  # not dismissed any more
+    store.dismiss_look_alike("comp", flag.key, "administrator token")
+    _in_team(store, "third", "larks", email="ALICE@example.org")
+    [grown] = _flags(store)
+    assert not grown.dismissed and _handles(grown) == ["alice", "alias", "third"]

@@ -71,3 +71,55 @@ def test_look_alikes_on_the_desk_name_the_rule_the_accounts_and_their_teams(clie
     assert text.startswith("same-email")
     assert "alice (owls), alias (larks)" in text and "carol" not in text
     assert 'href="/organiser/c/demo/team?name=owls"' in row
+
+
+def test_look_alikes_the_organiser_dismisses_a_flag_and_shows_it_again(client, solution):
+    create(client, solution)
+    _, _, carol = _two_of_one_person(client)
+    [flag] = client.get(URL, headers=organiser()).json()
+    assert flag["dismissed"] is False and len(flag["key"]) == 64
+    team_token = add_team(client, "listed")
+    _, personal = _accounts(client).create_token(carol.id, "cli")
+    for headers, status in (({}, 401), (bearer(team_token), 403), (bearer(personal), 403)):
+        refused = client.post(f"{URL}/{flag['key']}/dismiss", headers=headers)
+        assert refused.status_code == status, refused.text
+    for key in ("0" * 64, "x" * 500, "%00"):
+        missing = client.post(f"{URL}/{key}/dismiss", headers=organiser())
+        assert missing.status_code == 404, missing.text
+    assert client.get(URL, headers=organiser()).json() == [flag]  # nothing changed
+
+    dismissed = client.post(f"{URL}/{flag['key']}/dismiss", headers=organiser())
+    assert dismissed.status_code == 200 and dismissed.json()["dismissed"] is True
+    assert client.get(URL, headers=organiser()).json() == [flag | {"dismissed": True}]
+    log = _accounts(client).actions("demo")
+    assert (log[0].action, log[0].actor) == ("look-alike dismissed", "administrator token")
+    assert log[0].detail == {"rule": "same-email", "accounts": ["alice", "alias"]}
+    restored = client.post(f"{URL}/{flag['key']}/restore", headers=organiser())
+    assert restored.status_code == 200 and restored.json()["dismissed"] is False
+    again = client.post(f"{URL}/{flag['key']}/restore", headers=organiser())
+    assert again.status_code == 404, again.text
+
+
+def test_look_alikes_dismissed_on_the_desk_and_shown_again(client, solution):
+    create(client, solution)
+    csrf = sign_in(client)
+    _two_of_one_person(client)
+    [flag] = client.get(URL, headers=organiser()).json()
+    forged = client.post(
+        "/organiser/c/demo/look-alikes/dismiss", data={"csrf": "wrong", "key": flag["key"]}
+    )
+    assert forged.status_code == 403, forged.text
+    assert client.get(URL, headers=organiser()).json()[0]["dismissed"] is False
+    page = client.post(
+        "/organiser/c/demo/look-alikes/dismiss", data={"csrf": csrf, "key": flag["key"]}
+    )
+    assert page.status_code == 200, page.text
+    assert "Dismissed the same-email flag of alice, alias." in unescape(page.text)
+    assert 'aria-label="Look-alike accounts table"' not in page.text
+    assert "1 dismissed flag" in page.text
+    shown = client.post(
+        "/organiser/c/demo/look-alikes/restore", data={"csrf": csrf, "key": flag["key"]}
+    )
+    assert shown.status_code == 200 and 'aria-label="Look-alike accounts table"' in shown.text
+    unknown = client.post("/organiser/c/demo/look-alikes/restore", data={"csrf": csrf, "key": "k"})
+    assert unknown.status_code == 404, unknown.text

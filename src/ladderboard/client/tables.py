@@ -365,7 +365,8 @@ def look_alikes_table(slug: str, flags: list[dict[str, Any]]) -> Table:
             f"{a['handle']} ({a['team'] if a['team'] is not None else 'no team'})"
             for a in flag["accounts"]
         )
-        table.add_row(_plain(flag["rule"]), _plain(accounts), _plain(flag["evidence"]))
+        rule = flag["rule"] + (" (dismissed)" if flag.get("dismissed") else "")
+        table.add_row(_plain(rule), _plain(accounts), _plain(flag["evidence"]))
     return table
 
 

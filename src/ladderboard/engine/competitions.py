@@ -444,6 +444,14 @@ class Competitions:
     def look_alikes(self, slug: str) -> list[LookAlike]:
         return self._look_alikes.find(slug)
 
+    @documented_by(LookAlikes.dismiss)
+    def dismiss_look_alike(self, slug: str, key: str, by: str) -> LookAlike:
+        return self._look_alikes.dismiss(slug, key, by)
+
+    @documented_by(LookAlikes.restore)
+    def restore_look_alike(self, slug: str, key: str) -> LookAlike:
+        return self._look_alikes.restore(slug, key)
+
     @documented_by(Submissions.submit)
     def submit(
         self,

@@ -35,6 +35,8 @@ The rules (:data:`RULES`):
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -45,8 +47,10 @@ from sqlalchemy.orm import Session
 from ladderboard.engine import lookup
 from ladderboard.engine.boards import Boards
 from ladderboard.engine.context import EngineContext
+from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import DuplicateFlag, aware
 from ladderboard.store import accounts as queries
+from ladderboard.store import look_alikes as dismissals
 
 __all__ = [
     "RULES",
@@ -101,12 +105,27 @@ class LookAlikeAccount:
 @dataclass(frozen=True)
 class LookAlike:
     """Accounts that look like one person's, by ``rule`` (one of
-    :data:`RULES`), with the ``evidence`` in words and the ``teams`` involved."""
+    :data:`RULES`), with the ``evidence`` in words and the ``teams``
+    involved; ``dismissed`` once the organiser has set it aside."""
 
     rule: str
     evidence: str
     accounts: tuple[LookAlikeAccount, ...]
     teams: tuple[str, ...]
+    dismissed: bool = False
+
+    @property
+    def key(self) -> str:
+        """What names the flag across readings: the SHA-256 of its rule and
+        its accounts' ids. A dismissed flag that gains an account (a third
+        account at the same address) has another key, and is shown again.
+
+        >>> flag = LookAlike("same-email", "", (LookAlikeAccount(1, "a", None),), ())
+        >>> flag.key[:12]
+        '6398901738c2'
+        """
+        ids = ",".join(str(a.account_id) for a in self.accounts)
+        return hashlib.sha256(f"{self.rule}:{ids}".encode()).hexdigest()
 
 
 def mailbox(email: str) -> str:
@@ -272,5 +291,38 @@ class LookAlikes:
         ]
 
     def find(self, slug: str) -> list[LookAlike]:
-        """The flags of :func:`find_look_alikes` for competition ``slug``."""
-        return find_look_alikes(self.people(slug), self._boards.flags(slug))
+        """The flags of :func:`find_look_alikes` for competition ``slug``,
+        those the organiser dismissed marked so."""
+        flags = find_look_alikes(self.people(slug), self._boards.flags(slug))
+        with Session(self.context.reader) as session:
+            competition = lookup.competition(session, slug)
+            dismissed = dismissals.dismissed_keys(session.connection(), competition.id)
+        return [dataclasses.replace(f, dismissed=f.key in dismissed) for f in flags]
+
+    def dismiss(self, slug: str, key: str, by: str) -> LookAlike:
+        """Set the flag ``key`` of competition ``slug`` aside, recording ``by``
+        whom; :class:`NotFound` when no flag of the competition has that key
+        now (nothing is recorded)."""
+        flag = self._current(slug, key)
+        with self.context.transaction() as session:
+            competition, _ = self.context.locked(session, slug)
+            dismissals.dismiss(
+                session.connection(), competition.id, key, self.context.clock(), str(by)[:120]
+            )
+        return dataclasses.replace(flag, dismissed=True)
+
+    def restore(self, slug: str, key: str) -> LookAlike:
+        """Show the dismissed flag ``key`` again; :class:`NotFound` when no
+        dismissed flag of the competition has that key."""
+        flag = self._current(slug, key)
+        with self.context.transaction() as session:
+            competition, _ = self.context.locked(session, slug)
+            if not dismissals.restore(session.connection(), competition.id, key):
+                raise NotFound(f"no dismissed look-alike flag {key[:70]!r} in {slug!r}")
+        return dataclasses.replace(flag, dismissed=False)
+
+    def _current(self, slug: str, key: str) -> LookAlike:
+        for flag in self.find(slug):
+            if flag.key == key:
+                return flag
+        raise NotFound(f"no look-alike flag {str(key)[:70]!r} in {slug!r}")

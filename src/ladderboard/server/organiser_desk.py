@@ -150,6 +150,7 @@ def desk(
     pages = max(1, -(-len(teams) // PAGE_SIZE))
     view = View(view.sort, view.dir, min(view.page, pages))
     start = (view.page - 1) * PAGE_SIZE
+    look_alikes = competitions.look_alikes(info.slug)
     private = None
     if info.is_closed():
         private = competitions.leaderboard(info.slug, "private", organiser=True)
@@ -168,7 +169,8 @@ def desk(
         view=view,
         columns=SORTS,
         flags=competitions.flags(info.slug),
-        look_alikes=competitions.look_alikes(info.slug),
+        look_alikes=[f for f in look_alikes if not f.dismissed],
+        dismissed_look_alikes=[f for f in look_alikes if f.dismissed],
         look_alike_minutes=int(LOOK_ALIKE_WINDOW.total_seconds() // 60),
         files=competitions.files(info.slug),
         audit=competitions.audit_publication(info.slug),

@@ -22,6 +22,7 @@ from ladderboard.server import (
     organiser_create,
     organiser_desk,
     organiser_exports,
+    organiser_look_alikes,
     organiser_teams,
     organiser_whatif,
 )
@@ -111,6 +112,7 @@ for part in (
     organiser_create,
     organiser_desk,
     organiser_teams,
+    organiser_look_alikes,
     organiser_closing,
     organiser_whatif,
     organiser_corrections,

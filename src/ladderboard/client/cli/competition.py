@@ -415,6 +415,9 @@ def competition_dump(
 @competition_app.command("look-alikes", epilog=EXIT_STATUS)
 def competition_look_alikes(
     slug: SlugArgument,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="The flags dismissed on the desk too.")
+    ] = False,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -428,6 +431,7 @@ def competition_look_alikes(
 
     fmt = output_format(as_json, as_csv)
     found = call(server, token, lambda c: c.look_alikes(slug), organiser=True)
+    found = [flag for flag in found if show_all or not flag.get("dismissed")]
     if not found and fmt == "table" and stdout_is_terminal():
         typer.echo(f"no look-alike accounts in {slug}")
         return

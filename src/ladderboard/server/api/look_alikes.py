@@ -1,16 +1,33 @@
-"""The accounts of a competition that look like one person's (organiser)."""
+"""The accounts of a competition that look like one person's (organiser),
+and setting a flag aside once looked at, or back again."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
 
+from ladderboard.engine.errors import NotFound
 from ladderboard.server.api.shared import errors
-from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, no_store
+from ladderboard.server.deps import (
+    Caller,
+    Competition,
+    CompetitionsDep,
+    OrganiserDep,
+    client_address,
+    no_store,
+)
 from ladderboard.server.schemas.look_alikes import LookAlikeOut
 
-__all__ = ["router"]
+__all__ = ["actor", "router"]
 
 router = APIRouter()
+
+KEY_CHARS = 64
+"""A flag's key: a SHA-256 in hexadecimal."""
+
+
+def actor(who: Caller) -> str:
+    """Who acted, in the organisers' action log's words."""
+    return "administrator token" if who.account is None else f"account {who.account.handle}"
 
 
 @router.get(
@@ -32,3 +49,66 @@ def list_look_alikes(
     people's addresses: no cache keeps it."""
     no_store(response)
     return [LookAlikeOut.of(flag) for flag in competitions.look_alikes(competition.slug)]
+
+
+def _set_aside(
+    request: Request,
+    response: Response,
+    competitions: CompetitionsDep,
+    who: Caller,
+    slug: str,
+    key: str,
+    dismissed: bool,
+) -> LookAlikeOut:
+    if len(key) > KEY_CHARS:
+        raise NotFound(f"no look-alike flag of that key in {slug!r}")
+    if dismissed:
+        flag = competitions.dismiss_look_alike(slug, key, actor(who))
+    else:
+        flag = competitions.restore_look_alike(slug, key)
+    competitions.accounts.record_action(
+        slug,
+        actor(who),
+        None if who.account is None else who.account.id,
+        "look-alike dismissed" if dismissed else "look-alike restored",
+        {"rule": flag.rule, "accounts": [a.handle for a in flag.accounts]},
+        client_address(request),
+    )
+    no_store(response)
+    return LookAlikeOut.of(flag)
+
+
+@router.post(
+    "/competitions/{slug}/look-alikes/{key}/dismiss",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=LookAlikeOut,
+    summary="Set a look-alike flag aside, once looked at (organiser)",
+)
+def dismiss_look_alike(
+    key: str,
+    request: Request,
+    response: Response,
+    competitions: CompetitionsDep,
+    who: OrganiserDep,
+    competition: Competition,
+) -> LookAlikeOut:
+    """The flag stays listed, marked dismissed; one that gains an account
+    is a new flag, shown again."""
+    return _set_aside(request, response, competitions, who, competition.slug, key, True)
+
+
+@router.post(
+    "/competitions/{slug}/look-alikes/{key}/restore",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=LookAlikeOut,
+    summary="Show a dismissed look-alike flag again (organiser)",
+)
+def restore_look_alike(
+    key: str,
+    request: Request,
+    response: Response,
+    competitions: CompetitionsDep,
+    who: OrganiserDep,
+    competition: Competition,
+) -> LookAlikeOut:
+    return _set_aside(request, response, competitions, who, competition.slug, key, False)

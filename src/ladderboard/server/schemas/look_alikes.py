@@ -23,8 +23,12 @@ class LookAlikeAccountOut(BaseModel):
 
 
 class LookAlikeOut(BaseModel):
-    """Accounts flagged by ``rule``, with the evidence in words and the teams involved."""
+    """Accounts flagged by ``rule``, with the evidence in words and the teams
+    involved; ``key`` names the flag to dismiss it, and ``dismissed`` says
+    whether an organiser has set it aside."""
 
+    key: str
+    dismissed: bool
     rule: Literal[
         "same-email",
         "same-mailbox",
@@ -39,6 +43,8 @@ class LookAlikeOut(BaseModel):
     @classmethod
     def of(cls, flag: LookAlike) -> LookAlikeOut:
         return cls(
+            key=flag.key,
+            dismissed=flag.dismissed,
             rule=flag.rule,  # type: ignore[arg-type]
             evidence=flag.evidence,
             accounts=[LookAlikeAccountOut(**a.__dict__) for a in flag.accounts],
