@@ -204,6 +204,10 @@ class Client(Transport):
         """Submissions identical to another team's earlier one (organiser)."""
         return self._json("GET", self._path(slug, "flags"))
 
+    def look_alikes(self, slug: str) -> list[dict[str, Any]]:
+        """Accounts that look like one person's, each with why (organiser)."""
+        return self._json("GET", self._path(slug, "look-alikes"))
+
     def rescore(
         self,
         slug: str,

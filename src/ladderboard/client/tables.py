@@ -32,6 +32,7 @@ __all__ = [
     "files_table",
     "flags_table",
     "identities_table",
+    "look_alikes_table",
     "number",
     "one_line",
     "organisers_table",
@@ -365,6 +366,23 @@ def flags_table(slug: str, flags: list[dict[str, Any]]) -> Table:
             _plain(flag["earlier_team"]),
             str(flag["earlier_number"]),
         )
+    return table
+
+
+def look_alikes_table(slug: str, flags: list[dict[str, Any]]) -> Table:
+    """Accounts that look like one person's: the rule, the accounts with
+    their teams, and the evidence."""
+    table = Table(title=f"{slug}: look-alike accounts")
+    table.add_column("rule", no_wrap=True)
+    table.add_column("accounts (team)")
+    table.add_column("evidence")
+    for flag in flags:
+        accounts = ", ".join(
+            f"{a['handle']} ({a['team'] if a['team'] is not None else 'no team'})"
+            for a in flag["accounts"]
+        )
+        rule = flag["rule"] + (" (dismissed)" if flag.get("dismissed") else "")
+        table.add_row(_plain(rule), _plain(accounts), _plain(flag["evidence"]))
     return table
 
 

@@ -48,6 +48,8 @@ ACTIONS = (
     "file.remove",
     "organiser.add",
     "organiser.remove",
+    "look-alike.dismiss",
+    "look-alike.restore",
 )
 """Every action the log records, by its name."""
 
@@ -232,3 +234,17 @@ class Acting:
         account = accounts.by_handle(handle)
         accounts.remove_organiser(slug, account.id)
         self.record(slug, "organiser.remove", {"account": account.handle})
+
+    # ---------------------------------------------------- look-alike accounts
+    def set_look_alike_aside(self, slug: str, key: str, dismissed: bool) -> Any:
+        """Dismiss a look-alike flag (``dismissed``) or show it again; the
+        entry names the flag's rule and accounts."""
+        if dismissed:
+            flag = self.competitions.dismiss_look_alike(slug, key, self.actor.name)
+        else:
+            flag = self.competitions.restore_look_alike(slug, key)
+        action = "look-alike.dismiss" if dismissed else "look-alike.restore"
+        self.record(
+            slug, action, {"rule": flag.rule, "accounts": [a.handle for a in flag.accounts]}
+        )
+        return flag

@@ -2,14 +2,14 @@
 
 What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
 the teams with their activity (sortable by each column, 50 a page), the
-duplicate flags, the title, overview and rules, the deadline, the settings
-that may change while it runs (quotas, final selections, file size, decimals,
-automatic publication) with their history, and the data files, each with the
-form that edits it, and the private board once the
-competition is closed. Teams are added, imported, disabled and looked at in
-:mod:`.organiser_teams`; closing and publishing, each behind a confirmation
-page, are :mod:`.organiser_closing`; the export and the audit bundle,
-:mod:`.organiser_exports`.
+duplicate flags, the accounts that look like one person's, the title,
+overview and rules, the deadline, the settings that may change while it
+runs (quotas, final selections, file size, decimals, automatic publication)
+with their history, and the data files, each with the form that edits it,
+and the private board once the competition is closed. Teams are added,
+imported, disabled and looked at in :mod:`.organiser_teams`; closing and
+publishing, each behind a confirmation page, are :mod:`.organiser_closing`;
+the export and the audit bundle, :mod:`.organiser_exports`.
 
 Every form posts with the session's CSRF value (:func:`check_form`); a
 refusal leaves the competition as it was and says why in one sentence.
@@ -28,6 +28,7 @@ from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.look_alikes import WINDOW as LOOK_ALIKE_WINDOW
 from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import MAX_PRECISION
@@ -155,12 +156,14 @@ def desk(
     pages = max(1, -(-len(teams) // PAGE_SIZE))
     view = View(view.sort, view.dir, min(view.page, pages))
     start = (view.page - 1) * PAGE_SIZE
+    user = desk_user(request, competitions, settings)
+    role = user.role(competitions, info.slug) if user is not None else None
+    # Look-alike flags show email and client addresses: the owners' only.
+    look_alikes = competitions.look_alikes(info.slug) if allows(role, "owner") else []
     private = None
     if info.is_closed():
         private = competitions.leaderboard(info.slug, "private", organiser=True)
     extra.setdefault("zone", DEFAULT_ZONE)
-    user = desk_user(request, competitions, settings)
-    role = user.role(competitions, info.slug) if user is not None else None
     return organiser_page(
         request,
         settings,
@@ -175,6 +178,9 @@ def desk(
         view=view,
         columns=SORTS,
         flags=competitions.flags(info.slug),
+        look_alikes=[f for f in look_alikes if not f.dismissed],
+        dismissed_look_alikes=[f for f in look_alikes if f.dismissed],
+        look_alike_minutes=int(LOOK_ALIKE_WINDOW.total_seconds() // 60),
         files=competitions.files(info.slug),
         audit=competitions.audit_publication(info.slug),
         private=private,

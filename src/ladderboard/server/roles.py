@@ -11,7 +11,8 @@ most trusted:
 - ``owner``: besides, closes and publishes, publishes the audit bundle,
   corrects the solution, changes the settings, the texts and the calendar,
   exports the competition (and downloads its solution, which the export
-  holds), and adds or removes organisers;
+  holds), reads the look-alike accounts (their email and client addresses),
+  and adds or removes organisers;
 - ``administrator``: the server's administrator (the
   ``LADDERBOARD_ADMIN_TOKEN`` bearer or its desk session, or an account
   whose role is ``admin``), an owner of every competition.
@@ -82,6 +83,10 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/api/competitions/{slug}/corrections"): _OWNER,
     ("GET", "/api/competitions/{slug}/export"): _OWNER,
     ("GET", "/api/competitions/{slug}/solution"): _OWNER,
+    # Look-alike accounts show email and client addresses: the owners' only.
+    ("GET", "/api/competitions/{slug}/look-alikes"): _OWNER,
+    ("POST", "/api/competitions/{slug}/look-alikes/{key}/dismiss"): _OWNER,
+    ("POST", "/api/competitions/{slug}/look-alikes/{key}/restore"): _OWNER,
     # --------------------------------------------------------------- the desk
     ("GET", "/organiser/c/{slug}"): _CO,
     ("GET", "/organiser/c/{slug}/team"): _CO,
@@ -105,6 +110,8 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/organiser/c/{slug}/export"): _OWNER,
     ("POST", "/organiser/c/{slug}/organisers"): _OWNER,
     ("POST", "/organiser/c/{slug}/organisers/remove"): _OWNER,
+    ("POST", "/organiser/c/{slug}/look-alikes/dismiss"): _OWNER,
+    ("POST", "/organiser/c/{slug}/look-alikes/restore"): _OWNER,
 }
 """The least role each organiser route of a competition needs, by its
 method and its path as the router declares it."""
