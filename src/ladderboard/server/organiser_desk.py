@@ -185,7 +185,7 @@ def find_signed_in(request: Request, competitions: Competitions, settings: Setti
     """The competition of the page, or the response to give instead (sign in, not found)."""
     if not signed_in(request, competitions, settings):
         return None, sign_in_page(request, 401, next_path=request.url.path)
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return None, not_found(request, slug)
     return info, None
@@ -204,7 +204,7 @@ def refused(
     status, text = refusal(exc)
     if not signed_in(request, competitions, settings):
         return sign_in_page(request, status, error=text, next_path=f"/organiser/c/{slug}")
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     return desk(request, competitions, settings, info, status, view, error=text, **extra)
@@ -338,6 +338,7 @@ def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str
         "freeze_at": local_fields(config.freeze_at, zone),
         "zone": zone,
         "late_submissions": "1" if config.late_submissions else "",
+        "visibility": config.visibility,
     }
 
 
@@ -390,10 +391,21 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     late_submissions = bool(values.get("late_submissions"))
     if late_submissions != info.config.late_submissions:
         asked["late_submissions"] = late_submissions
+    visibility = (values.get("visibility") or "").strip()
+    if visibility and visibility != info.config.visibility:
+        asked["visibility"] = visibility  # checked by the configuration: a refusal names it
     return asked
 
 
-SETTINGS_FIELDS = (*LIMITS, "auto_publish", "opens_at", "freeze_at", "zone", "late_submissions")
+SETTINGS_FIELDS = (
+    *LIMITS,
+    "auto_publish",
+    "opens_at",
+    "freeze_at",
+    "zone",
+    "late_submissions",
+    "visibility",
+)
 """The settings form's fields."""
 
 
@@ -404,7 +416,7 @@ async def change_settings(
     """The quotas, the final selections, the largest file, the decimals
     shown and automatic publication while the competition is open; the
     opening time and the freeze (in ``zone``, stored in UTC) while they are
-    still ahead; late submissions at any time. Each change is recorded and
+    still ahead; late submissions and the visibility at any time. Each change is recorded and
     shown on the Rules page. The form is read as sent: a field left empty
     (a freeze taken away) is not one the form did not offer."""
     try:

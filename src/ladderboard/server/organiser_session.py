@@ -2,7 +2,8 @@
 
 Signing in opens a session (:class:`ladderboard.store.OrganiserSessions`): the
 cookie is a random value, stored only as its hash, HttpOnly and
-SameSite=Strict; it expires after ``organiser_session_hours`` and is revoked
+SameSite=Strict, sent on every path (a private competition's pages show to
+the organiser's browser); it expires after ``organiser_session_hours`` and is revoked
 at sign-out, in every worker at once. Every form that changes state carries
 a CSRF value derived from the session (an HMAC under the organiser token), and
 its ``Origin`` (or, without one, its ``Referer``) must be this server: a
@@ -20,6 +21,7 @@ from fastapi import Request
 from fastapi.responses import HTMLResponse
 
 from ladderboard.engine import Competitions
+from ladderboard.server.credentials import ORGANISER_COOKIE
 from ladderboard.server.deps import hash_token, spend
 from ladderboard.server.errors import ApiError
 from ladderboard.server.rendering import render
@@ -38,7 +40,7 @@ __all__ = [
     "signed_in",
 ]
 
-COOKIE = "ladderboard_organiser"
+COOKIE = ORGANISER_COOKIE
 
 
 def _session(request: Request) -> str:

@@ -4,7 +4,7 @@ organiser may change while it runs."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,7 +12,20 @@ from ladderboard.engine.results import CompetitionInfo
 from ladderboard.rules.changes import SettingChange
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch", "SettingChangeOut"]
+__all__ = [
+    "VISIBILITY_FIELD",
+    "CommitmentOut",
+    "CompetitionOut",
+    "CompetitionPatch",
+    "SettingChangeOut",
+]
+
+Visibility = Literal["public", "unlisted", "private"]
+VISIBILITY_FIELD = (
+    "Who sees the competition: `public` (anyone; listed), `unlisted` (anyone with its "
+    "address; not listed, not indexed) or `private` (only its teams and organisers; to "
+    "anyone else it does not exist)."
+)
 
 
 class CompetitionOut(BaseModel):
@@ -47,6 +60,7 @@ class CompetitionOut(BaseModel):
     late_submissions: bool = Field(
         description="Whether files sent after the publication are scored, on the late board."
     )
+    visibility: Visibility = Field(description=VISIBILITY_FIELD)
     closed_at: datetime | None
     closed: bool
     auto_publish: bool = Field(
@@ -89,6 +103,7 @@ class CompetitionOut(BaseModel):
             opens_at=config.opens_at,
             freeze_at=config.freeze_at,
             late_submissions=config.late_submissions,
+            visibility=cast(Visibility, config.visibility),  # CompetitionConfig checks it
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
@@ -162,6 +177,7 @@ class CompetitionPatch(BaseModel):
     late_submissions: bool | None = Field(
         None, description="Whether files sent after the publication are scored."
     )
+    visibility: Visibility | None = Field(None, description=VISIBILITY_FIELD + " At any time.")
     score: str | None = Field(None, description=_FIXED)
     score_params: dict[str, Any] | None = Field(None, description=_FIXED)
     mechanism: str | None = Field(None, description=_FIXED)
