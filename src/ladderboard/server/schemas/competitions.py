@@ -23,8 +23,8 @@ __all__ = [
 Visibility = Literal["public", "unlisted", "private"]
 VISIBILITY_FIELD = (
     "Who sees the competition: `public` (anyone; listed), `unlisted` (anyone with its "
-    "address; not listed, not indexed) or `private` (only its teams and organisers; to "
-    "anyone else it does not exist)."
+    "address; not listed, not indexed) or `private` (only its teams, the accounts registered "
+    "in it, its organisers and the administrators; to anyone else it does not exist)."
 )
 
 
@@ -61,6 +61,17 @@ class CompetitionOut(BaseModel):
         description="Whether files sent after the publication are scored, on the late board."
     )
     visibility: Visibility = Field(description=VISIBILITY_FIELD)
+    registration: str = Field(
+        "list",
+        description="How participants come in: the organiser's list, open to any account, "
+        "or by invitation.",
+    )
+    max_team_size: int | None = Field(
+        None, description="Most members of a team of accounts (none: no limit)."
+    )
+    merger_deadline: datetime | None = Field(
+        None, description="Last moment two teams may merge (none: until the close)."
+    )
     closed_at: datetime | None
     closed: bool
     auto_publish: bool = Field(
@@ -104,6 +115,9 @@ class CompetitionOut(BaseModel):
             freeze_at=config.freeze_at,
             late_submissions=config.late_submissions,
             visibility=cast(Visibility, config.visibility),  # CompetitionConfig checks it
+            registration=config.registration,
+            max_team_size=config.max_team_size,
+            merger_deadline=config.merger_deadline,
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
@@ -178,6 +192,17 @@ class CompetitionPatch(BaseModel):
         None, description="Whether files sent after the publication are scored."
     )
     visibility: Visibility | None = Field(None, description=VISIBILITY_FIELD + " At any time.")
+    registration: Literal["list", "open", "invitation"] | None = Field(
+        None, description="How participants come in. Open only."
+    )
+    max_team_size: int | None = Field(
+        None, description="Most members of a team of accounts. " + _NO_LIMIT
+    )
+    merger_deadline: datetime | None = Field(
+        None,
+        description="Last moment two teams may merge, with a time zone, before the deadline; "
+        "null for none (until the close). Open only.",
+    )
     score: str | None = Field(None, description=_FIXED)
     score_params: dict[str, Any] | None = Field(None, description=_FIXED)
     mechanism: str | None = Field(None, description=_FIXED)
