@@ -4,10 +4,15 @@
 - ``unlisted``: anyone who has its address; left off every listing (the home
   page, ``GET /api/competitions``) for those who take no part in it, and its
   pages ask search engines not to index them (:data:`NOINDEX`).
-- ``private``: only those who take part in it (:func:`takes_part`); to anyone
-  else every page and API route of the competition answers exactly as for a
-  competition that does not exist (404 ``no competition 'slug'``), so that
-  not even its existence shows.
+- ``private``: only those who take part in it (:func:`takes_part`): its
+  teams (a team's token, a browser signed in with it), the accounts that
+  are members of its teams or registered in it, its owners and
+  co-organisers (a personal token, a browser's account session), and the
+  administrators (``LADDERBOARD_ADMIN_TOKEN``, the organiser's session, an
+  account with the administrator's role). To anyone else every page and API
+  route of the competition answers exactly as for a competition that does
+  not exist (404 ``no competition 'slug'``), so that not even its existence
+  shows.
 
 Every route and page reaches a competition through :func:`check_view`:
 :func:`ladderboard.server.deps.competition_of` (the ``Competition``
@@ -28,12 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from starlette.requests import HTTPConnection
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo
+from ladderboard.server.account_session import COOKIE as ACCOUNT_COOKIE
 from ladderboard.server.credentials import (
     ORGANISER_COOKIE,
     TEAM_COOKIE,
@@ -62,14 +70,16 @@ NOINDEX = {"X-Robots-Tag": "noindex"}
 class Viewer:
     """The credentials a request carries, none of them checked yet:
     ``administrator`` (the request has ``LADDERBOARD_ADMIN_TOKEN`` as its
-    bearer token), the SHA-256 of another bearer token, a team's session
-    cookie and the organiser's session cookie (kept only when the server
-    has an organiser token, without which no such session is valid)."""
+    bearer token), the SHA-256 of another bearer token (a team's or a
+    personal one), a team's session cookie, the organiser's session cookie
+    (kept only when the server has an organiser token, without which no such
+    session is valid) and an account's session cookie."""
 
     administrator: bool = False
     token_hash: str | None = None
     team_session: str | None = None
     organiser_session: str | None = None
+    account_session: str | None = None
 
 
 def viewer(request: HTTPConnection) -> Viewer:
@@ -88,6 +98,7 @@ def _viewer(request: HTTPConnection, token: str | None = None) -> Viewer:
         organiser_session=(request.cookies.get(ORGANISER_COOKIE) or None)
         if settings.admin_token.get_secret_value()
         else None,
+        account_session=request.cookies.get(ACCOUNT_COOKIE) or None,
     )
 
 
@@ -97,25 +108,71 @@ def form_viewer(request: HTTPConnection, token: str) -> Viewer:
     return _viewer(request, token.strip() or None)
 
 
+class _Participation:
+    """What ``who``'s credentials make of it, each read from the store once
+    and only when a competition that is not public asks."""
+
+    def __init__(self, competitions: Competitions, who: Viewer) -> None:
+        self.competitions = competitions
+        self.who = who
+
+    @cached_property
+    def accounts(self) -> list[AccountInfo]:
+        """The enabled accounts of the personal token and of the session."""
+        accounts = self.competitions.accounts
+        found = []
+        if self.who.token_hash is not None:
+            found.append(accounts.account_of_token_hash(self.who.token_hash))
+        if self.who.account_session is not None:
+            found.append(accounts.session_account(self.who.account_session))
+        return [account for account in found if account is not None]
+
+    @cached_property
+    def administrator(self) -> bool:
+        who = self.who
+        if who.administrator or any(account.is_admin for account in self.accounts):
+            return True
+        return who.organiser_session is not None and self.competitions.sessions.is_valid(
+            who.organiser_session
+        )
+
+    @cached_property
+    def account_slugs(self) -> set[str]:
+        """The competitions the accounts belong to: as a team's member, as
+        registered, as an owner or a co-organiser."""
+        return {
+            slug
+            for account in self.accounts
+            for slug, _ in self.competitions.accounts.competitions_of(account.id)
+        }
+
+    @cached_property
+    def session_team(self) -> int | None:
+        """The id of the team of the team session, if it is live."""
+        cookie = self.who.team_session
+        return None if cookie is None else self.competitions.team_sessions.team_of(cookie)
+
+    def of(self, info: CompetitionInfo) -> bool:
+        """Whether these credentials take part in competition ``info``."""
+        if self.administrator or info.slug in self.account_slugs:
+            return True
+        if self.who.token_hash is not None:
+            try:
+                self.competitions.team_by_token_hash(info.slug, self.who.token_hash)
+                return True
+            except NotFound:
+                pass
+        team_id = self.session_team
+        return team_id is not None and any(
+            team.id == team_id for team in self.competitions.teams(info.slug)
+        )
+
+
 def takes_part(competitions: Competitions, who: Viewer, info: CompetitionInfo) -> bool:
-    """Whether ``who`` takes part in competition ``info``: the server's
-    organiser (its token or its session), or one of the competition's teams
-    (its token or a browser signed in as it)."""
-    if who.administrator:
-        return True
-    if who.organiser_session and competitions.sessions.is_valid(who.organiser_session):
-        return True
-    if who.token_hash is not None:
-        try:
-            competitions.team_by_token_hash(info.slug, who.token_hash)
-            return True
-        except NotFound:
-            pass
-    if who.team_session is not None:
-        team_id = competitions.team_sessions.team_of(who.team_session)
-        if team_id is not None and any(t.id == team_id for t in competitions.teams(info.slug)):
-            return True
-    return False
+    """Whether ``who`` takes part in competition ``info``: an administrator,
+    one of its teams, or an account that is a member of one of its teams, is
+    registered in it, or organises it."""
+    return _Participation(competitions, who).of(info)
 
 
 def may_view(competitions: Competitions, who: Viewer, info: CompetitionInfo) -> bool:
@@ -137,8 +194,5 @@ def listed(
 ) -> list[CompetitionInfo]:
     """The competitions of ``infos`` a listing shows ``who``: the public ones,
     and the others it takes part in."""
-    return [
-        info
-        for info in infos
-        if info.config.visibility == "public" or takes_part(competitions, who, info)
-    ]
+    part = _Participation(competitions, who)
+    return [info for info in infos if info.config.visibility == "public" or part.of(info)]
