@@ -332,3 +332,25 @@ def test_the_desk_creates_and_changes_a_competition_s_visibility(browsers, solut
     )
     assert bad.status_code == 422 and "visibility" in alert(bad.text).lower()
     assert desk.get("/api/competitions/bad", headers=organiser()).status_code == 404
+
+
+def test_a_team_signs_in_to_a_private_competition_from_its_not_found_page(browsers, solution):
+    """The page of a private competition, to a browser not signed in, is the
+    page of a competition that does not exist, with a form to sign in as a
+    team; a team's token opens the competition's pages, another's does not."""
+    admin = browsers()
+    create(admin, solution, slug=SECRET, visibility="private")
+    create(admin, solution, slug="other")
+    alpha = add_team(admin, "alpha", slug=SECRET)
+    stranger = add_team(admin, "stranger", slug="other")
+    browser = browsers()
+    page = browser.get(f"/c/{SECRET}")
+    assert page.status_code == 404 and f'action="/c/{SECRET}/team"' in page.text
+    assert page.text.replace(SECRET, NONE) == browser.get(f"/c/{NONE}").text
+    refused = browser.post(f"/c/{SECRET}/team", data={"token": stranger}, follow_redirects=False)
+    missing = browser.post(f"/c/{NONE}/team", data={"token": stranger}, follow_redirects=False)
+    same_as_missing(refused, missing, "another team's token")
+    assert TEAM_COOKIE not in browser.cookies
+    signed_in(browser, SECRET, alpha)
+    for tab in ("", "/leaderboard", "/team"):
+        assert browser.get(f"/c/{SECRET}{tab}").status_code == 200, tab

@@ -45,7 +45,7 @@ from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import calendar_words, describe, release_words
-from ladderboard.rules.text import SAMPLE_SUBMISSION
+from ladderboard.rules.text import SAMPLE_SUBMISSION, is_slug
 from ladderboard.server.errors import ApiError, sentence, status_of
 from ladderboard.server.visibility import NOINDEX, check_view, form_viewer, viewer
 
@@ -121,12 +121,16 @@ def find(request: Request, competitions, slug: str, token: str = "") -> Competit
 
 
 def not_found(request: Request, slug: str) -> HTMLResponse:
+    """The page of a competition that does not exist, or that the visitor
+    may not see (the same page: a private competition does not show it
+    exists), with the form a team of a private one signs in with."""
     return render(
         request,
         "message.html",
         404,
         title="Not found",
         message=f"There is no competition {slug!r}.",
+        sign_in_slug=slug if is_slug(slug) else None,
     )
 
 
