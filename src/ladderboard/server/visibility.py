@@ -88,6 +88,7 @@ def viewer(request: HTTPConnection) -> Viewer:
 
 
 def _viewer(request: HTTPConnection, token: str | None = None) -> Viewer:
+    """:func:`viewer`, ``token`` (when given) taking the bearer token's place."""
     settings: Settings = request.app.state.settings
     token = token or bearer_token(request)
     administrator = token is not None and is_organiser_token(settings, token)
@@ -129,6 +130,8 @@ class _Participation:
 
     @cached_property
     def administrator(self) -> bool:
+        """The administrator token, an account with the administrator's
+        role, or a live session of the organiser."""
         who = self.who
         if who.administrator or any(account.is_admin for account in self.accounts):
             return True
