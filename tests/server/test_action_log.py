@@ -82,7 +82,9 @@ def test_each_kind_of_api_action_leaves_one_entry(client, solution):
         ("competition.publish", "POST", "/api/competitions/demo/publish", {}),
         ("audit.publish", "POST", "/api/competitions/demo/audit", {}),
     ]
-    assert {action for action, *_ in steps} == set(ACTIONS)
+    # A look-alike flag's dismissal needs look-alike accounts: test_look_alikes_api.
+    look_alikes = {"look-alike.dismiss", "look-alike.restore"}
+    assert {action for action, *_ in steps} == set(ACTIONS) - look_alikes
     secrets = [token]
     for count, (action, method, url, body) in enumerate(steps, 1):
         response = client.request(method, url, headers=owner, **body)

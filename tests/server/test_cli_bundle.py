@@ -88,6 +88,7 @@ def test_a_dumped_bundle_makes_the_same_competition_again(database_url, tmp_path
         score_params={"clip": [0.01, 0.99]},
         precision=3,
         n_selections=1,
+        visibility="private",  # the organiser's token dumps what only organisers see
     )
     with LocalServer(database_url) as server:
         created = invoke(server, "competition", "create", "--from", source, "--json")

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from ladderboard.cli import app
 from ladderboard.client import Client
+from ladderboard.client.transport import ServerError
 from ladderboard.files.solution import Solution
 from ladderboard.server.local import LocalServer
 
@@ -84,3 +85,33 @@ def test_cli_edit_changes_the_settings_and_refuses_what_is_fixed(server, tmp_pat
     zero = run(server, "competition", "edit", "edited", "--daily-quota", "0")
     assert zero.exit_code == 1 and "daily_quota must be an integer >= 1" in zero.output.lower()
     assert client.competition("edited") == info
+
+
+def test_cli_sets_and_changes_who_sees_a_competition(server, tmp_path):
+    """``--visibility`` on ``create`` and ``edit``: a private competition
+    answers 404 to a client without a token, the organiser's CLI still
+    reaches it, and the change is in the history; a value that is not one of
+    the three is a usage error that sends nothing."""
+    solution = tmp_path / "solution.csv"
+    solution.write_bytes(SOLUTION.to_csv())
+    created = run(
+        server, "competition", "create", "hidden", "--solution", solution, "--score", "zero_one",
+        "--visibility", "private", "--json",
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    anonymous = Client(server.url)
+    assert "hidden" not in [c["slug"] for c in anonymous.competitions()]
+    with pytest.raises(ServerError) as hidden:
+        anonymous.competition("hidden")
+    assert hidden.value.status == 404
+    edited = run(server, "competition", "edit", "hidden", "--visibility", "unlisted")
+    assert edited.exit_code == 0 and "unlisted" in edited.output, edited.output
+    assert anonymous.competition("hidden")["visibility"] == "unlisted"
+    assert "hidden" not in [c["slug"] for c in anonymous.competitions()]
+    organiser = anonymous.with_token(server.admin_token)
+    assert [change["words"] for change in organiser.history("hidden")] == [
+        "Visibility: private → unlisted"
+    ]
+    wrong = run(server, "competition", "edit", "hidden", "--visibility", "secret")
+    assert wrong.exit_code == 2 and "--visibility" in wrong.output, wrong.output
+    assert anonymous.competition("hidden")["visibility"] == "unlisted"

@@ -265,6 +265,8 @@ def competition_table(info: dict[str, Any]) -> Table:
     table.add_row("deadline", _when(info.get("deadline")) or "none")
     if info.get("auto_publish"):
         table.add_row("auto_publish", "at the deadline")
+    if info.get("visibility", "public") != "public":
+        table.add_row("visibility", info["visibility"])
     table.add_row("state", _state(info))
     table.add_row("commitment", info["commitment"])
     return table

@@ -29,8 +29,6 @@ The client address is the connection's peer; behind a reverse proxy, run
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -41,10 +39,12 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import Admission, CompetitionInfo, TeamInfo
+from ladderboard.server.credentials import hash_token, is_organiser_token
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_actions import Acting, Actor
 from ladderboard.server.roles import CREATION, allows, least_role, needs_words, route_of
 from ladderboard.server.settings import Settings
+from ladderboard.server.visibility import Viewer, check_view, viewer
 
 __all__ = [
     "ActingDep",
@@ -65,18 +65,10 @@ __all__ = [
     "spend",
     "team_member",
     "team_of",
+    "viewer_of",
 ]
 
 _bearer = HTTPBearer(auto_error=False, description="The organiser's or a team's token.")
-
-
-def hash_token(token: str) -> str:
-    """The SHA-256 under which a team's token is stored.
-
-    >>> hash_token("abc")[:16]
-    'ba7816bf8f01cfea'
-    """
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def no_store(response: Response) -> None:
@@ -178,13 +170,6 @@ def failed_authentication(request: Request, settings: Settings, message: str) ->
             f"too many failed authentications from this address (at most {per_minute} a minute)",
         )
     return _unauthorized(message)
-
-
-def is_organiser_token(settings: Settings, token: str) -> bool:
-    admin = settings.admin_token.get_secret_value()
-    return bool(admin) and hmac.compare_digest(
-        token.encode("utf-8", "surrogatepass"), admin.encode()
-    )
 
 
 def authenticate(
@@ -309,9 +294,21 @@ def acting_for(request: Request, competitions: Competitions, who: Caller) -> Act
     return Acting(competitions, Actor.account(who.account.id, who.account.handle, address))
 
 
-def competition_of(competitions: CompetitionsDep, slug: str) -> CompetitionInfo:
-    """The competition of the path (404 before any token is checked)."""
-    return competitions.competition(slug)
+async def viewer_of(request: Request) -> Viewer:
+    """Who asks, as far as a competition's visibility goes
+    (:func:`ladderboard.server.visibility.viewer`; no read of the store)."""
+    return viewer(request)
+
+
+ViewerDep = Annotated[Viewer, Depends(viewer_of)]
+
+
+def competition_of(competitions: CompetitionsDep, who: ViewerDep, slug: str) -> CompetitionInfo:
+    """The competition of the path, if ``who`` may see it (404 before any
+    token is checked; a private competition is 404 to whoever takes no part
+    in it, exactly as one that does not exist: see
+    :mod:`ladderboard.server.visibility`)."""
+    return check_view(competitions, who, competitions.competition(slug))
 
 
 Competition = Annotated[CompetitionInfo, Depends(competition_of)]
@@ -370,7 +367,9 @@ def team_member(
             request, competitions, settings, token, a_team_token=True, token_hash=token_hash
         )
     if competition is None:
-        competition = competition_of(competitions, slug)
+        competition = competition_of(competitions, viewer(request), slug)
+    elif team is None:  # not a team of a private competition: 404, as when none exists
+        check_view(competitions, viewer(request), competition)
     if team is None or who.is_organiser:
         team, admission = team_of(competitions, who, competition), None
     return team, competition, admission

@@ -181,6 +181,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             opens_at=opens_at,
             freeze_at=freeze_at,
             late_submissions=bool(values.get("late_submissions")),
+            visibility=values.get("visibility") or "public",
             **options,
         )
     except TypeError as exc:

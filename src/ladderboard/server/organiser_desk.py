@@ -208,13 +208,13 @@ def find_signed_in(request: Request, competitions: Competitions, settings: Setti
     try:
         check_role(request, competitions, user)
     except ApiError as exc:
-        if find(competitions, slug) is None:
+        if find(request, competitions, slug) is None:
             return None, not_found(request, slug)
         page = render(
             request, "message.html", 403, title="Forbidden", message=sentence(exc.message)
         )
         return None, page
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return None, not_found(request, slug)
     return info, None
@@ -235,7 +235,7 @@ def refused(
     user = desk_user(request, competitions, settings)
     if user is None:
         return sign_in_page(request, status, error=text, next_path=f"/organiser/c/{slug}")
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     if not allows(user.role(competitions, slug), "co-organiser"):
@@ -371,6 +371,7 @@ def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str
         "freeze_at": local_fields(config.freeze_at, zone),
         "zone": zone,
         "late_submissions": "1" if config.late_submissions else "",
+        "visibility": config.visibility,
     }
 
 
@@ -423,10 +424,21 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     late_submissions = bool(values.get("late_submissions"))
     if late_submissions != info.config.late_submissions:
         asked["late_submissions"] = late_submissions
+    visibility = (values.get("visibility") or "").strip()
+    if visibility and visibility != info.config.visibility:
+        asked["visibility"] = visibility  # checked by the configuration: a refusal names it
     return asked
 
 
-SETTINGS_FIELDS = (*LIMITS, "auto_publish", "opens_at", "freeze_at", "zone", "late_submissions")
+SETTINGS_FIELDS = (
+    *LIMITS,
+    "auto_publish",
+    "opens_at",
+    "freeze_at",
+    "zone",
+    "late_submissions",
+    "visibility",
+)
 """The settings form's fields."""
 
 
@@ -437,7 +449,7 @@ async def change_settings(
     """The quotas, the final selections, the largest file, the decimals
     shown and automatic publication while the competition is open; the
     opening time and the freeze (in ``zone``, stored in UTC) while they are
-    still ahead; late submissions at any time. Each change is recorded and
+    still ahead; late submissions and the visibility at any time. Each change is recorded and
     shown on the Rules page. The form is read as sent: a field left empty
     (a freeze taken away) is not one the form did not offer."""
     try:

@@ -101,7 +101,7 @@ def organiser_login(
         httponly=True,
         samesite="strict",
         secure=request.url.scheme == "https",
-        path="/organiser",
+        path="/",  # the competitions' pages too: a private one shows only to its organisers
     )
     return response
 
@@ -117,7 +117,8 @@ def organiser_logout(
     even where a copy of it survives."""
     response = RedirectResponse("/organiser", status_code=303)
     if close_session(request, competitions, settings, csrf):
-        response.delete_cookie(COOKIE, path="/organiser")
+        response.delete_cookie(COOKIE, path="/")
+        response.delete_cookie(COOKIE, path="/organiser")  # as sessions were scoped before
     return response
 
 

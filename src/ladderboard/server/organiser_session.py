@@ -4,7 +4,8 @@ organiser form.
 The desk is open to two kinds of session. Signing in with the administrator
 token opens an organiser session (:class:`ladderboard.store.OrganiserSessions`):
 the cookie is a random value, stored only as its hash, HttpOnly and
-SameSite=Strict; it expires after ``organiser_session_hours`` and is revoked
+SameSite=Strict, sent on every path (a private competition's pages
+show to the administrator's browser); it expires after ``organiser_session_hours`` and is revoked
 at sign-out, in every worker at once. A browser signed in as an account
 (cookie ``ladderboard_session``, :class:`ladderboard.store.accounts.Accounts`)
 is that account on the desk, in the role it holds in each competition
@@ -31,6 +32,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.server import account_session
+from ladderboard.server.credentials import ORGANISER_COOKIE
 from ladderboard.server.deps import client_address, hash_token, spend
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_actions import Acting, Actor
@@ -62,7 +64,7 @@ __all__ = [
     "signed_in",
 ]
 
-COOKIE = "ladderboard_organiser"
+COOKIE = ORGANISER_COOKIE
 """The cookie of a desk session opened with the administrator token."""
 ACCOUNT_COOKIE = account_session.COOKIE
 """The cookie of an account's session (opened by the sign-in pages)."""

@@ -30,7 +30,7 @@ from ladderboard.mechanisms.traits import competition_cards
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key
 from ladderboard.server import organiser_pages, team_pages
-from ladderboard.server.deps import CompetitionsDep
+from ladderboard.server.deps import CompetitionsDep, ViewerDep
 from ladderboard.server.docs import install_docs
 from ladderboard.server.rendering import (
     STATIC_DIR,
@@ -40,6 +40,7 @@ from ladderboard.server.rendering import (
     not_found,
     render,
 )
+from ladderboard.server.visibility import listed
 
 __all__ = ["BOARD_PAGE", "error_page", "install_pages", "router"]
 
@@ -89,8 +90,11 @@ def _page(
 
 # ------------------------------------------------------------------ public
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, competitions: CompetitionsDep) -> HTMLResponse:
-    return render(request, "index.html", competitions=competitions.competitions())
+def index(request: Request, competitions: CompetitionsDep, who: ViewerDep) -> HTMLResponse:
+    """The competitions the visitor may find here: the public ones, and those
+    it takes part in (:func:`~ladderboard.server.visibility.listed`)."""
+    shown = listed(competitions, who, competitions.competitions())
+    return render(request, "index.html", competitions=shown)
 
 
 @router.get("/how", response_class=HTMLResponse)
@@ -104,7 +108,7 @@ def how(
     competition's mechanism first, with its board and settings, then the final
     ranking, then the other mechanisms; an unknown slug gets every mechanism
     and a note saying so."""
-    info = find(competitions, competition) if competition else None
+    info = find(request, competitions, competition) if competition else None
     return render(
         request,
         "how.html",
@@ -117,7 +121,7 @@ def how(
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
 def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     id_column, target_columns = competitions.columns(slug)
@@ -138,7 +142,7 @@ def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTML
 
 @router.get("/c/{slug}/data", response_class=HTMLResponse)
 def data(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     id_column, target_columns = competitions.columns(slug)
@@ -156,7 +160,7 @@ def data(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResp
 
 @router.get("/c/{slug}/rules", response_class=HTMLResponse)
 def rules(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     return _page(
@@ -199,7 +203,7 @@ def leaderboard(
     """A board, :data:`BOARD_PAGE` teams a page; ``?team=NAME`` opens the
     page with that team and marks it, as does the team signed in here. The
     private board once published (and then by default), else the public one."""
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     published = info.is_published()
@@ -247,7 +251,7 @@ def leaderboard(
 @router.get("/c/{slug}/late", response_class=HTMLResponse)
 def late(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
     """The late board: files sent after the publication, never the final ranking."""
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     rows = competitions.late_board(slug)

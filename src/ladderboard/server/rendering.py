@@ -45,8 +45,9 @@ from ladderboard.files.solution import SolutionError
 from ladderboard.files.submission import SubmissionError
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import calendar_words, describe, release_words
-from ladderboard.rules.text import SAMPLE_SUBMISSION
+from ladderboard.rules.text import SAMPLE_SUBMISSION, is_slug
 from ladderboard.server.errors import ApiError, sentence, status_of
+from ladderboard.server.visibility import NOINDEX, check_view, form_viewer, viewer
 
 __all__ = [
     "REFUSALS",
@@ -82,8 +83,13 @@ _HEADERS = {
 
 
 def render(request: Request, name: str, status: int = 200, **context: Any) -> HTMLResponse:
+    """The template ``name`` as a page; a page of a competition that is not
+    public asks search engines not to index it."""
     response = templates.TemplateResponse(request, name, context, status_code=status)
     response.headers.update(_HEADERS)
+    competition = context.get("competition")
+    if isinstance(competition, CompetitionInfo) and competition.config.visibility != "public":
+        response.headers.update(NOINDEX)
     return response
 
 
@@ -102,20 +108,29 @@ def refusal(exc: Exception) -> tuple[int, str]:
 REFUSALS = (ApiError, CompetitionError, SubmissionError, SolutionError, ValidationError)
 
 
-def find(competitions, slug: str) -> CompetitionInfo | None:
+def find(request: Request, competitions, slug: str, token: str = "") -> CompetitionInfo | None:
+    """The competition ``slug`` if it exists and the request may see it
+    (:func:`~ladderboard.server.visibility.check_view`), else ``None``:
+    the pages' one way to a competition. ``token`` is a token typed in the
+    page's form, which counts as the request's bearer token."""
+    who = form_viewer(request, token) if token.strip() else viewer(request)
     try:
-        return competitions.competition(slug)
+        return check_view(competitions, who, competitions.competition(slug))
     except NotFound:
         return None
 
 
 def not_found(request: Request, slug: str) -> HTMLResponse:
+    """The page of a competition that does not exist, or that the visitor
+    may not see (the same page: a private competition does not show it
+    exists), with the form a team of a private one signs in with."""
     return render(
         request,
         "message.html",
         404,
         title="Not found",
         message=f"There is no competition {slug!r}.",
+        sign_in_slug=slug if is_slug(slug) else None,
     )
 
 

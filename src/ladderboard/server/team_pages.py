@@ -34,6 +34,7 @@ from ladderboard.rules.explain import release_words
 from ladderboard.server.account_session import session_account, session_cookie
 from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart
+from ladderboard.server.credentials import TEAM_COOKIE
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_pages import same_origin
@@ -54,7 +55,7 @@ from ladderboard.server.settings import Settings
 __all__ = ["COOKIE", "SESSION_LIFETIME", "router", "signed_in_team"]
 
 router = APIRouter(include_in_schema=False)
-COOKIE = "ladderboard_team"
+COOKIE = TEAM_COOKIE
 SESSION_LIFETIME = timedelta(days=7)
 
 
@@ -171,7 +172,7 @@ def _sign_in_page(request: Request, info: CompetitionInfo, status: int = 200, **
 # ------------------------------------------------------------------ submit
 @router.get("/c/{slug}/submit", response_class=HTMLResponse)
 def submit_form(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     return _page(request, info, "submit.html")
@@ -203,7 +204,7 @@ def submit_page(
     message: Annotated[str, Form()] = "",
     file: Annotated[UploadFile | None, File()] = None,
 ) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug, token)
     if info is None:
         return not_found(request, slug)
     try:
@@ -281,7 +282,7 @@ def _rank(rows, team: str) -> int | None:
 
 @router.get("/c/{slug}/team", response_class=HTMLResponse)
 def team_page(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     team = signed_in_team(request, competitions, slug)
@@ -299,7 +300,7 @@ def submission_file(
     request: Request, competitions: CompetitionsDep, slug: str, number: int
 ) -> Response:
     """One of the signed-in team's own submitted files, as it was received."""
-    info = find(competitions, slug)
+    info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     team = signed_in_team(request, competitions, slug)
@@ -318,7 +319,7 @@ def sign_in(
     token: Annotated[str, Form()] = "",
 ) -> Response:
     """Sign this browser in as the team of ``token``, then show its page."""
-    info = find(competitions, slug)
+    info = find(request, competitions, slug, token)
     if info is None:
         return not_found(request, slug)
     try:
@@ -372,7 +373,7 @@ def team_selection(
     csrf: Annotated[str, Form()] = "",
     submission_ids: Annotated[list[str], Form()] = [],  # noqa: B006 (FastAPI copies it)
 ) -> HTMLResponse:
-    info = find(competitions, slug)
+    info = find(request, competitions, slug, token)
     if info is None:
         return not_found(request, slug)
     try:

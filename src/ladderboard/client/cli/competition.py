@@ -57,6 +57,7 @@ from ladderboard.terminal import (
 
 __all__ = [
     "Board",
+    "Visibility",
     "competition_app",
     "competition_correct",
     "competition_create",
@@ -71,6 +72,15 @@ class Board(enum.StrEnum):
 
     per_team = "per-team"
     per_rank = "per-rank"
+
+
+class Visibility(enum.StrEnum):
+    """Who sees a competition: anyone (listed), anyone with its address
+    (not listed), or only its teams and organisers."""
+
+    public = "public"
+    unlisted = "unlisted"
+    private = "private"
 
 
 competition_app = typer.Typer(
@@ -164,6 +174,13 @@ AutoPublishOption = Annotated[
     bool,
     typer.Option("--auto-publish", help="Publish the private board and the key at the deadline."),
 ]
+VisibilityOption = Annotated[
+    Visibility | None,
+    typer.Option(
+        help="Who sees it: anyone, listed (public, the default); anyone with its address, "
+        "not listed (unlisted); only its teams and organisers (private). Changes at any time."
+    ),
+]
 
 
 def _mechanism_params(mechanism: str | None, param: list[str] | None) -> dict[str, Any]:
@@ -220,6 +237,7 @@ def competition_create(
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateOption = False,
+    visibility: VisibilityOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -271,6 +289,7 @@ def competition_create(
                 board=None if board is None else board.value,
                 ranks=ranks,
                 auto_publish=auto_publish or None,
+                visibility=None if visibility is None else visibility.value,
                 **form_fields(settings),
                 **calendar,
             ),
@@ -306,6 +325,7 @@ def competition_edit(
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateSwitchOption = None,
+    visibility: VisibilityOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -330,12 +350,14 @@ def competition_edit(
         precision=precision,
         auto_publish=auto_publish,
     )
+    if visibility is not None:
+        settings["visibility"] = visibility.value
     given = (title, overview_file, rules_file, deadline)
     calendar_given = (opens, freeze, freeze_days, late_submissions) != (None,) * 4
     if all(value is None for value in given) and not settings and not calendar_given:
         fail(
             "nothing to change: give --title, --overview-file, --rules-file, --deadline "
-            "or a setting (--daily-quota, --n-selections, --opens, ...)",
+            "or a setting (--daily-quota, --n-selections, --opens, --visibility, ...)",
             USAGE,
         )
     description = _read_text(overview_file, "--overview-file")

@@ -30,6 +30,7 @@ from ladderboard.server.deps import (
     CompetitionsDep,
     OrganiserDep,
     SettingsDep,
+    ViewerDep,
 )
 from ladderboard.server.schemas import (
     CommitmentOut,
@@ -37,6 +38,8 @@ from ladderboard.server.schemas import (
     CompetitionPatch,
     SettingChangeOut,
 )
+from ladderboard.server.schemas.competitions import VISIBILITY_FIELD
+from ladderboard.server.visibility import listed
 
 __all__ = ["MECHANISM_FIELD", "MECHANISM_PARAMS_FIELD", "competition_config", "router"]
 
@@ -108,6 +111,9 @@ def create_competition(
     late_submissions: Annotated[
         bool, Form(description="Score files sent after the publication, on the late board.")
     ] = False,
+    visibility: Annotated[
+        Literal["public", "unlisted", "private"], Form(description=VISIBILITY_FIELD)
+    ] = "public",
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -147,6 +153,7 @@ def create_competition(
             "opens_at": opens_at,
             "freeze_at": freeze_at,
             "late_submissions": late_submissions,
+            "visibility": visibility,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -172,10 +179,17 @@ def _out(competitions: Competitions, info: CompetitionInfo) -> CompetitionOut:
     return CompetitionOut.of(info, competitions.decimals(info))
 
 
-@router.get("/competitions", response_model=list[CompetitionOut], summary="All competitions")
-def list_competitions(competitions: CompetitionsDep) -> list[CompetitionOut]:
+@router.get(
+    "/competitions",
+    response_model=list[CompetitionOut],
+    summary="The competitions listed for the caller",
+    description="The public competitions, and the unlisted and private ones the caller "
+    "takes part in (a team's token, the organiser's).",
+)
+def list_competitions(competitions: CompetitionsDep, who: ViewerDep) -> list[CompetitionOut]:
     return [
-        CompetitionOut.of(info, competitions.decimals(info)) for info in competitions.competitions()
+        CompetitionOut.of(info, competitions.decimals(info))
+        for info in listed(competitions, who, competitions.competitions())
     ]
 
 
@@ -268,9 +282,9 @@ def publish_competition(
     description="The texts change at any time; the deadline, the quotas, the final "
     "selections, the file size, the precision and automatic publication while the "
     "competition is open (409 after the close); the opening time and the freeze while they are "
-    "still to come; late submissions at any time. The score, the mechanism, their "
-    "parameters and the board are fixed at creation (409). Fields left out stay as "
-    "they are; each change is recorded in the competition's history.",
+    "still to come; late submissions and the visibility at any time. The score, the "
+    "mechanism, their parameters and the board are fixed at creation (409). Fields left "
+    "out stay as they are; each change is recorded in the competition's history.",
 )
 def update_competition(
     body: CompetitionPatch,
@@ -336,6 +350,8 @@ def competition_config(
             options[name] = form[name]
     if form.get("late_submissions"):
         options["late_submissions"] = True
+    if form.get("visibility"):
+        options["visibility"] = form["visibility"]
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
         if form.get(name) is not None:
             options[name] = form[name]

@@ -4,7 +4,7 @@ organiser may change while it runs."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,7 +12,20 @@ from ladderboard.engine.results import CompetitionInfo
 from ladderboard.rules.changes import SettingChange
 from ladderboard.server.schemas.shared import DECIMALS
 
-__all__ = ["CommitmentOut", "CompetitionOut", "CompetitionPatch", "SettingChangeOut"]
+__all__ = [
+    "VISIBILITY_FIELD",
+    "CommitmentOut",
+    "CompetitionOut",
+    "CompetitionPatch",
+    "SettingChangeOut",
+]
+
+Visibility = Literal["public", "unlisted", "private"]
+VISIBILITY_FIELD = (
+    "Who sees the competition: `public` (anyone; listed), `unlisted` (anyone with its "
+    "address; not listed, not indexed) or `private` (only its teams, the accounts registered "
+    "in it, its organisers and the administrators; to anyone else it does not exist)."
+)
 
 
 class CompetitionOut(BaseModel):
@@ -47,11 +60,7 @@ class CompetitionOut(BaseModel):
     late_submissions: bool = Field(
         description="Whether files sent after the publication are scored, on the late board."
     )
-    visibility: str = Field(
-        "public",
-        description="Who sees the competition: public (listed), unlisted (by its address) "
-        "or private (its teams, registered accounts and organisers).",
-    )
+    visibility: Visibility = Field(description=VISIBILITY_FIELD)
     registration: str = Field(
         "list",
         description="How participants come in: the organiser's list, open to any account, "
@@ -105,7 +114,7 @@ class CompetitionOut(BaseModel):
             opens_at=config.opens_at,
             freeze_at=config.freeze_at,
             late_submissions=config.late_submissions,
-            visibility=config.visibility,
+            visibility=cast(Visibility, config.visibility),  # CompetitionConfig checks it
             registration=config.registration,
             max_team_size=config.max_team_size,
             merger_deadline=config.merger_deadline,
@@ -182,9 +191,7 @@ class CompetitionPatch(BaseModel):
     late_submissions: bool | None = Field(
         None, description="Whether files sent after the publication are scored."
     )
-    visibility: Literal["public", "unlisted", "private"] | None = Field(
-        None, description="Who sees the competition; changes at any time, even after the close."
-    )
+    visibility: Visibility | None = Field(None, description=VISIBILITY_FIELD + " At any time.")
     registration: Literal["list", "open", "invitation"] | None = Field(
         None, description="How participants come in. Open only."
     )
