@@ -46,6 +46,7 @@ from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
+from ladderboard.engine.membership import Membership
 from ladderboard.engine.results import (
     Admission,
     CompetitionInfo,
@@ -167,6 +168,7 @@ class Competitions:
         self.accounts = Accounts(self.context, self._teams)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
+        self.membership = Membership(self.context, self._teams)
         # The first submission after a freeze keeps the public board as it stood.
         self.submitter.public_board = functools.partial(
             self._boards.leaderboard_from_submissions, with_disabled=True
