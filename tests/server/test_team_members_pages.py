@@ -9,7 +9,8 @@ import re
 from datetime import timedelta
 from html import unescape
 
-from server_helpers import create
+from organiser_helpers import sign_in
+from server_helpers import create, organiser
 
 SITE = {"Origin": "http://testserver"}
 
@@ -105,3 +106,24 @@ def test_team_members_pages_refuse_forms_from_elsewhere_and_refusals_change_noth
     bad_code = _post(client, ann, "/c/demo/my-team/join", code="nope")
     assert bad_code.status_code == 404 and "text/html" in bad_code.headers["content-type"]
     assert membership.my_team("demo", ann_id) is None
+
+
+def test_team_members_pages_the_desk_shows_a_teams_members_and_history(client, solution):
+    create(client, solution)
+    competitions = client.app.state.competitions
+    ann_id, _ = _browser(client, "ann")
+    bob_id, _ = _browser(client, "bob")
+    competitions.membership.create_team("demo", ann_id, "owls")
+    _, code = competitions.membership.invite("demo", ann_id)
+    competitions.membership.join("demo", bob_id, code)
+    reissued = client.post("/api/competitions/demo/teams/owls/token", headers=organiser())
+    assert reissued.status_code == 200, reissued.text
+    client.cookies.clear()
+    sign_in(client)
+    html = unescape(client.get("/organiser/c/demo/team?name=owls").text)
+    members = html[html.index('id="members"') : html.index('id="history"')]
+    assert "ann</td><td>captain" in members and "bob</td><td>member" in members
+    history = html[html.index('id="history"') :]
+    events = re.findall(r"</td><td>(created|invited|joined|token reissued)</td>", history)
+    assert events == ["created", "invited", "joined", "token reissued"]
+    assert code not in html

@@ -198,11 +198,21 @@ class Teams:
         commit on, by every process, since each looks tokens up in the store;
         and every browser signed in as the team is signed out, as one signed
         in with the leaked token may be the leak's. A disabled team stays
-        disabled."""
+        disabled. The team's history records it."""
         with self.context.transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
             team.token_hash = token_hash
             TeamSessions.revoke_team(session.connection(), team.id)
+            team_membership.add_event(
+                session.connection(),
+                competition_id=team.competition_id,
+                team_id=team.id,
+                at=self.context.clock(),
+                actor="organiser",
+                account_id=None,
+                event="token reissued",
+                detail={},
+            )
             info = _team_info(team)
         return info
 
