@@ -74,3 +74,36 @@ def test_cli_team_members_form_merge_and_leave(people):
     left = invoke(["leave", "demo"], people, "bob")
     assert left.exit_code == 0, left.output
     assert invoke(["show", "demo"], people, "bob").exit_code == 1
+
+
+def test_cli_team_members_settings_on_create_and_edit(people, tmp_path):
+    live, _ = people
+    env = {"LADDERBOARD_SERVER": live.url, "LADDERBOARD_TOKEN": live.admin_token}
+    solution = tmp_path / "solution.csv"
+    solution.write_bytes(Solution.from_labels(LABELS, public_fraction=0.5, random_state=0).to_csv())
+    created = runner.invoke(
+        app,
+        [
+            "competition", "create", "sized", "--solution", str(solution), "--score",
+            "zero_one", "--max-team-size", "3", "--merger-deadline", "2030-01-01T00:00:00+00:00",
+            "--deadline", "2030-02-01T00:00:00+00:00", "--json",
+        ],
+        env=env,
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    info = json.loads(created.output)
+    assert (info["max_team_size"], info["merger_deadline"][:10]) == (3, "2030-01-01")
+    edited = runner.invoke(
+        app,
+        ["competition", "edit", "sized", "--max-team-size", "none", "--merger-deadline", "none",
+         "--json"],
+        env=env,
+    )  # fmt: skip
+    assert edited.exit_code == 0, edited.output
+    info = json.loads(edited.output)
+    assert (info["max_team_size"], info["merger_deadline"]) == (None, None)
+    late = runner.invoke(
+        app, ["competition", "edit", "sized", "--merger-deadline", "2031-01-01T00:00:00+00:00"],
+        env=env,
+    )  # fmt: skip
+    assert late.exit_code == 1 and "merger_deadline" in late.output.lower(), late.output

@@ -331,9 +331,12 @@ def competition_config(
         parsed = optional_int(name, form.get(name))
         if parsed is not DEFAULT:
             options[name] = parsed
-    for name in ("deadline", "opens_at", "freeze_at", "merger_deadline"):
+    for name in ("deadline", "opens_at", "freeze_at"):
         if form.get(name):
             options[name] = form[name]
+    merger = form.get("merger_deadline")
+    if merger and str(merger).strip().lower() != "none":  # "none": until the close
+        options["merger_deadline"] = merger
     if form.get("late_submissions"):
         options["late_submissions"] = True
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
