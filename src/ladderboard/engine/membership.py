@@ -223,19 +223,18 @@ class Membership:
         self,
         session: Session,
         team: TeamRow,
-        account: AccountRow | None,
+        account: AccountRow,
         event: str,
         detail: dict[str, Any] | None = None,
-        *,
-        actor: str | None = None,
     ) -> None:
+        """Record ``event`` of ``team``, done by ``account``, in its history."""
         queries.add_event(
             session.connection(),
             competition_id=team.competition_id,
             team_id=team.id,
             at=self.context.clock(),
-            actor=actor or (f"account {account.handle}" if account is not None else "unknown"),
-            account_id=None if account is None else account.id,
+            actor=f"account {account.handle}",
+            account_id=account.id,
             event=event,
             detail=dict(detail or {}),
         )
@@ -298,15 +297,6 @@ class Membership:
             team = lookup.team(session, lookup.competition(session, slug), team_name)
             rows = queries.events(session.connection(), team.id)
         return [TeamEvent(aware(r.at), r.actor, r.event, dict(r.detail)) for r in rows]
-
-    def record(
-        self, slug: str, team_name: str, actor: str, event: str, detail: dict[str, Any]
-    ) -> None:
-        """Record an event the organiser caused (a token reissued, say) in
-        the team's history."""
-        with self.context.transaction() as session:
-            team = lookup.team(session, lookup.competition(session, slug), team_name)
-            self._event(session, team, None, event, detail, actor=str(actor)[:120])
 
     # -------------------------------------------------------- invitations
     def invite(self, slug: str, account_id: int) -> tuple[InvitationInfo, str]:
