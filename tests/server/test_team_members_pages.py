@@ -127,3 +127,19 @@ def test_team_members_pages_the_desk_shows_a_teams_members_and_history(client, s
     events = re.findall(r"</td><td>(created|invited|joined|token reissued)</td>", history)
     assert events == ["created", "invited", "joined", "token reissued"]
     assert code not in html
+
+
+def test_team_members_pages_the_desk_sets_the_largest_team(client, solution):
+    create(client, solution)
+    csrf = sign_in(client)
+    form = {"csrf": csrf, "daily_quota": "5", "total_quota": "none", "invalid_quota": "20"}
+    form |= {"n_selections": "2", "max_megabytes": "50", "precision": "5"}
+    assert (
+        'name="max_team_size" type="text" inputmode="numeric" value="none"'
+        in client.get("/organiser/c/demo").text
+    )
+    saved = client.post("/organiser/c/demo/settings", data=form | {"max_team_size": "2"})
+    assert saved.status_code == 200 and "Largest team: no limit → 2 members" in unescape(saved.text)
+    refused = client.post("/organiser/c/demo/settings", data=form | {"max_team_size": "0"})
+    assert refused.status_code == 422 and "Largest team" in unescape(refused.text)
+    assert client.app.state.competitions.competition("demo").config.max_team_size == 2
