@@ -10,9 +10,10 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from engine_helpers import create, csv_for, noisy
+from engine_helpers import at_once, create, csv_for, noisy
 from ladderboard.engine import CompetitionClosed, Conflict, NotFound, QuotaExceeded
 from ladderboard.engine.errors import NotCaptain
+from ladderboard.engine.results import TeamInfo
 from ladderboard.store.models import (
     SubmissionRow,
     TeamEventRow,
@@ -236,3 +237,14 @@ def test_membership_a_chain_of_merges_counts_every_retired_teams_submissions(sto
     _submit(store, solution, "cats", 3)
     with pytest.raises(QuotaExceeded):
         _submit(store, solution, "cats", 4)
+
+
+def test_membership_joins_at_once_never_overfill_a_team(store):
+    create(store, max_team_size=2)
+    ann, *others = _people(store, "ann", "bob", "cat", "dan", "eve")
+    store.membership.create_team("comp", ann, "owls")
+    waiting = [(who, store.membership.invite("comp", ann)[1]) for who in others]
+    results = at_once(lambda: store.membership.join("comp", *waiting.pop()), len(others))
+    assert sum(not isinstance(r, Exception) for r in results) == 1
+    assert all(isinstance(r, (Conflict, TeamInfo)) for r in results), results
+    assert len(store.membership.my_team("comp", ann).members) == 2
