@@ -197,6 +197,8 @@ def test_membership_merges_refused_by_the_rules_change_nothing(store, clock):
     _refused(store, NotFound, store.membership.answer_merge, "comp", cat, merge.id, True)
     _refused(store, NotFound, store.membership.answer_merge, "comp", ann, merge.id, True)
     _refused(store, Conflict, store.membership.request_merge, "comp", ann, "owls", match="itself")
+    store.add_team("comp", "listed")  # the organiser's, with a token and no members
+    _refused(store, Conflict, store.membership.request_merge, "comp", ann, "listed", match="no mem")
     # The acceptance checks the rules again: a submission since tips the count.
     _submit(store, solution, "bats", 3)
     _submit(store, solution, "bats", 4)

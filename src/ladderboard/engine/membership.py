@@ -495,6 +495,8 @@ class Membership:
             _, source = self._captain(session, competition, account_id)
             target = lookup.team(session, competition, into)
             self._check_merge(session, competition, store_now, source, target)
+            if self._size(session, target) == 0:
+                raise Conflict(f"team {target.name!r} has no members to answer a merge")
             for pending in queries.merges_of(session, (source.id,)):
                 if pending.from_team_id == source.id:
                     raise Conflict(
