@@ -250,3 +250,17 @@ def test_membership_joins_at_once_never_overfill_a_team(store):
     assert sum(not isinstance(r, Exception) for r in results) == 1
     assert all(isinstance(r, (Conflict, TeamInfo)) for r in results), results
     assert len(store.membership.my_team("comp", ann).members) == 2
+
+
+def test_membership_the_captain_withdraws_a_pending_request_and_asks_again(store):
+    _, (ann, bob, _) = _two_teams(store)
+    merge = store.membership.request_merge("comp", ann, "bats")
+    _refused(store, NotFound, store.membership.withdraw_merge, "comp", bob, merge.id)
+    assert store.membership.withdraw_merge("comp", ann, merge.id).status == "withdrawn"
+    _refused(store, NotFound, store.membership.answer_merge, "comp", bob, merge.id, True)
+    _refused(store, NotFound, store.membership.withdraw_merge, "comp", ann, merge.id)
+    again = store.membership.request_merge("comp", ann, "bats")
+    assert store.membership.answer_merge("comp", bob, again.id, True).status == "accepted"
+    events = [e.event for e in store.membership.history("comp", "bats")]
+    assert events == ["created", "merge requested", "merge withdrawn", "merge requested",
+                      "merge accepted"]  # fmt: skip

@@ -64,6 +64,10 @@ def test_cli_team_members_form_merge_and_leave(people):
     asked = invoke(["merge", "demo", "bats"], people, "ann")
     assert asked.exit_code == 0 and "owls into bats, pending" in asked.output, asked.output
     merge_id = asked.output.split()[1].rstrip(":")
+    withdrawn = invoke(["merge", "demo", "--withdraw", merge_id], people, "ann")
+    assert withdrawn.exit_code == 0 and "withdrawn" in withdrawn.output, withdrawn.output
+    asked = invoke(["merge", "demo", "bats"], people, "ann")
+    merge_id = asked.output.split()[1].rstrip(":")
     refused = invoke(["merge", "demo", "--accept", merge_id], people, "bob")
     assert refused.exit_code == 1 and "captain" in refused.output, refused.output
     accepted = invoke(["merge", "demo", "--accept", merge_id], people, "cat")

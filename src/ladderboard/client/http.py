@@ -334,9 +334,9 @@ class Client(Transport):
         """Ask for the caller's team to merge into team ``into`` (captain)."""
         return self._json("POST", self._path(slug, "my-team", "merges"), json={"into": into})
 
-    def answer_merge(self, slug: str, merge_id: int, accept: bool) -> dict[str, Any]:
-        """Accept or refuse a merge into the caller's team (captain)."""
-        answer = "accept" if accept else "refuse"
+    def answer_merge(self, slug: str, merge_id: int, answer: str) -> dict[str, Any]:
+        """``accept`` or ``refuse`` a merge into the caller's team, or
+        ``withdraw`` the team's own request (captain)."""
         return self._json("POST", self._path(slug, "my-team", "merges", str(merge_id), answer))
 
     def team_status(self, slug: str) -> dict[str, Any]:

@@ -521,6 +521,25 @@ class Membership:
             info = MergeInfo(row.id, source.name, target.name, now, "pending", None)
         return info
 
+    def withdraw_merge(self, slug: str, account_id: int, merge_id: int) -> MergeInfo:
+        """The captain of the team that asked withdraws its pending request."""
+        now = self.context.clock()
+        with self.context.transaction() as session:
+            competition = lookup.competition(session, slug)
+            _, source = self._captain(session, competition, account_id)
+            row = session.get(TeamMergeRow, merge_id)
+            if row is None or row.from_team_id != source.id or row.status != "pending":
+                raise NotFound(f"no pending merge request {merge_id} of team {source.name!r}")
+            target = session.get(TeamRow, row.into_team_id)
+            assert target is not None
+            row.status, row.answered_at, row.answered_by = "withdrawn", now, account_id
+            account = self._account(session, account_id)
+            detail = {"merge": row.id, "from": source.name, "into": target.name}
+            self._event(session, source, account, "merge withdrawn", detail)
+            self._event(session, target, account, "merge withdrawn", detail)
+            requested = aware(row.requested_at)
+        return MergeInfo(merge_id, source.name, target.name, requested, "withdrawn", now)
+
     def answer_merge(self, slug: str, account_id: int, merge_id: int, accept: bool) -> MergeInfo:
         """The captain of the team asked to take the other in accepts or
         refuses. An acceptance is checked again by the rules as they stand,

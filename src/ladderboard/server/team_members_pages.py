@@ -233,9 +233,12 @@ def answer_merge(
     answer: str,
     csrf: FormText = "",
 ) -> Response:
-    if answer not in ("accept", "refuse"):
-        raise ApiError(404, "not_found", "a merge is answered by accept or refuse")
+    if answer not in ("accept", "refuse", "withdraw"):
+        raise ApiError(404, "not_found", "a merge is accepted, refused or withdrawn")
     _competition(competitions, slug)
     account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.answer_merge(slug, account.id, merge_id, answer == "accept")
+    if answer == "withdraw":
+        competitions.membership.withdraw_merge(slug, account.id, merge_id)
+    else:
+        competitions.membership.answer_merge(slug, account.id, merge_id, answer == "accept")
     return _back(slug)

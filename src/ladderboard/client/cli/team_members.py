@@ -111,18 +111,27 @@ def team_merge(
     refuse: Annotated[
         int | None, typer.Option("--refuse", help="Refuse this merge into your team (captain).")
     ] = None,
+    withdraw: Annotated[
+        int | None,
+        typer.Option("--withdraw", help="Withdraw your team's merge request (captain)."),
+    ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Ask for your team to merge into another, or answer a merge into yours."""
-    if sum(x is not None for x in (into, accept, refuse)) != 1:
-        fail("give a team to merge into, or --accept ID, or --refuse ID: one of them", USAGE)
+    """Ask for your team to merge into another, answer a merge into yours, or
+    withdraw your team's request."""
+    answers = {"accept": accept, "refuse": refuse, "withdraw": withdraw}
+    given = {answer: merge_id for answer, merge_id in answers.items() if merge_id is not None}
+    if len(given) + (into is not None) != 1:
+        fail(
+            "give a team to merge into, or one of --accept ID, --refuse ID, --withdraw ID",
+            USAGE,
+        )
     if into is not None:
         merge = call(server, token, lambda c: c.request_merge(slug, into), competition=slug)
     else:
-        merge_id, answer = (accept, True) if accept is not None else (refuse, False)
-        assert merge_id is not None
+        ((answer, merge_id),) = given.items()
         merge = call(
             server, token, lambda c: c.answer_merge(slug, merge_id, answer), competition=slug
         )

@@ -232,6 +232,19 @@ def refuse_merge(
     return _answer(competitions, competition.slug, account, merge_id, False)
 
 
+@router.post(
+    "/competitions/{slug}/my-team/merges/{merge_id}/withdraw",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=MergeOut,
+    summary="Withdraw your team's pending merge request (captain)",
+)
+def withdraw_merge(
+    merge_id: int, competitions: CompetitionsDep, account: AccountDep, competition: Competition
+) -> MergeOut:
+    merge = competitions.membership.withdraw_merge(competition.slug, account.id, merge_id)
+    return MergeOut.of(merge)
+
+
 @router.get(
     "/competitions/{slug}/teams/{name:path}/history",
     responses=errors(401, 403, 404, 422, 429),
