@@ -17,6 +17,8 @@ from ladderboard.server.api import (
     corrections,
     exports,
     files,
+    look_alikes,
+    organisers,
     submissions,
     team_members,
     teams,
@@ -32,9 +34,11 @@ for _resource in (
     corrections,
     teams,
     team_members,
+    look_alikes,
     files,
     submissions,
     boards,
     exports,
+    organisers,
 ):
     router.include_router(_resource.router)
