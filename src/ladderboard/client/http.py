@@ -332,6 +332,36 @@ class Client(Transport):
         it, shown this once; the old one is refused from then on."""
         return self._json("POST", self._path(slug, "teams", name, "token"))
 
+    # ------------------------------------------------- a person's own team
+    def my_team(self, slug: str) -> dict[str, Any]:
+        """The calling account's team: members, live invitations, pending merges."""
+        return self._json("GET", self._path(slug, "my-team"))
+
+    def create_my_team(self, slug: str, name: str) -> dict[str, Any]:
+        """Create a team with the calling account as its captain."""
+        return self._json("POST", self._path(slug, "my-team"), json={"name": name})
+
+    def invite(self, slug: str) -> dict[str, Any]:
+        """A new invitation code to the caller's team (captain), shown this once."""
+        return self._json("POST", self._path(slug, "my-team", "invitations"))
+
+    def join_team(self, slug: str, code: str) -> dict[str, Any]:
+        """Join the team of an invitation code."""
+        return self._json("POST", self._path(slug, "my-team", "join"), json={"code": code})
+
+    def leave_team(self, slug: str) -> None:
+        """Leave the caller's team (the captain leaves last)."""
+        self._request("POST", self._path(slug, "my-team", "leave"))
+
+    def request_merge(self, slug: str, into: str) -> dict[str, Any]:
+        """Ask for the caller's team to merge into team ``into`` (captain)."""
+        return self._json("POST", self._path(slug, "my-team", "merges"), json={"into": into})
+
+    def answer_merge(self, slug: str, merge_id: int, answer: str) -> dict[str, Any]:
+        """``accept`` or ``refuse`` a merge into the caller's team, or
+        ``withdraw`` the team's own request (captain)."""
+        return self._json("POST", self._path(slug, "my-team", "merges", str(merge_id), answer))
+
     def team_status(self, slug: str) -> dict[str, Any]:
         """The calling team's rank, quota and refused files."""
         return self._json("GET", self._path(slug, "team"))

@@ -47,6 +47,7 @@ from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.look_alikes import LookAlike, LookAlikes
+from ladderboard.engine.membership import Membership
 from ladderboard.engine.results import (
     Admission,
     CompetitionInfo,
@@ -168,6 +169,7 @@ class Competitions:
         self.accounts = Accounts(self.context, self._teams)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
+        self.membership = Membership(self.context, self._teams)
         self._look_alikes = LookAlikes(self.context, self._boards)
         # The first submission after a freeze keeps the public board as it stood.
         self.submitter.public_board = functools.partial(

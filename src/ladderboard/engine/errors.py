@@ -8,6 +8,7 @@ __all__ = [
     "CompetitionError",
     "Conflict",
     "DuplicateSubmission",
+    "NotCaptain",
     "NotFound",
     "NotOpenYet",
     "QuotaExceeded",
@@ -28,6 +29,13 @@ class NotFound(CompetitionError, LookupError):
 
 class Conflict(CompetitionError):
     code = "conflict"
+
+
+class NotCaptain(CompetitionError):
+    """A member asked for what only the team's captain may do (invite,
+    hand over the captaincy, ask for or answer a merge)."""
+
+    code = "forbidden"
 
 
 class DuplicateSubmission(Conflict):

@@ -201,15 +201,17 @@ class Submitter:
                         if earlier.file_sha256 != file_sha256:
                             raise Conflict("this idempotency key was used for another file")
                         return self._resent(connection, earlier, team, config, now)
-                today, total, same, other, invalid, previous, stored = statements.counts(
+                today, total, same, other, invalid, previous, stored, merged = statements.counts(
                     connection,
                     target.competition_id,
                     target.team_id,
                     predictions_sha256,
                     quotas.daily_window(now),
                 )
+                # The quotas count the submissions of the teams merged into this one.
+                used = (today + merged[0], total + merged[1])
                 quotas.check_invalid(config, team, invalid)
-                quotas.check_quota(config, team, today, total, now)
+                quotas.check_quota(config, team, *used, now)
                 if same is not None:
                     raise DuplicateSubmission(
                         f"these predictions are identical to submission {same}; "
@@ -225,7 +227,8 @@ class Submitter:
                     connection, slug, target, locked, received, (total, other, stored), store_now
                 )
         committed(self.context, step)
-        return _result(total + 1, team, step.score, now, (today + 1, total + 1), config, previous)
+        spent = (used[0] + 1, used[1] + 1)
+        return _result(total + 1, team, step.score, now, spent, config, previous)
 
     def _store(
         self,

@@ -35,6 +35,7 @@ from ladderboard.store import (
     TeamSessions,
     queries,
     statements,
+    team_membership,
 )
 from ladderboard.store.accounts import member_of
 
@@ -197,11 +198,21 @@ class Teams:
         commit on, by every process, since each looks tokens up in the store;
         and every browser signed in as the team is signed out, as one signed
         in with the leaked token may be the leak's. A disabled team stays
-        disabled."""
+        disabled. The team's history records it."""
         with self.context.transaction() as session:
             team = lookup.team(session, lookup.competition(session, slug), name)
             team.token_hash = token_hash
             TeamSessions.revoke_team(session.connection(), team.id)
+            team_membership.add_event(
+                session.connection(),
+                competition_id=team.competition_id,
+                team_id=team.id,
+                at=self.context.clock(),
+                actor="organiser",
+                account_id=None,
+                event="token reissued",
+                detail={},
+            )
             info = _team_info(team)
         return info
 
@@ -232,12 +243,14 @@ class Teams:
             competition = lookup.competition(session, slug)
             config = CompetitionConfig.from_json(competition.config)
             team_row = lookup.team(session, competition, team)
-            rows = queries.team_submissions(session, team_row.id)
+            # The quotas count the submissions of the teams merged into this one.
+            times = [r.created_at for r in queries.team_submissions(session, team_row.id)]
+            times += team_membership.merged_submission_times(session, team_row.id)
             invalid = queries.rejection_count(session, team_row.id)
         return QuotaView(
-            used_today=sum(start <= aware(r.created_at) < end for r in rows),
+            used_today=sum(start <= aware(t) < end for t in times),
             daily_quota=config.daily_quota,
-            used_total=len(rows),
+            used_total=len(times),
             total_quota=config.total_quota,
             invalid=invalid,
             invalid_quota=config.invalid_quota,

@@ -11,6 +11,7 @@ bad file (:class:`SubmissionError`,        400     the file's code
 missing or invalid token                   401     ``unauthorized``
 a token of the wrong role                  403     ``forbidden``
 :class:`TeamDisabled`                      403     ``disabled``
+:class:`NotCaptain`                        403     ``forbidden``
 private board before the close             403     ``private_board``
 :class:`NotFound`, unknown route           404     ``not_found``
 :class:`Conflict`                          409     ``conflict``
@@ -61,6 +62,7 @@ from ladderboard.engine.errors import (
     CompetitionError,
     Conflict,
     DuplicateSubmission,
+    NotCaptain,
     NotFound,
     QuotaExceeded,
     TeamDisabled,
@@ -85,6 +87,7 @@ logger = logging.getLogger(__name__)
 _STATUS = {
     NotFound: 404,
     TeamDisabled: 403,
+    NotCaptain: 403,
     DuplicateSubmission: 409,
     Conflict: 409,
     CompetitionClosed: 409,

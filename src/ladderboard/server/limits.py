@@ -61,7 +61,12 @@ _FILE_ROUTES = [
 # API writes that are not the organiser's alone: a team's own, and the
 # self-registration (the route itself says who may register).
 _TEAM_SUBMISSIONS = re.compile(rf"/api/competitions/{_SLUG}/submissions")
-_TEAM_WRITES = [("PUT", re.compile(rf"/api/competitions/{_SLUG}/selection"))]
+_TEAM_WRITES = [
+    ("PUT", re.compile(rf"/api/competitions/{_SLUG}/selection")),
+    # A person's own team (ladderboard.server.api.team_members).
+    ("POST", re.compile(rf"/api/competitions/{_SLUG}/my-team(/[^/]+)*")),
+    ("DELETE", re.compile(rf"/api/competitions/{_SLUG}/my-team/invitations/[^/]+")),
+]
 _REGISTRATION = ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/?"))
 _ORGANISER_SIGN_IN = ("/organiser/login", "/organiser/logout")
 _READS = ("GET", "HEAD", "OPTIONS")

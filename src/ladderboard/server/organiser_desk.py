@@ -331,6 +331,7 @@ LIMITS = (
     "n_selections",
     "max_megabytes",
     "precision",
+    "max_team_size",
 )
 """The settings form's fields of the limits, offered while the competition is open."""
 CALENDAR_FIELDS = (("opens_at", "the opening time"), ("freeze_at", "the freeze"))
@@ -366,6 +367,7 @@ def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str
         "n_selections": str(config.n_selections),
         "max_megabytes": f"{config.max_bytes / 2**20:g}",
         "precision": str(config.precision),
+        "max_team_size": limit(config.max_team_size),
         "auto_publish": "1" if config.auto_publish else "",
         "opens_at": local_fields(config.opens_at, zone),
         "freeze_at": local_fields(config.freeze_at, zone),
@@ -394,6 +396,7 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
         ("n_selections", "Final submissions a team selects", False, 1, None),
         ("max_megabytes", "Largest submission file in MB", False, 1, None),
         ("precision", "Decimals shown", False, 0, MAX_PRECISION),
+        ("max_team_size", "Largest team", True, 1, None),
     ):
         sent = values.get(name)
         if sent is None or sent.strip() == now[name]:

@@ -206,9 +206,9 @@ def team_page(
     slug: str,
     name: str = "",
 ) -> HTMLResponse:
-    """One team as the organiser sees it: its activity, its submissions, the
-    files the server refused (with the reason the team was given) and the
-    duplicate flags naming it."""
+    """One team as the organiser sees it: its activity, its members, its
+    submissions, the files the server refused (with the reason the team was
+    given), the duplicate flags naming it, and its history."""
     info, other = find_signed_in(request, competitions, settings, slug)
     if info is None:
         return other
@@ -239,5 +239,7 @@ def team_view(
         rejections=competitions.rejections(slug, name),
         flags=flags,
         precision=info.config.precision,
+        members=competitions.accounts.members(slug, name),
+        history=competitions.membership.history(slug, name),
         **extra,
     )

@@ -51,6 +51,7 @@ from ladderboard.server.rendering import (
 )
 from ladderboard.server.schemas import SelectionIn
 from ladderboard.server.settings import Settings
+from ladderboard.server.team_members_pages import members_context
 
 __all__ = ["COOKIE", "SESSION_LIFETIME", "router", "signed_in_team"]
 
@@ -161,6 +162,8 @@ def _page(
         context["csrf"] = _csrf(request.app.state.settings, info.slug, _session(request))
         context["quota"] = competitions.quota(info.slug, team.name)
     context["id_column"], context["target_columns"] = competitions.columns(info.slug)
+    settings = request.app.state.settings
+    context.update(members_context(request, competitions, settings, info.slug))
     context.update(extra)
     return render(request, name, status, **context)
 

@@ -58,7 +58,10 @@ __all__ = [
     "StagedUploadRow",
     "SubmissionFileRow",
     "SubmissionRow",
+    "TeamEventRow",
+    "TeamInvitationRow",
     "TeamMemberRow",
+    "TeamMergeRow",
     "TeamRow",
     "TeamSessionRow",
     "TeamStandingRow",
@@ -161,6 +164,9 @@ class TeamRow(Base):
     created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     # A disabled team cannot sign in, submit or select, and is left off the boards.
     disabled_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    # The live team this one merged into (it is then disabled): that team's
+    # quotas count this one's submissions too (``ladderboard.engine.membership``).
+    merged_into_id: Mapped[int | None] = mapped_column(ID, nullable=True, index=True)
 
 
 class MechanismStateRow(Base):
@@ -639,3 +645,70 @@ class OrganiserActionRow(Base):
     detail: Mapped[dict] = mapped_column(JSON)
     at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     address: Mapped[str] = mapped_column(String(64), default="")
+
+
+class TeamInvitationRow(Base):
+    """A code a team's captain hands out: its SHA-256 only, admitting one
+    account to the team until it expires or is revoked."""
+
+    __tablename__ = "team_invitations"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    used_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    used_by: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+
+
+class TeamMergeRow(Base):
+    """A request of one team to merge into another, and its answer:
+    ``pending``, ``accepted``, ``refused`` or ``withdrawn``."""
+
+    __tablename__ = "team_merges"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    from_team_id: Mapped[int] = mapped_column(
+        ForeignKey("teams.id", ondelete="CASCADE"), index=True
+    )
+    into_team_id: Mapped[int] = mapped_column(
+        ForeignKey("teams.id", ondelete="CASCADE"), index=True
+    )
+    requested_by: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    requested_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    status: Mapped[str] = mapped_column(String(20))
+    answered_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    answered_by: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+
+
+class TeamEventRow(Base):
+    """One event of a team's history (created, joined, left, invited,
+    captain changed, merges, token reissued), with who and when; never a
+    secret in ``detail``."""
+
+    __tablename__ = "team_events"
+    __table_args__ = (Index("ix_team_events_team", "team_id", "id"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    actor: Mapped[str] = mapped_column(String(120))
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    event: Mapped[str] = mapped_column(String(40))
+    detail: Mapped[dict] = mapped_column(JSON)

@@ -43,6 +43,7 @@ __all__ = [
     "INVALID",
     "LOCK_STATE",
     "MEMBER_ADMISSION",
+    "MERGED_COUNTS",
     "OTHER_TEAM",
     "RESET_BOARD_VERSION",
     "STAMP_STANDING",
@@ -138,6 +139,23 @@ OTHER_TEAM = select(func.min(_SUBMISSIONS.c.id)).where(
     _SAME,
     _SUBMISSIONS.c.team_id != bindparam("team"),
 )
+# The retired teams merged into a team: its quotas count their submissions
+# too (``ladderboard.engine.membership``), each team's from its own index.
+_MERGED = table_of(TeamRow).alias("merged")
+
+
+def _merged_counts(team: Any) -> tuple[Any, Any]:
+    """The valid submissions today and in all of the retired teams merged
+    into ``team`` (a bound parameter, or a column to correlate with)."""
+    merged = _SUBMISSIONS.join(_MERGED, _MERGED.c.id == _SUBMISSIONS.c.team_id)
+    where = _MERGED.c.merged_into_id == team
+    return (
+        select(func.count().filter(_TODAY)).select_from(merged).where(where).scalar_subquery(),
+        select(func.count()).select_from(merged).where(where).scalar_subquery(),
+    )
+
+
+MERGED_COUNTS = select(*_merged_counts(bindparam("team")))
 _INVALID_FILES = select(func.count()).where(RejectionRow.team_id == bindparam("team"))
 # The team's last released score, which its next release is explained against.
 _PREVIOUS_SCORE = (
@@ -164,6 +182,7 @@ COUNTS = select(
     OTHER_TEAM.scalar_subquery(),
     _INVALID_FILES.scalar_subquery(),
     _PREVIOUS_SCORE.scalar_subquery(),
+    *_merged_counts(bindparam("team")),
     *_STANDING_SUB.c,
 ).select_from(_TEAM_SUB.outerjoin(_STANDING_SUB, true()))
 _STANDING_AT = len(COUNTS.selected_columns) - len(_STANDING_SUB.c)  # COUNTS' standing columns
@@ -173,13 +192,15 @@ INVALID = _INVALID_FILES
 
 
 def _admission_counts(team: Any) -> tuple[Any, ...]:
-    """The team's valid submissions today and in all, its invalid files, and
+    """The team's valid submissions today and in all (with those of the
+    teams merged into it, which its quotas count), its invalid files, and
     its submissions sent with the idempotency key ``key``, for the team whose
     id is ``team`` (a bound parameter, or a column to correlate with)."""
     own = _SUBMISSIONS.c.team_id == team
+    merged_today, merged_total = _merged_counts(team)
     return (
-        select(func.count().filter(_TODAY)).where(own).scalar_subquery(),
-        select(func.count()).where(own).scalar_subquery(),
+        select(func.count().filter(_TODAY)).where(own).scalar_subquery() + merged_today,
+        select(func.count()).where(own).scalar_subquery() + merged_total,
         select(func.count()).where(RejectionRow.team_id == team).scalar_subquery(),
         select(func.count())
         .where(own, _SUBMISSIONS.c.idempotency_key == bindparam("key"))
@@ -366,11 +387,14 @@ def count_params(
 def team_counts(
     connection: Any, team_id: int, predictions_sha256: str, day: tuple[datetime, datetime]
 ) -> tuple[int, int, int | None]:
-    """The team's valid submissions stamped in ``day`` (``[start, end)``) and
-    in all, and the number of its earliest submission with these predictions
+    """The valid submissions the team's quotas count (its own and those of
+    the teams merged into it) stamped in ``day`` (``[start, end)``) and in
+    all, and the number of its earliest submission with these predictions
     (None if none)."""
     params = count_params(team_id, predictions_sha256, day)
-    return tuple(connection.execute(TEAM_COUNTS, params).one())
+    today, total, same = connection.execute(TEAM_COUNTS, params).one()
+    merged_today, merged_total = connection.execute(MERGED_COUNTS, params).one()
+    return today + merged_today, total + merged_total, same
 
 
 # ------------------------------------------------------------ the calls
@@ -465,17 +489,20 @@ def counts(
     team_id: int,
     predictions_sha256: str,
     day: tuple[datetime, datetime],
-) -> tuple[int, int, int | None, int | None, int, float | None, StoredStanding | None]:
+) -> tuple[
+    int, int, int | None, int | None, int, float | None, StoredStanding | None, tuple[int, int]
+]:
     """The team's valid submissions in ``day`` (``[start, end)``) and in all, its own
     submission with these predictions, another team's, the team's invalid
-    files, its last released score and its stored standing (``None`` before
-    its first submission)."""
+    files, its last released score, its stored standing (``None`` before
+    its first submission), and the valid submissions in ``day`` and in all
+    of the teams merged into it (which its quotas count too)."""
     params = count_params(team_id, predictions_sha256, day) | {"competition": competition_id}
     row = connection.execute(COUNTS, params).one()
-    today, total, own, other, invalid, previous = row[:_STANDING_AT]
+    today, total, own, other, invalid, previous, merged_today, merged_total = row[:_STANDING_AT]
     stored = StoredStanding(*row[_STANDING_AT:])  # all None before the team's first submission
     standing = None if stored.submission_id is None else stored
-    return today, total, own, other, invalid, previous, standing
+    return today, total, own, other, invalid, previous, standing, (merged_today, merged_total)
 
 
 def released_before(connection: Any, team_id: int, number: int) -> float | None:

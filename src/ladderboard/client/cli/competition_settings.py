@@ -21,6 +21,8 @@ __all__ = [
     "DailyQuotaOption",
     "InvalidQuotaOption",
     "MaxBytesOption",
+    "MaxTeamSizeOption",
+    "MergerDeadlineOption",
     "PrecisionOption",
     "ScoreParamOption",
     "SelectionsOption",
@@ -51,6 +53,18 @@ MaxBytesOption = Annotated[
     int | None,
     typer.Option(
         "--max-bytes", help="The largest submission file in bytes, compressed or not (50 MiB)."
+    ),
+]
+MaxTeamSizeOption = Annotated[
+    str | None,
+    typer.Option("--max-team-size", help=f"Most members of a team of accounts: {_LIMIT}."),
+]
+MergerDeadlineOption = Annotated[
+    str | None,
+    typer.Option(
+        "--merger-deadline",
+        help="Last moment two teams may merge, ISO 8601 with a time zone, before the "
+        "deadline; 'none': until the close.",
     ),
 ]
 PrecisionOption = Annotated[
@@ -93,6 +107,8 @@ def setting_fields(
     precision: int | None = None,
     auto_publish: bool | None = None,
     score_param: list[str] | None = None,
+    max_team_size: str | None = None,
+    merger_deadline: str | None = None,
 ) -> dict[str, Any]:
     """The settings given (``None``: not given), under the names of the
     competition's JSON, as the API's ``PATCH`` takes them: a limit ``none``
@@ -102,12 +118,15 @@ def setting_fields(
     {'daily_quota': 3, 'total_quota': None, 'precision': 2}
     >>> setting_fields(score_param=["clip=1e-15"])
     {'score_params': {'clip': 1e-15}}
+    >>> setting_fields(max_team_size="4", merger_deadline="none")
+    {'max_team_size': 4, 'merger_deadline': None}
     """
     fields: dict[str, Any] = {}
     for name, value in (
         ("daily_quota", daily_quota),
         ("total_quota", total_quota),
         ("invalid_quota", invalid_quota),
+        ("max_team_size", max_team_size),
     ):
         if value is not None:
             fields[name] = _limit("--" + name.replace("_", "-"), value)
@@ -119,6 +138,9 @@ def setting_fields(
     ):
         if number is not None:
             fields[name] = number
+    if merger_deadline is not None:
+        text = merger_deadline.strip()
+        fields["merger_deadline"] = None if text.lower() == "none" else text
     if score_param:
         try:
             fields["score_params"] = parse_params(score_param)

@@ -30,6 +30,7 @@ from ladderboard.client.cli.shared import (
     show,
 )
 from ladderboard.client.cli.team import team_app
+from ladderboard.client.cli.team_members import team_create  # noqa: F401 (adds its verbs)
 from ladderboard.terminal import (
     CsvOption,
     JsonOption,

@@ -1,5 +1,6 @@
 """``ladderboard team``: register, import, list, disable and enable teams,
-and reissue their tokens (the organiser's token).
+and reissue their tokens (the organiser's token); a person's own team's
+verbs are :mod:`~ladderboard.client.cli.team_members`'s.
 
 A new token is shown once: on the screen, or with ``team import
 --tokens-out`` in a new file only its owner can read."""
@@ -40,7 +41,8 @@ __all__ = [
 ]
 
 team_app = typer.Typer(
-    help="Register, list, disable and enable teams, and reissue their tokens (organiser).",
+    help="Register, list, disable and enable teams, and reissue their tokens (organiser); "
+    "create, show, invite to, join, leave and merge your own team (your personal token).",
     no_args_is_help=True,
 )
 

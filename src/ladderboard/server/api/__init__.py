@@ -20,6 +20,7 @@ from ladderboard.server.api import (
     look_alikes,
     organisers,
     submissions,
+    team_members,
     teams,
 )
 from ladderboard.server.api.health import health
@@ -32,6 +33,7 @@ for _resource in (
     competitions,
     corrections,
     teams,
+    team_members,
     look_alikes,
     files,
     submissions,

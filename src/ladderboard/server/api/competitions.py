@@ -114,6 +114,13 @@ def create_competition(
     visibility: Annotated[
         Literal["public", "unlisted", "private"], Form(description=VISIBILITY_FIELD)
     ] = "public",
+    max_team_size: Annotated[
+        str | None, Form(description="Most members of a team: an integer, or 'none'.")
+    ] = None,
+    merger_deadline: Annotated[
+        str | None,
+        Form(description="Last moment two teams may merge: ISO 8601 with a time zone."),
+    ] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -154,6 +161,8 @@ def create_competition(
             "freeze_at": freeze_at,
             "late_submissions": late_submissions,
             "visibility": visibility,
+            "max_team_size": max_team_size,
+            "merger_deadline": merger_deadline,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -341,13 +350,16 @@ def competition_config(
         "board": form["board"],
         "auto_publish": form["auto_publish"],
     }
-    for name in ("daily_quota", "total_quota", "invalid_quota"):
-        parsed = optional_int(name, form[name])
+    for name in ("daily_quota", "total_quota", "invalid_quota", "max_team_size"):
+        parsed = optional_int(name, form.get(name))
         if parsed is not DEFAULT:
             options[name] = parsed
     for name in ("deadline", "opens_at", "freeze_at"):
         if form.get(name):
             options[name] = form[name]
+    merger = form.get("merger_deadline")
+    if merger and str(merger).strip().lower() != "none":  # "none": until the close
+        options["merger_deadline"] = merger
     if form.get("late_submissions"):
         options["late_submissions"] = True
     if form.get("visibility"):

@@ -1,0 +1,244 @@
+"""The Members section of a team's page, for a browser signed in to an
+account (:mod:`ladderboard.server.account_session`): create a team or join
+one by code, see its members, and, for the captain, invite (the code and
+its link shown once), revoke, hand over the captaincy, ask for a merge and
+answer one; any member may leave. ``/c/{slug}/join-team?code=...`` is the
+link an invitation gives: it asks the signed-in account to confirm.
+
+Every form must come from a page of this server (its ``Origin`` or
+``Referer``) and carry the CSRF value of the account's session (an HMAC of
+its random, HttpOnly cookie that only pages served to that browser hold).
+A refusal is the API's, shown as a page with its status. The rules are the
+engine's (:mod:`ladderboard.engine.membership`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from ladderboard.engine import Competitions
+from ladderboard.engine.accounts import AccountInfo
+from ladderboard.engine.results import CompetitionInfo
+from ladderboard.server.account_session import session_account, session_cookie
+from ladderboard.server.api.team_members import join_link
+from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
+from ladderboard.server.errors import ApiError
+from ladderboard.server.organiser_pages import same_origin
+from ladderboard.server.rendering import competition_context, find, not_found, render
+from ladderboard.server.settings import Settings
+
+__all__ = ["members_context", "router"]
+
+router = APIRouter(include_in_schema=False)
+FormText = Annotated[str, Form()]
+
+
+def _csrf(settings: Settings, slug: str, session: str) -> str:
+    """The CSRF value of an account's Members forms in competition ``slug``."""
+    key = settings.admin_token.get_secret_value().encode()
+    text = f"ladderboard-members-csrf\n{slug}\n{session}"
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def members_context(
+    request: Request, competitions: Competitions, settings: Settings, slug: str
+) -> dict[str, Any]:
+    """What the Members section shows to the signed-in account (nothing
+    without one): the account, its team in ``slug`` with members, live
+    invitations and pending merges, and the forms' CSRF value."""
+    account = session_account(request, competitions)
+    if account is None:
+        return {}
+    return {
+        "account": account,
+        "my_team": competitions.membership.my_team(slug, account.id),
+        "members_csrf": _csrf(settings, slug, session_cookie(request)),
+    }
+
+
+def _account_form(
+    request: Request, competitions: Competitions, settings: Settings, slug: str, csrf: str
+) -> AccountInfo:
+    """The signed-in account a Members form acts for, or the refusal."""
+    account = session_account(request, competitions)
+    if account is None:
+        raise ApiError(401, "unauthorized", "sign in to your account first")
+    if not same_origin(request):
+        raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
+    expected = _csrf(settings, slug, session_cookie(request))
+    if not hmac.compare_digest(csrf.encode(), expected.encode()):
+        raise ApiError(403, "forbidden", "the form is stale or was not sent from this site")
+    spend(request, f"account:{account.id}", settings.rate_limit_per_minute, "for this account")
+    return account
+
+
+def _competition(request: Request, competitions: Competitions, slug: str) -> CompetitionInfo:
+    info = find(request, competitions, slug)
+    if info is None:
+        raise ApiError(404, "not_found", f"no competition {slug!r}")
+    return info
+
+
+def _back(slug: str) -> Response:
+    return RedirectResponse(f"/c/{slug}/team#members", status_code=303)
+
+
+@router.get("/c/{slug}/join-team", response_class=HTMLResponse)
+def join_team_page(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    code: str = "",
+) -> HTMLResponse:
+    """The page an invitation link opens: a button that joins the team."""
+    info = find(request, competitions, slug)
+    if info is None:
+        return not_found(request, slug)
+    context = competition_context(competitions, info, "team", None)
+    context |= members_context(request, competitions, settings, slug)
+    return render(request, "join_team.html", 200, code=code[:64], **context)
+
+
+@router.post("/c/{slug}/my-team")
+def create_team(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    name: FormText = "",
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    try:
+        competitions.membership.create_team(slug, account.id, name)
+    except (TypeError, ValueError) as exc:
+        raise ApiError(422, "invalid_request", str(exc)) from None
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/join")
+def join_team(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    code: FormText = "",
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    competitions.membership.join(slug, account.id, code)
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/invitations", response_class=HTMLResponse)
+def invite(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: FormText = "",
+) -> Response:
+    """A new invitation, its code and link shown on this page only."""
+    info = _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    invitation, code = competitions.membership.invite(slug, account.id)
+    context = competition_context(competitions, info, "team", None)
+    response = render(
+        request,
+        "team_invitation.html",
+        201,
+        invitation=invitation,
+        code=code,
+        link=join_link(request, slug, code),
+        **context,
+    )
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+@router.post("/c/{slug}/my-team/invitations/{invitation_id}/revoke")
+def revoke_invitation(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    invitation_id: int,
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    competitions.membership.revoke_invitation(slug, account.id, invitation_id)
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/leave")
+def leave(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    competitions.membership.leave(slug, account.id)
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/captain")
+def make_captain(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    handle: FormText = "",
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    competitions.membership.make_captain(slug, account.id, handle)
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/merges")
+def request_merge(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    into: FormText = "",
+    csrf: FormText = "",
+) -> Response:
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    competitions.membership.request_merge(slug, account.id, into)
+    return _back(slug)
+
+
+@router.post("/c/{slug}/my-team/merges/{merge_id}/{answer}")
+def answer_merge(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    merge_id: int,
+    answer: str,
+    csrf: FormText = "",
+) -> Response:
+    if answer not in ("accept", "refuse", "withdraw"):
+        raise ApiError(404, "not_found", "a merge is accepted, refused or withdrawn")
+    _competition(request, competitions, slug)
+    account = _account_form(request, competitions, settings, slug, csrf)
+    if answer == "withdraw":
+        competitions.membership.withdraw_merge(slug, account.id, merge_id)
+    else:
+        competitions.membership.answer_merge(slug, account.id, merge_id, answer == "accept")
+    return _back(slug)
