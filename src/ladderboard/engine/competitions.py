@@ -80,6 +80,7 @@ from ladderboard.store import (
     queries,
     require_schema,
 )
+from ladderboard.store.invitations import Invitations
 
 __all__ = [
     "DEFAULT_URL",
@@ -161,6 +162,7 @@ class Competitions:
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
         self.drafts = StagedUploads(engine, self.reader, clock)
+        self.invitations = Invitations(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self._data_files = DataFiles(self.context, self._lifecycle)
