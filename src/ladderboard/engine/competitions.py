@@ -46,6 +46,7 @@ from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
+from ladderboard.engine.registrations import Registrations
 from ladderboard.engine.results import (
     Admission,
     CompetitionInfo,
@@ -167,6 +168,7 @@ class Competitions:
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self.accounts = Accounts(self.context, self._teams)
+        self.registrations = Registrations(self._lifecycle, self.accounts, self.invitations)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
         # The first submission after a freeze keeps the public board as it stood.
