@@ -11,6 +11,8 @@ bad file (:class:`SubmissionError`,        400     the file's code
 missing or invalid token                   401     ``unauthorized``
 a token of the wrong role                  403     ``forbidden``
 :class:`TeamDisabled`                      403     ``disabled``
+:class:`RegistrationRefused` (joining      403     ``registration``,
+without the list, a code, or a valid one)          ``invitation``
 private board before the close             403     ``private_board``
 :class:`NotFound`, unknown route           404     ``not_found``
 :class:`Conflict`                          409     ``conflict``
@@ -63,6 +65,7 @@ from ladderboard.engine.errors import (
     DuplicateSubmission,
     NotFound,
     QuotaExceeded,
+    RegistrationRefused,
     TeamDisabled,
 )
 from ladderboard.files.solution import SolutionError
@@ -85,6 +88,7 @@ logger = logging.getLogger(__name__)
 _STATUS = {
     NotFound: 404,
     TeamDisabled: 403,
+    RegistrationRefused: 403,
     DuplicateSubmission: 409,
     Conflict: 409,
     CompetitionClosed: 409,

@@ -17,6 +17,7 @@ from ladderboard.server.api import (
     corrections,
     exports,
     files,
+    registrations,
     submissions,
     teams,
 )
@@ -26,5 +27,14 @@ from ladderboard.server.api.shared import document_shared_errors
 __all__ = ["document_shared_errors", "health", "router"]
 
 router = APIRouter(prefix="/api")
-for _resource in (competitions, corrections, teams, files, submissions, boards, exports):
+for _resource in (
+    competitions,
+    corrections,
+    teams,
+    registrations,
+    files,
+    submissions,
+    boards,
+    exports,
+):
     router.include_router(_resource.router)

@@ -102,6 +102,13 @@ def create_competition(
     late_submissions: Annotated[
         bool, Form(description="Score files sent after the publication, on the late board.")
     ] = False,
+    registration: Annotated[
+        Literal["list", "open", "invitation"] | None,
+        Form(
+            description="How accounts join: the organiser's list (the default), open to "
+            "any account, or by invitation."
+        ),
+    ] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -141,6 +148,7 @@ def create_competition(
             "opens_at": opens_at,
             "freeze_at": freeze_at,
             "late_submissions": late_submissions,
+            "registration": registration,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -327,6 +335,8 @@ def competition_config(
             options[name] = form[name]
     if form.get("late_submissions"):
         options["late_submissions"] = True
+    if form.get("registration"):
+        options["registration"] = form["registration"]
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
         if form.get(name) is not None:
             options[name] = form[name]

@@ -1,0 +1,186 @@
+"""Registration per competition: an account joins (accepting the rules, with
+an invitation's code where needed); the organisers make, list and revoke
+invitations, put accounts into teams of their list, and read who registered.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import Response
+
+from ladderboard.engine import Competitions
+from ladderboard.engine.results import now_utc
+from ladderboard.server.api.shared import errors, invalid
+from ladderboard.server.deps import (
+    Caller,
+    CallerDep,
+    Competition,
+    CompetitionsDep,
+    OrganiserDep,
+    no_store,
+)
+from ladderboard.server.errors import ApiError
+from ladderboard.server.schemas.registrations import (
+    InvitationCreated,
+    InvitationIn,
+    InvitationOut,
+    JoinIn,
+    MemberIn,
+    RegistrationOut,
+)
+
+__all__ = ["join_link", "registration_out", "router"]
+
+router = APIRouter()
+
+
+def _actor(who: Caller) -> str:
+    """Who made an organiser's change, as the action log names them."""
+    account = getattr(who, "account", None)
+    return "administrator token" if account is None else f"account {account.handle}"
+
+
+def join_link(request: Request, slug: str, code: str) -> str:
+    """The join page's address with an invitation's code."""
+    return str(request.url_for("join_page", slug=slug).include_query_params(code=code))
+
+
+def registration_out(competitions: Competitions, slug: str, registration: Any) -> RegistrationOut:
+    """An account's registration (of the accounts' store) as the API shows it."""
+    return RegistrationOut.of(slug, competitions.registrations.view(slug, registration))
+
+
+@router.post(
+    "/competitions/{slug}/join",
+    responses=errors(401, 403, 404, 409, 422, 429),
+    response_model=RegistrationOut,
+    summary="Join a competition with your account, accepting its rules",
+    description="With your personal token. `accept_rules` must be true; a competition by "
+    "invitation needs `code`; `team` creates your team at once, you its captain. Joining "
+    "again changes nothing (200), or records your acceptance of rules changed since (200).",
+)
+def join(
+    body: JoinIn,
+    response: Response,
+    competitions: CompetitionsDep,
+    who: CallerDep,
+    competition: Competition,
+) -> RegistrationOut:
+    account = who.account
+    if account is None:
+        raise ApiError(
+            401,
+            "unauthorized",
+            "joining needs your account's personal token (Authorization: Bearer)",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+    try:
+        joined = competitions.registrations.join(
+            competition.slug,
+            account.id,
+            accept_rules=body.accept_rules,
+            code=body.code,
+            team=body.team,
+        )
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+    response.status_code = 201 if joined.new else 200
+    return registration_out(competitions, competition.slug, joined.registration)
+
+
+@router.get(
+    "/competitions/{slug}/registrations",
+    responses=errors(401, 403, 404, 429),
+    response_model=list[RegistrationOut],
+    summary="Every account registered, with its team and its acceptance (organiser)",
+)
+def list_registrations(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> list[RegistrationOut]:
+    slug = competition.slug
+    return [RegistrationOut.of(slug, r) for r in competitions.registrations.registered(slug)]
+
+
+@router.post(
+    "/competitions/{slug}/invitations",
+    responses=errors(401, 403, 404, 422, 429),
+    status_code=201,
+    response_model=InvitationCreated,
+    summary="Make an invitation and return its code and link, once (organiser)",
+    description="Only the code's SHA-256 is stored: the code cannot be shown again.",
+)
+def create_invitation(
+    body: InvitationIn,
+    request: Request,
+    response: Response,
+    competitions: CompetitionsDep,
+    who: OrganiserDep,
+    competition: Competition,
+) -> InvitationCreated:
+    try:
+        invitation, code = competitions.registrations.create_invitation(
+            competition.slug,
+            created_by=_actor(who),
+            label=body.label,
+            uses=body.uses,
+            days=body.days,
+        )
+    except ValueError as exc:
+        raise invalid(str(exc)) from None
+    no_store(response)  # the code must not stay in any cache
+    out = InvitationOut.of(invitation, now_utc())
+    return InvitationCreated(
+        **out.model_dump(), code=code, link=join_link(request, competition.slug, code)
+    )
+
+
+@router.get(
+    "/competitions/{slug}/invitations",
+    responses=errors(401, 403, 404, 429),
+    response_model=list[InvitationOut],
+    summary="The competition's invitations, without their codes (organiser)",
+)
+def list_invitations(
+    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+) -> list[InvitationOut]:
+    now = now_utc()
+    return [
+        InvitationOut.of(i, now) for i in competitions.invitations.invitations(competition.slug)
+    ]
+
+
+@router.delete(
+    "/competitions/{slug}/invitations/{invitation_id}",
+    responses=errors(401, 403, 404, 422, 429),
+    response_model=InvitationOut,
+    summary="Revoke an invitation: its code admits no one from now on (organiser)",
+)
+def revoke_invitation(
+    invitation_id: Annotated[int, Path(ge=1, le=2**62)],
+    competitions: CompetitionsDep,
+    _: OrganiserDep,
+    competition: Competition,
+) -> InvitationOut:
+    revoked = competitions.registrations.revoke_invitation(competition.slug, invitation_id)
+    return InvitationOut.of(revoked, now_utc())
+
+
+@router.post(
+    "/competitions/{slug}/teams/{name:path}/members",
+    responses=errors(401, 403, 404, 409, 422, 429),
+    status_code=201,
+    response_model=RegistrationOut,
+    summary="Put an account into a team of the organiser's list (organiser)",
+    description='Registers the account (`via` "list") and makes it a member of the team.',
+)
+def add_member(
+    name: str,
+    body: MemberIn,
+    competitions: CompetitionsDep,
+    _: OrganiserDep,
+    competition: Competition,
+) -> RegistrationOut:
+    registration = competitions.registrations.add_member(competition.slug, name, body.account)
+    return registration_out(competitions, competition.slug, registration)
