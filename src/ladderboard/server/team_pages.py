@@ -36,6 +36,7 @@ from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
 from ladderboard.server.errors import ApiError
+from ladderboard.server.join_pages import rules_notice
 from ladderboard.server.organiser_pages import same_origin
 from ladderboard.server.rendering import (
     REFUSALS,
@@ -160,6 +161,7 @@ def _page(
         context["csrf"] = _csrf(request.app.state.settings, info.slug, _session(request))
         context["quota"] = competitions.quota(info.slug, team.name)
     context["id_column"], context["target_columns"] = competitions.columns(info.slug)
+    context.update(rules_notice(request, competitions, info))
     context.update(extra)
     return render(request, name, status, **context)
 
