@@ -180,6 +180,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             opens_at=opens_at,
             freeze_at=freeze_at,
             late_submissions=bool(values.get("late_submissions")),
+            registration=values.get("registration") or "list",
             **options,
         )
     except TypeError as exc:

@@ -177,6 +177,9 @@ def desk(
         settings_now=settings_fields(info),
         calendar_editable=calendar_editable(info),
         history=competitions.history(info.slug),
+        registered=competitions.registrations.registered(info.slug),
+        invitations=competitions.invitations.invitations(info.slug),
+        registration_now=competitions.context.now(),
         **extra,
     )
 
@@ -338,6 +341,7 @@ def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str
         "freeze_at": local_fields(config.freeze_at, zone),
         "zone": zone,
         "late_submissions": "1" if config.late_submissions else "",
+        "registration": config.registration,
     }
 
 
@@ -390,10 +394,25 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     late_submissions = bool(values.get("late_submissions"))
     if late_submissions != info.config.late_submissions:
         asked["late_submissions"] = late_submissions
+    registration = values.get("registration")
+    if registration is not None and registration != info.config.registration:
+        if registration not in REGISTRATIONS:
+            raise invalid(f"Registration must be one of {', '.join(REGISTRATIONS)}")
+        asked["registration"] = registration
     return asked
 
 
-SETTINGS_FIELDS = (*LIMITS, "auto_publish", "opens_at", "freeze_at", "zone", "late_submissions")
+REGISTRATIONS = ("list", "open", "invitation")
+"""The ways accounts join a competition, as the forms offer them."""
+SETTINGS_FIELDS = (
+    *LIMITS,
+    "auto_publish",
+    "opens_at",
+    "freeze_at",
+    "zone",
+    "late_submissions",
+    "registration",
+)
 """The settings form's fields."""
 
 

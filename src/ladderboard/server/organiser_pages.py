@@ -22,6 +22,7 @@ from ladderboard.server import (
     organiser_create,
     organiser_desk,
     organiser_exports,
+    organiser_registrations,
     organiser_teams,
     organiser_whatif,
 )
@@ -115,5 +116,6 @@ for part in (
     organiser_whatif,
     organiser_corrections,
     organiser_exports,
+    organiser_registrations,
 ):
     router.include_router(part.router)
