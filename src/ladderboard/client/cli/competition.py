@@ -50,11 +50,29 @@ from ladderboard.terminal import CsvOption, JsonOption, output_format, parse_par
 
 __all__ = [
     "Board",
+    "Registration",
     "competition_app",
     "competition_correct",
     "competition_create",
     "competition_dump",
     "competition_edit",
+]
+
+
+class Registration(enum.StrEnum):
+    """How accounts join a competition."""
+
+    list = "list"
+    open = "open"
+    invitation = "invitation"
+
+
+RegistrationOption = Annotated[
+    Registration | None,
+    typer.Option(
+        help="How accounts join: the organiser's list (the default; team tokens), open to "
+        "any account, or by invitation (`competition invite`)."
+    ),
 ]
 
 
@@ -212,6 +230,7 @@ def competition_create(
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateOption = False,
+    registration: RegistrationOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -263,6 +282,7 @@ def competition_create(
                 board=None if board is None else board.value,
                 ranks=ranks,
                 auto_publish=auto_publish or None,
+                registration=None if registration is None else registration.value,
                 **form_fields(settings),
                 **calendar,
             ),
@@ -298,6 +318,7 @@ def competition_edit(
     freeze: FreezeOption = None,
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateSwitchOption = None,
+    registration: RegistrationOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -323,6 +344,8 @@ def competition_edit(
         auto_publish=auto_publish,
     )
     given = (title, overview_file, rules_file, deadline)
+    if registration is not None:
+        settings["registration"] = registration.value
     calendar_given = (opens, freeze, freeze_days, late_submissions) != (None,) * 4
     if all(value is None for value in given) and not settings and not calendar_given:
         fail(
