@@ -96,7 +96,12 @@ def test_joining_needs_an_account(client, solution):
     anonymous = client.post("/api/competitions/demo/join", json={"accept_rules": True})
     assert anonymous.status_code == 401
     by_organiser = join(client, "organiser-token-for-the-tests-0123456789", accept_rules=True)
-    assert by_organiser.status_code == 401
+    assert by_organiser.status_code == 403
+    team_token = client.post(
+        "/api/competitions/demo/teams", json={"name": "alpha"}, headers=organiser()
+    ).json()["token"]
+    assert join(client, team_token, accept_rules=True).status_code == 403
+    assert join(client, team_token, accept_rules="not even a bool").status_code == 403
     assert registrations(client) == []
 
 

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.results import now_utc
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import (
@@ -42,6 +43,25 @@ def _actor(who: Caller) -> str:
     return "administrator token" if account is None else f"account {account.handle}"
 
 
+def person(competitions: CompetitionsDep, who: CallerDep, competition: Competition) -> AccountInfo:
+    """Only an account (its personal token): 401 without one, 403 for a
+    team's token of this competition or the administrator token. A
+    dependency, so that it refuses before the body is read."""
+    if who.account is not None:
+        return who.account
+    if who.is_organiser or who.team(competitions, competition.slug) is not None:
+        raise ApiError(403, "forbidden", "joining is for an account, with its personal token")
+    raise ApiError(
+        401,
+        "unauthorized",
+        "joining needs your account's personal token (Authorization: Bearer)",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+
+
+PersonDep = Annotated[AccountInfo, Depends(person)]
+
+
 def join_link(request: Request, slug: str, code: str) -> str:
     """The join page's address with an invitation's code."""
     return str(request.url_for("join_page", slug=slug).include_query_params(code=code))
@@ -62,20 +82,12 @@ def registration_out(competitions: Competitions, slug: str, registration: Any) -
     "again changes nothing (200), or records your acceptance of rules changed since (200).",
 )
 def join(
+    account: PersonDep,
     body: JoinIn,
     response: Response,
     competitions: CompetitionsDep,
-    who: CallerDep,
     competition: Competition,
 ) -> RegistrationOut:
-    account = who.account
-    if account is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "joining needs your account's personal token (Authorization: Bearer)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
     try:
         joined = competitions.registrations.join(
             competition.slug,
