@@ -306,7 +306,7 @@ def test_the_join_page_sends_a_stranger_to_sign_in_and_back(client, solution):
     page = client.get("/c/demo/join", params={"code": made["code"]})
     assert page.status_code == 200
     assert "Be fair." in page.text and "One account per person." in page.text
-    link = re.search(r'href="(/sign-in\?next=[^"]+)"', page.text).group(1)
+    link = re.search(r'href="(/account/sign-in\?next=[^"]+)"', page.text).group(1)
     back = parse_qs(urlsplit(link.replace("&amp;", "&")).query)["next"][0]
     assert back == f"/c/demo/join?code={made['code']}"
 

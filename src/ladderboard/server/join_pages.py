@@ -43,7 +43,7 @@ from ladderboard.server.settings import Settings
 __all__ = ["code_admits", "router", "rules_notice"]
 
 router = APIRouter(include_in_schema=False)
-SIGN_IN = "/sign-in"
+SIGN_IN = "/account/sign-in"
 """The accounts' sign-in page, which takes ``next``: where to come back to."""
 
 
