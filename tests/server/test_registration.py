@@ -378,3 +378,24 @@ def test_the_team_page_says_the_rules_changed_and_takes_them_again(client, solut
     assert accepted.status_code == 303 and accepted.headers["location"] == "/c/demo/team"
     assert registrations(client)[0]["rules_sha256"] == rules_hash("Other rules.")
     assert "The rules changed" not in client.get("/c/demo/team").text
+
+
+def test_the_organisers_acts_are_in_the_action_log_without_codes(client, solution):
+    competition(client, solution, "list")
+    client.post("/api/competitions/demo/teams", json={"name": "alpha"}, headers=organiser())
+    account(client, "gus")
+    made = invite(client, label="TAs", uses=3)
+    client.delete(f"/api/competitions/demo/invitations/{made['id']}", headers=organiser())
+    path = "/api/competitions/demo/teams/alpha/members"
+    assert client.post(path, json={"account": "gus"}, headers=organiser()).status_code == 201
+    refused = client.post(path, json={"account": "nobody"}, headers=organiser())
+    assert refused.status_code == 404
+    actions = client.app.state.competitions.accounts.actions("demo")
+    mine = [(a.action, a.actor) for a in reversed(actions) if a.action.startswith(("inv", "team."))]
+    assert mine == [
+        ("invitation.create", "administrator token"),
+        ("invitation.revoke", "administrator token"),
+        ("team.member.add", "administrator token"),
+    ]
+    assert made["code"] not in str([a.detail for a in actions])
+    assert {"account": "gus", "team": "alpha"} in [a.detail for a in actions]

@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
-from ladderboard.server.api.registrations import join_link
+from ladderboard.server.api.registrations import invitation_detail, join_link, record
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_desk import desk, refused
 from ladderboard.server.organiser_forms import invalid
@@ -68,6 +68,7 @@ def create_invitation(
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, invitation_form=form)
+    record(competitions, request, None, slug, "invitation.create", invitation_detail(invitation))
     response = desk(
         request,
         competitions,
@@ -97,6 +98,7 @@ def revoke_invitation(
         revoked = competitions.registrations.revoke_invitation(slug, int(invitation_id))
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
+    record(competitions, request, None, slug, "invitation.revoke", invitation_detail(revoked))
     done = f"Invitation {revoked.id} is revoked: its code admits no one from now on."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)
 
@@ -117,8 +119,10 @@ def add_member(
         check_form(request, competitions, settings, csrf)
         if not account.strip() or not team.strip():
             raise invalid("give the account's handle and the team's name")
-        competitions.registrations.add_member(slug, team.strip(), account.strip())
+        registration = competitions.registrations.add_member(slug, team.strip(), account.strip())
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, member_form=form)
+    detail = {"account": registration.handle, "team": registration.team}
+    record(competitions, request, None, slug, "team.member.add", detail)
     done = f"Account {account.strip()} is in team {team.strip()} now."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)

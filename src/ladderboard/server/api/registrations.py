@@ -12,6 +12,7 @@ from fastapi.responses import Response
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
+from ladderboard.engine.registrations import InvitationInfo
 from ladderboard.engine.results import now_utc
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import (
@@ -20,6 +21,7 @@ from ladderboard.server.deps import (
     Competition,
     CompetitionsDep,
     OrganiserDep,
+    client_address,
     no_store,
 )
 from ladderboard.server.errors import ApiError
@@ -32,15 +34,50 @@ from ladderboard.server.schemas.registrations import (
     RegistrationOut,
 )
 
-__all__ = ["join_link", "registration_out", "router"]
+__all__ = [
+    "PersonDep",
+    "invitation_detail",
+    "join_link",
+    "record",
+    "registration_out",
+    "router",
+]
 
 router = APIRouter()
 
 
 def _actor(who: Caller) -> str:
     """Who made an organiser's change, as the action log names them."""
-    account = getattr(who, "account", None)
-    return "administrator token" if account is None else f"account {account.handle}"
+    return "administrator token" if who.account is None else f"account {who.account.handle}"
+
+
+def record(
+    competitions: Competitions,
+    request: Request,
+    who: Caller | None,
+    slug: str,
+    action: str,
+    detail: dict[str, Any],
+) -> None:
+    """One entry of the competition's action log: who (``None``: the
+    administrator's desk session), what, and from which address; never a
+    code."""
+    actor = "administrator token" if who is None else _actor(who)
+    account_id = None if who is None or who.account is None else who.account.id
+    competitions.accounts.record_action(
+        slug, actor, account_id, action, detail, client_address(request)
+    )
+
+
+def invitation_detail(invitation: InvitationInfo) -> dict[str, Any]:
+    """What the action log keeps of an invitation: never its code."""
+    expires = None if invitation.expires_at is None else invitation.expires_at.isoformat()
+    return {
+        "invitation": invitation.id,
+        "label": invitation.label,
+        "max_uses": invitation.max_uses,
+        "expires_at": expires,
+    }
 
 
 def person(competitions: CompetitionsDep, who: CallerDep, competition: Competition) -> AccountInfo:
@@ -141,6 +178,10 @@ def create_invitation(
         )
     except ValueError as exc:
         raise invalid(str(exc)) from None
+    record(
+        competitions, request, who, competition.slug, "invitation.create",
+        invitation_detail(invitation),
+    )  # fmt: skip
     no_store(response)  # the code must not stay in any cache
     out = InvitationOut.of(invitation, now_utc())
     return InvitationCreated(
@@ -171,11 +212,14 @@ def list_invitations(
 )
 def revoke_invitation(
     invitation_id: Annotated[int, Path(ge=1, le=2**62)],
+    request: Request,
     competitions: CompetitionsDep,
-    _: OrganiserDep,
+    who: OrganiserDep,
     competition: Competition,
 ) -> InvitationOut:
     revoked = competitions.registrations.revoke_invitation(competition.slug, invitation_id)
+    detail = invitation_detail(revoked)
+    record(competitions, request, who, competition.slug, "invitation.revoke", detail)
     return InvitationOut.of(revoked, now_utc())
 
 
@@ -190,9 +234,12 @@ def revoke_invitation(
 def add_member(
     name: str,
     body: MemberIn,
+    request: Request,
     competitions: CompetitionsDep,
-    _: OrganiserDep,
+    who: OrganiserDep,
     competition: Competition,
 ) -> RegistrationOut:
     registration = competitions.registrations.add_member(competition.slug, name, body.account)
+    detail = {"account": registration.handle, "team": registration.team}
+    record(competitions, request, who, competition.slug, "team.member.add", detail)
     return registration_out(competitions, competition.slug, registration)
