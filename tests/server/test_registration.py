@@ -399,3 +399,26 @@ def test_the_organisers_acts_are_in_the_action_log_without_codes(client, solutio
     ]
     assert made["code"] not in str([a.detail for a in actions])
     assert {"account": "gus", "team": "alpha"} in [a.detail for a in actions]
+
+
+def test_the_desk_forms_set_the_registration(client, solution):
+    from organiser_helpers import sign_in, status
+
+    csrf = sign_in(client)
+    create(client, solution)
+    assert client.get("/api/competitions/demo").json()["registration"] == "list"
+    desk = client.get("/organiser/c/demo").text
+    assert '<option value="list" selected>' in desk
+    settings = {
+        "csrf": csrf, "daily_quota": "5", "total_quota": "none", "invalid_quota": "20",
+        "n_selections": "2", "max_megabytes": "50", "precision": "5",
+    }  # fmt: skip
+    bad = client.post("/organiser/c/demo/settings", data=settings | {"registration": "everyone"})
+    assert bad.status_code == 422
+    assert client.get("/api/competitions/demo").json()["registration"] == "list"
+    page = client.post("/organiser/c/demo/settings", data=settings | {"registration": "open"})
+    assert page.status_code == 200
+    assert status(page.text) == "Saved: Registration: list → open."
+    assert client.get("/api/competitions/demo").json()["registration"] == "open"
+    assert client.post("/api/competitions/demo/close", headers=organiser()).status_code == 200
+    assert 'name="registration"' not in client.get("/organiser/c/demo").text
