@@ -25,8 +25,10 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo
 from ladderboard.server.account_session import session_account, session_cookie
+from ladderboard.server.api.registrations import joinable
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_session import same_origin
@@ -61,6 +63,18 @@ def _csrf(settings: Settings, slug: str, session: str) -> str:
     key = settings.admin_token.get_secret_value().encode()
     text = f"ladderboard-join-csrf\n{slug}\n{session}"
     return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+
+
+def _joinable(
+    request: Request, competitions: Competitions, slug: str, code: str
+) -> CompetitionInfo | None:
+    """The competition of the join page (``None``: none to show), read
+    through :func:`~ladderboard.server.api.registrations.joinable`, where a
+    valid invitation code opens a competition not otherwise visible."""
+    try:
+        return joinable(competitions, request, slug, code or None)
+    except NotFound:
+        return None
 
 
 def _here(slug: str, code: str) -> str:
@@ -117,10 +131,10 @@ def rules_notice(request: Request, competitions: Competitions, info: Competition
 def join_page(
     request: Request, competitions: CompetitionsDep, slug: str, code: str = ""
 ) -> HTMLResponse:
-    info = find(competitions, slug)
+    code = code.strip()[:200]
+    info = _joinable(request, competitions, slug, code)
     if info is None:
         return not_found(request, slug)
-    code = code.strip()[:200]
     account = session_account(request, competitions)
     return _join_page(request, info, account, code=code, team_name=getattr(account, "handle", ""))
 
@@ -152,7 +166,7 @@ def join(
     code: Annotated[str, Form(max_length=200)] = "",
     team: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
-    info = find(competitions, slug)
+    info = _joinable(request, competitions, slug, code.strip())
     if info is None:
         return not_found(request, slug)
     account = None

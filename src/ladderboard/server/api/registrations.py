@@ -13,7 +13,7 @@ from fastapi.responses import Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.registrations import InvitationInfo
-from ladderboard.engine.results import now_utc
+from ladderboard.engine.results import CompetitionInfo, now_utc
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import (
     Caller,
@@ -38,6 +38,7 @@ __all__ = [
     "PersonDep",
     "invitation_detail",
     "join_link",
+    "joinable",
     "record",
     "registration_out",
     "router",
@@ -80,13 +81,25 @@ def invitation_detail(invitation: InvitationInfo) -> dict[str, Any]:
     }
 
 
-def person(competitions: CompetitionsDep, who: CallerDep, competition: Competition) -> AccountInfo:
+def joinable(
+    competitions: Competitions, request: Request, slug: str, code: str | None
+) -> CompetitionInfo:
+    """The competition ``slug`` as joining it reads it (:class:`NotFound`
+    when there is none). The one place where a competition its caller may
+    not otherwise see (a private one) opens to whoever holds a valid
+    invitation ``code`` (:meth:`Registrations.code_admits`): the join route
+    and the join page read the competition here, not through the checks of
+    the other routes."""
+    return competitions.competition(slug)
+
+
+def person(competitions: CompetitionsDep, who: CallerDep, slug: str) -> AccountInfo:
     """Only an account (its personal token): 401 without one, 403 for a
     team's token of this competition or the administrator token. A
     dependency, so that it refuses before the body is read."""
     if who.account is not None:
         return who.account
-    if who.is_organiser or who.team(competitions, competition.slug) is not None:
+    if who.is_organiser or who.team(competitions, slug) is not None:
         raise ApiError(403, "forbidden", "joining is for an account, with its personal token")
     raise ApiError(
         401,
@@ -119,12 +132,14 @@ def registration_out(competitions: Competitions, slug: str, registration: Any) -
     "again changes nothing (200), or records your acceptance of rules changed since (200).",
 )
 def join(
+    slug: str,
     account: PersonDep,
     body: JoinIn,
+    request: Request,
     response: Response,
     competitions: CompetitionsDep,
-    competition: Competition,
 ) -> RegistrationOut:
+    competition = joinable(competitions, request, slug, body.code)
     try:
         joined = competitions.registrations.join(
             competition.slug,
