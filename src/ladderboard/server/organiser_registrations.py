@@ -10,18 +10,16 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
-from ladderboard.server.api.registrations import invitation_detail, join_link, record
+from ladderboard.server.api.registrations import invitation_detail, join_link
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_desk import desk, refused
 from ladderboard.server.organiser_forms import invalid
 from ladderboard.server.organiser_session import check_form
 from ladderboard.server.rendering import REFUSALS
 
-__all__ = ["ORGANISER_ACTOR", "router"]
+__all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
-ORGANISER_ACTOR = "administrator token"
-"""Who made an invitation on the desk signed in with the organiser token."""
 
 
 def _number(label: str, text: str, *, whole: bool, high: float) -> float | None:
@@ -53,13 +51,13 @@ def create_invitation(
     """Make an invitation; the desk shows its code and link this once."""
     form = {"label": label, "uses": uses, "days": days}
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         count = _number("Accounts it admits", uses, whole=True, high=1_000_000)
         length = _number("Days it is valid", days, whole=False, high=3660)
         try:
             invitation, code = competitions.registrations.create_invitation(
                 slug,
-                created_by=ORGANISER_ACTOR,
+                created_by=acting.actor.name,
                 label=label,
                 uses=None if count is None else int(count),
                 days=length,
@@ -68,7 +66,7 @@ def create_invitation(
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, invitation_form=form)
-    record(competitions, request, None, slug, "invitation.create", invitation_detail(invitation))
+    acting.record(slug, "invitation.create", invitation_detail(invitation))
     response = desk(
         request,
         competitions,
@@ -92,13 +90,13 @@ def revoke_invitation(
     csrf: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         if not invitation_id.isdecimal() or len(invitation_id) > 18:
             raise invalid(f"no invitation {invitation_id[:40]!r}")
         revoked = competitions.registrations.revoke_invitation(slug, int(invitation_id))
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
-    record(competitions, request, None, slug, "invitation.revoke", invitation_detail(revoked))
+    acting.record(slug, "invitation.revoke", invitation_detail(revoked))
     done = f"Invitation {revoked.id} is revoked: its code admits no one from now on."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)
 
@@ -116,13 +114,13 @@ def add_member(
     """Put an account into a team of the list, registering it."""
     form = {"account": account, "team": team}
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         if not account.strip() or not team.strip():
             raise invalid("give the account's handle and the team's name")
         registration = competitions.registrations.add_member(slug, team.strip(), account.strip())
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, member_form=form)
     detail = {"account": registration.handle, "team": registration.team}
-    record(competitions, request, None, slug, "team.member.add", detail)
+    acting.record(slug, "team.member.add", detail)
     done = f"Account {account.strip()} is in team {team.strip()} now."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)

@@ -17,6 +17,8 @@ from ladderboard.server.api import (
     corrections,
     exports,
     files,
+    look_alikes,
+    organisers,
     registrations,
     submissions,
     teams,
@@ -31,10 +33,12 @@ for _resource in (
     competitions,
     corrections,
     teams,
+    look_alikes,
     registrations,
     files,
     submissions,
     boards,
     exports,
+    organisers,
 ):
     router.include_router(_resource.router)

@@ -21,7 +21,7 @@ from ladderboard.server.deps import (
     Competition,
     CompetitionsDep,
     OrganiserDep,
-    client_address,
+    acting_for,
     no_store,
 )
 from ladderboard.server.errors import ApiError
@@ -47,27 +47,16 @@ __all__ = [
 router = APIRouter()
 
 
-def _actor(who: Caller) -> str:
-    """Who made an organiser's change, as the action log names them."""
-    return "administrator token" if who.account is None else f"account {who.account.handle}"
-
-
 def record(
     competitions: Competitions,
     request: Request,
-    who: Caller | None,
+    who: Caller,
     slug: str,
     action: str,
     detail: dict[str, Any],
 ) -> None:
-    """One entry of the competition's action log: who (``None``: the
-    administrator's desk session), what, and from which address; never a
-    code."""
-    actor = "administrator token" if who is None else _actor(who)
-    account_id = None if who is None or who.account is None else who.account.id
-    competitions.accounts.record_action(
-        slug, actor, account_id, action, detail, client_address(request)
-    )
+    """One entry of the competition's action log, as ``who``'s; never a code."""
+    acting_for(request, competitions, who).record(slug, action, detail)
 
 
 def invitation_detail(invitation: InvitationInfo) -> dict[str, Any]:
@@ -186,7 +175,7 @@ def create_invitation(
     try:
         invitation, code = competitions.registrations.create_invitation(
             competition.slug,
-            created_by=_actor(who),
+            created_by=acting_for(request, competitions, who).actor.name,
             label=body.label,
             uses=body.uses,
             days=body.days,

@@ -7,7 +7,7 @@ made it and when, its expiry, how many accounts it may admit (``max_uses``,
 none: no limit) and how many it has (``uses``), and when it was revoked.
 
 Revision ID: 0021
-Revises: 0018
+Revises: 0019
 Create Date: 2026-11-28
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0021"
-down_revision = "0018"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
