@@ -21,7 +21,8 @@ The keys after ``data_files`` are the fields of
 :class:`~ladderboard.rules.config.CompetitionConfig` (``score``,
 ``score_params``, ``mechanism``, ``mechanism_params``, ``board``, ``ranks``,
 ``daily_quota``, ``total_quota``, ``invalid_quota``, ``deadline``,
-``auto_publish``, ``n_selections``, ``precision``, ``max_bytes``), with its
+``auto_publish``, ``n_selections``, ``precision``, ``max_bytes``, the calendar,
+``registration``, ...), with its
 meanings and its checks; a setting left out takes the default the server's
 creation form gives it, and ``mechanism_params`` needs ``mechanism``. The
 deadline is ISO 8601 with its time zone.

@@ -366,6 +366,42 @@ class Client(Transport):
         """The calling team's rank, quota and refused files."""
         return self._json("GET", self._path(slug, "team"))
 
+    # ------------------------------------------------------------ registration
+    def join(
+        self, slug: str, *, accept_rules: bool, code: str | None = None, team: str | None = None
+    ) -> dict[str, Any]:
+        """Join competition ``slug`` with this client's personal token,
+        accepting its rules; ``code`` is an invitation's, ``team`` creates
+        the account's team at once."""
+        body: dict[str, Any] = {"accept_rules": accept_rules}
+        if code is not None:
+            body["code"] = code
+        if team is not None:
+            body["team"] = team
+        return self._json("POST", self._path(slug, "join"), json=body)
+
+    def create_invitation(
+        self, slug: str, *, label: str = "", uses: int | None = None, days: float | None = None
+    ) -> dict[str, Any]:
+        """A new invitation with its code and link, shown this once (organiser)."""
+        body = {"label": label, "uses": uses, "days": days}
+        return self._json("POST", self._path(slug, "invitations"), json=body)
+
+    def invitations(self, slug: str) -> list[dict[str, Any]]:
+        return self._json("GET", self._path(slug, "invitations"))
+
+    def revoke_invitation(self, slug: str, invitation_id: int) -> dict[str, Any]:
+        return self._json("DELETE", self._path(slug, "invitations", str(invitation_id)))
+
+    def registrations(self, slug: str) -> list[dict[str, Any]]:
+        return self._json("GET", self._path(slug, "registrations"))
+
+    def add_member(self, slug: str, team: str, account: str) -> dict[str, Any]:
+        """Put the account ``account`` (a handle) into ``team`` (organiser)."""
+        return self._json(
+            "POST", self._path(slug, "teams", team, "members"), json={"account": account}
+        )
+
     # ------------------------------------------------------------- submissions
     def submit(
         self,

@@ -48,6 +48,7 @@ from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissio
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
 from ladderboard.engine.look_alikes import LookAlike, LookAlikes
 from ladderboard.engine.membership import Membership
+from ladderboard.engine.registrations import Registrations
 from ladderboard.engine.results import (
     Admission,
     CompetitionInfo,
@@ -83,6 +84,7 @@ from ladderboard.store import (
     queries,
     require_schema,
 )
+from ladderboard.store.invitations import Invitations
 
 __all__ = [
     "DEFAULT_URL",
@@ -164,9 +166,11 @@ class Competitions:
         self.sessions = OrganiserSessions(engine, self.reader, clock)
         self.team_sessions = TeamSessions(engine, self.reader, clock)
         self.drafts = StagedUploads(engine, self.reader, clock)
+        self.invitations = Invitations(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self.accounts = Accounts(self.context, self._teams)
+        self.registrations = Registrations(self._lifecycle, self.accounts, self.invitations)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
         self.membership = Membership(self.context, self._teams)

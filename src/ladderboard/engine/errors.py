@@ -8,10 +8,12 @@ __all__ = [
     "CompetitionError",
     "Conflict",
     "DuplicateSubmission",
+    "InvitationRefused",
     "NotCaptain",
     "NotFound",
     "NotOpenYet",
     "QuotaExceeded",
+    "RegistrationRefused",
     "TeamDisabled",
     "VerificationError",
 ]
@@ -85,3 +87,17 @@ class VerificationError(CompetitionError):
     """A stored release is not what running its file again gives, bit for bit."""
 
     code = "verification"
+
+
+class RegistrationRefused(CompetitionError):
+    """An account may not join the competition this way: its registration
+    is by the organiser's list, or by invitation without a code."""
+
+    code = "registration"
+
+
+class InvitationRefused(RegistrationRefused):
+    """An invitation code that admits no one now: none of the competition's,
+    revoked, expired or used up."""
+
+    code = "invitation"

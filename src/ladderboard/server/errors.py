@@ -12,6 +12,8 @@ missing or invalid token                   401     ``unauthorized``
 a token of the wrong role                  403     ``forbidden``
 :class:`TeamDisabled`                      403     ``disabled``
 :class:`NotCaptain`                        403     ``forbidden``
+:class:`RegistrationRefused` (joining      403     ``registration``,
+without the list, a code, or a valid one)          ``invitation``
 private board before the close             403     ``private_board``
 :class:`NotFound`, unknown route           404     ``not_found``
 :class:`Conflict`                          409     ``conflict``
@@ -65,6 +67,7 @@ from ladderboard.engine.errors import (
     NotCaptain,
     NotFound,
     QuotaExceeded,
+    RegistrationRefused,
     TeamDisabled,
 )
 from ladderboard.files.solution import SolutionError
@@ -88,6 +91,7 @@ _STATUS = {
     NotFound: 404,
     TeamDisabled: 403,
     NotCaptain: 403,
+    RegistrationRefused: 403,
     DuplicateSubmission: 409,
     Conflict: 409,
     CompetitionClosed: 409,

@@ -58,14 +58,15 @@ _FILE_ROUTES = [
     ("POST", re.compile(rf"/organiser/c/{_SLUG}/correction")),
     ("POST", re.compile(rf"/c/{_SLUG}/submit")),
 ]
-# API writes that are not the organiser's alone: a team's own, and the
-# self-registration (the route itself says who may register).
+# API writes that are not the organiser's alone: a team's own, an account's
+# joining, and the self-registration (the route itself says who may register).
 _TEAM_SUBMISSIONS = re.compile(rf"/api/competitions/{_SLUG}/submissions")
 _TEAM_WRITES = [
     ("PUT", re.compile(rf"/api/competitions/{_SLUG}/selection")),
     # A person's own team (ladderboard.server.api.team_members).
     ("POST", re.compile(rf"/api/competitions/{_SLUG}/my-team(/[^/]+)*")),
     ("DELETE", re.compile(rf"/api/competitions/{_SLUG}/my-team/invitations/[^/]+")),
+    ("POST", re.compile(rf"/api/competitions/{_SLUG}/join")),
 ]
 _REGISTRATION = ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/?"))
 _ORGANISER_SIGN_IN = ("/organiser/login", "/organiser/logout")

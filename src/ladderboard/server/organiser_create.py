@@ -182,6 +182,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             freeze_at=freeze_at,
             late_submissions=bool(values.get("late_submissions")),
             visibility=values.get("visibility") or "public",
+            registration=values.get("registration") or "list",
             **options,
         )
     except TypeError as exc:

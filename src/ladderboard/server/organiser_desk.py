@@ -191,6 +191,9 @@ def desk(
         settings_now=settings_fields(info),
         calendar_editable=calendar_editable(info),
         history=competitions.history(info.slug),
+        registered=competitions.registrations.registered(info.slug),
+        invitations=competitions.invitations.invitations(info.slug),
+        registration_now=competitions.context.now(),
         role=role,
         owner=allows(role, "owner"),
         organisers=organisers_of(competitions, info.slug),
@@ -374,6 +377,7 @@ def settings_fields(info: CompetitionInfo, zone: str = DEFAULT_ZONE) -> dict[str
         "zone": zone,
         "late_submissions": "1" if config.late_submissions else "",
         "visibility": config.visibility,
+        "registration": config.registration,
     }
 
 
@@ -430,9 +434,16 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     visibility = (values.get("visibility") or "").strip()
     if visibility and visibility != info.config.visibility:
         asked["visibility"] = visibility  # checked by the configuration: a refusal names it
+    registration = values.get("registration")
+    if registration is not None and registration != info.config.registration:
+        if registration not in REGISTRATIONS:
+            raise invalid(f"Registration must be one of {', '.join(REGISTRATIONS)}")
+        asked["registration"] = registration
     return asked
 
 
+REGISTRATIONS = ("list", "open", "invitation")
+"""The ways accounts join a competition, as the forms offer them."""
 SETTINGS_FIELDS = (
     *LIMITS,
     "auto_publish",
@@ -441,6 +452,7 @@ SETTINGS_FIELDS = (
     "zone",
     "late_submissions",
     "visibility",
+    "registration",
 )
 """The settings form's fields."""
 

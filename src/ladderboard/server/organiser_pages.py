@@ -24,6 +24,7 @@ from ladderboard.server import (
     organiser_exports,
     organiser_look_alikes,
     organiser_people,
+    organiser_registrations,
     organiser_teams,
     organiser_whatif,
 )
@@ -132,5 +133,6 @@ for part in (
     organiser_corrections,
     organiser_exports,
     organiser_people,
+    organiser_registrations,
 ):
     router.include_router(part.router)

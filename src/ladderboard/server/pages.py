@@ -29,7 +29,7 @@ from ladderboard.engine.results import CompetitionInfo
 from ladderboard.mechanisms.traits import competition_cards
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key
-from ladderboard.server import organiser_pages, team_members_pages, team_pages
+from ladderboard.server import join_pages, organiser_pages, team_members_pages, team_pages
 from ladderboard.server.deps import CompetitionsDep, ViewerDep
 from ladderboard.server.docs import install_docs
 from ladderboard.server.rendering import (
@@ -70,6 +70,7 @@ def install_pages(app: FastAPI) -> None:
     app.include_router(router)
     app.include_router(team_pages.router)
     app.include_router(team_members_pages.router)
+    app.include_router(join_pages.router)
     app.include_router(organiser_pages.router)
     app.state.error_page = error_page
 

@@ -87,6 +87,12 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("GET", "/api/competitions/{slug}/look-alikes"): _OWNER,
     ("POST", "/api/competitions/{slug}/look-alikes/{key}/dismiss"): _OWNER,
     ("POST", "/api/competitions/{slug}/look-alikes/{key}/restore"): _OWNER,
+    # Who joins: the invitations, the registrations, accounts put into teams.
+    ("GET", "/api/competitions/{slug}/registrations"): _CO,
+    ("GET", "/api/competitions/{slug}/invitations"): _CO,
+    ("POST", "/api/competitions/{slug}/invitations"): _CO,
+    ("DELETE", "/api/competitions/{slug}/invitations/{invitation_id}"): _CO,
+    ("POST", "/api/competitions/{slug}/teams/{name:path}/members"): _CO,
     # --------------------------------------------------------------- the desk
     ("GET", "/organiser/c/{slug}"): _CO,
     ("GET", "/organiser/c/{slug}/team"): _CO,
@@ -98,6 +104,9 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/organiser/c/{slug}/files"): _CO,
     ("POST", "/organiser/c/{slug}/files/remove"): _CO,
     ("POST", "/organiser/c/{slug}/whatif"): _CO,
+    ("POST", "/organiser/c/{slug}/invitations"): _CO,
+    ("POST", "/organiser/c/{slug}/invitations/{invitation_id}/revoke"): _CO,
+    ("POST", "/organiser/c/{slug}/members"): _CO,
     ("POST", "/organiser/c/{slug}/details"): _OWNER,
     ("POST", "/organiser/c/{slug}/deadline"): _OWNER,
     ("POST", "/organiser/c/{slug}/settings"): _OWNER,

@@ -37,6 +37,7 @@ from ladderboard.server.charts import score_chart
 from ladderboard.server.credentials import TEAM_COOKIE
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
 from ladderboard.server.errors import ApiError
+from ladderboard.server.join_pages import rules_notice
 from ladderboard.server.organiser_pages import same_origin
 from ladderboard.server.rendering import (
     REFUSALS,
@@ -164,6 +165,7 @@ def _page(
     context["id_column"], context["target_columns"] = competitions.columns(info.slug)
     settings = request.app.state.settings
     context.update(members_context(request, competitions, settings, info.slug))
+    context.update(rules_notice(request, competitions, info))
     context.update(extra)
     return render(request, name, status, **context)
 

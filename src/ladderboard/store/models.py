@@ -39,6 +39,7 @@ __all__ = [
     "Base",
     "BoardFreezeRow",
     "CompetitionFileRow",
+    "CompetitionInvitationRow",
     "CompetitionOrganiserRow",
     "CompetitionRegistrationRow",
     "CompetitionRow",
@@ -712,3 +713,27 @@ class TeamEventRow(Base):
     )
     event: Mapped[str] = mapped_column(String(40))
     detail: Mapped[dict] = mapped_column(JSON)
+
+
+class CompetitionInvitationRow(Base):
+    """A code that admits accounts to a competition whose registration is by
+    invitation: stored as its SHA-256 (the code is shown once, to the
+    organiser who made it), with a label, who made it and when, its expiry
+    (``None``: none), how many accounts it may admit (``max_uses``,
+    ``None``: no limit), how many it has admitted, and its revocation."""
+
+    __tablename__ = "competition_invitations"
+    __table_args__ = (Index("ix_competition_invitations_competition", "competition_id"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(
+        ID, ForeignKey("competitions.id", ondelete="CASCADE")
+    )
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(100))
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    created_by: Mapped[str] = mapped_column(String(120))
+    expires_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    max_uses: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    uses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    revoked_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)

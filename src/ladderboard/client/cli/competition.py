@@ -59,6 +59,7 @@ from ladderboard.terminal import (
 
 __all__ = [
     "Board",
+    "Registration",
     "Visibility",
     "competition_app",
     "competition_correct",
@@ -66,6 +67,23 @@ __all__ = [
     "competition_dump",
     "competition_edit",
     "competition_look_alikes",
+]
+
+
+class Registration(enum.StrEnum):
+    """How accounts join a competition."""
+
+    list = "list"
+    open = "open"
+    invitation = "invitation"
+
+
+RegistrationOption = Annotated[
+    Registration | None,
+    typer.Option(
+        help="How accounts join: the organiser's list (the default; team tokens), open to "
+        "any account, or by invitation (`competition invite`)."
+    ),
 ]
 
 
@@ -242,6 +260,7 @@ def competition_create(
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateOption = False,
     visibility: VisibilityOption = None,
+    registration: RegistrationOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -296,6 +315,7 @@ def competition_create(
                 ranks=ranks,
                 auto_publish=auto_publish or None,
                 visibility=None if visibility is None else visibility.value,
+                registration=None if registration is None else registration.value,
                 **form_fields(settings),
                 **calendar,
             ),
@@ -334,6 +354,7 @@ def competition_edit(
     freeze_days: FreezeDaysOption = None,
     late_submissions: LateSwitchOption = None,
     visibility: VisibilityOption = None,
+    registration: RegistrationOption = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -363,6 +384,8 @@ def competition_edit(
     if visibility is not None:
         settings["visibility"] = visibility.value
     given = (title, overview_file, rules_file, deadline)
+    if registration is not None:
+        settings["registration"] = registration.value
     calendar_given = (opens, freeze, freeze_days, late_submissions) != (None,) * 4
     if all(value is None for value in given) and not settings and not calendar_given:
         fail(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ladderboard.client.cli.registration import join
 from ladderboard.client.cli.shared import (
     BAR_BYTES,
     REFUSED,
@@ -45,6 +46,7 @@ __all__ = [
     "PANEL",
     "VERBS",
     "download",
+    "join",
     "leaderboard",
     "select",
     "status",
@@ -268,5 +270,5 @@ def download(
             typer.echo(f"{file.path}: already there, {file.size} bytes, SHA-256 as listed")
 
 
-VERBS = (submit, submissions, select, status, leaderboard, download)
+VERBS = (join, submit, submissions, select, status, leaderboard, download)
 """The panel's verbs, in the order ``ladderboard --help`` lists them."""

@@ -121,6 +121,13 @@ def create_competition(
         str | None,
         Form(description="Last moment two teams may merge: ISO 8601 with a time zone."),
     ] = None,
+    registration: Annotated[
+        Literal["list", "open", "invitation"] | None,
+        Form(
+            description="How accounts join: the organiser's list (the default), open to "
+            "any account, or by invitation."
+        ),
+    ] = None,
     n_selections: Annotated[int | None, Form(ge=1)] = None,
     rules: Annotated[str, Form(description="The rules, Markdown.")] = "",
     ranks: Annotated[int | None, Form(ge=1, description="Ranks of a per-rank board.")] = None,
@@ -163,6 +170,7 @@ def create_competition(
             "visibility": visibility,
             "max_team_size": max_team_size,
             "merger_deadline": merger_deadline,
+            "registration": registration,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -364,6 +372,8 @@ def competition_config(
         options["late_submissions"] = True
     if form.get("visibility"):
         options["visibility"] = form["visibility"]
+    if form.get("registration"):
+        options["registration"] = form["registration"]
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
         if form.get(name) is not None:
             options[name] = form[name]
