@@ -4,8 +4,9 @@
 Every operation runs on both stores (SQLite and PostgreSQL, through the
 ``database_url`` fixture; without PostgreSQL that half is skipped, or fails
 under ``CI=true``) and as
-three callers: the organiser, a team (the token of the team of the competition
-in the path) and anonymous (no ``Authorization``). Each (store, caller) starts
+four callers: the organiser, a team (the token of the team of the competition
+in the path), a person (the personal token of an account that is a member of
+every competition's team ``a``) and anonymous (no ``Authorization``). Each (store, caller) starts
 from a fresh server holding ``demo`` (per-team, no quotas), ``rank`` (per-rank),
 ``closing`` (open; the only target of the close with ``closed``) and
 ``closed``, each with a team ``a`` and one scored submission.
@@ -110,6 +111,9 @@ def server(database_url):
 def _seed(app) -> dict:
     seeds = {"tokens": {}, "submission_ids": []}
     with TestClient(app) as client:
+        accounts = app.state.competitions.accounts
+        person = accounts.create("p", email="p@example.org")
+        seeds["person"] = accounts.create_token(person.id, "fuzz")[1]
         for n, (slug, board) in enumerate(COMPETITIONS.items()):
             created = client.post(
                 "/api/competitions",
@@ -124,6 +128,7 @@ def _seed(app) -> dict:
             )
             assert added.status_code == 201, added.text
             seeds["tokens"][slug] = token = added.json()["token"]
+            accounts.add_member(slug, "a", person.id)  # the person's token acts as team a
             sent = client.post(
                 f"/api/competitions/{slug}/submissions",
                 files={"file": ("p.csv", predictions(SOLUTION, n), "text/csv")},
@@ -309,7 +314,7 @@ def _install_hooks(schema, seeds) -> None:
 lazy = schemathesis.pytest.from_fixture("api_schema")
 
 
-@pytest.fixture(params=["organiser", "team", "anonymous"])
+@pytest.fixture(params=["organiser", "team", "person", "anonymous"])
 def caller(request) -> str:
     return request.param
 
@@ -325,6 +330,8 @@ def call_and_check(case, caller: str, server):
     elif caller == "team":
         slug = (case.path_parameters or {}).get("slug")
         headers = bearer(seeds["tokens"].get(slug, seeds["tokens"]["demo"]))
+    elif caller == "person":  # an account's personal token, a member of every team a
+        headers = bearer(seeds["person"])
     else:
         headers = {}
     return case.call_and_validate(headers=headers, checks=CHECKS)

@@ -33,6 +33,7 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from ladderboard.engine.accounts import Accounts
 from ladderboard.engine.archives import Sink
 from ladderboard.engine.audits import AuditFiles, AuditPublication, Audits
 from ladderboard.engine.boards import Boards
@@ -163,6 +164,7 @@ class Competitions:
         self.drafts = StagedUploads(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
+        self.accounts = Accounts(self.context, self._teams)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
         # The first submission after a freeze keeps the public board as it stood.

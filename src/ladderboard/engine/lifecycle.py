@@ -26,7 +26,7 @@ from ladderboard.engine.results import (
 from ladderboard.engine.stored_files import checked_files, store_files
 from ladderboard.files.solution import Solution
 from ladderboard.random import KeyedStream
-from ladderboard.rules.changes import CALENDAR, EDITABLE, FIXED, SettingChange
+from ladderboard.rules.changes import ANY_TIME, CALENDAR, EDITABLE, FIXED, SettingChange
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import display_decimals
 from ladderboard.rules.scoring import check_targets
@@ -272,11 +272,11 @@ class Lifecycle:
                 for name in changed
                 if _as_json(getattr(new_config, name)) != _as_json(getattr(config, name))
             }
-            closed_out = [name for name in changed if name != "late_submissions"]
+            closed_out = [name for name in changed if name not in ANY_TIME]
             if closed_out and lookup.info(competition).is_closed(store_now):
                 raise CompetitionClosed(
                     f"competition {slug!r} is closed: its {', '.join(closed_out)} cannot change "
-                    "(only its title, overview, rules and late submissions can)"
+                    "(only its title, overview, rules, visibility and late submissions can)"
                 )
             if "deadline" in changed:
                 self._check_deadline(new_config.deadline)

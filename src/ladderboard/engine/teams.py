@@ -30,11 +30,13 @@ from ladderboard.rules.text import (
     name_key,
 )
 from ladderboard.store import (
+    TeamMemberRow,
     TeamRow,
     TeamSessions,
     queries,
     statements,
 )
+from ladderboard.store.accounts import member_of
 
 __all__ = ["Teams"]
 
@@ -52,11 +54,15 @@ class Teams:
         self.context = context
         self.lifecycle = lifecycle
 
-    def add_team(self, slug: str, name: str, *, token_hash: str | None = None) -> TeamInfo:
+    def add_team(
+        self, slug: str, name: str, *, token_hash: str | None = None, captain: int | None = None
+    ) -> TeamInfo:
         """Register a team. Names are unique in a competition under
         normalisation, case folding and look-alike letters
         (:func:`~ladderboard.rules.text.name_key`); a closed competition
-        takes no new team."""
+        takes no new team. ``captain`` is the account that creates it and
+        becomes its first member, in the same transaction (a team of
+        accounts has no token of its own: ``token_hash`` is ``None``)."""
         name = name.strip() if isinstance(name, str) else name
         check_text("team name", name, max_chars=TEAM_NAME_CHARS)
         if not name:
@@ -68,6 +74,8 @@ class Teams:
                 competition, store_now = self.context.locked(session, slug)
                 if lookup.info(competition).is_closed(store_now):
                     raise CompetitionClosed(f"competition {slug!r} is closed")
+                if captain is not None and member_of(session, competition.id, captain):
+                    raise Conflict(f"you are in a team of {slug!r} already")
                 taken = queries.team_name_with_key(session, competition.id, key)
                 if taken is not None:
                     raise Conflict(
@@ -85,6 +93,17 @@ class Teams:
                 )
                 own = team_scope if competition.config["board"] == "per-team" else None
                 queries.add_team(session, team, own)
+                if captain is not None:
+                    session.add(
+                        TeamMemberRow(
+                            competition_id=competition.id,
+                            team_id=team.id,
+                            account_id=captain,
+                            role="captain",
+                            joined_at=now,
+                        )
+                    )
+                    session.flush()
         except IntegrityError as exc:
             raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
         return TeamInfo(team.id, team.name, now)

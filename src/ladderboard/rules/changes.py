@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import Any
 
 __all__ = [
+    "ANY_TIME",
     "CALENDAR",
     "CORRECTION",
     "EDITABLE",
@@ -36,8 +37,17 @@ EDITABLE = (
     "max_bytes",
     "precision",
     "auto_publish",
+    "visibility",
+    "registration",
+    "max_team_size",
+    "merger_deadline",
 )
-"""The configuration's settings that change while the competition is open."""
+"""The configuration's settings that change while the competition is open
+(and the visibility, at any time)."""
+
+ANY_TIME = ("late_submissions", "visibility")
+"""The settings that change even after the close: whether late files are
+taken, and who sees the competition."""
 
 CALENDAR = ("opens_at", "freeze_at", "late_submissions")
 """The calendar's settings: the opening time and the freeze change while
@@ -66,6 +76,10 @@ _LABELS = {
     "opens_at": ("Opening time", ""),
     "freeze_at": ("Public board frozen from", ""),
     "late_submissions": ("Late submissions after the publication", ""),
+    "visibility": ("Visibility", ""),
+    "registration": ("Registration", ""),
+    "max_team_size": ("Largest team", "members"),
+    "merger_deadline": ("Team merger deadline", ""),
     "title": ("Title", ""),
     "description": ("Overview", ""),
     "rules": ("Rules", ""),
@@ -84,7 +98,9 @@ def _size(n: int) -> str:
 def _value(setting: str, value: Any) -> str:
     if setting in ("auto_publish", "late_submissions"):
         return "yes" if value else "no"
-    if setting in ("deadline", "opens_at", "freeze_at"):
+    if setting in ("visibility", "registration"):
+        return str(value)
+    if setting in ("deadline", "opens_at", "freeze_at", "merger_deadline"):
         if value is None:
             return "none"
         return f"{datetime.fromisoformat(value):%Y-%m-%d %H:%M} UTC"
@@ -111,6 +127,10 @@ def change_words(setting: str, old: Any, new: Any) -> str:
     'Deadline: 2030-01-01 12:00 UTC → none'
     >>> change_words("late_submissions", False, True)
     'Late submissions after the publication: no → yes'
+    >>> change_words("visibility", "public", "private")
+    'Visibility: public → private'
+    >>> change_words("max_team_size", None, 4)
+    'Largest team: no limit → 4 members'
     >>> change_words("rules", None, None)
     'Rules: edited'
     >>> change_words("solution", {"commitment": "ab12"}, {"commitment": "cd34", "reason": "row 7"})

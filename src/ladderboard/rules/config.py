@@ -17,9 +17,23 @@ from ladderboard.mechanisms.parameters import complete_params
 from ladderboard.recommended import RECOMMENDED
 from ladderboard.rules.text import check_json
 
-__all__ = ["BOARD_MODES", "MAX_PRECISION", "CompetitionConfig", "Scoring"]
+__all__ = [
+    "BOARD_MODES",
+    "MAX_PRECISION",
+    "REGISTRATIONS",
+    "VISIBILITIES",
+    "CompetitionConfig",
+    "Scoring",
+]
 
 BOARD_MODES = ("per-team", "per-rank")
+VISIBILITIES = ("public", "unlisted", "private")
+"""Who sees a competition: anyone and listed; anyone with its address, not
+listed; only its teams, registered accounts and organisers."""
+REGISTRATIONS = ("list", "open", "invitation")
+"""How participants come in: on the organiser's list (teams and tokens the
+organiser issues), by joining with an account, or by joining with an
+invitation code."""
 MAX_PRECISION = 15
 """The most decimals a board shows: a double carries about 15 significant
 digits, and any beyond show rounding, not the score."""
@@ -94,6 +108,10 @@ def _when(value: datetime) -> str:
 CALENDAR = ("opens_at", "freeze_at", "deadline")
 """The competition's dates, in the order they must come."""
 
+DATES = (*CALENDAR, "merger_deadline")
+"""Every date of a configuration; the merger deadline comes before the
+deadline, whatever the other dates."""
+
 
 @dataclass(frozen=True)
 class CompetitionConfig:
@@ -141,6 +159,17 @@ class CompetitionConfig:
         Whether, once the private board is published, teams may still send
         files, scored exactly on the public and private rows (no mechanism)
         and shown on a board of their own, never on the final ranking.
+    visibility : {"public", "unlisted", "private"}
+        Who sees the competition (:data:`VISIBILITIES`).
+    registration : {"list", "open", "invitation"}
+        How participants come in (:data:`REGISTRATIONS`); ``"list"`` is the
+        organiser's own list of teams, each with the token the organiser
+        hands out.
+    max_team_size : int or None
+        Most members of a team of accounts; ``None``: no limit.
+    merger_deadline : datetime (UTC) or None
+        Last moment two teams may merge (before the deadline); ``None``:
+        until the close.
 
     >>> config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
     >>> config.scoring().kind, config.board
@@ -171,6 +200,10 @@ class CompetitionConfig:
     opens_at: datetime | None = None
     freeze_at: datetime | None = None
     late_submissions: bool = False
+    visibility: str = "public"
+    registration: str = "list"
+    max_team_size: int | None = None
+    merger_deadline: datetime | None = None
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
@@ -205,9 +238,17 @@ class CompetitionConfig:
             if not isinstance(value, dict):
                 raise ValueError(f"{name} must be a JSON object, got {type(value).__name__}")
             check_json(name, value)
-        for name in CALENDAR:
+        for name in DATES:
             object.__setattr__(self, name, _utc(getattr(self, name), name))
         self._check_calendar()
+        if self.visibility not in VISIBILITIES:
+            raise ValueError(f"visibility must be one of {VISIBILITIES}, got {self.visibility!r}")
+        if self.registration not in REGISTRATIONS:
+            raise ValueError(
+                f"registration must be one of {REGISTRATIONS}, got {self.registration!r}"
+            )
+        if self.max_team_size is not None:
+            check_int("max_team_size", self.max_team_size, 1)
         if not isinstance(self.late_submissions, bool):
             raise ValueError(
                 f"late_submissions must be true or false, got {self.late_submissions!r}"
@@ -230,6 +271,11 @@ class CompetitionConfig:
                 raise ValueError(
                     f"{first} ({_when(early)}) must come before {then} ({_when(late)})"
                 )
+        merger, deadline = self.merger_deadline, self.deadline
+        if merger is not None and deadline is not None and not merger < deadline:
+            raise ValueError(
+                f"merger_deadline ({_when(merger)}) must come before deadline ({_when(deadline)})"
+            )
 
     def scoring(self) -> Scoring:
         """How this competition's predictions become a score."""
@@ -309,7 +355,7 @@ class CompetitionConfig:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        for name in CALENDAR:
+        for name in DATES:
             value = getattr(self, name)
             data[name] = None if value is None else value.isoformat()
         return data

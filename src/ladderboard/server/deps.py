@@ -1,9 +1,14 @@
 """Dependencies of the routes: the store, the settings, and who is calling.
 
-A caller is the organiser (the ``LADDERBOARD_ADMIN_TOKEN`` bearer token,
+A caller is the administrator (the ``LADDERBOARD_ADMIN_TOKEN`` bearer token,
 compared in constant time), a team (a token whose SHA-256 is stored with the
-team), or anonymous. Rate limits live in the store, so every worker and host
-shares them (:class:`ladderboard.store.RateLimits`):
+team), a person (a personal API token of an account, whose SHA-256 is stored
+with it: :mod:`ladderboard.engine.accounts`), or anonymous. A person acts in a
+competition as the team it is a member of there, with the team's quotas,
+and organises the competitions it is an owner or co-organiser of.
+
+Rate limits live in the store, so every worker and host shares them
+(:class:`ladderboard.store.RateLimits`):
 
 - a request with a valid token spends one of that token's requests
   (``rate_limit_per_minute``);
@@ -33,6 +38,7 @@ from fastapi import Depends, Request, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import Admission, CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
@@ -94,17 +100,42 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 @dataclass(frozen=True)
 class Caller:
-    """Who sent a request: ``token`` is ``None`` when anonymous."""
+    """Who sent a request: ``token`` is ``None`` when anonymous (or when a
+    browser's account session is the caller); ``is_organiser`` for the
+    administrator token; ``account`` for a personal token or session."""
 
     token: str | None
     is_organiser: bool
+    account: AccountInfo | None = None
+
+    @property
+    def is_administrator(self) -> bool:
+        """The administrator token, or an account with the administrator's role."""
+        return self.is_organiser or (self.account is not None and self.account.is_admin)
 
     def team(self, competitions: Competitions, slug: str) -> TeamInfo | None:
-        """The team of ``slug`` this token belongs to, if any."""
-        if self.token is None or self.is_organiser:
+        """The team of ``slug`` this caller acts as, if any: the team of a
+        team token, or the team the account is a member of."""
+        if self.is_organiser:
             return None
         try:
+            if self.account is not None:
+                return competitions.accounts.team_of_account(slug, self.account.id)
+            if self.token is None:
+                return None
             return competitions.team_by_token_hash(slug, hash_token(self.token))
+        except NotFound:
+            return None
+
+    def role(self, competitions: Competitions, slug: str) -> str | None:
+        """The caller's organising role in competition ``slug``:
+        ``"administrator"``, ``"owner"``, ``"co-organiser"`` or ``None``."""
+        if self.is_administrator:
+            return "administrator"
+        if self.account is None:
+            return None
+        try:
+            return competitions.accounts.organiser_role(slug, self.account.id)
         except NotFound:
             return None
 
@@ -169,10 +200,13 @@ def authenticate(
     is_organiser = is_organiser_token(settings, token)
     if token_hash is None:
         token_hash = hash_token(token)
+    account = None
     if not (is_organiser or a_team_token) and not competitions.knows_token_hash(token_hash):
-        raise failed_authentication(request, settings, "the token is not valid on this server")
+        account = competitions.accounts.account_of_token_hash(token_hash)
+        if account is None:
+            raise failed_authentication(request, settings, "the token is not valid on this server")
     spend(request, "token:" + token_hash, settings.rate_limit_per_minute, "with this token")
-    return Caller(token, is_organiser)
+    return Caller(token, is_organiser, account)
 
 
 def caller(
@@ -208,9 +242,12 @@ def _unauthorized(message: str) -> ApiError:
 
 
 def organiser(competitions: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
-    """Only the organiser: 401 without a valid token, 403 with a team's."""
-    if who.is_organiser:
+    """Only the administrator: 401 without a valid token, 403 with a team's
+    or a person's that is not an administrator's."""
+    if who.is_administrator:
         return who
+    if who.account is not None:
+        raise ApiError(403, "forbidden", "this action is for the organiser")
     if who.token is None:
         raise _unauthorized("this action needs the organiser's token (Authorization: Bearer)")
     slug = request.path_params.get("slug")
@@ -234,6 +271,12 @@ def team_of(competitions: CompetitionsDep, who: CallerDep, competition: Competit
     if who.token is None:
         raise _unauthorized("this action needs your team's token (Authorization: Bearer)")
     team = who.team(competitions, competition.slug)
+    if team is None and who.account is not None:
+        raise ApiError(
+            403,
+            "forbidden",
+            f"your account is in no team of competition {competition.slug!r}: join one first",
+        )
     if team is None:
         raise _unauthorized(f"the token is not a team token of competition {competition.slug!r}")
     return team

@@ -28,9 +28,10 @@ from fastapi import APIRouter, File, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
-from ladderboard.engine.errors import TeamDisabled
+from ladderboard.engine.errors import NotFound, TeamDisabled
 from ladderboard.engine.results import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
+from ladderboard.server.account_session import session_account, session_cookie
 from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, authenticate, spend
@@ -59,16 +60,28 @@ SESSION_LIFETIME = timedelta(days=7)
 
 # ---------------------------------------------------------------- sessions
 def _session(request: Request) -> str:
-    return request.cookies.get(COOKIE, "")
+    """The browser's session that speaks for a team: its team session (signed
+    in with the team's token) or else its account's session."""
+    return request.cookies.get(COOKIE, "") or session_cookie(request)
 
 
 def signed_in_team(request: Request, competitions: Competitions, slug: str) -> TeamInfo | None:
-    """The team this browser is signed in as in competition ``slug``, if any
+    """The team this browser is signed in as in competition ``slug``, if any:
+    by the team's token, or as an account that is one of its members
     (``None`` when the session expired, was revoked or its team is disabled)."""
-    team_id = competitions.team_sessions.team_of(_session(request))
-    if team_id is None:
+    if request.cookies.get(COOKIE, ""):
+        team_id = competitions.team_sessions.team_of(request.cookies[COOKIE])
+        if team_id is None:
+            return None
+        return next((t for t in competitions.teams(slug) if t.id == team_id), None)
+    account = session_account(request, competitions)
+    if account is None:
         return None
-    return next((t for t in competitions.teams(slug) if t.id == team_id), None)
+    try:
+        team = competitions.accounts.team_of_account(slug, account.id)
+    except NotFound:
+        return None
+    return None if team is None or team.disabled else team
 
 
 def _csrf(settings: Settings, slug: str, session: str) -> str:

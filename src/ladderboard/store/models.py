@@ -32,9 +32,15 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = [
+    "AccountIdentityRow",
+    "AccountRow",
+    "AccountSessionRow",
+    "ApiTokenRow",
     "Base",
     "BoardFreezeRow",
     "CompetitionFileRow",
+    "CompetitionOrganiserRow",
+    "CompetitionRegistrationRow",
     "CompetitionRow",
     "CompetitionSolutionRow",
     "CorrectionReleaseRow",
@@ -42,6 +48,7 @@ __all__ = [
     "LateSubmissionRow",
     "MechanismArrayRow",
     "MechanismStateRow",
+    "OrganiserActionRow",
     "OrganiserSessionRow",
     "RateLimitRow",
     "RejectionRow",
@@ -50,6 +57,7 @@ __all__ = [
     "StagedUploadRow",
     "SubmissionFileRow",
     "SubmissionRow",
+    "TeamMemberRow",
     "TeamRow",
     "TeamSessionRow",
     "TeamStandingRow",
@@ -471,3 +479,148 @@ class CorrectionReleaseRow(Base):
     improved: Mapped[bool] = mapped_column(Boolean)
     public_raw: Mapped[float] = mapped_column(Float)
     private_score: Mapped[float] = mapped_column(Float)
+
+
+class AccountRow(Base):
+    """A person's account: a participant, an organiser (who may create
+    competitions) or a server administrator. One account per person is what
+    a per-team board's guarantee assumes (Blum & Hardt 2015, Sec. 2.1); the
+    organiser's desk flags accounts that look alike rather than refusing
+    them, so ``email`` is not unique."""
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    handle: Mapped[str] = mapped_column(String(100))
+    # SHA-256 of the handle's look-alike fold (``ladderboard.rules.text.name_key``),
+    # as for team names: handles equal in that form are one.
+    handle_key: Mapped[str] = mapped_column(String(64), unique=True)
+    email: Mapped[str | None] = mapped_column(String(320), nullable=True, index=True)
+    email_verified_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    password_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    role: Mapped[str] = mapped_column(String(20), default="participant")
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    created_from: Mapped[str] = mapped_column(String(64), default="")  # the client address
+    disabled_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+
+
+class AccountIdentityRow(Base):
+    """An OpenID Connect identity (its issuer and subject) an account signs in with."""
+
+    __tablename__ = "account_identities"
+    __table_args__ = (UniqueConstraint("issuer", "subject"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    issuer: Mapped[str] = mapped_column(String(300))
+    subject: Mapped[str] = mapped_column(String(300))
+    email: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class AccountSessionRow(Base):
+    """A browser signed in to an account: the SHA-256 of its random cookie,
+    valid until ``expires_at`` or until it signs out."""
+
+    __tablename__ = "account_sessions"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
+
+
+class ApiTokenRow(Base):
+    """A person's API token for the CLI and scripts: its SHA-256 only, valid
+    in every competition its account belongs to until revoked."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    label: Mapped[str] = mapped_column(String(100))
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+    revoked_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+
+
+class TeamMemberRow(Base):
+    """An account's membership of a team: one team per person per competition."""
+
+    __tablename__ = "team_members"
+    __table_args__ = (
+        UniqueConstraint("competition_id", "account_id"),
+        UniqueConstraint("team_id", "account_id"),
+    )
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), index=True
+    )
+    role: Mapped[str] = mapped_column(String(20), default="member")  # captain | member
+    joined_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+
+
+class CompetitionRegistrationRow(Base):
+    """An account registered in a competition, with the rules it accepted
+    (the SHA-256 of their text) and when, and how it came in."""
+
+    __tablename__ = "competition_registrations"
+
+    competition_id: Mapped[int] = mapped_column(
+        ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    accepted_rules_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    rules_sha256: Mapped[str] = mapped_column(String(64))
+    via: Mapped[str] = mapped_column(String(20))  # open | invitation | list
+    invitation: Mapped[str | None] = mapped_column(String(64), nullable=True)
+
+
+class CompetitionOrganiserRow(Base):
+    """An account organising a competition: an owner, or a co-organiser
+    (who runs its teams and files but does not close, publish or delete it)."""
+
+    __tablename__ = "competition_organisers"
+
+    competition_id: Mapped[int] = mapped_column(
+        ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    account_id: Mapped[int] = mapped_column(
+        ForeignKey("accounts.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    role: Mapped[str] = mapped_column(String(20))  # owner | co-organiser
+    added_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    added_by: Mapped[str] = mapped_column(String(120))
+
+
+class OrganiserActionRow(Base):
+    """One organiser action: who (the administrator token or an account),
+    what (a name and a small detail, never a secret), when and from where."""
+
+    __tablename__ = "organiser_actions"
+    __table_args__ = (Index("ix_organiser_actions_competition", "competition_id", "id"),)
+
+    id: Mapped[int] = mapped_column(ID, primary_key=True)
+    competition_id: Mapped[int | None] = mapped_column(
+        ForeignKey("competitions.id", ondelete="CASCADE"), nullable=True
+    )
+    actor: Mapped[str] = mapped_column(String(120))
+    account_id: Mapped[int | None] = mapped_column(
+        ForeignKey("accounts.id", ondelete="SET NULL"), nullable=True
+    )
+    action: Mapped[str] = mapped_column(String(60))
+    detail: Mapped[dict] = mapped_column(JSON)
+    at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    address: Mapped[str] = mapped_column(String(64), default="")

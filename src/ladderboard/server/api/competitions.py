@@ -39,7 +39,16 @@ router = APIRouter()
 ORGANISER = "organiser"
 """Who a change made with the organiser's token is recorded as."""
 _NULL_MEANS_NONE = frozenset(
-    {"deadline", "opens_at", "freeze_at", "daily_quota", "total_quota", "invalid_quota"}
+    {
+        "deadline",
+        "opens_at",
+        "freeze_at",
+        "daily_quota",
+        "total_quota",
+        "invalid_quota",
+        "max_team_size",
+        "merger_deadline",
+    }
 )
 
 MECHANISM_FIELD = (

@@ -4,7 +4,7 @@ organiser may change while it runs."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,6 +46,22 @@ class CompetitionOut(BaseModel):
     )
     late_submissions: bool = Field(
         description="Whether files sent after the publication are scored, on the late board."
+    )
+    visibility: str = Field(
+        "public",
+        description="Who sees the competition: public (listed), unlisted (by its address) "
+        "or private (its teams, registered accounts and organisers).",
+    )
+    registration: str = Field(
+        "list",
+        description="How participants come in: the organiser's list, open to any account, "
+        "or by invitation.",
+    )
+    max_team_size: int | None = Field(
+        None, description="Most members of a team of accounts (none: no limit)."
+    )
+    merger_deadline: datetime | None = Field(
+        None, description="Last moment two teams may merge (none: until the close)."
     )
     closed_at: datetime | None
     closed: bool
@@ -89,6 +105,10 @@ class CompetitionOut(BaseModel):
             opens_at=config.opens_at,
             freeze_at=config.freeze_at,
             late_submissions=config.late_submissions,
+            visibility=config.visibility,
+            registration=config.registration,
+            max_team_size=config.max_team_size,
+            merger_deadline=config.merger_deadline,
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
@@ -161,6 +181,20 @@ class CompetitionPatch(BaseModel):
     )
     late_submissions: bool | None = Field(
         None, description="Whether files sent after the publication are scored."
+    )
+    visibility: Literal["public", "unlisted", "private"] | None = Field(
+        None, description="Who sees the competition; changes at any time, even after the close."
+    )
+    registration: Literal["list", "open", "invitation"] | None = Field(
+        None, description="How participants come in. Open only."
+    )
+    max_team_size: int | None = Field(
+        None, description="Most members of a team of accounts. " + _NO_LIMIT
+    )
+    merger_deadline: datetime | None = Field(
+        None,
+        description="Last moment two teams may merge, with a time zone, before the deadline; "
+        "null for none (until the close). Open only.",
     )
     score: str | None = Field(None, description=_FIXED)
     score_params: dict[str, Any] | None = Field(None, description=_FIXED)
