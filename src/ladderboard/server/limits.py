@@ -62,6 +62,15 @@ _FILE_ROUTES = [
 # self-registration (the route itself says who may register).
 _TEAM_SUBMISSIONS = re.compile(rf"/api/competitions/{_SLUG}/submissions")
 _TEAM_WRITES = [("PUT", re.compile(rf"/api/competitions/{_SLUG}/selection"))]
+# An account's own tokens, and the accounts an administrator (the organiser's
+# token, or an account with the admin role) creates: their routes check the
+# caller themselves.
+_ACCOUNT_WRITES = [
+    ("POST", re.compile(r"/api/account/tokens")),
+    ("DELETE", re.compile(r"/api/account/tokens/[0-9]+")),
+    ("POST", re.compile(r"/api/account/tokens/[0-9]+/rotate")),
+    ("POST", re.compile(r"/api/accounts")),
+]
 _REGISTRATION = ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/?"))
 _ORGANISER_SIGN_IN = ("/organiser/login", "/organiser/logout")
 _READS = ("GET", "HEAD", "OPTIONS")
@@ -137,7 +146,8 @@ class RequestGate:
         if _matches(_FILE_ROUTES, method, path):
             return self.upload_limit, f"{self.settings.max_upload_bytes} bytes for a file"
         organisers = (path.startswith("/api/") or path.startswith("/organiser/")) and not (
-            path in _ORGANISER_SIGN_IN or _matches([*_TEAM_WRITES, _REGISTRATION], method, path)
+            path in _ORGANISER_SIGN_IN
+            or _matches([*_TEAM_WRITES, *_ACCOUNT_WRITES, _REGISTRATION], method, path)
         )
         if organisers:
             return ORGANISER_FORM_BYTES, f"{ORGANISER_FORM_BYTES} bytes for a form"
@@ -160,7 +170,7 @@ class RequestGate:
                     "this action needs a token (Authorization: Bearer)",
                     headers={"WWW-Authenticate": "Bearer"},
                 )
-            if _matches(_TEAM_WRITES, method, path):
+            if _matches([*_TEAM_WRITES, *_ACCOUNT_WRITES], method, path):
                 return None
             return await run_in_threadpool(self._organiser_refusal, request, path)
         if path.startswith("/organiser/") and path not in _ORGANISER_SIGN_IN:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ladderboard.server.api import (
+    accounts,
     boards,
     competitions,
     corrections,
@@ -26,5 +27,14 @@ from ladderboard.server.api.shared import document_shared_errors
 __all__ = ["document_shared_errors", "health", "router"]
 
 router = APIRouter(prefix="/api")
-for _resource in (competitions, corrections, teams, files, submissions, boards, exports):
+for _resource in (
+    competitions,
+    corrections,
+    teams,
+    files,
+    submissions,
+    boards,
+    exports,
+    accounts,
+):
     router.include_router(_resource.router)
