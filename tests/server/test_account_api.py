@@ -6,7 +6,7 @@ PostgreSQL."""
 
 from __future__ import annotations
 
-from account_helpers import bearer, new_token, sign_up
+from account_helpers import bearer, csrf_of, new_token, sign_up
 from server_helpers import ADMIN, add_team, create
 
 
@@ -120,3 +120,22 @@ def test_only_an_administrator_creates_accounts(client, make_client):
         response = client.post("/api/accounts", json=bad, headers=bearer(ADMIN))
         assert response.status_code == status, (bad, response.text)
     assert client.post("/api/accounts", json=body, headers=bearer(ADMIN)).status_code == 201
+
+
+def test_hostile_ids_and_values_are_refused_with_4xx(client):
+    page = sign_up(client, "ada")
+    token = new_token(client)
+    huge = "9" * 25
+    answers = [
+        client.delete(f"/api/account/tokens/{huge}", headers=bearer(token)),
+        client.delete("/api/account/tokens/-1", headers=bearer(token)),
+        client.delete("/api/account/tokens/x", headers=bearer(token)),
+        client.post(f"/api/account/tokens/{huge}/rotate", headers=bearer(token)),
+        client.post(f"/account/tokens/{huge}/revoke", data={"csrf": csrf_of(page)}),
+        client.post("/account/sign-in", data={"login": "x" * 5000, "password": "y"}),
+        client.post("/api/accounts", json={"handle": "ab\x00c"}, headers=bearer(ADMIN)),
+        client.get("/account/email-link?token=" + "x" * 300),
+        client.get("/account/oidc/none/callback?state=" + "x" * 300),
+    ]
+    assert all(400 <= a.status_code < 500 for a in answers), [a.status_code for a in answers]
+    assert len(client.get("/api/account/tokens", headers=bearer(token)).json()) == 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Form, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
@@ -526,7 +526,7 @@ def revoke_token(
     request: Request,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    token_id: int,
+    token_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
     try:
@@ -542,7 +542,7 @@ def rotate_token(
     request: Request,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    token_id: int,
+    token_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
     """A new secret for the token ``token_id``, shown this once; the old

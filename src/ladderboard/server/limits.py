@@ -67,8 +67,8 @@ _TEAM_WRITES = [("PUT", re.compile(rf"/api/competitions/{_SLUG}/selection"))]
 # caller themselves.
 _ACCOUNT_WRITES = [
     ("POST", re.compile(r"/api/account/tokens")),
-    ("DELETE", re.compile(r"/api/account/tokens/[0-9]+")),
-    ("POST", re.compile(r"/api/account/tokens/[0-9]+/rotate")),
+    ("DELETE", re.compile(r"/api/account/tokens/[^/]+")),
+    ("POST", re.compile(r"/api/account/tokens/[^/]+/rotate")),
     ("POST", re.compile(r"/api/accounts")),
 ]
 _REGISTRATION = ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/?"))
