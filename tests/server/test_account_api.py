@@ -57,11 +57,10 @@ def test_the_account_routes_want_a_personal_token(client, solution):
     team_token = add_team(client, "alpha")
     anonymous = client.get("/api/account", headers={"Authorization": ""})
     assert anonymous.status_code == 401
-    assert client.get("/api/account", headers=bearer(team_token)).status_code == 403
-    assert client.get("/api/account", headers=bearer(ADMIN)).status_code == 403
-    assert client.get("/api/account", headers=bearer("x" * 43)).status_code == 401
-    bad = client.post("/api/account/tokens", json={"label": ""}, headers=bearer(team_token))
-    assert bad.status_code in (403, 422)
+    for token in (team_token, ADMIN, "x" * 43):  # none is a personal token
+        assert client.get("/api/account", headers=bearer(token)).status_code == 401
+    made = client.post("/api/account/tokens", json={"label": "x"}, headers=bearer(team_token))
+    assert made.status_code == 401
 
 
 def test_bad_labels_are_refused_and_make_no_token(client):

@@ -20,17 +20,13 @@ verified email (linked from now on); else a new account, its handle from
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import threading
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
-
-from authlib.integrations.base_client import FrameworkIntegration
-from authlib.integrations.base_client.sync_app import BaseApp, OAuth2Mixin
-from authlib.integrations.base_client.sync_openid import OpenIDMixin
-from authlib.integrations.httpx_client import OAuth2Client
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
@@ -72,12 +68,20 @@ class Identity:
     preferred_handle: str
 
 
-class _Client(OAuth2Mixin, OpenIDMixin, BaseApp):
+@functools.cache
+def _client_class() -> type:
     """Authlib's OAuth 2 and OpenID Connect client over httpx, without a web
     framework: the sign-ins under way are kept in the store, not in a
-    framework's session."""
+    framework's session. Imported on first use: a server without providers
+    never loads authlib."""
+    from authlib.integrations.base_client.sync_app import BaseApp, OAuth2Mixin
+    from authlib.integrations.base_client.sync_openid import OpenIDMixin
+    from authlib.integrations.httpx_client import OAuth2Client
 
-    client_cls = OAuth2Client
+    class Client(OAuth2Mixin, OpenIDMixin, BaseApp):
+        client_cls = OAuth2Client
+
+    return Client
 
 
 class OidcClients:
@@ -85,14 +89,16 @@ class OidcClients:
     provider's discovery document and keys it has read)."""
 
     def __init__(self) -> None:
-        self._clients: dict[str, _Client] = {}
+        self._clients: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    def client(self, provider: OidcProvider) -> _Client:
+    def client(self, provider: OidcProvider) -> Any:
         with self._lock:
             client = self._clients.get(provider.name)
             if client is None:
-                client = _Client(
+                from authlib.integrations.base_client import FrameworkIntegration
+
+                client = _client_class()(
                     FrameworkIntegration(provider.name),
                     name=provider.name,
                     client_id=provider.client_id,
@@ -161,7 +167,7 @@ class OidcClients:
         )
 
     @staticmethod
-    def _userinfo(client: _Client, provider: OidcProvider, token: Any, subject: str) -> dict:
+    def _userinfo(client: Any, provider: OidcProvider, token: Any, subject: str) -> dict:
         """The UserInfo endpoint's claims (OpenID Connect Core 1.0, 5.3),
         where providers that keep the ID token small put the email and the
         name; nothing when it has none, or its subject is another's (5.3.2)."""

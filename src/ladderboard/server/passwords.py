@@ -21,6 +21,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -42,9 +44,15 @@ MAX_PASSWORD_LENGTH = 1024
 # argon2-cffi's defaults are RFC 9106's second recommended option (64 MiB,
 # 3 passes, 4 lanes), argon2id.
 _HASHER = PasswordHasher()
-# A hash to check against when there is no account: a sign-in for an unknown
-# handle then takes as long as one for a known handle with a wrong password.
-_ABSENT = _HASHER.hash("no account has this password")
+
+
+@functools.cache
+def _absent() -> str:
+    """A hash to check against when there is no account: a sign-in for an
+    unknown handle then takes as long as one for a known handle with a
+    wrong password. Made on first use, not at import (a hash costs 64 MiB
+    and tens of milliseconds, which every worker would pay at start)."""
+    return _HASHER.hash("no account has this password")
 
 
 def hash_password(password: str) -> str:
@@ -61,7 +69,7 @@ def check_password(stored: str | None, password: str) -> tuple[bool, bool]:
     if len(password) > MAX_PASSWORD_LENGTH:
         return False, False
     try:
-        _HASHER.verify(stored or _ABSENT, password)
+        _HASHER.verify(stored or _absent(), password)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False, False
     if stored is None:

@@ -16,6 +16,7 @@ from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import (
     CallerDep,
     CompetitionsDep,
+    OrganiserDep,
     SettingsDep,
     client_address,
     no_store,
@@ -62,17 +63,17 @@ def _created(info: ApiTokenInfo, token: str) -> ApiTokenCreated:
 
 
 def own_account(who: CallerDep) -> AccountInfo:
-    """Only a personal token's account: 401 without one, 403 with another kind of token."""
+    """Only a personal token's account: 401 without one (a team's or the
+    organiser's token is not one, as :func:`ladderboard.server.deps.organiser`
+    answers a team off its competition's paths)."""
     if who.account is not None:
         return who.account
-    if who.token is None:
-        raise ApiError(
-            401,
-            "unauthorized",
-            "this needs your personal token (Authorization: Bearer)",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-    raise ApiError(403, "forbidden", "this needs a personal token, not a team's or the organiser's")
+    raise ApiError(
+        401,
+        "unauthorized",
+        "this needs your personal token (Authorization: Bearer), made on your /account page",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
 
 
 AccountDep = Annotated[AccountInfo, Depends(own_account)]
@@ -83,7 +84,7 @@ TokenId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The token's id.")
 
 @router.get(
     "/account",
-    responses=errors(401, 403, 429),
+    responses=errors(401, 429),
     response_model=AccountOut,
     summary="The account of the personal token",
 )
@@ -93,7 +94,7 @@ def get_account(account: AccountDep) -> AccountOut:
 
 @router.get(
     "/account/tokens",
-    responses=errors(401, 403, 429),
+    responses=errors(401, 429),
     response_model=list[ApiTokenOut],
     summary="The account's personal tokens (never their secrets)",
 )
@@ -103,7 +104,7 @@ def list_tokens(competitions: CompetitionsDep, account: AccountDep) -> list[ApiT
 
 @router.post(
     "/account/tokens",
-    responses=errors(401, 403, 422, 429),
+    responses=errors(401, 422, 429),
     status_code=201,
     response_model=ApiTokenCreated,
     summary="A new personal token, its secret returned once",
@@ -121,7 +122,7 @@ def create_token(
 
 @router.delete(
     "/account/tokens/{token_id}",
-    responses=errors(401, 403, 404, 429),
+    responses=errors(401, 404, 429),
     status_code=204,
     summary="Revoke a personal token: refused from now on",
 )
@@ -132,7 +133,7 @@ def revoke_token(token_id: TokenId, competitions: CompetitionsDep, account: Acco
 
 @router.post(
     "/account/tokens/{token_id}/rotate",
-    responses=errors(401, 403, 404, 429),
+    responses=errors(401, 404, 429),
     response_model=ApiTokenCreated,
     summary="A new secret for a personal token, returned once; the old one is refused at once",
 )
@@ -157,17 +158,11 @@ def create_account(
     response: Response,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    who: CallerDep,
+    administrator: OrganiserDep,
 ) -> AccountCreated:
-    if not who.is_administrator:
-        if who.token is None:
-            raise ApiError(
-                401,
-                "unauthorized",
-                "creating an account needs an administrator's token",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        raise ApiError(403, "forbidden", "only a server administrator may create accounts")
+    """The administrator token, or an account with the administrator's
+    role (:func:`ladderboard.server.deps.organiser`: 401 without one, 403
+    for another account)."""
     handle = body.handle.strip()
     email = body.email.strip().lower() if body.email and body.email.strip() else None
     problem = handle_problem(handle) or (email_problem(email) if email else None)
