@@ -142,10 +142,19 @@ class Settings(BaseSettings):
         The OpenID Connect providers accounts may sign in with
         (``LADDERBOARD_OIDC_PROVIDERS``, a JSON list of objects with
         ``name``, ``label``, ``issuer``, ``client_id``, ``client_secret``).
-    smtp_host, smtp_port, smtp_sender, smtp_starttls, smtp_user, smtp_password
-        The mail server that sends email sign-in links (``smtp_sender`` is
-        the From address). Without ``smtp_host`` and ``smtp_sender`` the
-        method is off.
+    smtp_host : str
+        The mail server that sends email sign-in links. Without it and
+        ``smtp_sender`` the method is off.
+    smtp_port : int
+        Its port (587, submission with STARTTLS, by default).
+    smtp_sender : str
+        The From address of the links.
+    smtp_starttls : bool
+        Whether to switch the connection to TLS (STARTTLS) before sending.
+    smtp_user : str
+        The user to log in to the mail server as (none: no login).
+    smtp_password : str
+        That user's password.
     email_links_per_minute : int
         Sign-in links one email address may be sent a minute (five times
         as many per client address), in bursts of up to this many. 0 turns
