@@ -101,6 +101,24 @@ def test_an_administrator_creates_an_account_with_a_one_time_link(client, make_c
     assert "grace@example.org (verified)" in page.text
     used = make_client().post("/account/email-link/sign-in", data={"token": token})
     assert used.status_code == 401
+    # Its owner sets a password, then signs in with the handle and it.
+    short = browser.post("/account/password", data={"csrf": csrf_of(page.text), "password": "x"})
+    assert short.status_code == 422
+    saved = browser.post(
+        "/account/password", data={"csrf": csrf_of(page.text), "password": "grace's passphrase"}
+    )
+    assert saved.status_code == 200 and "The password is saved" in saved.text
+    foreign = browser.post(
+        "/account/password",
+        data={"csrf": csrf_of(page.text), "password": "mallory's passphrase"},
+        headers={"Origin": "https://evil.example"},
+    )
+    assert foreign.status_code == 403
+    other = make_client()
+    signed = other.post(
+        "/account/sign-in", data={"login": "grace", "password": "grace's passphrase"}
+    )
+    assert signed.url.path == "/account"
 
 
 def test_only_an_administrator_creates_accounts(client, make_client):

@@ -155,6 +155,7 @@ def _account_page(
         csrf=account_csrf(request),
         providers=settings.oidc_providers,
         email_sign_in=settings.email_sign_in,
+        password_sign_in=settings.password_sign_in,
         **context,
     )
 
@@ -483,6 +484,30 @@ def oidc_callback(
             response = _sign_in_page(request, settings, status, error=text)
     response.delete_cookie(STATE_COOKIE, path=STATE_PATH)
     return response
+
+
+@router.post("/account/password", response_class=HTMLResponse)
+def set_password(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    csrf: Annotated[str, Form()] = "",
+    password: Annotated[str, Form(max_length=4096)] = "",
+) -> Response:
+    """Set (or change) the signed-in account's password: an account made
+    by an administrator, a provider or an email link can then sign in with
+    its handle too. The session of the form is the proof of who asks."""
+    try:
+        account = check_account_form(request, competitions, settings, csrf)
+        if not settings.password_sign_in:
+            raise ApiError(404, "not_found", "this server does not take passwords")
+    except REFUSALS as exc:
+        return _refused(request, exc)
+    problem = password_problem(password, handle=account.handle)
+    if problem:
+        return _account_page(request, competitions, settings, account, 422, error=f"{problem}.")
+    account = competitions.accounts.set_password(account.id, hash_password(password))
+    return _account_page(request, competitions, settings, account, password_saved=True)
 
 
 # ------------------------------------------------------------ personal tokens
