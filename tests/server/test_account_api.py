@@ -66,7 +66,7 @@ def test_the_account_routes_want_a_personal_token(client, solution):
 def test_bad_labels_are_refused_and_make_no_token(client):
     sign_up(client, "ada")
     token = new_token(client)
-    for label in ("", " ", "x" * 101, "tab\there"):
+    for label in ("", " ", "x" * 101, "tab\there", "a\x80b", "in\u200bvisible"):
         response = client.post("/api/account/tokens", json={"label": label}, headers=bearer(token))
         assert response.status_code == 422, label
     assert len(client.get("/api/account/tokens", headers=bearer(token)).json()) == 1
@@ -132,6 +132,7 @@ def test_only_an_administrator_creates_accounts(client, make_client):
         ({"handle": "ada"}, 409),
         ({"handle": "a b"}, 422),
         ({"handle": "grace", "email": "nope"}, 422),
+        ({"handle": "grace", "email": "g\x80@example.org"}, 422),
         ({"handle": "grace", "role": "king"}, 422),
     ):
         response = client.post("/api/accounts", json=bad, headers=bearer(ADMIN))

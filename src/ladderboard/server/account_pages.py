@@ -20,7 +20,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
-from ladderboard.rules.text import name_key
+from ladderboard.rules.text import check_text, name_key
 from ladderboard.server.account_session import (
     account_csrf,
     check_account_form,
@@ -89,8 +89,10 @@ def label_problem(label: str) -> str | None:
     """Why ``label`` cannot name a personal token, or ``None``."""
     if not label.strip() or len(label) > TOKEN_LABEL_CHARS:
         return f"the token's label must be 1 to {TOKEN_LABEL_CHARS} characters"
-    if any(ord(c) < 32 or ord(c) == 127 for c in label):
-        return "the token's label must not contain control characters"
+    try:
+        check_text("the token's label", label, max_chars=TOKEN_LABEL_CHARS)
+    except ValueError as exc:  # a control or invisible character, which the store refuses
+        return str(exc)
     return None
 
 

@@ -28,6 +28,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import Conflict
 from ladderboard.engine.sign_ins import EmailLink
+from ladderboard.rules.text import check_text
 from ladderboard.server.oidc import unique_handle
 from ladderboard.server.settings import Settings
 
@@ -54,8 +55,14 @@ def email_problem(email: str) -> str | None:
 
     >>> email_problem("ada@example.org") is None, email_problem("ada@localhost")
     (True, 'the email address must look like name@example.org')
+    >>> email_problem("a\x80@example.org")
+    'email contains the control character U+0080 at position 2; it is not allowed'
     """
-    if len(email) > EMAIL_CHARS or not _EMAIL.match(email):
+    try:
+        check_text("email", email, max_chars=EMAIL_CHARS)  # what the store refuses to keep
+    except ValueError as exc:
+        return str(exc)
+    if not _EMAIL.match(email):
         return "the email address must look like name@example.org"
     return None
 
