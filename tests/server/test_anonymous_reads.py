@@ -4,10 +4,12 @@ while valid credentials are never refused by that limit (SQLite and PostgreSQL).
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from server_helpers import ADMIN, add_team, bearer, create, organiser
 
-from ladderboard.server import organiser_session, rendering, team_pages
+from ladderboard.server import account_session, organiser_session, rendering, team_pages
 from ladderboard.server.settings import Settings
 
 OVERVIEW = "# Predict churn\n\nScored by *AUC*; " + "see [the data](https://example.org). " * 50
@@ -91,6 +93,16 @@ def test_valid_credentials_are_never_refused_by_the_anonymous_limit(make_client,
     assert client.cookies.get(organiser_session.COOKIE)
     for _ in range(3):
         assert client.get("/organiser").status_code == 200
+    client.cookies.clear()
+    # A person's API token, and a browser signed in to the person's account.
+    accounts = client.app.state.competitions.accounts
+    person = accounts.create("person")
+    _, personal = accounts.create_token(person.id, "cli")
+    for _ in range(3):
+        assert client.get("/c/demo", headers=bearer(personal)).status_code == 200
+    client.cookies.set(account_session.COOKIE, accounts.open_session(person.id, timedelta(hours=1)))
+    for _ in range(3):
+        assert client.get("/c/demo").status_code == 200
     client.cookies.clear()
     assert client.get("/c/demo").status_code == 429
 

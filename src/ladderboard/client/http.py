@@ -219,6 +219,10 @@ class Client(Transport):
         """Submissions identical to another team's earlier one (organiser)."""
         return self._json("GET", self._path(slug, "flags"))
 
+    def look_alikes(self, slug: str) -> list[dict[str, Any]]:
+        """Accounts that look like one person's, each with why (organiser)."""
+        return self._json("GET", self._path(slug, "look-alikes"))
+
     def rescore(
         self,
         slug: str,
@@ -298,6 +302,25 @@ class Client(Transport):
     def remove_file(self, slug: str, name: str) -> None:
         """Remove a data file (organiser)."""
         self._request("DELETE", self._path(slug, "files", name))
+
+    # -------------------------------------------------------------- organisers
+    def organisers(self, slug: str) -> list[dict[str, Any]]:
+        """The competition's owners and co-organisers (organiser)."""
+        return self._json("GET", self._path(slug, "organisers"))
+
+    def add_organiser(self, slug: str, handle: str, role: str) -> list[dict[str, Any]]:
+        """Make account ``handle`` an organiser in ``role``, or give it that
+        role (owner); the answer is the organisers."""
+        body = {"handle": handle, "role": role}
+        return self._json("POST", self._path(slug, "organisers"), json=body)
+
+    def remove_organiser(self, slug: str, handle: str) -> None:
+        """Remove an organiser (owner); the last owner stays."""
+        self._request("DELETE", self._path(slug, "organisers", handle))
+
+    def actions(self, slug: str) -> list[dict[str, Any]]:
+        """The organisers' actions on the competition, newest first (organiser)."""
+        return self._json("GET", self._path(slug, "actions"))
 
     # ------------------------------------------------------------------- teams
     def add_team(self, slug: str, name: str) -> dict[str, Any]:

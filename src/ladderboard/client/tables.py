@@ -32,8 +32,10 @@ __all__ = [
     "files_table",
     "flags_table",
     "identities_table",
+    "look_alikes_table",
     "number",
     "one_line",
+    "organisers_table",
     "rejections_table",
     "rescore_table",
     "status_table",
@@ -285,6 +287,21 @@ def files_table(slug: str, files: list[dict[str, Any]]) -> Table:
     return table
 
 
+def organisers_table(slug: str, organisers: list[dict[str, Any]]) -> Table:
+    """A competition's organisers, owners first."""
+    table = Table(title=f"{slug}: organisers")
+    for name in ("account", "role", "added", "by"):
+        table.add_column(name, no_wrap=True)
+    for entry in organisers:
+        table.add_row(
+            _plain(entry["handle"]),
+            entry["role"],
+            _when(entry["added_at"])[:16],
+            _plain(entry["added_by"]),
+        )
+    return table
+
+
 def identities_table(identities: list[dict[str, Any]]) -> Table:
     """The tokens ``ladderboard login`` stored, masked, server by server."""
     table = Table(title="stored tokens")
@@ -367,6 +384,23 @@ def flags_table(slug: str, flags: list[dict[str, Any]]) -> Table:
             _plain(flag["earlier_team"]),
             str(flag["earlier_number"]),
         )
+    return table
+
+
+def look_alikes_table(slug: str, flags: list[dict[str, Any]]) -> Table:
+    """Accounts that look like one person's: the rule, the accounts with
+    their teams, and the evidence."""
+    table = Table(title=f"{slug}: look-alike accounts")
+    table.add_column("rule", no_wrap=True)
+    table.add_column("accounts (team)")
+    table.add_column("evidence")
+    for flag in flags:
+        accounts = ", ".join(
+            f"{a['handle']} ({a['team'] if a['team'] is not None else 'no team'})"
+            for a in flag["accounts"]
+        )
+        rule = flag["rule"] + (" (dismissed)" if flag.get("dismissed") else "")
+        table.add_row(_plain(rule), _plain(accounts), _plain(flag["evidence"]))
     return table
 
 

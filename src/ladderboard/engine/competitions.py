@@ -46,6 +46,7 @@ from ladderboard.engine.export import Exports
 from ladderboard.engine.kept_board import KeptBoard
 from ladderboard.engine.late import LateBoardRow, LateSubmissions, LateSubmissionView
 from ladderboard.engine.lifecycle import UNCHANGED, Lifecycle
+from ladderboard.engine.look_alikes import LookAlike, LookAlikes
 from ladderboard.engine.results import (
     Admission,
     CompetitionInfo,
@@ -169,6 +170,7 @@ class Competitions:
         self.accounts = Accounts(self.context, self._teams)
         self._data_files = DataFiles(self.context, self._lifecycle)
         self._boards = Boards(self.context, self._lifecycle)
+        self._look_alikes = LookAlikes(self.context, self._boards)
         # The first submission after a freeze keeps the public board as it stood.
         self.submitter.public_board = functools.partial(
             self._boards.leaderboard_from_submissions, with_disabled=True
@@ -439,6 +441,18 @@ class Competitions:
     @documented_by(Boards.flags)
     def flags(self, slug: str) -> list[DuplicateFlag]:
         return self._boards.flags(slug)
+
+    @documented_by(LookAlikes.find)
+    def look_alikes(self, slug: str) -> list[LookAlike]:
+        return self._look_alikes.find(slug)
+
+    @documented_by(LookAlikes.dismiss)
+    def dismiss_look_alike(self, slug: str, key: str, by: str) -> LookAlike:
+        return self._look_alikes.dismiss(slug, key, by)
+
+    @documented_by(LookAlikes.restore)
+    def restore_look_alike(self, slug: str, key: str) -> LookAlike:
+        return self._look_alikes.restore(slug, key)
 
     @documented_by(Submissions.submit)
     def submit(

@@ -3,7 +3,8 @@ requests per client address, in bursts of up to that many, refused with 429
 ``rate_limited`` and ``Retry-After`` past it.
 
 A read carrying valid credentials (the organiser's token, a team's token, a
-signed-in organiser's or team's session cookie) is never counted nor
+person's API token, a signed-in organiser's, team's or account's session
+cookie) is never counted nor
 refused: those are limited per token. Credentials that are not valid count
 as anonymous, so that a made-up token or cookie does not escape the limit.
 The static files and ``/healthz`` are not counted.
@@ -32,7 +33,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from starlette.requests import Request
 
 from ladderboard.engine import Competitions
-from ladderboard.server import organiser_session, team_pages
+from ladderboard.server import account_session, organiser_session, team_pages
 from ladderboard.server.deps import client_address, hash_token, is_organiser_token
 from ladderboard.server.errors import respond
 from ladderboard.server.settings import Settings
@@ -100,7 +101,11 @@ def _credentials(request: Request) -> list[tuple[str, str]]:
     scheme, token = get_authorization_scheme_param(request.headers.get("authorization"))
     if scheme.lower() == "bearer" and token:
         found.append(("token", token))
-    for kind, cookie in (("team", team_pages.COOKIE), ("organiser", organiser_session.COOKIE)):
+    for kind, cookie in (
+        ("team", team_pages.COOKIE),
+        ("organiser", organiser_session.COOKIE),
+        ("account", account_session.COOKIE),
+    ):
         value = request.cookies.get(cookie)
         if value:
             found.append((kind, value))
@@ -110,9 +115,14 @@ def _credentials(request: Request) -> list[tuple[str, str]]:
 def _valid(competitions: Competitions, settings: Settings, kind: str, value: str) -> bool:
     """Whether one credential is valid (a read of the store, in a worker thread)."""
     if kind == "token":
-        return is_organiser_token(settings, value) or competitions.knows_token_hash(
-            hash_token(value)
+        digest = hash_token(value)
+        return (
+            is_organiser_token(settings, value)
+            or competitions.knows_token_hash(digest)
+            or competitions.accounts.account_of_token_hash(digest) is not None
         )
+    if kind == "account":
+        return competitions.accounts.session_account(value) is not None
     if kind == "team":
         return competitions.team_sessions.team_of(value) is not None
     return bool(settings.admin_token.get_secret_value()) and competitions.sessions.is_valid(value)

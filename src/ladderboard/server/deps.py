@@ -42,10 +42,14 @@ from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import Admission, CompetitionInfo, TeamInfo
 from ladderboard.server.errors import ApiError
+from ladderboard.server.organiser_actions import Acting, Actor
+from ladderboard.server.roles import CREATION, allows, least_role, needs_words, route_of
 from ladderboard.server.settings import Settings
 
 __all__ = [
+    "ActingDep",
     "Caller",
+    "acting_for",
     "authenticate",
     "caller",
     "client_address",
@@ -57,6 +61,7 @@ __all__ = [
     "is_organiser_token",
     "no_store",
     "organiser",
+    "require_role",
     "spend",
     "team_member",
     "team_of",
@@ -241,19 +246,67 @@ def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message, headers={"WWW-Authenticate": "Bearer"})
 
 
-def organiser(competitions: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
-    """Only the administrator: 401 without a valid token, 403 with a team's
-    or a person's that is not an administrator's."""
-    if who.is_administrator:
-        return who
-    if who.account is not None:
-        raise ApiError(403, "forbidden", "this action is for the organiser")
+def _refuse(competitions: Competitions, who: Caller, slug: str | None, message: str) -> ApiError:
+    """The refusal of a caller without the role a route needs: 401 without
+    credentials (or with a token that is nobody's organiser token nor an
+    account's), else 403 saying which role it needs."""
     if who.token is None:
-        raise _unauthorized("this action needs the organiser's token (Authorization: Bearer)")
+        return _unauthorized(
+            "this action needs an organiser's token (Authorization: Bearer): the "
+            "administrator's or an organiser account's personal token"
+        )
+    team = who.team(competitions, slug) if slug is not None else None
+    if team is not None:
+        return ApiError(
+            403, "forbidden", f"this action is for the organiser, not for a team: {message}"
+        )
+    if who.account is not None:
+        return ApiError(403, "forbidden", message)
+    return _unauthorized("the token is not an organiser's token")
+
+
+def require_role(
+    competitions: Competitions, who: Caller, method: str, path: str, slug: str | None
+) -> Caller:
+    """``who`` if it holds the role route ``method path`` needs in
+    competition ``slug`` (:mod:`.roles`), else the refusal: 401 without
+    credentials, 403 with a lesser role."""
+    if (method, path) in CREATION:
+        if who.is_organiser or (who.account is not None and who.account.may_organise):
+            return who
+        raise _refuse(
+            competitions,
+            who,
+            slug,
+            "creating a competition needs an account whose role is organiser (or the "
+            "server's administrator)",
+        )
+    needed = least_role("GET" if method == "HEAD" else method, path)
+    if slug is None:
+        role: str | None = "administrator" if who.is_organiser else None
+    else:
+        role = who.role(competitions, slug)
+    if allows(role, needed):
+        return who
+    raise _refuse(competitions, who, slug, needs_words(needed, slug or ""))
+
+
+def organiser(competitions: CompetitionsDep, who: CallerDep, request: Request) -> Caller:
+    """An organiser of the path's competition in the role its route needs
+    (:data:`.roles.ROUTES`): 401 without credentials, 403 with a lesser role
+    (a team's token, a participant's, a co-organiser's on an owner's route)."""
+    found = route_of(request.method, request.scope["path"])
+    path = found[0] if found else request.scope["path"]  # unnamed: the owner's (least_role)
     slug = request.path_params.get("slug")
-    if slug is not None and who.team(competitions, slug) is not None:
-        raise ApiError(403, "forbidden", "this action is for the organiser, not for a team")
-    raise _unauthorized("the token is not the organiser's token")
+    return require_role(competitions, who, request.method, path, slug)
+
+
+def acting_for(request: Request, competitions: Competitions, who: Caller) -> Acting:
+    """The organiser changes of ``who``, each recorded as its own."""
+    address = client_address(request)
+    if who.account is None:
+        return Acting(competitions, Actor.administrator(address))
+    return Acting(competitions, Actor.account(who.account.id, who.account.handle, address))
 
 
 def competition_of(competitions: CompetitionsDep, slug: str) -> CompetitionInfo:
@@ -324,4 +377,12 @@ def team_member(
 
 
 OrganiserDep = Annotated[Caller, Depends(organiser)]
+
+
+def acting(request: Request, competitions: CompetitionsDep, who: OrganiserDep) -> Acting:
+    """The organiser changes of the route's caller, who holds the route's role."""
+    return acting_for(request, competitions, who)
+
+
+ActingDep = Annotated[Acting, Depends(acting)]
 TeamDep = Annotated[TeamInfo, Depends(team_of)]

@@ -4,9 +4,9 @@ may cost: :class:`RequestGate`, the app's outermost middleware.
 - **Credentials first.** A write to the API without an ``Authorization``
   header (but a self-registration, where the server allows it) is refused
   with 401 before one byte of its body is read; so is a write to an
-  organiser-only API route whose bearer is not the organiser's token (401,
-  or 403 for a team of the competition, counted as the routes count them),
-  and an organiser form without a live organiser session. The submission
+  organiser-only API route whose bearer lacks the role the route needs
+  (401, or 403 for a lesser role: :mod:`.roles`, counted as the routes count
+  them), and an organiser form without a live desk session. The submission
   route reads its own token before its body (:mod:`.submissions`).
 - **Small bodies where no file goes.** Routes that take a file may receive
   up to the upload limit (and the envelope of the form around it); the
@@ -88,11 +88,6 @@ class _Refused(HTTPException):
 
 def _matches(routes: list[tuple[str, re.Pattern[str]]], method: str, path: str) -> bool:
     return any(method == m and pattern.fullmatch(path) for m, pattern in routes)
-
-
-def _slug(path: str) -> str | None:
-    found = re.match(r"/api/competitions/([^/]+)", path)
-    return found.group(1) if found else None
 
 
 class RequestGate:
@@ -178,26 +173,28 @@ class RequestGate:
         return None
 
     def _organiser_refusal(self, request: Request, path: str) -> ApiError | None:
-        """``None`` for the organiser's bearer token; else the refusal the
-        route's dependencies would give (401, or 403 for a team of the
-        competition), with the failure counted as they count it."""
+        """``None`` for the administrator's bearer token, or for a caller
+        holding the role the route needs (:mod:`.roles`); else the refusal
+        the route's dependencies would give (401, or 403 for a lesser role),
+        with the failure counted as they count it."""
         from fastapi.security.utils import get_authorization_scheme_param
 
-        from ladderboard.server.deps import authenticate, is_organiser_token, organiser
+        from ladderboard.server.deps import authenticate, is_organiser_token, require_role
+        from ladderboard.server.roles import route_of
 
         scheme, token = get_authorization_scheme_param(request.headers["authorization"])
         if scheme.lower() != "bearer" or not token:
             return None  # the route answers it, with the message the API gives
         if is_organiser_token(self.settings, token):
             return None  # authenticated (and its request spent) by the route
+        found = route_of(request.method, path)
+        if found is None:
+            return None  # not an organiser's route: the route answers it
+        template, params = found
         competitions = request.app.state.competitions
-        request.scope.setdefault("path_params", {})
-        slug = _slug(request.url.path)
-        if slug is not None:
-            request.scope["path_params"] = {"slug": slug}
         try:
             who = authenticate(request, competitions, self.settings, token)
-            organiser(competitions, who, request)
+            require_role(competitions, who, request.method, template, params.get("slug"))
         except ApiError as exc:
             return exc
         return None

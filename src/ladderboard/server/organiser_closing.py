@@ -82,7 +82,7 @@ def close(
 ) -> HTMLResponse:
     """Close now (the confirmation page's button); idempotent."""
     return _act(
-        request, competitions, settings, slug, csrf, competitions.close,
+        request, competitions, settings, slug, csrf, "close",
         "{title} is closed. Look over the private board below, then publish it.",
     )  # fmt: skip
 
@@ -104,17 +104,18 @@ def publish(
 ) -> HTMLResponse:
     """Publish the private board and reveal the key, after the close."""
     return _act(
-        request, competitions, settings, slug, csrf, competitions.publish,
+        request, competitions, settings, slug, csrf, "publish",
         "The private board of {title} and its audit key are public.",
     )  # fmt: skip
 
 
-def _act(request, competitions, settings, slug: str, csrf: str, action, done: str):
-    """A confirmed close or publication: the form checked, ``action(slug)``
-    done, and the desk shown with ``done`` (``{title}`` filled in)."""
+def _act(request, competitions, settings, slug: str, csrf: str, action: str, done: str):
+    """A confirmed close or publication: the form checked, ``action``
+    (``close`` or ``publish``) done, and the desk shown with ``done``
+    (``{title}`` filled in)."""
     try:
-        check_form(request, competitions, settings, csrf)
-        info = action(slug)
+        acting = check_form(request, competitions, settings, csrf)
+        info = acting.close(slug) if action == "close" else acting.publish(slug)
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
     return desk(request, competitions, settings, info, done=done.format(title=info.title))

@@ -38,13 +38,13 @@ def correct_solution(
 ) -> HTMLResponse:
     """Correct the solution's labels; a refusal keeps the reason typed."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         if solution is None or not solution.filename:
             raise invalid("choose the corrected solution file")
         data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
         parsed = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
         try:
-            correction = competitions.correct_solution(slug, parsed, reason, actor=ORGANISER)
+            correction = acting.correct_solution(slug, parsed, reason, actor=ORGANISER)
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:

@@ -64,12 +64,13 @@ from ladderboard.server.organiser_forms import (
 from ladderboard.server.organiser_mechanisms import display_name, mechanism_fields, mechanism_params
 from ladderboard.server.organiser_session import (
     check_form,
+    desk_user,
     organiser_page,
     session_cookie,
     sign_in_page,
     signed_in,
 )
-from ladderboard.server.rendering import REFUSALS, refusal
+from ladderboard.server.rendering import REFUSALS, refusal, render
 from ladderboard.server.settings import Settings
 
 __all__ = ["router"]
@@ -248,8 +249,12 @@ def create_form(
 def new_competition(
     request: Request, competitions: CompetitionsDep, settings: SettingsDep
 ) -> HTMLResponse:
-    if not signed_in(request, competitions, settings):
+    user = desk_user(request, competitions, settings)
+    if user is None:
         return sign_in_page(request, 401, next_path="/organiser/new")
+    if not user.may_create:
+        message = "Creating a competition needs an account whose role is organiser."
+        return render(request, "message.html", 403, title="Forbidden", message=message)
     return create_form(request, settings)
 
 
@@ -293,7 +298,7 @@ def _create(
     data_files: list[tuple[str, bytes]] = []
     checked = False  # a form not checked to come from the session touches no draft
     try:
-        check_form(request, competitions, settings, values.get("csrf", ""))
+        acting = check_form(request, competitions, settings, values.get("csrf", ""))
         checked = True
         kept = competitions.drafts.kept(cookie, draft)
         solution_file = kept.solution
@@ -321,7 +326,7 @@ def _create(
         solution = Solution.from_csv(solution_file[1], max_bytes=settings.max_upload_bytes)
         display = display_name(COMPETITION_MECHANISMS[config.mechanism])
         try:
-            info = competitions.create(
+            info = acting.create(
                 slug,
                 solution,
                 config,

@@ -2,14 +2,14 @@
 
 What an organiser of Kaggle, Codabench or EvalAI runs a competition from:
 the teams with their activity (sortable by each column, 50 a page), the
-duplicate flags, the title, overview and rules, the deadline, the settings
-that may change while it runs (quotas, final selections, file size, decimals,
-automatic publication) with their history, and the data files, each with the
-form that edits it, and the private board once the
-competition is closed. Teams are added, imported, disabled and looked at in
-:mod:`.organiser_teams`; closing and publishing, each behind a confirmation
-page, are :mod:`.organiser_closing`; the export and the audit bundle,
-:mod:`.organiser_exports`.
+duplicate flags, the accounts that look like one person's, the title,
+overview and rules, the deadline, the settings that may change while it
+runs (quotas, final selections, file size, decimals, automatic publication)
+with their history, and the data files, each with the form that edits it,
+and the private board once the competition is closed. Teams are added,
+imported, disabled and looked at in :mod:`.organiser_teams`; closing and
+publishing, each behind a confirmation page, are :mod:`.organiser_closing`;
+the export and the audit bundle, :mod:`.organiser_exports`.
 
 Every form posts with the session's CSRF value (:func:`check_form`); a
 refusal leaves the competition as it was and says why in one sentence.
@@ -28,12 +28,15 @@ from fastapi.responses import HTMLResponse
 from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.look_alikes import WINDOW as LOOK_ALIKE_WINDOW
 from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
 from ladderboard.rules.config import MAX_PRECISION
 from ladderboard.server.api.competitions import ORGANISER
+from ladderboard.server.api.organisers import organisers_of
 from ladderboard.server.api.shared import read_data_files
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
+from ladderboard.server.errors import ApiError, sentence
 from ladderboard.server.organiser_forms import (
     DEFAULT_ZONE,
     calendar_words,
@@ -45,11 +48,13 @@ from ladderboard.server.organiser_forms import (
 )
 from ladderboard.server.organiser_session import (
     check_form,
+    check_role,
+    desk_user,
     organiser_page,
     sign_in_page,
-    signed_in,
 )
-from ladderboard.server.rendering import REFUSALS, find, not_found, refusal
+from ladderboard.server.rendering import REFUSALS, find, not_found, refusal, render
+from ladderboard.server.roles import allows
 from ladderboard.server.settings import Settings
 
 __all__ = ["PAGE_SIZE", "SORTS", "View", "desk", "find_signed_in", "refused", "router"]
@@ -57,6 +62,8 @@ __all__ = ["PAGE_SIZE", "SORTS", "View", "desk", "find_signed_in", "refused", "r
 router = APIRouter(include_in_schema=False)
 
 PAGE_SIZE = 50
+ACTIONS_SHOWN = 200
+"""The most entries of the action log the desk shows, the newest."""
 
 
 @dataclass(frozen=True)
@@ -149,6 +156,10 @@ def desk(
     pages = max(1, -(-len(teams) // PAGE_SIZE))
     view = View(view.sort, view.dir, min(view.page, pages))
     start = (view.page - 1) * PAGE_SIZE
+    user = desk_user(request, competitions, settings)
+    role = user.role(competitions, info.slug) if user is not None else None
+    # Look-alike flags show email and client addresses: the owners' only.
+    look_alikes = competitions.look_alikes(info.slug) if allows(role, "owner") else []
     private = None
     if info.is_closed():
         private = competitions.leaderboard(info.slug, "private", organiser=True)
@@ -167,6 +178,9 @@ def desk(
         view=view,
         columns=SORTS,
         flags=competitions.flags(info.slug),
+        look_alikes=[f for f in look_alikes if not f.dismissed],
+        dismissed_look_alikes=[f for f in look_alikes if f.dismissed],
+        look_alike_minutes=int(LOOK_ALIKE_WINDOW.total_seconds() // 60),
         files=competitions.files(info.slug),
         audit=competitions.audit_publication(info.slug),
         private=private,
@@ -177,14 +191,29 @@ def desk(
         settings_now=settings_fields(info),
         calendar_editable=calendar_editable(info),
         history=competitions.history(info.slug),
+        role=role,
+        owner=allows(role, "owner"),
+        organisers=organisers_of(competitions, info.slug),
+        actions=competitions.accounts.actions(info.slug, limit=ACTIONS_SHOWN),
         **extra,
     )
 
 
 def find_signed_in(request: Request, competitions: Competitions, settings: Settings, slug: str):
-    """The competition of the page, or the response to give instead (sign in, not found)."""
-    if not signed_in(request, competitions, settings):
+    """The competition of the page, or the response to give instead (sign
+    in, not found, or a refusal for want of the page's role)."""
+    user = desk_user(request, competitions, settings)
+    if user is None:
         return None, sign_in_page(request, 401, next_path=request.url.path)
+    try:
+        check_role(request, competitions, user)
+    except ApiError as exc:
+        if find(competitions, slug) is None:
+            return None, not_found(request, slug)
+        page = render(
+            request, "message.html", 403, title="Forbidden", message=sentence(exc.message)
+        )
+        return None, page
     info = find(competitions, slug)
     if info is None:
         return None, not_found(request, slug)
@@ -200,13 +229,17 @@ def refused(
     view: View | None = None,
     **extra: Any,
 ) -> HTMLResponse:
-    """The refusal of a desk form: the sign-in page without a session, else the desk."""
+    """The refusal of a desk form: the sign-in page without a session, the
+    refusal alone to a browser that may not read the desk, else the desk."""
     status, text = refusal(exc)
-    if not signed_in(request, competitions, settings):
+    user = desk_user(request, competitions, settings)
+    if user is None:
         return sign_in_page(request, status, error=text, next_path=f"/organiser/c/{slug}")
     info = find(competitions, slug)
     if info is None:
         return not_found(request, slug)
+    if not allows(user.role(competitions, slug), "co-organiser"):
+        return render(request, "message.html", status, title="Refused", message=sentence(text))
     return desk(request, competitions, settings, info, status, view, error=text, **extra)
 
 
@@ -242,9 +275,9 @@ def edit_details(
     """The title, the overview and the rules (Markdown), at any time."""
     values = {"title": title, "description": description, "rules": rules}
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         try:
-            info = competitions.update(
+            info = acting.update(
                 slug, title=title.strip(), description=description, rules=rules, actor=ORGANISER
             )
         except ValueError as exc:
@@ -270,12 +303,12 @@ def change_deadline(
     """A new deadline in the future (in ``zone``, stored in UTC), or none,
     while the competition is open."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         when = None if no_deadline else deadline_in_utc(deadline, zone)
         if when is None and not no_deadline:
             raise invalid("choose the new deadline's date and time, or tick 'No deadline'")
         try:
-            info = competitions.update(slug, deadline=when, actor=ORGANISER)
+            info = acting.update(slug, deadline=when, actor=ORGANISER)
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
@@ -428,12 +461,12 @@ def _change_settings(
     values: dict[str, str | None],
 ) -> HTMLResponse:
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
         asked = read_settings(values, info)
         recorded = len(competitions.history(slug))
         try:
-            info = competitions.update(slug, actor=ORGANISER, **asked)
+            info = acting.update(slug, actor=ORGANISER, **asked)
         except (TypeError, ValueError) as exc:
             raise invalid(calendar_words(str(exc))) from None
     except REFUSALS as exc:
@@ -461,7 +494,7 @@ def upload_files(
     """Data files for the participants; a name already used is refused unless
     ``replace`` is ticked. The names are checked before any file is stored."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
         chosen = [f for f in files if f.filename]
         if not chosen:
@@ -474,7 +507,7 @@ def upload_files(
                     f"{', '.join(sorted(taken))} is already a file here: tick "
                     "'Replace files of the same name' to replace it"
                 )
-        competitions.add_files(slug, uploads, replace=bool(replace))  # all or none
+        acting.add_files(slug, uploads, replace=bool(replace))  # all or none
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
     names = ", ".join(name for name, _ in uploads)
@@ -491,9 +524,9 @@ def remove_file(
     name: Annotated[str, Form()] = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
-        competitions.remove_file(slug, name)
+        acting.remove_file(slug, name)
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
     return desk(request, competitions, settings, info, done=f"Removed {name}.")

@@ -13,7 +13,7 @@ from ladderboard.server.api.exports import zip_download
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_desk import desk, find_signed_in, refused
 from ladderboard.server.organiser_forms import invalid
-from ladderboard.server.organiser_session import check_form
+from ladderboard.server.organiser_session import check_form, desk_acting
 from ladderboard.server.rendering import REFUSALS
 
 __all__ = ["router"]
@@ -29,11 +29,8 @@ def export(
     info, other = find_signed_in(request, competitions, settings, slug)
     if info is None:
         return other
-    return zip_download(
-        f"{info.slug}-export.zip",
-        lambda sink: competitions.export(info.slug, sink),
-        cache="private, no-store",
-    )
+    write = desk_acting(request, competitions, settings).export(info.slug)
+    return zip_download(f"{info.slug}-export.zip", write, cache="private, no-store")
 
 
 @router.post("/organiser/c/{slug}/audit", response_class=HTMLResponse)
@@ -47,10 +44,10 @@ def publish_audit(
 ) -> HTMLResponse:
     """Publish the audit bundle, with the files or their hashes only."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         if files not in ("full", "hashes"):
             raise invalid(f"files must be 'full' or 'hashes', got {files!r}")
-        published = competitions.publish_audit(slug, "full" if files == "full" else "hashes")
+        published = acting.publish_audit(slug, "full" if files == "full" else "hashes")
         info = competitions.competition(slug)
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)

@@ -22,6 +22,8 @@ from ladderboard.server import (
     organiser_create,
     organiser_desk,
     organiser_exports,
+    organiser_look_alikes,
+    organiser_people,
     organiser_teams,
     organiser_whatif,
 )
@@ -35,6 +37,7 @@ from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_session import (
     COOKIE,
     close_session,
+    desk_user,
     organiser_page,
     safe_next,
     same_origin,
@@ -52,14 +55,25 @@ router = APIRouter(include_in_schema=False)
 def organiser_home(
     request: Request, competitions: CompetitionsDep, settings: SettingsDep
 ) -> HTMLResponse:
-    """Every competition, each linking to its desk, and the way to create one."""
-    if not signed_in(request, competitions, settings):
+    """The competitions the browser organises (every one for the
+    administrator), each linking to its desk with the role held there, and
+    the way to create one for those who may."""
+    user = desk_user(request, competitions, settings)
+    if user is None:
         return sign_in_page(request)
     rows = [
-        (info, len(competitions.teams(info.slug)))
+        (info, len(competitions.teams(info.slug)), role)
         for info in sorted(competitions.competitions(), key=lambda c: c.created_at, reverse=True)
+        if (role := user.role(competitions, info.slug)) is not None
     ]
-    return organiser_page(request, settings, "organiser.html", competitions=rows)
+    return organiser_page(
+        request,
+        settings,
+        "organiser.html",
+        competitions=rows,
+        may_create=user.may_create,
+        account=user.account,
+    )
 
 
 @router.post("/organiser/login", response_class=HTMLResponse)
@@ -111,9 +125,11 @@ for part in (
     organiser_create,
     organiser_desk,
     organiser_teams,
+    organiser_look_alikes,
     organiser_closing,
     organiser_whatif,
     organiser_corrections,
     organiser_exports,
+    organiser_people,
 ):
     router.include_router(part.router)

@@ -44,11 +44,11 @@ def add_team(
 ) -> HTMLResponse:
     """One team; its token is on this response only (the store keeps its SHA-256)."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
         token = secrets.token_urlsafe(32)
         try:
-            team = competitions.add_team(slug, name.strip(), token_hash=hash_token(token))
+            team = acting.add_team(slug, name.strip(), token_hash=hash_token(token))
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
@@ -80,7 +80,7 @@ def import_teams(
 ) -> HTMLResponse:
     """Teams from a CSV of names, all of them or none; their tokens once, as a CSV to download."""
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
         if teams is None or not teams.filename:
             raise invalid("choose a CSV file of team names")
@@ -89,7 +89,7 @@ def import_teams(
         listed = team_names(data, existing)
         tokens = [secrets.token_urlsafe(32) for _ in listed.names]
         try:
-            added = competitions.add_teams(slug, listed.names, [hash_token(t) for t in tokens])
+            added = acting.add_teams(slug, listed.names, [hash_token(t) for t in tokens])
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
@@ -119,9 +119,9 @@ def _set_disabled(
     back: str = "",
 ) -> HTMLResponse:
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
-        team = competitions.set_team_disabled(slug, name, disabled)
+        team = acting.set_team_disabled(slug, name, disabled)
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, view)
     done = (
@@ -185,10 +185,10 @@ def reissue_token(
     sign-ins end at once."""
     view = View.of(sort, dir, page)
     try:
-        check_form(request, competitions, settings, csrf)
+        acting = check_form(request, competitions, settings, csrf)
         info = competitions.competition(slug)
         token = secrets.token_urlsafe(32)
-        team = competitions.reissue_token(slug, name, hash_token(token))
+        team = acting.reissue_token(slug, name, hash_token(token))
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, view)
     done = (

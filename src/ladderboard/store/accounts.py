@@ -40,10 +40,12 @@ __all__ = [
     "count_members",
     "delete_expired_sessions",
     "identity_account",
+    "identity_emails",
     "member_of",
     "members",
     "organiser_role",
     "organisers",
+    "people",
     "registration",
     "registrations",
     "team_of_account",
@@ -314,4 +316,57 @@ def count_members(session: Session, team_id: int) -> int:
             select(func.count()).select_from(TeamMemberRow).where(TeamMemberRow.team_id == team_id)
         )
         or 0
+    )
+
+
+def people(connection: Connection, competition_id: int) -> list[Any]:
+    """``(id, handle, email, created_at, created_from, team)`` of every
+    account of the competition: the members of its teams (``team`` their
+    team's name) and the accounts registered in it (``team`` ``None``
+    without one), in the order of their ids."""
+    team = (
+        select(TeamRow.name)
+        .join(TeamMemberRow, TeamMemberRow.team_id == TeamRow.id)
+        .where(
+            TeamMemberRow.competition_id == competition_id,
+            TeamMemberRow.account_id == AccountRow.id,
+        )
+        .scalar_subquery()
+    )
+    members = select(TeamMemberRow.account_id).where(TeamMemberRow.competition_id == competition_id)
+    registered = select(CompetitionRegistrationRow.account_id).where(
+        CompetitionRegistrationRow.competition_id == competition_id
+    )
+    return list(
+        connection.execute(
+            select(
+                AccountRow.id,
+                AccountRow.handle,
+                AccountRow.email,
+                AccountRow.created_at,
+                AccountRow.created_from,
+                team.label("team"),
+            )
+            .where(AccountRow.id.in_(members) | AccountRow.id.in_(registered))
+            .order_by(AccountRow.id)
+        ).all()
+    )
+
+
+def identity_emails(connection: Connection, account_ids: list[int]) -> list[Any]:
+    """``(account_id, issuer, email)`` of the OpenID Connect identities of
+    these accounts that carry an address."""
+    if not account_ids:
+        return []
+    return list(
+        connection.execute(
+            select(
+                AccountIdentityRow.account_id, AccountIdentityRow.issuer, AccountIdentityRow.email
+            )
+            .where(
+                AccountIdentityRow.account_id.in_(account_ids),
+                AccountIdentityRow.email.is_not(None),
+            )
+            .order_by(AccountIdentityRow.id)
+        ).all()
     )

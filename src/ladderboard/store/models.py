@@ -47,6 +47,7 @@ __all__ = [
     "DuplicateFlagRow",
     "EmailLinkRow",
     "LateSubmissionRow",
+    "LookAlikeDismissalRow",
     "MechanismArrayRow",
     "MechanismStateRow",
     "OidcRequestRow",
@@ -605,6 +606,20 @@ class CompetitionOrganiserRow(Base):
     role: Mapped[str] = mapped_column(String(20))  # owner | co-organiser
     added_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
     added_by: Mapped[str] = mapped_column(String(120))
+
+
+class LookAlikeDismissalRow(Base):
+    """A flag of look-alike accounts the organiser dismissed, by its key
+    (:attr:`ladderboard.engine.look_alikes.LookAlike.key`)."""
+
+    __tablename__ = "look_alike_dismissals"
+
+    competition_id: Mapped[int] = mapped_column(
+        ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    flag_key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    dismissed_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    dismissed_by: Mapped[str] = mapped_column(String(120))
 
 
 class OrganiserActionRow(Base):

@@ -46,7 +46,14 @@ from ladderboard.client.cli.shared import (
     show,
 )
 from ladderboard.recommended import RECOMMENDED
-from ladderboard.terminal import CsvOption, JsonOption, output_format, parse_params, progress
+from ladderboard.terminal import (
+    CsvOption,
+    JsonOption,
+    output_format,
+    parse_params,
+    progress,
+    stdout_is_terminal,
+)
 
 __all__ = [
     "Board",
@@ -55,6 +62,7 @@ __all__ = [
     "competition_create",
     "competition_dump",
     "competition_edit",
+    "competition_look_alikes",
 ]
 
 
@@ -402,3 +410,29 @@ def competition_dump(
     """Write a competition as a bundle: competition.yaml with every setting, the
     solution, the overview, the rules and the data files (organiser)."""
     dump(slug, out, server, token, output_format(as_json, as_csv))
+
+
+@competition_app.command("look-alikes", epilog=EXIT_STATUS)
+def competition_look_alikes(
+    slug: SlugArgument,
+    show_all: Annotated[
+        bool, typer.Option("--all", help="The flags dismissed on the desk too.")
+    ] = False,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """List accounts that look like one person's (organiser): a shared email
+    address or mailbox, a sign-in identity's address, a client address within
+    minutes of creation, or a team's predictions, each with its evidence.
+    Nothing is refused for it: the organiser decides."""
+    from ladderboard.client.tables import look_alikes_table
+
+    fmt = output_format(as_json, as_csv)
+    found = call(server, token, lambda c: c.look_alikes(slug), organiser=True)
+    found = [flag for flag in found if show_all or not flag.get("dismissed")]
+    if not found and fmt == "table" and stdout_is_terminal():
+        typer.echo(f"no look-alike accounts in {slug}")
+        return
+    show(fmt, found, lambda: look_alikes_table(slug, found))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ladderboard.client.cli import competition_organisers  # noqa: F401 (adds its verb)
 from ladderboard.client.cli.audit import audit_app
 from ladderboard.client.cli.competition import Board, competition_app
 from ladderboard.client.cli.file import file_app

@@ -18,6 +18,8 @@ from ladderboard.server.api import (
     corrections,
     exports,
     files,
+    look_alikes,
+    organisers,
     submissions,
     teams,
 )
@@ -31,10 +33,12 @@ for _resource in (
     competitions,
     corrections,
     teams,
+    look_alikes,
     files,
     submissions,
     boards,
     exports,
+    organisers,
     accounts,
 ):
     router.include_router(_resource.router)

@@ -37,18 +37,26 @@ Board = Literal["public", "private", "participants"]
 live one."""
 
 
+def _organises(competitions, who, competition) -> bool:
+    """Whether the caller organises the competition, in any role: the
+    private board before its publication and the live board during a
+    freeze are every organiser's reads."""
+    return who.role(competitions, competition.slug) is not None
+
+
 def _kept_board(competitions, who, competition, board: str):
     """The board as the engine keeps it (:meth:`Competitions.kept_board`),
     if the caller may see it."""
+    organiser = _organises(competitions, who, competition)
     if board == "participants":
         return competitions.kept_board(competition.slug, "public")
-    if board == "private" and not competition.is_published() and not who.is_organiser:
+    if board == "private" and not competition.is_published() and not organiser:
         raise ApiError(
             403,
             "private_board",
             "the private board is shown once the organiser publishes it after the close",
         )
-    return competitions.kept_board(competition.slug, board, organiser=who.is_organiser)
+    return competitions.kept_board(competition.slug, board, organiser=organiser)
 
 
 def _board_rows(competitions, who, competition, board: str):
@@ -74,7 +82,9 @@ def leaderboard(
     # The envelope is small and changes with the time (``closed``); the rows,
     # serialised once per board the engine keeps, go in its empty list, the
     # last field: the envelope ends with '[]}'.
-    frozen = board == "participants" or (board == "public" and not who.is_organiser)
+    frozen = board == "participants" or (
+        board == "public" and not _organises(competitions, who, competition)
+    )
     envelope = LeaderboardOut(
         slug=competition.slug,
         board=board,

@@ -24,7 +24,13 @@ from ladderboard.server.api.shared import (
     read_data_files,
     read_upload,
 )
-from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, SettingsDep
+from ladderboard.server.deps import (
+    ActingDep,
+    Competition,
+    CompetitionsDep,
+    OrganiserDep,
+    SettingsDep,
+)
 from ladderboard.server.schemas import (
     CommitmentOut,
     CompetitionOut,
@@ -78,7 +84,7 @@ MECHANISM_PARAMS_FIELD = (
 def create_competition(
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
     slug: Annotated[str, Form(description="1-64 letters, digits, '-' or '_'.")],
     score: Annotated[str, Form(description="A loss or a metric.")],
@@ -148,7 +154,7 @@ def create_competition(
     parsed_solution = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
     attached = read_data_files(files or [], settings)
     try:
-        info = competitions.create(
+        info = acting.create(
             slug,
             parsed_solution,
             config,
@@ -190,9 +196,9 @@ def get_competition(competitions: CompetitionsDep, competition: Competition) -> 
     summary="Close the competition now (organiser); idempotent",
 )
 def close_competition(
-    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+    competitions: CompetitionsDep, acting: ActingDep, competition: Competition
 ) -> CompetitionOut:
-    return _out(competitions, competitions.close(competition.slug))
+    return _out(competitions, acting.close(competition.slug))
 
 
 @router.get(
@@ -249,9 +255,9 @@ def get_solution(
     "alone sees the private board, to look it over.",
 )
 def publish_competition(
-    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+    competitions: CompetitionsDep, acting: ActingDep, competition: Competition
 ) -> CompetitionOut:
-    return _out(competitions, competitions.publish(competition.slug))
+    return _out(competitions, acting.publish(competition.slug))
 
 
 @router.patch(
@@ -267,7 +273,10 @@ def publish_competition(
     "they are; each change is recorded in the competition's history.",
 )
 def update_competition(
-    body: CompetitionPatch, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
+    body: CompetitionPatch,
+    competitions: CompetitionsDep,
+    acting: ActingDep,
+    competition: Competition,
 ) -> CompetitionOut:
     # A field sent as null means "no limit" (or "no deadline") where it may;
     # a text or a setting that takes no null is left as it is.
@@ -277,7 +286,7 @@ def update_competition(
         if getattr(body, name) is not None or name in _NULL_MEANS_NONE
     }
     try:
-        return _out(competitions, competitions.update(competition.slug, actor=ORGANISER, **changes))
+        return _out(competitions, acting.update(competition.slug, actor=ORGANISER, **changes))
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, File, Form, UploadFile
 from ladderboard.files.solution import Solution
 from ladderboard.server.api.competitions import ORGANISER
 from ladderboard.server.api.shared import errors, invalid, read_upload
-from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, SettingsDep
+from ladderboard.server.deps import ActingDep, Competition, CompetitionsDep, SettingsDep
 from ladderboard.server.schemas.corrections import CorrectionOut
 
 __all__ = ["router"]
@@ -33,7 +33,7 @@ router = APIRouter()
 def correct_solution(
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
     solution: Annotated[UploadFile, File(description="The corrected solution CSV.")],
     reason: Annotated[str, Form(description="What was wrong with the solution.")],
@@ -42,9 +42,7 @@ def correct_solution(
     # SolutionError → 400; over the limit, compressed or not → 413
     parsed = Solution.from_csv(data, max_bytes=settings.max_upload_bytes)
     try:
-        correction = competitions.correct_solution(
-            competition.slug, parsed, reason, actor=ORGANISER
-        )
+        correction = acting.correct_solution(competition.slug, parsed, reason, actor=ORGANISER)
     except (TypeError, ValueError) as exc:
         raise invalid(str(exc)) from None
     return CorrectionOut.of(correction, with_count=True)

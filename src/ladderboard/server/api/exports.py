@@ -29,7 +29,7 @@ from fastapi.responses import StreamingResponse
 
 from ladderboard.engine.archives import Sink, ZipSink
 from ladderboard.server.api.shared import errors
-from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep
+from ladderboard.server.deps import ActingDep, Competition, CompetitionsDep
 from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas import AuditIn, AuditOut
 
@@ -129,15 +129,9 @@ def audit_url(slug: str) -> str:
     "them, with the index `submissions.csv`), the refused files' records, the teams, the "
     "data files and `competition.json`; the private scores and the key once published.",
 )
-def export_competition(
-    competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
-) -> StreamingResponse:
+def export_competition(acting: ActingDep, competition: Competition) -> StreamingResponse:
     slug = competition.slug
-    return zip_download(
-        f"{slug}-export.zip",
-        lambda sink: competitions.export(slug, sink),
-        cache="private, no-store",
-    )
+    return zip_download(f"{slug}-export.zip", acting.export(slug), cache="private, no-store")
 
 
 @router.post(
@@ -150,13 +144,12 @@ def export_competition(
     "holds.",
 )
 def publish_audit(
-    competitions: CompetitionsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
     body: Annotated[AuditIn | None, Body()] = None,
 ) -> AuditOut:
     files = body.files if body is not None else "full"
-    published = competitions.publish_audit(competition.slug, files)
+    published = acting.publish_audit(competition.slug, files)
     return AuditOut(
         slug=competition.slug,
         files=published.files,

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from ladderboard.rules.text import FILE_NAME_CHARS
 from ladderboard.server.api.shared import errors, file_name, read_upload
-from ladderboard.server.deps import Competition, CompetitionsDep, OrganiserDep, SettingsDep
+from ladderboard.server.deps import ActingDep, Competition, CompetitionsDep, SettingsDep
 from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas import FileOut
 
@@ -79,17 +79,14 @@ def download_file(competitions: CompetitionsDep, competition: Competition, name:
 )
 def put_file(
     name: str,
-    competitions: CompetitionsDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
     file: Annotated[UploadFile, File(description="The file's content.")],
 ) -> FileOut:
     name = file_name(name)
     data = read_upload(file.file, settings.max_upload_bytes, "data file")
-    return FileOut.of(
-        competition.slug, competitions.add_file(competition.slug, name, data, replace=True)
-    )
+    return FileOut.of(competition.slug, acting.add_file(competition.slug, name, data, replace=True))
 
 
 @router.delete(
@@ -99,10 +96,8 @@ def put_file(
     response_class=Response,
     summary="Remove a data file (organiser)",
 )
-def delete_file(
-    name: str, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
-) -> Response:
+def delete_file(name: str, acting: ActingDep, competition: Competition) -> Response:
     if len(name) > FILE_NAME_CHARS:
         raise ApiError(404, "not_found", f"competition {competition.slug!r} has no such file")
-    competitions.remove_file(competition.slug, name)
+    acting.remove_file(competition.slug, name)
     return Response(status_code=204)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 from typing import Annotated
 
-from fastapi import APIRouter, File, UploadFile
+from fastapi import APIRouter, File, Request, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
@@ -16,17 +16,21 @@ from ladderboard.rules.text import TEAM_NAME_CHARS
 from ladderboard.server.api.accounts import account_out
 from ladderboard.server.api.shared import errors, invalid, read_upload
 from ladderboard.server.deps import (
+    ActingDep,
     CallerDep,
     Competition,
     CompetitionsDep,
     OrganiserDep,
     SettingsDep,
     TeamDep,
+    acting_for,
     hash_token,
     no_store,
 )
 from ladderboard.server.errors import ApiError
+from ladderboard.server.organiser_actions import Acting
 from ladderboard.server.organiser_forms import team_names
+from ladderboard.server.roles import allows, least_role
 from ladderboard.server.schemas import (
     FlagOut,
     MembershipOut,
@@ -59,13 +63,16 @@ class TeamIn(BaseModel):
 )
 def add_team(
     body: TeamIn,
+    request: Request,
     response: Response,
     competitions: CompetitionsDep,
     settings: SettingsDep,
     who: CallerDep,
     competition: Competition,
 ) -> TeamCreated:
-    if not who.is_organiser:
+    role = who.role(competitions, competition.slug)
+    organiser = allows(role, least_role("POST", "/api/competitions/{slug}/teams"))
+    if not organiser:
         if not settings.allow_self_registration:
             if who.token is not None and who.team(competitions, competition.slug) is not None:
                 raise ApiError(403, "forbidden", "only the organiser may register teams here")
@@ -78,8 +85,9 @@ def add_team(
         if competition.is_closed():
             raise ApiError(409, "closed", f"competition {competition.slug!r} is closed")
     token = secrets.token_urlsafe(32)
+    adding = acting_for(request, competitions, who) if organiser else competitions
     try:
-        team = competitions.add_team(competition.slug, body.name, token_hash=hash_token(token))
+        team = adding.add_team(competition.slug, body.name, token_hash=hash_token(token))
     except ValueError as exc:
         raise invalid(str(exc)) from None
     no_store(response)  # the token must not stay in any cache
@@ -111,23 +119,23 @@ def import_teams(
     response: Response,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
     file: Annotated[UploadFile, File(description="The CSV of team names.")],
 ) -> list[TeamCreated]:
     data = read_upload(file.file, settings.max_upload_bytes, "team list")
     taken = [team.name for team in competitions.teams(competition.slug)]
     names = list(team_names(data, taken).names)  # the organiser's page reads the same CSV
-    return create_teams(competitions, competition.slug, names, response)
+    return create_teams(acting, competition.slug, names, response)
 
 
 def create_teams(
-    competitions: Competitions, slug: str, names: list[str], response: Response
+    acting: Acting, slug: str, names: list[str], response: Response
 ) -> list[TeamCreated]:
     """Register ``names`` at once, each with a new token returned this once."""
     tokens = [secrets.token_urlsafe(32) for _ in names]
     try:
-        teams = competitions.add_teams(slug, names, [hash_token(t) for t in tokens])
+        teams = acting.add_teams(slug, names, [hash_token(t) for t in tokens])
     except ValueError as exc:
         raise invalid(str(exc)) from None
     no_store(response)
@@ -150,12 +158,11 @@ def create_teams(
 def reissue_token(
     name: str,
     response: Response,
-    competitions: CompetitionsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
 ) -> TeamCreated:
     token = secrets.token_urlsafe(32)
-    team = competitions.reissue_token(competition.slug, name, hash_token(token))
+    team = acting.reissue_token(competition.slug, name, hash_token(token))
     no_store(response)  # the token must not stay in any cache
     return TeamCreated(id=team.id, name=team.name, created_at=team.created_at, token=token)
 
@@ -169,11 +176,10 @@ def reissue_token(
 def update_team(
     name: str,
     body: TeamPatch,
-    competitions: CompetitionsDep,
-    _: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
 ) -> TeamOut:
-    return TeamOut.of(competitions.set_team_disabled(competition.slug, name, body.disabled))
+    return TeamOut.of(acting.set_team_disabled(competition.slug, name, body.disabled))
 
 
 @router.get(

@@ -8,16 +8,16 @@ Connect sign-in started, as the SHA-256 of its ``state``, with the
 provider, the ``nonce``, the PKCE code verifier and the page to come back
 to; it is deleted at the callback.
 
-Revision ID: 0019
-Revises: 0018
+Revision ID: 0020
+Revises: 0019
 Create Date: 2026-11-28
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0019"
-down_revision = "0018"
+revision = "0020"
+down_revision = "0019"
 branch_labels = None
 depends_on = None
 
