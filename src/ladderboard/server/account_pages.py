@@ -55,7 +55,7 @@ from ladderboard.server.oidc import (
     OidcFailed,
     account_of_identity,
 )
-from ladderboard.server.organiser_session import same_origin
+from ladderboard.server.origin import same_origin
 from ladderboard.server.passwords import check_password, hash_password, password_problem
 from ladderboard.server.rendering import REFUSALS, refusal, render
 from ladderboard.server.settings import Settings

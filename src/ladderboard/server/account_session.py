@@ -13,7 +13,7 @@ GET changes anything.
 
 Every form that changes state through the session comes from a page of this
 server (its ``Origin``, or else its ``Referer``:
-:func:`ladderboard.server.organiser_session.same_origin`) and carries the
+:func:`ladderboard.server.origin.same_origin`) and carries the
 session's CSRF value: an HMAC keyed by the session cookie, which is random
 and HttpOnly, so only a page this server sent to that browser holds it.
 Forms that open a session (sign-up, sign-in) have no session yet: they are
@@ -35,7 +35,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.server.deps import spend
 from ladderboard.server.errors import ApiError
-from ladderboard.server.organiser_session import same_origin
+from ladderboard.server.origin import same_origin
 from ladderboard.server.settings import Settings
 
 __all__ = [
