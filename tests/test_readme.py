@@ -83,7 +83,7 @@ def path_after(heading: str) -> list[list[str]]:
 
 
 ORGANISER = path_after("Running a competition, from its description to its export")
-PARTICIPANT = path_after("Taking part: the participant's five steps")
+PARTICIPANT = path_after("Taking part: sign up, join, submit")
 
 
 def test_every_shell_block_is_the_set_up_or_a_path():
@@ -100,13 +100,15 @@ def test_shell_commands_are_read_as_a_shell_would():
 @pytest.mark.slow
 def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeypatch):
     """Every command of both paths, in the order a competition needs them:
-    the organiser's up to the teams' registration, the participant's, then
-    the rest of the organiser's; each must exit 0. The competition is the
+    the organiser's up to the teams' registration, the participant's (an
+    account made in the store, as the sign-up pages make it), then the rest
+    of the organiser's; each must exit 0. The competition is the
     README's ``competition.yaml``."""
     import yaml
     from typer.testing import CliRunner
 
     from ladderboard.cli import app
+    from ladderboard.engine import Competitions
     from ladderboard.files.solution import Solution
     from ladderboard.server.local import LocalServer
 
@@ -147,14 +149,21 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
         for command in ORGANISER[: registered + 1]:
             run(command, "organiser")
         with open("tokens.csv", encoding="utf-8") as tokens:
-            words["TEAM_TOKEN"] = next(csv.DictReader(tokens))["token"]
+            assert next(csv.DictReader(tokens))["token"]
+        # Signing up is the web's (tests/server/test_oidc_sign_in.py and the
+        # account pages' tests); the account and its personal token, as there.
+        store = Competitions.open(url)
+        person = store.accounts.create("bee", email="bee@example.org")
+        words["PERSONAL_TOKEN"] = store.accounts.create_token(person.id, "laptop")[1]
+        store.engine.dispose()
         for command in PARTICIPANT:
             run(command, "team")
         for command in ORGANISER[registered + 1 :]:
             run(command, "organiser")
 
     assert list(Path("data").iterdir()), "download wrote no file"
-    assert "honeybees" in outputs["leaderboard SLUG"]
+    assert "bumblebees" in outputs["leaderboard SLUG"]
+    assert "join-team?code=" in outputs["team invite"]
     assert "verified" in outputs["verify --bundle"], outputs["verify --bundle"]
     assert Path("export/submissions.csv").is_file() and Path("bundle/competition.yaml").is_file()
 

@@ -80,3 +80,21 @@ def clocked(database_url):
         client.headers["Origin"] = "http://testserver"
         yield client, clock
     competitions.dispose()
+
+
+@pytest.fixture(scope="session")
+def oidc():
+    """A real OpenID Connect provider (npm's oidc-provider) for the whole run."""
+    from sign_in_services import oidc_provider
+
+    with oidc_provider() as provider:
+        yield provider
+
+
+@pytest.fixture
+def mailbox():
+    """A real SMTP server (aiosmtpd) keeping the messages sent to it."""
+    from sign_in_services import smtp_server
+
+    with smtp_server() as mailbox:
+        yield mailbox

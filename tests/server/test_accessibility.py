@@ -156,6 +156,25 @@ def submit_file(content: Callable[[Site], bytes]) -> Callable[[Page, Site], None
     return act
 
 
+def sign_up(page: Page, site: Site) -> None:
+    """Sign up with a password, then make a personal token (shown once)."""
+    page.get_by_label("Handle", exact=True).fill(f"person-{next(site.serial)}")
+    page.get_by_label("Password", exact=True).fill("a long enough passphrase")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("heading", name="Your account")).to_be_visible()
+    page.get_by_label("Label").fill("laptop")
+    page.get_by_role("button", name="Create the token").click()
+    expect(page.get_by_role("status")).to_contain_text("shown here this once")
+
+
+def sign_up_refused(page: Page, site: Site) -> None:
+    page.get_by_label("Handle", exact=True).fill("x")
+    page.get_by_label("Password", exact=True).fill("a long enough passphrase")
+    page.evaluate("document.querySelector('form[action=\"/account/sign-up\"]').noValidate = true")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.get_by_role("alert")).to_contain_text("handle")
+
+
 LINK, BUTTON = "main a", "main button"
 PAGES = (
     SitePage("competitions", "/", focus=(LINK,)),
@@ -184,6 +203,10 @@ PAGES = (
     SitePage("organiser-desk", f"/organiser/c/{OPEN}", sign_in, (LINK, BUTTON)),
     SitePage("organiser-what-if", f"/organiser/c/{OPEN}", what_if),
     SitePage("organiser-confirm-close", f"/organiser/c/{OPEN}/close", sign_in, (LINK, BUTTON)),
+    SitePage("account-sign-in", "/account/sign-in", focus=(LINK, BUTTON)),
+    SitePage("account-sign-up", "/account/sign-up", focus=(BUTTON,)),
+    SitePage("account-sign-up-refused", "/account/sign-up", sign_up_refused),
+    SitePage("account", "/account/sign-up", sign_up, (BUTTON,)),
     SitePage("not-found", "/c/no-such-competition", focus=(LINK,)),
     SitePage("leaderboard-frozen", f"/c/{FROZEN}/leaderboard", focus=(LINK,)),
     SitePage("late-board", f"/c/{LATE}/late", focus=(LINK,)),

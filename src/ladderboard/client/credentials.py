@@ -1,15 +1,20 @@
 """The tokens ``ladderboard login`` stores: by server, a team's token for
-each competition and the organiser's token.
+each competition, a personal token and the organiser's token.
 
 A team token belongs to one competition, so a participant in two
 competitions of one server keeps two tokens, and each verb picks the one of
-the competition it names. The file is ``credentials.json`` in the user's
-configuration folder (``$XDG_CONFIG_HOME/ladderboard`` when that is set, else
-typer's ``get_app_dir("ladderboard")``, e.g. ``~/.config/ladderboard``)::
+the competition it names. A personal token (an account's, made on its
+``/account`` page) acts in every competition the account belongs to, so one
+is kept per server and used for any competition without a token of its own.
+
+The file is ``credentials.json`` in the user's configuration folder
+(``$XDG_CONFIG_HOME/ladderboard`` when that is set, else typer's
+``get_app_dir("ladderboard")``, e.g. ``~/.config/ladderboard``)::
 
     {"default": "https://board.example.org",
      "servers": {"https://board.example.org": {
          "organiser": "…",
+         "personal": "…",
          "competitions": {"titanic": {"team": "alpha", "token": "…"}},
          "other": null}}}
 
@@ -30,11 +35,14 @@ what is stored for the chosen server (a stored token is never sent to
 another server), the default server when none is given:
 
 - a verb that names a competition: that competition's team token, else the
-  organiser's, else the ``other`` token, else none (what anyone may read);
-- an organiser's verb: the organiser's token, else the ``other`` one, else
-  it stops and says how to give one;
-- a verb that names no competition: the organiser's token, else the only
-  token stored for the server, else none (such a verb reads what anyone may).
+  personal token, else the organiser's, else the ``other`` token, else none
+  (what anyone may read);
+- an organiser's verb: the organiser's token, else the personal one (an
+  account may organise a competition), else the ``other`` one, else it
+  stops and says how to give one;
+- a verb that names no competition: the organiser's token, else the
+  personal one, else the only token stored for the server, else none (such
+  a verb reads what anyone may).
 
 Only the standard library and typer: the verbs resolve credentials before
 httpx loads.
@@ -86,15 +94,22 @@ class TeamToken:
 @dataclass
 class ServerTokens:
     """What is stored for one server: the organiser's token, a team token by
-    competition slug, and a token of unknown owner (``other``)."""
+    competition slug, a token of unknown owner (``other``) and an account's
+    personal token."""
 
     organiser: str | None = None
     competitions: dict[str, TeamToken] = field(default_factory=dict)
     other: str | None = None
+    personal: str | None = None
 
     def tokens(self) -> list[str]:
         """Every distinct token stored, organiser's first."""
-        found = [self.organiser, *(t.token for t in self.competitions.values()), self.other]
+        found = [
+            self.organiser,
+            self.personal,
+            *(t.token for t in self.competitions.values()),
+            self.other,
+        ]
         return list(dict.fromkeys(t for t in found if t))
 
     def forget(self, token: str) -> None:
@@ -103,6 +118,8 @@ class ServerTokens:
             self.organiser = None
         if self.other == token:
             self.other = None
+        if self.personal == token:
+            self.personal = None
         self.competitions = {s: t for s, t in self.competitions.items() if t.token != token}
 
     def kept(self) -> str:
@@ -114,6 +131,8 @@ class ServerTokens:
         parts = [f"{slug} (team {t.team})" for slug, t in sorted(self.competitions.items())]
         if self.organiser:
             parts.append("the organiser")
+        if self.personal:
+            parts.append("a personal token")
         if self.other:
             parts.append("a token of unknown owner")
         return ", ".join(parts) or "nothing"
@@ -124,7 +143,7 @@ class Identity:
     """One stored token, as ``ladderboard whoami`` lists it (the token masked)."""
 
     server: str
-    role: str  # "organiser", "team" or "unknown"
+    role: str  # "organiser", "team", "account" or "unknown"
     competition: str | None
     team: str | None
     token: str
@@ -149,6 +168,8 @@ class Credentials:
             default = url == self.default
             if kept.organiser:
                 found.append(Identity(url, "organiser", None, None, kept.organiser, default))
+            if kept.personal:
+                found.append(Identity(url, "account", None, None, kept.personal, default))
             for slug, team in sorted(kept.competitions.items()):
                 found.append(Identity(url, "team", slug, team.team, team.token, default))
             if kept.other:
@@ -216,7 +237,10 @@ def _server_tokens(data: Any) -> ServerTokens:
         for slug, entry in dict(data.get("competitions") or {}).items()
     }
     return ServerTokens(
-        _optional_text(data.get("organiser")), competitions, _optional_text(data.get("other"))
+        _optional_text(data.get("organiser")),
+        competitions,
+        _optional_text(data.get("other")),
+        _optional_text(data.get("personal")),
     )
 
 
@@ -268,6 +292,8 @@ def _body(credentials: Credentials) -> dict[str, Any]:
                 },
                 "other": kept.other,
             }
+            if kept.personal:  # a file without one reads as it did before personal tokens
+                servers[url]["personal"] = kept.personal
     return {"default": credentials.default, "servers": servers}
 
 
@@ -329,17 +355,20 @@ def choose(
     >>> choose(teams, "S", competition="a", organiser=True)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ladderboard.client.credentials.CredentialsError: no organiser's token is stored for S: ...
+    >>> mine = ServerTokens(None, {"a": TeamToken("x", "a-token")}, personal="my-token")
+    >>> [choose(mine, "S", competition=c, organiser=False) for c in ("a", "b", None)]
+    ['a-token', 'my-token', 'my-token']
     """
     if organiser:
-        token = kept.organiser or kept.other
+        token = kept.organiser or kept.personal or kept.other
         if token is None:
             raise CredentialsError(_login_hint(server, "organiser's"))
         return token
     if competition is not None:
         team = kept.competitions.get(competition)
-        return team.token if team else kept.organiser or kept.other
+        return team.token if team else kept.personal or kept.organiser or kept.other
     tokens = kept.tokens()
-    return kept.organiser or (tokens[0] if len(tokens) == 1 else None)
+    return kept.organiser or kept.personal or (tokens[0] if len(tokens) == 1 else None)
 
 
 def resolve(

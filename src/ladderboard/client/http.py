@@ -95,13 +95,28 @@ class Client(Transport):
 
     # ------------------------------------------------------------ competitions
     def whoami(self) -> dict[str, Any]:
-        """Whose this client's token is: ``{"role": "organiser" | "team",
-        "teams": [{"competition": slug, "team": name}, ...]}``; a token the
+        """Whose this client's token is: ``{"role": "organiser" | "team" |
+        "account", "teams": [{"competition": slug, "team": name}, ...]}``
+        (and ``"account"``, its handle and role, for a personal token); a token the
         server does not know is a 401 :class:`ServerError`."""
         return self._json("GET", "/api/whoami")
 
     def competitions(self) -> list[dict[str, Any]]:
         return self._json("GET", "/api/competitions")
+
+    # ---------------------------------------------------------------- accounts
+    def account_tokens(self) -> list[dict[str, Any]]:
+        """The personal tokens of this client's account (never their secrets)."""
+        return self._json("GET", "/api/account/tokens")
+
+    def create_account(
+        self, handle: str, *, email: str | None = None, role: str = "participant"
+    ) -> dict[str, Any]:
+        """A new account (an administrator's token): ``{"account": ...,
+        "sign_in_link": ..., "expires_at": ...}``, the link for its owner, once."""
+        return self._json(
+            "POST", "/api/accounts", json={"handle": handle, "email": email, "role": role}
+        )
 
     def competition(self, slug: str) -> dict[str, Any]:
         return self._json("GET", self._path(slug))

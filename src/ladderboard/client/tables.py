@@ -310,13 +310,31 @@ def identities_table(identities: list[dict[str, Any]]) -> Table:
     for name in ("server", "whose", "competition", "team", "token"):
         table.add_column(name)
     for who in identities:
-        whose = {"team": "a team", "organiser": "the organiser"}.get(who["role"], "unknown")
+        whose = {"team": "a team", "organiser": "the organiser", "account": "your account"}.get(
+            who["role"], "unknown"
+        )
         table.add_row(
             _plain(who["server"] + (" (default)" if who["default"] else "")),
             whose,
             _plain(who["competition"] or ""),
             _plain(who["team"] or ""),
             who["token"],
+        )
+    return table
+
+
+def account_tokens_table(tokens: list[dict[str, Any]]) -> Table:
+    """An account's personal tokens (never their secrets)."""
+    table = Table(title="personal tokens")
+    for name in ("id", "label", "created", "last used", "revoked"):
+        table.add_column(name, justify="right" if name == "id" else "left")
+    for token in tokens:
+        table.add_row(
+            str(token["id"]),
+            _plain(token["label"]),
+            token["created_at"],
+            token["last_used_at"] or "never",
+            token["revoked_at"] or "",
         )
     return table
 

@@ -64,6 +64,7 @@ from ladderboard.engine.results import (
     commitment_of,
     now_utc,
 )
+from ladderboard.engine.sign_ins import SignIns
 from ladderboard.engine.submissions import Submissions
 from ladderboard.engine.submitting import Submitter
 from ladderboard.engine.teams import Teams
@@ -167,6 +168,7 @@ class Competitions:
         self.team_sessions = TeamSessions(engine, self.reader, clock)
         self.drafts = StagedUploads(engine, self.reader, clock)
         self.invitations = Invitations(engine, self.reader, clock)
+        self.sign_ins = SignIns(engine, self.reader, clock)
         self._lifecycle = Lifecycle(self.context)
         self._teams = Teams(self.context, self._lifecycle)
         self.accounts = Accounts(self.context, self._teams)

@@ -17,6 +17,7 @@ from starlette.requests import HTTPConnection
 from ladderboard.server.settings import Settings
 
 __all__ = [
+    "ACCOUNT_COOKIE",
     "ORGANISER_COOKIE",
     "TEAM_COOKIE",
     "bearer_token",
@@ -26,6 +27,8 @@ __all__ = [
 
 TEAM_COOKIE = "ladderboard_team"
 """A team's browser session (:mod:`ladderboard.server.team_pages`), scoped to ``/c/{slug}``."""
+ACCOUNT_COOKIE = "ladderboard_session"
+"""An account's browser session (:mod:`ladderboard.server.account_session`)."""
 ORGANISER_COOKIE = "ladderboard_organiser"
 """The organiser's browser session (:mod:`ladderboard.server.organiser_session`)."""
 

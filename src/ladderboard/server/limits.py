@@ -68,6 +68,15 @@ _TEAM_WRITES = [
     ("DELETE", re.compile(rf"/api/competitions/{_SLUG}/my-team/invitations/[^/]+")),
     ("POST", re.compile(rf"/api/competitions/{_SLUG}/join")),
 ]
+# An account's own tokens, and the accounts an administrator (the organiser's
+# token, or an account with the admin role) creates: their routes check the
+# caller themselves.
+_ACCOUNT_WRITES = [
+    ("POST", re.compile(r"/api/account/tokens")),
+    ("DELETE", re.compile(r"/api/account/tokens/[^/]+")),
+    ("POST", re.compile(r"/api/account/tokens/[^/]+/rotate")),
+    ("POST", re.compile(r"/api/accounts")),
+]
 _REGISTRATION = ("POST", re.compile(rf"/api/competitions/{_SLUG}/teams/?"))
 _ORGANISER_SIGN_IN = ("/organiser/login", "/organiser/logout")
 _READS = ("GET", "HEAD", "OPTIONS")
@@ -138,7 +147,8 @@ class RequestGate:
         if _matches(_FILE_ROUTES, method, path):
             return self.upload_limit, f"{self.settings.max_upload_bytes} bytes for a file"
         organisers = (path.startswith("/api/") or path.startswith("/organiser/")) and not (
-            path in _ORGANISER_SIGN_IN or _matches([*_TEAM_WRITES, _REGISTRATION], method, path)
+            path in _ORGANISER_SIGN_IN
+            or _matches([*_TEAM_WRITES, *_ACCOUNT_WRITES, _REGISTRATION], method, path)
         )
         if organisers:
             return ORGANISER_FORM_BYTES, f"{ORGANISER_FORM_BYTES} bytes for a form"
@@ -161,7 +171,7 @@ class RequestGate:
                     "this action needs a token (Authorization: Bearer)",
                     headers={"WWW-Authenticate": "Bearer"},
                 )
-            if _matches(_TEAM_WRITES, method, path):
+            if _matches([*_TEAM_WRITES, *_ACCOUNT_WRITES], method, path):
                 return None
             return await run_in_threadpool(self._organiser_refusal, request, path)
         if path.startswith("/organiser/") and path not in _ORGANISER_SIGN_IN:

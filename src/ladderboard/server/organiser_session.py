@@ -36,6 +36,7 @@ from ladderboard.server.credentials import ORGANISER_COOKIE
 from ladderboard.server.deps import client_address, hash_token, spend
 from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_actions import Acting, Actor
+from ladderboard.server.origin import same_origin
 from ladderboard.server.rendering import render
 from ladderboard.server.roles import (
     CREATION,
@@ -171,16 +172,6 @@ def desk_acting(request: Request, competitions: Competitions, settings: Settings
     user = desk_user(request, competitions, settings)
     assert user is not None, "desk_acting needs a signed-in browser"
     return Acting(competitions, user.actor(client_address(request)))
-
-
-def same_origin(request: Request) -> bool:
-    """Whether a form post comes from a page of this server: its ``Origin``
-    (or ``Referer``) names this host. Browsers send ``Origin`` with every
-    form post; a request with neither is refused."""
-    source = request.headers.get("origin") or request.headers.get("referer")
-    if not source or source == "null":
-        return False
-    return urlsplit(source).netloc.lower() == request.url.netloc.lower()
 
 
 def check_form(

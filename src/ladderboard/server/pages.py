@@ -22,6 +22,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.kept_board import KeptBoard
@@ -29,7 +30,14 @@ from ladderboard.engine.results import CompetitionInfo
 from ladderboard.mechanisms.traits import competition_cards
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.text import name_key
-from ladderboard.server import join_pages, organiser_pages, team_members_pages, team_pages
+from ladderboard.server import (
+    account_pages,
+    join_pages,
+    organiser_pages,
+    team_members_pages,
+    team_pages,
+)
+from ladderboard.server.account_session import session_account
 from ladderboard.server.deps import CompetitionsDep, ViewerDep
 from ladderboard.server.docs import install_docs
 from ladderboard.server.rendering import (
@@ -39,6 +47,7 @@ from ladderboard.server.rendering import (
     mechanism_summary,
     not_found,
     render,
+    templates,
 )
 from ladderboard.server.visibility import listed
 
@@ -72,7 +81,19 @@ def install_pages(app: FastAPI) -> None:
     app.include_router(team_members_pages.router)
     app.include_router(join_pages.router)
     app.include_router(organiser_pages.router)
+    app.include_router(account_pages.router)
     app.state.error_page = error_page
+    templates.env.globals["site_account"] = _site_account
+
+
+def _site_account(request: Request) -> Any:
+    """The account the site header names ("Sign in" without one): read only
+    when the browser sends a session cookie. A store that cannot answer
+    leaves the header at "Sign in", so that the page saying so still renders."""
+    try:
+        return session_account(request, request.app.state.competitions)
+    except SQLAlchemyError:
+        return None
 
 
 def _page(

@@ -18,13 +18,19 @@ from __future__ import annotations
 import math
 from typing import Literal
 
-from pydantic import Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from ladderboard.engine import DEFAULT_URL
 from ladderboard.files import DEFAULT_MAX_BYTES
 
-__all__ = ["MIN_ADMIN_TOKEN_BITS", "MIN_ADMIN_TOKEN_LENGTH", "Settings", "unsafe_token_problem"]
+__all__ = [
+    "MIN_ADMIN_TOKEN_BITS",
+    "MIN_ADMIN_TOKEN_LENGTH",
+    "OidcProvider",
+    "Settings",
+    "unsafe_token_problem",
+]
 
 MIN_ADMIN_TOKEN_LENGTH = 16
 # The least a token's length times log2 of its distinct characters may be: an
@@ -34,6 +40,33 @@ MIN_ADMIN_TOKEN_LENGTH = 16
 # organiser's must be hopeless to guess, not merely long.
 MIN_ADMIN_TOKEN_BITS = 64
 _UNSAFE_TOKENS = {"admin", "changeme", "change-me", "password", "secret", "token", "test"}
+
+
+class OidcProvider(BaseModel):
+    """An OpenID Connect provider accounts may sign in with.
+
+    Parameters
+    ----------
+    name : str
+        Its name in this server's URLs (``/account/oidc/{name}/start``):
+        lower-case letters, digits and hyphens.
+    label : str
+        What the sign-in button says ("Sign in with ...").
+    issuer : str
+        The provider's issuer URL; its discovery document is
+        ``{issuer}/.well-known/openid-configuration``.
+    client_id, client_secret : str
+        This server's client at the provider, whose redirect URI is
+        ``{public_url}/account/oidc/{name}/callback``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")
+    label: str = Field(min_length=1, max_length=100)
+    issuer: str = Field(pattern=r"^https?://")
+    client_id: str = Field(min_length=1)
+    client_secret: SecretStr = SecretStr("")
 
 
 class Settings(BaseSettings):
@@ -94,6 +127,38 @@ class Settings(BaseSettings):
     header_timeout_seconds : float
         The longest ``ladderboard serve`` waits for a request's headers to
         end, on a new connection or a kept-alive one, before closing it.
+    public_url : str
+        This server's address as participants reach it (``https://host``,
+        no trailing slash): the base of the sign-in links sent by email and
+        of the OpenID Connect redirect URI. Email sign-in links are off
+        without it outside development (in development the request's own
+        address is used), so that a forged ``Host`` header cannot send a
+        link to another site.
+    account_session_hours : float
+        How long an account's sign-in lasts in the browser.
+    password_sign_in : bool
+        Whether accounts may sign up and sign in with a password.
+    oidc_providers : list of OidcProvider
+        The OpenID Connect providers accounts may sign in with
+        (``LADDERBOARD_OIDC_PROVIDERS``, a JSON list of objects with
+        ``name``, ``label``, ``issuer``, ``client_id``, ``client_secret``).
+    smtp_host : str
+        The mail server that sends email sign-in links. Without it and
+        ``smtp_sender`` the method is off.
+    smtp_port : int
+        Its port (587, submission with STARTTLS, by default).
+    smtp_sender : str
+        The From address of the links.
+    smtp_starttls : bool
+        Whether to switch the connection to TLS (STARTTLS) before sending.
+    smtp_user : str
+        The user to log in to the mail server as (none: no login).
+    smtp_password : str
+        That user's password.
+    email_links_per_minute : int
+        Sign-in links one email address may be sent a minute (five times
+        as many per client address), in bursts of up to this many. 0 turns
+        the limit off.
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -112,6 +177,17 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = Field(default=30.0, gt=0, le=3600)
     limit_concurrency: int = Field(default=1000, ge=1)
     header_timeout_seconds: float = Field(default=10.0, gt=0, le=3600)
+    public_url: str = Field(default="", pattern=r"^(https?://[^/?#]+)?$")
+    account_session_hours: float = Field(default=24.0 * 14, gt=0, le=24 * 90)
+    password_sign_in: bool = True
+    oidc_providers: list[OidcProvider] = Field(default_factory=list)
+    smtp_host: str = ""
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_sender: str = ""
+    smtp_starttls: bool = True
+    smtp_user: str = ""
+    smtp_password: SecretStr = SecretStr("")
+    email_links_per_minute: int = Field(default=1, ge=0)
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:
@@ -125,9 +201,25 @@ class Settings(BaseSettings):
             )
         return self
 
+    @model_validator(mode="after")
+    def _refuse_duplicate_providers(self) -> Settings:
+        names = [provider.name for provider in self.oidc_providers]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"oidc_providers: the name {name!r} is given twice")
+        return self
+
     @property
     def development(self) -> bool:
         return self.environment == "development"
+
+    @property
+    def email_sign_in(self) -> bool:
+        """Whether accounts may ask for a sign-in link by email."""
+        return bool(self.smtp_host and self.smtp_sender and (self.public_url or self.development))
+
+    def oidc_provider(self, name: str) -> OidcProvider | None:
+        return next((p for p in self.oidc_providers if p.name == name), None)
 
 
 def unsafe_token_problem(token: str) -> str | None:

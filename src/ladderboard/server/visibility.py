@@ -41,8 +41,8 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo
-from ladderboard.server.account_session import COOKIE as ACCOUNT_COOKIE
 from ladderboard.server.credentials import (
+    ACCOUNT_COOKIE,
     ORGANISER_COOKIE,
     TEAM_COOKIE,
     bearer_token,

@@ -46,10 +46,12 @@ __all__ = [
     "CompetitionSolutionRow",
     "CorrectionReleaseRow",
     "DuplicateFlagRow",
+    "EmailLinkRow",
     "LateSubmissionRow",
     "LookAlikeDismissalRow",
     "MechanismArrayRow",
     "MechanismStateRow",
+    "OidcRequestRow",
     "OrganiserActionRow",
     "OrganiserSessionRow",
     "RateLimitRow",
@@ -737,3 +739,35 @@ class CompetitionInvitationRow(Base):
     max_uses: Mapped[int | None] = mapped_column(Integer, nullable=True)
     uses: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     revoked_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
+
+
+class EmailLinkRow(Base):
+    """A sign-in link, mailed to ``email`` (or handed to an administrator for
+    the account ``account_id``): the SHA-256 of its random token, valid once,
+    until ``expires_at``."""
+
+    __tablename__ = "email_links"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    email: Mapped[str] = mapped_column(String(320))
+    account_id: Mapped[int | None] = mapped_column(
+        ID, ForeignKey("accounts.id", ondelete="CASCADE"), nullable=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)
+
+
+class OidcRequestRow(Base):
+    """An OpenID Connect sign-in under way: the SHA-256 of its ``state``, the
+    provider, the ``nonce`` the ID token must carry, the PKCE code verifier
+    and the page to come back to; used once, until ``expires_at``."""
+
+    __tablename__ = "oidc_requests"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    provider: Mapped[str] = mapped_column(String(40))
+    nonce: Mapped[str] = mapped_column(String(100))
+    code_verifier: Mapped[str] = mapped_column(String(128))
+    next_path: Mapped[str] = mapped_column(String(500))
+    created_at: Mapped[datetime] = mapped_column(UTC_DATETIME)
+    expires_at: Mapped[datetime] = mapped_column(UTC_DATETIME, index=True)

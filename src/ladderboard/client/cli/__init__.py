@@ -1,7 +1,8 @@
 """The ``ladderboard`` verbs that talk to a server over its REST API, one
 module per help panel.
 
-- :mod:`~ladderboard.client.cli.account`: ``login``, ``logout``, ``competitions``;
+- :mod:`~ladderboard.client.cli.account`: ``login``, ``logout``, ``competitions``
+  and the group ``account`` (``create``, ``tokens``);
 - :mod:`~ladderboard.client.cli.participant`, a team's verbs: ``submit``,
   ``submissions``, ``select``, ``status``, ``leaderboard``, ``download``;
 - :mod:`~ladderboard.client.cli.organiser`: ``close``, ``publish``, ``flags``
@@ -45,5 +46,9 @@ def register(app: typer.Typer) -> None:
     for panel in (account, participant, organiser):
         for verb in panel.VERBS:
             app.command(rich_help_panel=panel.PANEL, epilog=EXIT_STATUS)(verb)
-    for name, group in organiser.GROUPS:
-        app.add_typer(group, name=name, rich_help_panel=organiser.PANEL)
+    for panel_groups, panel_name in (
+        (account.GROUPS, account.PANEL),
+        (organiser.GROUPS, organiser.PANEL),
+    ):
+        for name, group in panel_groups:
+            app.add_typer(group, name=name, rich_help_panel=panel_name)

@@ -5,11 +5,13 @@ token, or none, may ask for."""
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ladderboard.client.cli.shared import (
+    EXIT_STATUS,
     REFUSED,
     UNREACHABLE,
     USAGE,
@@ -24,9 +26,31 @@ from ladderboard.terminal import CsvOption, JsonOption, output_format
 if TYPE_CHECKING:
     from ladderboard.client.credentials import ServerTokens
 
-__all__ = ["PANEL", "VERBS", "competitions", "login", "logout", "whoami"]
+__all__ = [
+    "GROUPS",
+    "PANEL",
+    "VERBS",
+    "account_app",
+    "competitions",
+    "login",
+    "logout",
+    "whoami",
+]
 
 PANEL = "Log in and look around"
+
+account_app = typer.Typer(
+    help="Accounts: create one (administrator), list your personal tokens.",
+    no_args_is_help=True,
+)
+
+
+class Role(enum.StrEnum):
+    """What an account may do on the server."""
+
+    participant = "participant"
+    organiser = "organiser"
+    admin = "admin"
 
 
 def _store(kept: ServerTokens, token: str, who: dict[str, Any]) -> tuple[str, str]:
@@ -37,6 +61,13 @@ def _store(kept: ServerTokens, token: str, who: dict[str, Any]) -> tuple[str, st
     if who["role"] == "organiser":
         kept.organiser = token
         return "the organiser's token", "organiser commands"
+    if who["role"] == "account":
+        kept.personal = token
+        handle = (who.get("account") or {}).get("handle", "?")
+        return (
+            f"the personal token of account {handle}",
+            "commands for competitions without a token of their own",
+        )
     from ladderboard.client.credentials import TeamToken
 
     memberships = who["teams"]
@@ -226,5 +257,56 @@ def competitions(
     show(fmt, listed, lambda: competitions_table(listed))
 
 
+@account_app.command("create", epilog=EXIT_STATUS)
+def create_account(
+    handle: Annotated[str, typer.Argument(help="The new account's handle.")],
+    email: Annotated[str | None, typer.Option("--email", help="Its owner's email address.")] = None,
+    role: Annotated[
+        Role,
+        typer.Option("--role", help="organiser: may create competitions; admin: the server's."),
+    ] = Role.participant,
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Create an account (an administrator's token) and print the link that
+    signs its owner in, once, within 7 days: give it to them."""
+    made = call(
+        server,
+        token,
+        lambda c: c.create_account(handle, email=email, role=role.value),
+        organiser=True,
+    )
+    if as_json:
+        from ladderboard.terminal import print_json
+
+        print_json(made)
+        return
+    account = made["account"]
+    typer.echo(
+        f"Created account {account['handle']} ({account['role']}). Its owner signs in once "
+        f"with this link, until {made['expires_at']}:\n{made['sign_in_link']}"
+    )
+
+
+@account_app.command("tokens", epilog=EXIT_STATUS)
+def account_tokens(
+    server: ServerOption = None,
+    token: TokenOption = None,
+    as_json: JsonOption = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """List your account's personal tokens (label, created, last used,
+    revoked); create, rotate and revoke them on the server's /account page."""
+    from ladderboard.client.tables import account_tokens_table
+
+    fmt = output_format(as_json, as_csv)
+    listed = call(server, token, lambda c: c.account_tokens())
+    show(fmt, listed, lambda: account_tokens_table(listed))
+
+
 VERBS = (login, logout, whoami, competitions)
 """The panel's verbs, in the order ``ladderboard --help`` lists them."""
+
+GROUPS = (("account", account_app),)
+"""The panel's groups of verbs, by name, listed after the verbs."""

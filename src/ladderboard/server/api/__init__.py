@@ -12,6 +12,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from ladderboard.server.api import (
+    accounts,
     boards,
     competitions,
     corrections,
@@ -42,5 +43,6 @@ for _resource in (
     boards,
     exports,
     organisers,
+    accounts,
 ):
     router.include_router(_resource.router)

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from ladderboard.engine import Competitions
 from ladderboard.rules.text import TEAM_NAME_CHARS
+from ladderboard.server.api.accounts import account_out
 from ladderboard.server.api.shared import errors, invalid, read_upload
 from ladderboard.server.deps import (
     ActingDep,
@@ -222,8 +223,9 @@ def status_of_team(competitions: Competitions, slug: str, team: str) -> TeamStat
     summary="Whose token this is",
 )
 def whoami(competitions: CompetitionsDep, who: CallerDep) -> WhoAmIOut:
-    """The organiser, or the team (and its competition) of a team token: 401
-    for a request without a token the server knows. ``ladderboard login``
+    """The organiser, the team (and its competition) of a team token, or
+    the account (and its teams) of a personal token: 401 for a request
+    without a token the server knows. ``ladderboard login``
     checks a token with it before storing it."""
     if who.token is None:
         raise ApiError(
@@ -234,6 +236,16 @@ def whoami(competitions: CompetitionsDep, who: CallerDep) -> WhoAmIOut:
         )
     if who.is_organiser:
         return WhoAmIOut(role="organiser", teams=[])
+    if who.account is not None:
+        slugs = dict.fromkeys(
+            slug for slug, _ in competitions.accounts.competitions_of(who.account.id)
+        )
+        teams = [
+            MembershipOut(competition=slug, team=team.name)
+            for slug in slugs
+            if (team := competitions.accounts.team_of_account(slug, who.account.id)) is not None
+        ]
+        return WhoAmIOut(role="account", teams=teams, account=account_out(who.account))
     teams = [
         MembershipOut(competition=info.slug, team=team.name)
         for info in competitions.competitions()

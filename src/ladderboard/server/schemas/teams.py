@@ -16,6 +16,7 @@ from ladderboard.engine.results import (
     TeamInfo,
     TeamSummary,
 )
+from ladderboard.server.schemas.accounts import AccountOut
 
 __all__ = [
     "FlagOut",
@@ -134,7 +135,11 @@ class MembershipOut(BaseModel):
 class WhoAmIOut(BaseModel):
     """Whose token the request carried."""
 
-    role: Literal["organiser", "team"]
+    role: Literal["organiser", "team", "account"]
     teams: list[MembershipOut] = Field(
-        description="A team token's team, by competition (empty for the organiser)."
+        description="A team token's team, or a personal token's teams, by competition "
+        "(empty for the organiser)."
+    )
+    account: AccountOut | None = Field(
+        default=None, description="A personal token's account (none for another token)."
     )
