@@ -447,3 +447,16 @@ def test_a_private_competition_opens_to_a_stranger_only_with_a_valid_code(client
     joined = join(client, token, accept_rules=True, code=made["code"], team="carols")
     assert joined.status_code == 201, joined.text
     assert client.get("/api/competitions/demo", headers=bearer(token)).status_code == 200
+
+
+@pytest.mark.parametrize("mode", ["list", "open", "invitation"])
+def test_the_overview_leads_to_the_join_page_unless_the_organiser_lists_the_teams(
+    client, solution, mode
+):
+    competition(client, solution, mode)
+    page = client.get("/c/demo")
+    assert page.status_code == 200
+    assert ('href="/c/demo/join"' in page.text) == (mode != "list")
+    assert ("invitation code the organiser gave you" in page.text) == (mode == "invitation")
+    client.post("/api/competitions/demo/close", headers=organiser())
+    assert 'href="/c/demo/join"' not in client.get("/c/demo").text
