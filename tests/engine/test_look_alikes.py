@@ -25,7 +25,10 @@ def _handles(flag):
 
 
 def _in_team(store, handle, team, **account):
+    """An account that joined ``comp`` itself (as the join route records it)
+    and is in ``team``."""
     person = store.accounts.create(handle, **account)
+    store.accounts.register("comp", person.id, rules_sha256="0" * 64, via="open")
     if team not in {t.name for t in store.teams("comp")}:
         store.accounts.create_account_team("comp", person.id, team)
     else:
@@ -159,3 +162,15 @@ def test_look_alikes_a_dismissed_flag_stays_dismissed_until_an_account_joins_it(
     _in_team(store, "third", "larks", email="ALICE@example.org")
     [grown] = _flags(store)
     assert not grown.dismissed and _handles(grown) == ["alice", "alias", "third"]
+
+
+def test_look_alikes_an_account_the_organiser_listed_is_not_looked_at(store):
+    """The organiser's list puts any account in a team without its owner's
+    choice: its addresses are not shown to the organiser for that."""
+    create(store)
+    _in_team(store, "alice", "owls", email="alice@example.org")
+    listed = store.accounts.create("victim", email="alice@example.org")
+    store.add_team("comp", "larks")
+    store.accounts.add_member("comp", "larks", listed.id)
+    store.accounts.register("comp", listed.id, rules_sha256="0" * 64, via="list")
+    assert _flags(store) == []

@@ -127,15 +127,28 @@ def test_membership_the_captain_leaves_last_and_an_empty_team_keeps_its_submissi
     store.membership.create_team("comp", ann, "owls")
     _, code = store.membership.invite("comp", ann)
     store.membership.join("comp", bob, code)
-    _submit(store, solution, "owls", 0)
     _refused(store, Conflict, store.membership.leave, "comp", ann, match="captain leaves last")
     store.membership.leave("comp", bob)
     assert store.membership.my_team("comp", bob) is None
     store.membership.leave("comp", ann)
     team = store.team("comp", "owls")
-    assert team.disabled and len(store.submissions("comp", "owls")) == 1
+    assert team.disabled
     events = [e.event for e in store.membership.history("comp", "owls")]
     assert events[-3:] == ["left", "left", "retired"]
+
+
+def test_membership_nobody_leaves_a_team_that_has_submitted(store):
+    """A member who left could start again with a new quota: one person
+    would get more of the board's answers than one team's quota."""
+    solution, _ = create(store)
+    ann, bob = _people(store, "ann", "bob")
+    store.membership.create_team("comp", ann, "owls")
+    _, code = store.membership.invite("comp", ann)
+    store.membership.join("comp", bob, code)
+    _submit(store, solution, "owls", 0)
+    for person in (bob, ann):
+        _refused(store, Conflict, store.membership.leave, "comp", person, match="has submitted")
+    assert [m.handle for m in store.accounts.members("comp", "owls")] == ["ann", "bob"]
 
 
 def _two_teams(store, **config):

@@ -40,6 +40,8 @@ def test_cli_look_alikes_lists_each_flag_for_the_organiser_alone(tmp_path):
     store.add_team("owl-cup", "listed", token_hash=hash_token(team_token))
     alice = store.accounts.create("alice", email="alice@example.org")
     alias = store.accounts.create("alias", email="ALICE@example.org")
+    for person in (alice, alias):  # each joined itself, as the join route records
+        store.accounts.register("owl-cup", person.id, rules_sha256="0" * 64, via="open")
     store.accounts.create_account_team("owl-cup", alice.id, "owls")
     store.accounts.create_account_team("owl-cup", alias.id, "larks")
     store.dispose()

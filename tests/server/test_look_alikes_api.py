@@ -23,6 +23,8 @@ def _two_of_one_person(client):
     alice = accounts.create("alice", email="Alice@Example.org")
     alias = accounts.create("alias", email="alice@example.org")
     carol = accounts.create("carol", email="carol@example.org")
+    for person in (alice, alias, carol):  # each joined itself, as the join route records
+        accounts.register("demo", person.id, rules_sha256="0" * 64, via="open")
     accounts.create_account_team("demo", alice.id, "owls")
     accounts.create_account_team("demo", alias.id, "larks")
     accounts.add_member("demo", "larks", carol.id)

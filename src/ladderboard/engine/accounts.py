@@ -338,12 +338,15 @@ class Accounts:
             return _account(row)
 
     def password_hash_of(self, handle_or_email: str) -> tuple[AccountInfo, str] | None:
-        """The enabled account a sign-in names (its handle, or an email that
-        one account alone has) with its password hash; ``None`` when there
+        """The enabled account a sign-in names (its handle, or a verified
+        email that one account alone has) with its password hash; ``None`` when there
         is none or it has no password."""
         found: list[AccountInfo] = []
         if "@" in handle_or_email:
-            found = self.by_email(handle_or_email)
+            # Only a verified address names an account: anyone may sign up
+            # with an address they do not own, and must not thereby block
+            # (or take) its owner's sign-in by email.
+            found = [a for a in self.by_email(handle_or_email) if a.email_verified]
         else:
             with contextlib.suppress(NotFound):
                 found = [self.by_handle(handle_or_email)]

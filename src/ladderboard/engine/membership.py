@@ -418,11 +418,24 @@ class Membership:
         """Leave the account's team. The captain leaves only as the last
         member (make another member captain first); a team left empty is
         retired (disabled), its submissions kept, its invitations and
-        merge requests withdrawn."""
+        merge requests withdrawn; a team with a token of the organiser's
+        list stays as it is, for those who hold the token.
+
+        Nobody leaves a team that has submitted: a member who left could
+        start a new team with a fresh quota, and one person would get more
+        of the board's answers than one team's quota allows (the per-team
+        Ladder's bound grows with the submissions of one analyst, Blum &
+        Hardt 2015, Sec. 2.1). Such a team changes by a merge, whose quota
+        rule keeps that count, or by the organiser."""
         now = self.context.clock()
         with self.context.transaction() as session:
             competition, _ = self._open(session, slug)
             member, team = self._membership(session, competition, account_id)
+            if queries.quota_submissions(session, team.id) > 0:
+                raise Conflict(
+                    f"team {team.name!r} has submitted: its members stay (a member who left "
+                    "could start again with a new quota); the organiser can help"
+                )
             size = self._size(session, team)
             if member.role == "captain" and size > 1:
                 raise Conflict(
@@ -433,7 +446,7 @@ class Membership:
             session.delete(member)
             session.flush()
             self._event(session, team, account, "left")
-            if size == 1:
+            if size == 1 and team.token_hash is None:
                 self._retire(session, team, now)
                 self._event(session, team, account, "retired", {"reason": "left empty"})
         self.context.caches.targets.pop((slug, team.name), None)

@@ -268,7 +268,7 @@ def require_role(
         )
     needed = least_role("GET" if method == "HEAD" else method, path)
     if slug is None:
-        role: str | None = "administrator" if who.is_organiser else None
+        role: str | None = "administrator" if who.is_administrator else None
     else:
         role = who.role(competitions, slug)
     if allows(role, needed):

@@ -18,7 +18,7 @@ import hashlib
 import hmac
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Form, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
@@ -35,6 +35,9 @@ from ladderboard.server.settings import Settings
 __all__ = ["members_context", "router"]
 
 router = APIRouter(include_in_schema=False)
+
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
+"""An id the store can hold (a larger one is a 422, not a driver's overflow)."""
 FormText = Annotated[str, Form()]
 
 
@@ -170,7 +173,7 @@ def revoke_invitation(
     competitions: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
-    invitation_id: int,
+    invitation_id: RowId,
     csrf: FormText = "",
 ) -> Response:
     _competition(request, competitions, slug)
@@ -229,7 +232,7 @@ def answer_merge(
     competitions: CompetitionsDep,
     settings: SettingsDep,
     slug: str,
-    merge_id: int,
+    merge_id: RowId,
     answer: str,
     csrf: FormText = "",
 ) -> Response:

@@ -130,14 +130,25 @@ def _token_team(
     settings: Settings,
     info: CompetitionInfo,
     token: str,
+    *,
+    team_token_only: bool = False,
 ) -> TeamInfo:
-    """The team of ``token`` in ``info`` (spending its rate limit), or a refusal."""
+    """The team of ``token`` in ``info`` (spending its rate limit), or a
+    refusal. ``team_token_only`` refuses a person's token: a team session
+    (:func:`sign_in`) is tied to the team alone, and would outlive the
+    person's token and membership; a person signs in to its account."""
     token = token.strip()
     if not token:
         raise ApiError(401, "unauthorized", "enter your team's token")
     who = authenticate(request, competitions, settings, token)
     if who.is_organiser:
         raise ApiError(403, "forbidden", "this page is for a team, not for the organiser")
+    if team_token_only and who.account is not None:
+        raise ApiError(
+            403,
+            "forbidden",
+            "this is a personal token: sign in to your account instead (Sign in, at the top)",
+        )
     team = who.team(competitions, info.slug)
     if team is None:
         raise ApiError(
@@ -330,7 +341,7 @@ def sign_in(
     try:
         if not same_origin(request):  # no signing a browser into someone else's team
             raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
-        team = _token_team(request, competitions, settings, info, token)
+        team = _token_team(request, competitions, settings, info, token, team_token_only=True)
     except REFUSALS as exc:
         status, text = refusal(exc)
         return _sign_in_page(request, info, status, error=text)

@@ -321,9 +321,11 @@ def count_members(session: Session, team_id: int) -> int:
 
 def people(connection: Connection, competition_id: int) -> list[Any]:
     """``(id, handle, email, created_at, created_from, team)`` of every
-    account of the competition: the members of its teams (``team`` their
-    team's name) and the accounts registered in it (``team`` ``None``
-    without one), in the order of their ids."""
+    account that joined the competition itself (registered openly or with
+    an invitation; ``team`` its team's name, ``None`` without one), in the
+    order of their ids. An account the organiser put on the list is left
+    out: it never chose to join, and its addresses are not the
+    organiser's to read."""
     team = (
         select(TeamRow.name)
         .join(TeamMemberRow, TeamMemberRow.team_id == TeamRow.id)
@@ -333,9 +335,9 @@ def people(connection: Connection, competition_id: int) -> list[Any]:
         )
         .scalar_subquery()
     )
-    members = select(TeamMemberRow.account_id).where(TeamMemberRow.competition_id == competition_id)
-    registered = select(CompetitionRegistrationRow.account_id).where(
-        CompetitionRegistrationRow.competition_id == competition_id
+    joined = select(CompetitionRegistrationRow.account_id).where(
+        CompetitionRegistrationRow.competition_id == competition_id,
+        CompetitionRegistrationRow.via != "list",
     )
     return list(
         connection.execute(
@@ -347,7 +349,7 @@ def people(connection: Connection, competition_id: int) -> list[Any]:
                 AccountRow.created_from,
                 team.label("team"),
             )
-            .where(AccountRow.id.in_(members) | AccountRow.id.in_(registered))
+            .where(AccountRow.id.in_(joined))
             .order_by(AccountRow.id)
         ).all()
     )

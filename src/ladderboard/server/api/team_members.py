@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import Response
 
 from ladderboard.engine.accounts import AccountInfo
@@ -30,6 +30,9 @@ from ladderboard.server.schemas.team_members import (
 __all__ = ["join_link", "router"]
 
 router = APIRouter()
+
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
+"""An id the store can hold (a larger one is a 422, not a driver's overflow)."""
 
 
 def account_of(
@@ -133,7 +136,7 @@ def invite(
     summary="Revoke an unused invitation (captain)",
 )
 def revoke_invitation(
-    invitation_id: int,
+    invitation_id: RowId,
     competitions: CompetitionsDep,
     account: AccountDep,
     competition: Competition,
@@ -215,7 +218,7 @@ def _answer(
     "submissions kept and counted in your quotas from now on.",
 )
 def accept_merge(
-    merge_id: int, competitions: CompetitionsDep, account: AccountDep, competition: Competition
+    merge_id: RowId, competitions: CompetitionsDep, account: AccountDep, competition: Competition
 ) -> MergeOut:
     return _answer(competitions, competition.slug, account, merge_id, True)
 
@@ -227,7 +230,7 @@ def accept_merge(
     summary="Refuse a merge into your team (captain)",
 )
 def refuse_merge(
-    merge_id: int, competitions: CompetitionsDep, account: AccountDep, competition: Competition
+    merge_id: RowId, competitions: CompetitionsDep, account: AccountDep, competition: Competition
 ) -> MergeOut:
     return _answer(competitions, competition.slug, account, merge_id, False)
 
@@ -239,7 +242,7 @@ def refuse_merge(
     summary="Withdraw your team's pending merge request (captain)",
 )
 def withdraw_merge(
-    merge_id: int, competitions: CompetitionsDep, account: AccountDep, competition: Competition
+    merge_id: RowId, competitions: CompetitionsDep, account: AccountDep, competition: Competition
 ) -> MergeOut:
     merge = competitions.membership.withdraw_merge(competition.slug, account.id, merge_id)
     return MergeOut.of(merge)
