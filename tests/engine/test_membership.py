@@ -121,8 +121,8 @@ def test_membership_only_the_captain_invites_hands_over_and_merges(store):
     assert store.membership.invite("comp", bob)[1]
 
 
-def test_membership_the_captain_leaves_last_and_an_empty_team_keeps_its_submissions(store):
-    solution, _ = create(store)
+def test_membership_the_captain_leaves_last_and_an_empty_team_is_retired(store):
+    create(store)
     ann, bob = _people(store, "ann", "bob")
     store.membership.create_team("comp", ann, "owls")
     _, code = store.membership.invite("comp", ann)
