@@ -271,10 +271,12 @@ def test_whoami_names_the_organiser_or_the_team_of_a_token(client, solution):
     assert client.get("/api/whoami", headers=organiser()).json() == {
         "role": "organiser",
         "teams": [],
+        "account": None,
     }
     assert client.get("/api/whoami", headers=bearer(alpha)).json() == {
         "role": "team",
         "teams": [{"competition": "demo", "team": "alpha"}],
+        "account": None,
     }
     for headers in ({}, bearer("not-a-token-of-this-server")):
         refused = client.get("/api/whoami", headers=headers)

@@ -122,7 +122,7 @@ def create_token(
 
 @router.delete(
     "/account/tokens/{token_id}",
-    responses=errors(401, 404, 429),
+    responses=errors(401, 404, 422, 429),
     status_code=204,
     summary="Revoke a personal token: refused from now on",
 )
@@ -133,7 +133,7 @@ def revoke_token(token_id: TokenId, competitions: CompetitionsDep, account: Acco
 
 @router.post(
     "/account/tokens/{token_id}/rotate",
-    responses=errors(401, 404, 429),
+    responses=errors(401, 404, 422, 429),
     response_model=ApiTokenCreated,
     summary="A new secret for a personal token, returned once; the old one is refused at once",
 )

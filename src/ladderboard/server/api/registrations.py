@@ -153,7 +153,7 @@ def join(
 
 @router.get(
     "/competitions/{slug}/registrations",
-    responses=errors(401, 403, 404, 429),
+    responses=errors(401, 403, 404, 422, 429),
     response_model=list[RegistrationOut],
     summary="Every account registered, with its team and its acceptance (organiser)",
 )
@@ -203,7 +203,7 @@ def create_invitation(
 
 @router.get(
     "/competitions/{slug}/invitations",
-    responses=errors(401, 403, 404, 429),
+    responses=errors(401, 403, 404, 422, 429),
     response_model=list[InvitationOut],
     summary="The competition's invitations, without their codes (organiser)",
 )
