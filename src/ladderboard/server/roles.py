@@ -63,6 +63,7 @@ _OWNER: Role = "owner"
 
 ROUTES: dict[tuple[str, str], Role] = {
     # ---------------------------------------------------------------- the API
+    ("POST", "/api/accounts"): "administrator",  # a server's accounts, not a competition's
     ("GET", "/api/competitions/{slug}/teams"): _CO,
     ("POST", "/api/competitions/{slug}/teams"): _CO,
     ("POST", "/api/competitions/{slug}/teams/import"): _CO,
