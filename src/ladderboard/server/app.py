@@ -11,7 +11,7 @@ worker. ``uvicorn --factory ladderboard.server.app:served_app`` (or
 >>> app = create_app(Settings(environment="development", database_url="sqlite://"),
 ...                  competitions=Competitions.open("sqlite://"))
 >>> sorted(app.openapi()["paths"])[:3]
-['/api/competitions', '/api/competitions/{slug}', '/api/competitions/{slug}/actions']
+['/api/account', '/api/account/tokens', '/api/account/tokens/{token_id}']
 """
 
 from __future__ import annotations
