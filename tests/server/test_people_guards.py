@@ -7,6 +7,8 @@ account at sign-in."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from server_helpers import add_team, bearer, create, flipped, submit
 
 
@@ -103,3 +105,15 @@ def test_an_unverified_address_names_no_account_at_sign_in(client):
     victim = _accounts(client).by_handle("victim")
     _accounts(client).verify_email(victim.id)
     assert sign_in("v@uni.example") == 303  # the one verified owner
+
+
+def test_the_team_pages_sign_out_signs_a_members_account_out(client, solution):
+    create(client, solution)
+    accounts = _accounts(client)
+    _person(client, "ada", team="owls")
+    cookie = accounts.open_session(accounts.by_handle("ada").id, timedelta(hours=1))
+    client.cookies.set("ladderboard_session", cookie)
+    page = client.get("/c/demo/team")
+    csrf = page.text.split('action="/c/demo/team/sign-out"')[1].split('name="csrf" value="')[1]
+    client.post("/c/demo/team/sign-out", data={"csrf": csrf.split('"')[0]})
+    assert accounts.session_account(cookie) is None  # revoked in the store, not only dropped

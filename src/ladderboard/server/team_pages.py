@@ -31,7 +31,11 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.errors import NotFound, TeamDisabled
 from ladderboard.engine.results import CompetitionInfo, TeamInfo
 from ladderboard.rules.explain import release_words
-from ladderboard.server.account_session import session_account, session_cookie
+from ladderboard.server.account_session import (
+    close_account_session,
+    session_account,
+    session_cookie,
+)
 from ladderboard.server.api import submissions
 from ladderboard.server.charts import score_chart
 from ladderboard.server.credentials import TEAM_COOKIE
@@ -366,7 +370,9 @@ def sign_out(
     slug: str,
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
-    """Sign out: the session is revoked in the store, so a copy of the cookie is dead too."""
+    """Sign out: the session is revoked in the store, so a copy of the cookie
+    is dead too. A browser signed in as the team by its token loses that
+    session; one signed in as a member's account signs out of the account."""
     response = RedirectResponse(f"/c/{slug}/team", status_code=303)
     session = _session(request)
     if (
@@ -374,8 +380,11 @@ def sign_out(
         and same_origin(request)
         and hmac.compare_digest(csrf.encode(), _csrf(settings, slug, session).encode())
     ):
-        competitions.team_sessions.close(session)
-        response.delete_cookie(COOKIE, path=f"/c/{slug}")
+        if request.cookies.get(COOKIE, ""):
+            competitions.team_sessions.close(session)
+            response.delete_cookie(COOKIE, path=f"/c/{slug}")
+        else:
+            close_account_session(request, response, competitions)
     return response
 
 
