@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from ladderboard.engine import lookup
 from ladderboard.engine.context import EngineContext
@@ -37,12 +38,10 @@ from ladderboard.store.database import writer_turn
 from ladderboard.store.models import (
     AccountIdentityRow,
     AccountRow,
-    AccountSessionRow,
     ApiTokenRow,
     CompetitionOrganiserRow,
     CompetitionRegistrationRow,
     TeamMemberRow,
-    table_of,
 )
 
 __all__ = [
@@ -244,9 +243,7 @@ class Accounts:
 
     def by_id(self, account_id: int) -> AccountInfo:
         with self.context.reader.connect() as connection:
-            row = connection.execute(
-                AccountRow.__table__.select().where(AccountRow.id == account_id)
-            ).first()
+            row = queries.account_row(connection, account_id)
         if row is None:
             raise NotFound(f"no account {account_id}")
         return _account(row)
@@ -312,11 +309,6 @@ class Accounts:
             raise ValueError(f"role must be one of {ACCOUNT_ROLES}, got {role!r}")
         return self._update(account_id, role=role)
 
-    def set_email(self, account_id: int, email: str | None, *, verified: bool) -> AccountInfo:
-        address = _email(email)
-        when = self.context.clock() if verified and address is not None else None
-        return self._update(account_id, email=address, email_verified_at=when)
-
     def verify_email(self, account_id: int) -> AccountInfo:
         return self._update(account_id, email_verified_at=self.context.clock())
 
@@ -329,11 +321,7 @@ class Accounts:
                 raise NotFound(f"no account {account_id}")
             row.disabled_at = self.context.clock() if disabled else None
             if disabled:
-                session.execute(
-                    table_of(AccountSessionRow)
-                    .delete()
-                    .where(AccountSessionRow.account_id == account_id)
-                )
+                queries.delete_sessions_of(session.connection(), account_id)
             session.flush()
             return _account(row)
 
@@ -353,11 +341,7 @@ class Accounts:
         if len(found) != 1 or found[0].disabled:
             return None
         with self.context.reader.connect() as connection:
-            password_hash = connection.execute(
-                AccountRow.__table__.select()
-                .with_only_columns(AccountRow.password_hash)
-                .where(AccountRow.id == found[0].id)
-            ).scalar()
+            password_hash = queries.password_hash(connection, found[0].id)
         return None if password_hash is None else (found[0], password_hash)
 
     # ------------------------------------------------------------ sessions
@@ -368,16 +352,7 @@ class Accounts:
         now = self.context.clock()
         with writer_turn(self.context.engine), self.context.engine.begin() as connection:
             queries.delete_expired_sessions(connection, now)
-            connection.execute(
-                table_of(AccountSessionRow)
-                .insert()
-                .values(
-                    sha256=token_digest(cookie),
-                    account_id=account_id,
-                    created_at=now,
-                    expires_at=now + lifetime,
-                )
-            )
+            queries.add_session(connection, token_digest(cookie), account_id, now, now + lifetime)
         return cookie
 
     def session_account(self, cookie: str) -> AccountInfo | None:
@@ -390,11 +365,7 @@ class Accounts:
 
     def close_session(self, cookie: str) -> None:
         with writer_turn(self.context.engine), self.context.engine.begin() as connection:
-            connection.execute(
-                table_of(AccountSessionRow)
-                .delete()
-                .where(AccountSessionRow.sha256 == token_digest(cookie))
-            )
+            queries.delete_session(connection, token_digest(cookie))
 
     # -------------------------------------------------------------- tokens
     def create_token(self, account_id: int, label: str) -> tuple[ApiTokenInfo, str]:
@@ -471,12 +442,7 @@ class Accounts:
         """A team of competition ``slug`` with no token, the account its
         captain. :class:`Conflict` when the account is in a team of the
         competition already or the name is taken."""
-        if self.team_of_account(slug, account_id) is not None:
-            raise Conflict(f"you are in a team of {slug!r} already")
-        try:
-            return self._teams.add_team(slug, name, captain=account_id)
-        except IntegrityError:
-            raise Conflict(f"you are in a team of {slug!r} already") from None
+        return self._teams.add_team(slug, name, captain=account_id)
 
     def add_member(self, slug: str, team_name: str, account_id: int, role: str = "member") -> None:
         """Put the account in the team; :class:`Conflict` when it is in a team
@@ -515,7 +481,7 @@ class Accounts:
             session.delete(row)
 
     def members(self, slug: str, team_name: str) -> list[MemberInfo]:
-        with self.context.transaction() as session:
+        with Session(self.context.reader) as session:  # a read: no writer's turn
             competition = lookup.competition(session, slug)
             team = lookup.team(session, competition, team_name)
             rows = queries.members(session.connection(), team.id)
@@ -585,17 +551,13 @@ class Accounts:
 
     def _registration(self, competition_id: int, account_id: int) -> RegistrationInfo | None:
         with self.context.reader.connect() as connection:
-            rows = queries.registrations(connection, competition_id)
-        for row in rows:
-            if row.account_id == account_id:
-                return _registration(row)
-        return None
+            rows = queries.registrations(connection, competition_id, account_id)
+        return _registration(rows[0]) if rows else None
 
     def registration(self, slug: str, account_id: int) -> RegistrationInfo | None:
         with self.context.reader.connect() as connection:
             competition_id = _competition_id(connection, slug)
-            row = queries.registration(connection, competition_id, account_id)
-        return None if row is None else self._registration(competition_id, account_id)
+        return self._registration(competition_id, account_id)
 
     def registrations(self, slug: str) -> list[RegistrationInfo]:
         with self.context.reader.connect() as connection:

@@ -276,7 +276,7 @@ class Lifecycle:
             if closed_out and lookup.info(competition).is_closed(store_now):
                 raise CompetitionClosed(
                     f"competition {slug!r} is closed: its {', '.join(closed_out)} cannot change "
-                    "(only its title, overview, rules, visibility and late submissions can)"
+                    f"(only its title, overview, rules, {' and '.join(_words(ANY_TIME))} can)"
                 )
             if "deadline" in changed:
                 self._check_deadline(new_config.deadline)
@@ -517,3 +517,12 @@ class Lifecycle:
                     "the key is revealed when the organiser publishes the private board"
                 )
             return competition.secret_key
+
+
+def _words(settings: tuple[str, ...]) -> list[str]:
+    """Settings' names as a sentence reads them.
+
+    >>> _words(("late_submissions", "visibility"))
+    ['late submissions', 'visibility']
+    """
+    return [name.replace("_", " ") for name in settings]

@@ -98,8 +98,6 @@ def _size(n: int) -> str:
 def _value(setting: str, value: Any) -> str:
     if setting in ("auto_publish", "late_submissions"):
         return "yes" if value else "no"
-    if setting in ("visibility", "registration"):
-        return str(value)
     if setting in ("deadline", "opens_at", "freeze_at", "merger_deadline"):
         if value is None:
             return "none"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, select, update
+from sqlalchemy import Connection, delete, func, select, true, update
 from sqlalchemy.orm import Session
 
 from ladderboard.store.models import (
@@ -46,7 +46,6 @@ __all__ = [
     "organiser_role",
     "organisers",
     "people",
-    "registration",
     "registrations",
     "team_of_account",
     "tokens",
@@ -93,6 +92,35 @@ def account_of_session(connection: Connection, sha256: str, now: datetime) -> An
 
 def delete_expired_sessions(connection: Connection, now: datetime) -> None:
     connection.execute(delete(AccountSessionRow).where(AccountSessionRow.expires_at <= now))
+
+
+def account_row(connection: Connection, account_id: int) -> Any:
+    return connection.execute(select(AccountRow).where(AccountRow.id == account_id)).first()
+
+
+def password_hash(connection: Connection, account_id: int) -> str | None:
+    return connection.execute(
+        select(AccountRow.password_hash).where(AccountRow.id == account_id)
+    ).scalar()
+
+
+def add_session(
+    connection: Connection, sha256: str, account_id: int, now: datetime, expires_at: datetime
+) -> None:
+    connection.execute(
+        table_of(AccountSessionRow)
+        .insert()
+        .values(sha256=sha256, account_id=account_id, created_at=now, expires_at=expires_at)
+    )
+
+
+def delete_session(connection: Connection, sha256: str) -> None:
+    connection.execute(delete(AccountSessionRow).where(AccountSessionRow.sha256 == sha256))
+
+
+def delete_sessions_of(connection: Connection, account_id: int) -> None:
+    """Every session of the account (disabling it signs every browser out)."""
+    connection.execute(delete(AccountSessionRow).where(AccountSessionRow.account_id == account_id))
 
 
 def account_of_token(connection: Connection, token_hash: str) -> Any:
@@ -196,18 +224,12 @@ def competitions_of(connection: Connection, account_id: int) -> list[Any]:
     return sorted(found.items())
 
 
-def registration(connection: Connection, competition_id: int, account_id: int) -> Any:
-    return connection.execute(
-        select(CompetitionRegistrationRow).where(
-            CompetitionRegistrationRow.competition_id == competition_id,
-            CompetitionRegistrationRow.account_id == account_id,
-        )
-    ).first()
-
-
-def registrations(connection: Connection, competition_id: int) -> list[Any]:
-    """Each registration of the competition with the account's handle and its
-    team's name (``None`` without a team), oldest first."""
+def registrations(
+    connection: Connection, competition_id: int, account_id: int | None = None
+) -> list[Any]:
+    """Each registration of the competition (of ``account_id`` alone, when
+    given) with the account's handle and its team's name (``None`` without
+    a team), oldest first."""
     team = (
         select(TeamRow.name)
         .join(TeamMemberRow, TeamMemberRow.team_id == TeamRow.id)
@@ -217,6 +239,7 @@ def registrations(connection: Connection, competition_id: int) -> list[Any]:
         )
         .scalar_subquery()
     )
+    one = true() if account_id is None else CompetitionRegistrationRow.account_id == account_id
     return list(
         connection.execute(
             select(
@@ -229,7 +252,7 @@ def registrations(connection: Connection, competition_id: int) -> list[Any]:
                 CompetitionRegistrationRow.invitation,
             )
             .join(AccountRow, AccountRow.id == CompetitionRegistrationRow.account_id)
-            .where(CompetitionRegistrationRow.competition_id == competition_id)
+            .where(CompetitionRegistrationRow.competition_id == competition_id, one)
             .order_by(CompetitionRegistrationRow.accepted_rules_at, AccountRow.id)
         ).all()
     )
