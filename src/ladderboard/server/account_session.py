@@ -61,8 +61,18 @@ def session_cookie(request: Request) -> str:
 
 def session_account(request: Request, competitions: Competitions) -> AccountInfo | None:
     """The enabled account this browser is signed in to, if any (``None``:
-    no session, an expired or revoked one, or a disabled account)."""
-    return competitions.accounts.session_account(session_cookie(request))
+    no session, an expired or revoked one, or a disabled account). Read
+    from the store once per request: a page asks it for the header, the
+    team it signs in as and its forms."""
+    cookie = session_cookie(request)
+    if not cookie:
+        return None
+    known: dict[str, AccountInfo | None] | None = getattr(request.state, "accounts_read", None)
+    if known is None:
+        known = request.state.accounts_read = {}
+    if cookie not in known:
+        known[cookie] = competitions.accounts.session_account(cookie)
+    return known[cookie]
 
 
 def account_csrf(request: Request) -> str:
@@ -122,6 +132,7 @@ def close_account_session(request: Request, response: Response, competitions: Co
     cookie = session_cookie(request)
     if cookie:
         competitions.accounts.close_session(cookie)
+        getattr(request.state, "accounts_read", {}).pop(cookie, None)
     response.delete_cookie(COOKIE, path="/")
 
 

@@ -31,7 +31,7 @@ from ladderboard.server.account_session import session_account, session_cookie
 from ladderboard.server.api.registrations import joinable
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
 from ladderboard.server.errors import ApiError
-from ladderboard.server.organiser_session import same_origin
+from ladderboard.server.origin import same_origin
 from ladderboard.server.rendering import (
     REFUSALS,
     competition_context,
@@ -115,8 +115,6 @@ def rules_notice(request: Request, competitions: Competitions, info: Competition
     """What a competition's page needs to say that the signed-in account
     accepted rules that changed since, with the CSRF value of the form that
     accepts them again (empty when there is nothing to say)."""
-    if not session_cookie(request):
-        return {}
     account = session_account(request, competitions)
     if account is None:
         return {}

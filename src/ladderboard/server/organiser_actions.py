@@ -50,6 +50,9 @@ ACTIONS = (
     "organiser.remove",
     "look-alike.dismiss",
     "look-alike.restore",
+    "invitation.create",
+    "invitation.revoke",
+    "team.member.add",
 )
 """Every action the log records, by its name."""
 
@@ -248,3 +251,37 @@ class Acting:
             slug, action, {"rule": flag.rule, "accounts": [a.handle for a in flag.accounts]}
         )
         return flag
+
+    # ---------------------------------------------------------- registration
+    def create_invitation(
+        self, slug: str, *, label: str, uses: int | None, days: float | None
+    ) -> tuple[Any, str]:
+        """A competition invitation and its code (the entry keeps no code)."""
+        invitation, code = self.competitions.registrations.create_invitation(
+            slug, created_by=self.actor.name, label=label, uses=uses, days=days
+        )
+        self.record(slug, "invitation.create", _invitation(invitation))
+        return invitation, code
+
+    def revoke_invitation(self, slug: str, invitation_id: int) -> Any:
+        revoked = self.competitions.registrations.revoke_invitation(slug, invitation_id)
+        self.record(slug, "invitation.revoke", _invitation(revoked))
+        return revoked
+
+    def add_member(self, slug: str, team: str, handle: str) -> Any:
+        """Put an account on the organiser's list, into ``team``."""
+        registration = self.competitions.registrations.add_member(slug, team, handle)
+        detail = {"account": registration.handle, "team": registration.team}
+        self.record(slug, "team.member.add", detail)
+        return registration
+
+
+def _invitation(invitation: Any) -> dict[str, Any]:
+    """What the action log keeps of an invitation: never its code."""
+    expires = None if invitation.expires_at is None else invitation.expires_at.isoformat()
+    return {
+        "invitation": invitation.id,
+        "label": invitation.label,
+        "max_uses": invitation.max_uses,
+        "expires_at": expires,
+    }

@@ -31,7 +31,7 @@ from ladderboard.engine import Competitions
 from ladderboard.engine.look_alikes import WINDOW as LOOK_ALIKE_WINDOW
 from ladderboard.engine.results import CompetitionInfo, TeamSummary, now_utc
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
-from ladderboard.rules.config import MAX_PRECISION
+from ladderboard.rules.config import MAX_PRECISION, REGISTRATIONS
 from ladderboard.server.api.competitions import ORGANISER
 from ladderboard.server.api.organisers import organisers_of
 from ladderboard.server.api.shared import read_data_files
@@ -442,8 +442,6 @@ def read_settings(values: dict[str, str | None], info: CompetitionInfo) -> dict[
     return asked
 
 
-REGISTRATIONS = ("list", "open", "invitation")
-"""The ways accounts join a competition, as the forms offer them."""
 SETTINGS_FIELDS = (
     *LIMITS,
     "auto_publish",

@@ -18,8 +18,6 @@ __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 
-"""Who a desk session acts as: it was opened with the administrator token."""
-
 
 def _set_aside(
     request: Request,

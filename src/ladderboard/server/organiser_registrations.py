@@ -10,7 +10,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse
 
-from ladderboard.server.api.registrations import invitation_detail, join_link
+from ladderboard.server.api.registrations import join_link
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.organiser_desk import desk, refused
 from ladderboard.server.organiser_forms import invalid
@@ -55,18 +55,13 @@ def create_invitation(
         count = _number("Accounts it admits", uses, whole=True, high=1_000_000)
         length = _number("Days it is valid", days, whole=False, high=3660)
         try:
-            invitation, code = competitions.registrations.create_invitation(
-                slug,
-                created_by=acting.actor.name,
-                label=label,
-                uses=None if count is None else int(count),
-                days=length,
+            invitation, code = acting.create_invitation(
+                slug, label=label, uses=None if count is None else int(count), days=length
             )
         except ValueError as exc:
             raise invalid(str(exc)) from None
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, invitation_form=form)
-    acting.record(slug, "invitation.create", invitation_detail(invitation))
     response = desk(
         request,
         competitions,
@@ -93,10 +88,9 @@ def revoke_invitation(
         acting = check_form(request, competitions, settings, csrf)
         if not invitation_id.isdecimal() or len(invitation_id) > 18:
             raise invalid(f"no invitation {invitation_id[:40]!r}")
-        revoked = competitions.registrations.revoke_invitation(slug, int(invitation_id))
+        revoked = acting.revoke_invitation(slug, int(invitation_id))
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc)
-    acting.record(slug, "invitation.revoke", invitation_detail(revoked))
     done = f"Invitation {revoked.id} is revoked: its code admits no one from now on."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)
 
@@ -117,10 +111,8 @@ def add_member(
         acting = check_form(request, competitions, settings, csrf)
         if not account.strip() or not team.strip():
             raise invalid("give the account's handle and the team's name")
-        registration = competitions.registrations.add_member(slug, team.strip(), account.strip())
+        acting.add_member(slug, team.strip(), account.strip())
     except REFUSALS as exc:
         return refused(request, competitions, settings, slug, exc, member_form=form)
-    detail = {"account": registration.handle, "team": registration.team}
-    acting.record(slug, "team.member.add", detail)
     done = f"Account {account.strip()} is in team {team.strip()} now."
     return desk(request, competitions, settings, competitions.competition(slug), done=done)

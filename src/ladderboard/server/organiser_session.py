@@ -112,10 +112,10 @@ def desk_user(request: Request, competitions: Competitions, settings: Settings) 
     ):
         request.state.desk_session = organiser
         return DeskUser(None, organiser)
-    cookie = request.cookies.get(ACCOUNT_COOKIE, "")
-    account = competitions.accounts.session_account(cookie) if cookie else None
-    if account is None or account.disabled:
+    account = account_session.session_account(request, competitions)
+    if account is None:
         return None
+    cookie = account_session.session_cookie(request)
     request.state.desk_session = cookie
     return DeskUser(account, cookie)
 

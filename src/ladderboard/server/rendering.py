@@ -47,7 +47,7 @@ from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.explain import calendar_words, describe, release_words
 from ladderboard.rules.text import SAMPLE_SUBMISSION, is_slug
 from ladderboard.server.errors import ApiError, sentence, status_of
-from ladderboard.server.visibility import NOINDEX, check_view, form_viewer, viewer
+from ladderboard.server.visibility import NOINDEX, check_view, form_viewer
 
 __all__ = [
     "REFUSALS",
@@ -113,7 +113,7 @@ def find(request: Request, competitions, slug: str, token: str = "") -> Competit
     (:func:`~ladderboard.server.visibility.check_view`), else ``None``:
     the pages' one way to a competition. ``token`` is a token typed in the
     page's form, which counts as the request's bearer token."""
-    who = form_viewer(request, token) if token.strip() else viewer(request)
+    who = form_viewer(request, token)  # a blank token: the request's own credentials
     try:
         return check_view(competitions, who, competitions.competition(slug))
     except NotFound:

@@ -28,7 +28,7 @@ from ladderboard.server.account_session import session_account, session_cookie
 from ladderboard.server.api.team_members import join_link
 from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
 from ladderboard.server.errors import ApiError
-from ladderboard.server.organiser_pages import same_origin
+from ladderboard.server.origin import same_origin
 from ladderboard.server.rendering import competition_context, find, not_found, render
 from ladderboard.server.settings import Settings
 

@@ -13,16 +13,14 @@ from fastapi.responses import Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
-from ladderboard.engine.registrations import InvitationInfo
 from ladderboard.engine.results import CompetitionInfo, now_utc
 from ladderboard.server.api.shared import errors, invalid
 from ladderboard.server.deps import (
-    Caller,
+    ActingDep,
     CallerDep,
     Competition,
     CompetitionsDep,
     OrganiserDep,
-    acting_for,
     no_store,
 )
 from ladderboard.server.errors import ApiError
@@ -38,38 +36,13 @@ from ladderboard.server.visibility import may_view, viewer
 
 __all__ = [
     "PersonDep",
-    "invitation_detail",
     "join_link",
     "joinable",
-    "record",
     "registration_out",
     "router",
 ]
 
 router = APIRouter()
-
-
-def record(
-    competitions: Competitions,
-    request: Request,
-    who: Caller,
-    slug: str,
-    action: str,
-    detail: dict[str, Any],
-) -> None:
-    """One entry of the competition's action log, as ``who``'s; never a code."""
-    acting_for(request, competitions, who).record(slug, action, detail)
-
-
-def invitation_detail(invitation: InvitationInfo) -> dict[str, Any]:
-    """What the action log keeps of an invitation: never its code."""
-    expires = None if invitation.expires_at is None else invitation.expires_at.isoformat()
-    return {
-        "invitation": invitation.id,
-        "label": invitation.label,
-        "max_uses": invitation.max_uses,
-        "expires_at": expires,
-    }
 
 
 def joinable(
@@ -176,24 +149,15 @@ def create_invitation(
     body: InvitationIn,
     request: Request,
     response: Response,
-    competitions: CompetitionsDep,
-    who: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
 ) -> InvitationCreated:
     try:
-        invitation, code = competitions.registrations.create_invitation(
-            competition.slug,
-            created_by=acting_for(request, competitions, who).actor.name,
-            label=body.label,
-            uses=body.uses,
-            days=body.days,
+        invitation, code = acting.create_invitation(
+            competition.slug, label=body.label, uses=body.uses, days=body.days
         )
     except ValueError as exc:
         raise invalid(str(exc)) from None
-    record(
-        competitions, request, who, competition.slug, "invitation.create",
-        invitation_detail(invitation),
-    )  # fmt: skip
     no_store(response)  # the code must not stay in any cache
     out = InvitationOut.of(invitation, now_utc())
     return InvitationCreated(
@@ -224,14 +188,10 @@ def list_invitations(
 )
 def revoke_invitation(
     invitation_id: Annotated[int, Path(ge=1, le=2**62)],
-    request: Request,
-    competitions: CompetitionsDep,
-    who: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
 ) -> InvitationOut:
-    revoked = competitions.registrations.revoke_invitation(competition.slug, invitation_id)
-    detail = invitation_detail(revoked)
-    record(competitions, request, who, competition.slug, "invitation.revoke", detail)
+    revoked = acting.revoke_invitation(competition.slug, invitation_id)
     return InvitationOut.of(revoked, now_utc())
 
 
@@ -246,12 +206,9 @@ def revoke_invitation(
 def add_member(
     name: str,
     body: MemberIn,
-    request: Request,
     competitions: CompetitionsDep,
-    who: OrganiserDep,
+    acting: ActingDep,
     competition: Competition,
 ) -> RegistrationOut:
-    registration = competitions.registrations.add_member(competition.slug, name, body.account)
-    detail = {"account": registration.handle, "team": registration.team}
-    record(competitions, request, who, competition.slug, "team.member.add", detail)
+    registration = acting.add_member(competition.slug, name, body.account)
     return registration_out(competitions, competition.slug, registration)
