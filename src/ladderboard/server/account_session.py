@@ -75,12 +75,15 @@ def session_account(request: Request, competitions: Competitions) -> AccountInfo
     return known[cookie]
 
 
-def account_csrf(request: Request) -> str:
-    """The CSRF value of the request's session (empty without one)."""
+def account_csrf(request: Request, scope: str = "") -> str:
+    """The CSRF value of the request's session for the forms of ``scope``
+    (a competition's join or Members forms; empty: the account's own
+    pages), or empty without a session."""
     cookie = session_cookie(request)
     if not cookie:
         return ""
-    return hmac.new(cookie.encode(), b"ladderboard-account-csrf", hashlib.sha256).hexdigest()
+    text = "ladderboard-account-csrf" + (f"\n{scope}" if scope else "")
+    return hmac.new(cookie.encode(), text.encode(), hashlib.sha256).hexdigest()
 
 
 def check_origin(request: Request) -> None:
@@ -90,16 +93,23 @@ def check_origin(request: Request) -> None:
 
 
 def check_account_form(
-    request: Request, competitions: Competitions, settings: Settings, csrf: str
+    request: Request,
+    competitions: Competitions,
+    settings: Settings,
+    csrf: str,
+    *,
+    scope: str = "",
+    unsigned: str = "sign in first",
 ) -> AccountInfo:
-    """The account a form acts for: refused without a live session (401),
-    from another site or without the session's CSRF value (403); spends one
-    of the account's requests."""
+    """The account a form of ``scope`` (:func:`account_csrf`) acts for:
+    refused without a live session (401, saying ``unsigned``), from another
+    site or without the session's CSRF value (403); spends one of the
+    account's requests."""
     account = session_account(request, competitions)
     if account is None:
-        raise ApiError(401, "unauthorized", "sign in first")
+        raise ApiError(401, "unauthorized", unsigned)
     check_origin(request)
-    if not csrf or not hmac.compare_digest(csrf.encode(), account_csrf(request).encode()):
+    if not csrf or not hmac.compare_digest(csrf.encode(), account_csrf(request, scope).encode()):
         raise ApiError(403, "forbidden", "the form is stale or was not sent from this site")
     spend(request, f"account:{account.id}", settings.rate_limit_per_minute, "for this account")
     return account

@@ -16,8 +16,6 @@ contain.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import Annotated, Any
 from urllib.parse import quote
 
@@ -27,11 +25,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo
-from ladderboard.server.account_session import session_account, session_cookie
+from ladderboard.server.account_session import (
+    account_csrf,
+    check_account_form,
+    session_account,
+)
 from ladderboard.server.api.registrations import joinable
-from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
+from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.errors import ApiError
-from ladderboard.server.origin import same_origin
 from ladderboard.server.rendering import (
     REFUSALS,
     competition_context,
@@ -56,13 +57,9 @@ def code_admits(competitions: Competitions, slug: str, code: str | None) -> bool
     return bool(code) and competitions.registrations.code_admits(slug, code or "")
 
 
-def _csrf(settings: Settings, slug: str, session: str) -> str:
-    """The CSRF value of the join forms: an HMAC of the account's session
-    cookie (random and HttpOnly), keyed by the organiser token as a second
-    secret."""
-    key = settings.admin_token.get_secret_value().encode()
-    text = f"ladderboard-join-csrf\n{slug}\n{session}"
-    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+def _scope(slug: str) -> str:
+    """The scope of the join forms' CSRF value (:func:`account_csrf`)."""
+    return f"join\n{slug}"
 
 
 def _joinable(
@@ -95,7 +92,7 @@ def _join_page(
     registration = None
     if account is not None:
         registration = competitions.accounts.registration(info.slug, account.id)
-        context["csrf"] = _csrf(request.app.state.settings, info.slug, session_cookie(request))
+        context["csrf"] = account_csrf(request, _scope(info.slug))
         context["team_of_account"] = competitions.accounts.team_of_account(info.slug, account.id)
         context["rules_changed"] = registration is not None and (
             competitions.registrations.rules_differ(info, registration)
@@ -121,7 +118,7 @@ def rules_notice(request: Request, competitions: Competitions, info: Competition
     registration = competitions.accounts.registration(info.slug, account.id)
     if registration is None or not competitions.registrations.rules_differ(info, registration):
         return {}
-    csrf = _csrf(request.app.state.settings, info.slug, session_cookie(request))
+    csrf = account_csrf(request, _scope(info.slug))
     return {"rules_changed": True, "join_csrf": csrf}
 
 
@@ -140,17 +137,15 @@ def join_page(
 def _form_account(
     request: Request, competitions: Competitions, settings: Settings, slug: str, csrf: str
 ) -> Any:
-    """The signed-in account a form acts for, or the refusal."""
-    account = session_account(request, competitions)
-    if account is None:
-        raise ApiError(401, "unauthorized", "sign in with your account to join")
-    if not same_origin(request):
-        raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
-    expected = _csrf(settings, slug, session_cookie(request))
-    if not hmac.compare_digest(csrf.encode(), expected.encode()):
-        raise ApiError(403, "forbidden", "the form is stale or was not sent from this site")
-    spend(request, f"account:{account.id}", settings.rate_limit_per_minute, "for this account")
-    return account
+    """The signed-in account a join form acts for, or the refusal."""
+    return check_account_form(
+        request,
+        competitions,
+        settings,
+        csrf,
+        scope=_scope(slug),
+        unsigned="sign in with your account to join",
+    )
 
 
 @router.post("/c/{slug}/join", response_class=HTMLResponse)

@@ -14,8 +14,6 @@ engine's (:mod:`ladderboard.engine.membership`).
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Path, Request
@@ -24,11 +22,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.results import CompetitionInfo
-from ladderboard.server.account_session import session_account, session_cookie
+from ladderboard.server.account_session import (
+    account_csrf,
+    check_account_form,
+    session_account,
+)
 from ladderboard.server.api.team_members import join_link
-from ladderboard.server.deps import CompetitionsDep, SettingsDep, spend
+from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.errors import ApiError
-from ladderboard.server.origin import same_origin
 from ladderboard.server.rendering import competition_context, find, not_found, render
 from ladderboard.server.settings import Settings
 
@@ -41,11 +42,9 @@ RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
 FormText = Annotated[str, Form()]
 
 
-def _csrf(settings: Settings, slug: str, session: str) -> str:
-    """The CSRF value of an account's Members forms in competition ``slug``."""
-    key = settings.admin_token.get_secret_value().encode()
-    text = f"ladderboard-members-csrf\n{slug}\n{session}"
-    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()
+def _scope(slug: str) -> str:
+    """The scope of the Members forms' CSRF value (:func:`account_csrf`)."""
+    return f"members\n{slug}"
 
 
 def members_context(
@@ -60,7 +59,7 @@ def members_context(
     return {
         "account": account,
         "my_team": competitions.membership.my_team(slug, account.id),
-        "members_csrf": _csrf(settings, slug, session_cookie(request)),
+        "members_csrf": account_csrf(request, _scope(slug)),
     }
 
 
@@ -68,16 +67,14 @@ def _account_form(
     request: Request, competitions: Competitions, settings: Settings, slug: str, csrf: str
 ) -> AccountInfo:
     """The signed-in account a Members form acts for, or the refusal."""
-    account = session_account(request, competitions)
-    if account is None:
-        raise ApiError(401, "unauthorized", "sign in to your account first")
-    if not same_origin(request):
-        raise ApiError(403, "forbidden", "the form was not sent from a page of this server")
-    expected = _csrf(settings, slug, session_cookie(request))
-    if not hmac.compare_digest(csrf.encode(), expected.encode()):
-        raise ApiError(403, "forbidden", "the form is stale or was not sent from this site")
-    spend(request, f"account:{account.id}", settings.rate_limit_per_minute, "for this account")
-    return account
+    return check_account_form(
+        request,
+        competitions,
+        settings,
+        csrf,
+        scope=_scope(slug),
+        unsigned="sign in to your account first",
+    )
 
 
 def _competition(request: Request, competitions: Competitions, slug: str) -> CompetitionInfo:
