@@ -15,7 +15,7 @@ from __future__ import annotations
 import hmac
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Path, Query, Request
+from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
@@ -31,6 +31,7 @@ from ladderboard.server.account_session import (
     session_account,
     session_cookie,
 )
+from ladderboard.server.api.shared import RowId
 from ladderboard.server.deps import (
     CompetitionsDep,
     SettingsDep,
@@ -553,7 +554,7 @@ def revoke_token(
     request: Request,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    token_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
+    token_id: RowId,
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
     try:
@@ -569,7 +570,7 @@ def rotate_token(
     request: Request,
     competitions: CompetitionsDep,
     settings: SettingsDep,
-    token_id: Annotated[int, Path(ge=1, le=2**63 - 1)],
+    token_id: RowId,
     csrf: Annotated[str, Form()] = "",
 ) -> Response:
     """A new secret for the token ``token_id``, shown this once; the old

@@ -70,6 +70,7 @@ ROUTES: dict[tuple[str, str], Role] = {
     ("POST", "/api/competitions/{slug}/teams/{name:path}/token"): _CO,
     ("PATCH", "/api/competitions/{slug}/teams/{name:path}"): _CO,
     ("GET", "/api/competitions/{slug}/flags"): _CO,
+    ("GET", "/api/competitions/{slug}/teams/{name:path}/history"): _CO,
     ("PUT", "/api/competitions/{slug}/files/{name}"): _CO,
     ("DELETE", "/api/competitions/{slug}/files/{name}"): _CO,
     ("POST", "/api/competitions/{slug}/rescore"): _CO,

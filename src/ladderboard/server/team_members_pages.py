@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Path, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
@@ -27,6 +27,7 @@ from ladderboard.server.account_session import (
     check_account_form,
     session_account,
 )
+from ladderboard.server.api.shared import RowId
 from ladderboard.server.api.team_members import join_link
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
 from ladderboard.server.errors import ApiError
@@ -37,8 +38,6 @@ __all__ = ["members_context", "router"]
 
 router = APIRouter(include_in_schema=False)
 
-RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
-"""An id the store can hold (a larger one is a 422, not a driver's overflow)."""
 FormText = Annotated[str, Form()]
 
 

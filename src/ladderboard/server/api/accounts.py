@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Request
 from fastapi.responses import Response
 from fastapi.routing import APIRouter
 
 from ladderboard.engine.accounts import AccountInfo, ApiTokenInfo
 from ladderboard.server.account_pages import base_url, handle_problem, label_problem
-from ladderboard.server.api.shared import errors, invalid
+from ladderboard.server.api.shared import RowId, errors, invalid
 from ladderboard.server.deps import (
     CallerDep,
     CompetitionsDep,
@@ -32,7 +32,7 @@ from ladderboard.server.schemas.accounts import (
     ApiTokenOut,
 )
 
-__all__ = ["TokenId", "account_out", "router"]
+__all__ = ["account_out", "router"]
 
 router = APIRouter(tags=["accounts"])
 
@@ -79,7 +79,6 @@ def own_account(who: CallerDep) -> AccountInfo:
 AccountDep = Annotated[AccountInfo, Depends(own_account)]
 # A row id the store's 64-bit keys can hold: a larger number is a 422, not
 # an overflow in the driver.
-TokenId = Annotated[int, Path(ge=1, le=2**63 - 1, description="The token's id.")]
 
 
 @router.get(
@@ -126,7 +125,7 @@ def create_token(
     status_code=204,
     summary="Revoke a personal token: refused from now on",
 )
-def revoke_token(token_id: TokenId, competitions: CompetitionsDep, account: AccountDep) -> Response:
+def revoke_token(token_id: RowId, competitions: CompetitionsDep, account: AccountDep) -> Response:
     competitions.accounts.revoke_token(account.id, token_id)  # NotFound: 404
     return Response(status_code=204)
 
@@ -138,7 +137,7 @@ def revoke_token(token_id: TokenId, competitions: CompetitionsDep, account: Acco
     summary="A new secret for a personal token, returned once; the old one is refused at once",
 )
 def rotate_token(
-    token_id: TokenId, response: Response, competitions: CompetitionsDep, account: AccountDep
+    token_id: RowId, response: Response, competitions: CompetitionsDep, account: AccountDep
 ) -> ApiTokenCreated:
     rotated = competitions.accounts.rotate_token(account.id, token_id)  # NotFound: 404
     no_store(response)

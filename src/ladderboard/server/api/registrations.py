@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ladderboard.engine import Competitions
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo, now_utc
-from ladderboard.server.api.shared import errors, invalid
+from ladderboard.server.api.shared import RowId, errors, invalid
 from ladderboard.server.deps import (
     ActingDep,
     CallerDep,
@@ -187,7 +187,7 @@ def list_invitations(
     summary="Revoke an invitation: its code admits no one from now on (organiser)",
 )
 def revoke_invitation(
-    invitation_id: Annotated[int, Path(ge=1, le=2**62)],
+    invitation_id: RowId,
     acting: ActingDep,
     competition: Competition,
 ) -> InvitationOut:

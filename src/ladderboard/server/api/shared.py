@@ -5,9 +5,9 @@ refuses: 413 past the upload limit, 422 for a value that is not valid)."""
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+from typing import Annotated, Any, BinaryIO
 
-from fastapi import UploadFile
+from fastapi import Path, UploadFile
 from starlette.datastructures import UploadFile as StarletteUpload
 
 from ladderboard.rules.text import check_file_name, check_json
@@ -17,6 +17,7 @@ from ladderboard.server.settings import Settings
 
 __all__ = [
     "DEFAULT",
+    "RowId",
     "document_shared_errors",
     "errors",
     "file_name",
@@ -27,6 +28,9 @@ __all__ = [
     "read_upload",
     "responses",
 ]
+
+RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
+"""An id the store can hold (a larger one is a 422, not a driver's overflow)."""
 
 _ERRORS = {
     400: "The file cannot be read (a bad solution or submission file).",

@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import Annotated
 from urllib.parse import quote
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from ladderboard.engine.accounts import AccountInfo
-from ladderboard.server.api.shared import errors, invalid
+from ladderboard.server.api.shared import RowId, errors, invalid
 from ladderboard.server.api.teams import TeamIn
-from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, no_store
+from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, OrganiserDep, no_store
 from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas.team_members import (
     CaptainIn,
@@ -30,9 +30,6 @@ from ladderboard.server.schemas.team_members import (
 __all__ = ["join_link", "router"]
 
 router = APIRouter()
-
-RowId = Annotated[int, Path(ge=1, le=2**63 - 1, description="A row's id.")]
-"""An id the store can hold (a larger one is a 422, not a driver's overflow)."""
 
 
 def account_of(
@@ -255,15 +252,6 @@ def withdraw_merge(
     summary="A team's history: created, joined, left, invited, merges (organiser)",
 )
 def team_history(
-    name: str, competitions: CompetitionsDep, who: CallerDep, competition: Competition
+    name: str, competitions: CompetitionsDep, _: OrganiserDep, competition: Competition
 ) -> list[TeamEventOut]:
-    if who.role(competitions, competition.slug) is None:
-        if who.token is None and who.account is None:
-            raise ApiError(
-                401,
-                "unauthorized",
-                "this needs an organiser's token (Authorization: Bearer)",
-                headers={"WWW-Authenticate": "Bearer"},
-            )
-        raise ApiError(403, "forbidden", "a team's history is for the competition's organisers")
     return [TeamEventOut.of(e) for e in competitions.membership.history(competition.slug, name)]
