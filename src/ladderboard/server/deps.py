@@ -61,6 +61,7 @@ __all__ = [
     "is_organiser_token",
     "no_store",
     "organiser",
+    "person_of",
     "require_role",
     "spend",
     "team_member",
@@ -385,3 +386,19 @@ def acting(request: Request, competitions: CompetitionsDep, who: OrganiserDep) -
 
 ActingDep = Annotated[Acting, Depends(acting)]
 TeamDep = Annotated[TeamInfo, Depends(team_of)]
+
+
+def person_of(competitions: Competitions, who: Caller, slug: str | None = None) -> AccountInfo:
+    """The account of a personal token: what a person's own route needs.
+    403 for the administrator's token or a team's token of competition
+    ``slug`` (a valid token that speaks for no person there), 401 for no
+    token or one that is no person's."""
+    if who.account is not None:
+        return who.account
+    if slug is not None and (who.is_organiser or who.team(competitions, slug) is not None):
+        raise ApiError(
+            403, "forbidden", "this needs a person's token, not a team's or the server's"
+        )
+    raise _unauthorized(
+        "this needs your personal API token (Authorization: Bearer), made on your /account page"
+    )

@@ -20,9 +20,9 @@ from ladderboard.server.deps import (
     SettingsDep,
     client_address,
     no_store,
+    person_of,
 )
 from ladderboard.server.email_links import NEW_ACCOUNT_LINK_LIFETIME, email_problem
-from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas.accounts import (
     AccountCreated,
     AccountIn,
@@ -62,23 +62,13 @@ def _created(info: ApiTokenInfo, token: str) -> ApiTokenCreated:
     return ApiTokenCreated(**_token_out(info).model_dump(), token=token)
 
 
-def own_account(who: CallerDep) -> AccountInfo:
-    """Only a personal token's account: 401 without one (a team's or the
-    organiser's token is not one, as :func:`ladderboard.server.deps.organiser`
-    answers a team off its competition's paths)."""
-    if who.account is not None:
-        return who.account
-    raise ApiError(
-        401,
-        "unauthorized",
-        "this needs your personal token (Authorization: Bearer), made on your /account page",
-        headers={"WWW-Authenticate": "Bearer"},
-    )
+def own_account(competitions: CompetitionsDep, who: CallerDep) -> AccountInfo:
+    """Only a personal token's account: 401 without one (off a competition's
+    paths, a team's or the organiser's token is no person's)."""
+    return person_of(competitions, who)
 
 
 AccountDep = Annotated[AccountInfo, Depends(own_account)]
-# A row id the store's 64-bit keys can hold: a larger number is a 422, not
-# an overflow in the driver.
 
 
 @router.get(

@@ -22,8 +22,8 @@ from ladderboard.server.deps import (
     CompetitionsDep,
     OrganiserDep,
     no_store,
+    person_of,
 )
-from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas.registrations import (
     InvitationCreated,
     InvitationIn,
@@ -67,16 +67,7 @@ def person(competitions: CompetitionsDep, who: CallerDep, slug: str) -> AccountI
     """Only an account (its personal token): 401 without one, 403 for a
     team's token of this competition or the administrator token. A
     dependency, so that it refuses before the body is read."""
-    if who.account is not None:
-        return who.account
-    if who.is_organiser or who.team(competitions, slug) is not None:
-        raise ApiError(403, "forbidden", "joining is for an account, with its personal token")
-    raise ApiError(
-        401,
-        "unauthorized",
-        "joining needs your account's personal token (Authorization: Bearer)",
-        headers={"WWW-Authenticate": "Bearer"},
-    )
+    return person_of(competitions, who, slug)
 
 
 PersonDep = Annotated[AccountInfo, Depends(person)]

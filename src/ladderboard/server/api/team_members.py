@@ -15,7 +15,14 @@ from fastapi.responses import Response
 from ladderboard.engine.accounts import AccountInfo
 from ladderboard.server.api.shared import RowId, errors, invalid
 from ladderboard.server.api.teams import TeamIn
-from ladderboard.server.deps import CallerDep, Competition, CompetitionsDep, OrganiserDep, no_store
+from ladderboard.server.deps import (
+    CallerDep,
+    Competition,
+    CompetitionsDep,
+    OrganiserDep,
+    no_store,
+    person_of,
+)
 from ladderboard.server.errors import ApiError
 from ladderboard.server.schemas.team_members import (
     CaptainIn,
@@ -38,20 +45,7 @@ def account_of(
     """The caller's account: 403 with a token that speaks for no person in
     this competition (one of its teams', or the administrator's), 401
     without a token or with one not valid here (another competition's team's)."""
-    if who.account is not None:
-        return who.account
-    if who.is_organiser or (
-        who.token is not None and who.team(competitions, competition.slug) is not None
-    ):
-        raise ApiError(
-            403, "forbidden", "this needs a person's token, not a team's or the server's"
-        )
-    raise ApiError(
-        401,
-        "unauthorized",
-        "this needs your personal API token (Authorization: Bearer)",
-        headers={"WWW-Authenticate": "Bearer"},
-    )
+    return person_of(competitions, who, competition.slug)
 
 
 AccountDep = Annotated[AccountInfo, Depends(account_of)]
