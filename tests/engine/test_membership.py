@@ -4,6 +4,8 @@ history; every refusal changes nothing."""
 
 from __future__ import annotations
 
+import threading
+import time
 from datetime import timedelta
 
 import pytest
@@ -11,7 +13,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine_helpers import at_once, create, csv_for, noisy
-from ladderboard.engine import CompetitionClosed, Conflict, NotFound, QuotaExceeded
+from ladderboard.engine import CompetitionClosed, Conflict, NotFound, QuotaExceeded, TeamDisabled
 from ladderboard.engine.errors import NotCaptain
 from ladderboard.engine.results import TeamInfo
 from ladderboard.store.models import (
@@ -277,3 +279,89 @@ def test_membership_the_captain_withdraws_a_pending_request_and_asks_again(store
     events = [e.event for e in store.membership.history("comp", "bats")]
     assert events == ["created", "merge requested", "merge withdrawn", "merge requested",
                       "merge accepted"]  # fmt: skip
+
+
+def _postgres_only(database_url):
+    if not database_url.startswith("postgresql"):
+        pytest.skip("SQLite serialises every writer: the race is PostgreSQL's")
+
+
+def test_membership_a_merge_waits_for_a_submission_in_flight(store, database_url, monkeypatch):
+    """A merge accepted while a file of the team it retires is being stored
+    waits for that file's commit: the retired team gains no submission after
+    its merge, and the quotas that count it see it."""
+    _postgres_only(database_url)
+    from ladderboard.engine import submitting
+
+    solution, (ann, bob, _) = _two_teams(store)
+    merge = store.membership.request_merge("comp", ann, "bats")
+    locked, release = threading.Event(), threading.Event()
+    counts = submitting.statements.counts
+
+    def paused(*args, **kwargs):  # runs under the board's lock
+        locked.set()
+        release.wait(30)
+        return counts(*args, **kwargs)
+
+    monkeypatch.setattr(submitting.statements, "counts", paused)
+    sending = _in_thread(lambda: _submit(store, solution, "owls", 0))
+    assert locked.wait(30)
+    answering = _in_thread(lambda: store.membership.answer_merge("comp", bob, merge.id, True))
+    answering.join(1.0)
+    merge_waited = answering.is_alive()
+    release.set()
+    sending.join(30)
+    answering.join(30)
+    assert sending.outcome.number == 1 and answering.outcome.status == "accepted"
+    assert merge_waited, "the merge committed while a file of the team it retires was in flight"
+    assert store.quota("comp", "bats").used_total == 1
+
+
+def test_membership_a_file_waiting_for_a_merge_is_refused_once_its_team_is_retired(
+    store, database_url, monkeypatch
+):
+    """A file of a team that waits for the board while the team's merge
+    holds it is refused once the merge commits: the retired team is read
+    after the wait, not before."""
+    _postgres_only(database_url)
+    from ladderboard.engine import membership
+
+    solution, (ann, bob, _) = _two_teams(store)
+    merge = store.membership.request_merge("comp", ann, "bats")
+    locked, release = threading.Event(), threading.Event()
+    lock_states = membership.statements.lock_states
+
+    def paused(*args, **kwargs):  # the merge holds both teams' boards
+        lock_states(*args, **kwargs)
+        locked.set()
+        release.wait(30)
+
+    monkeypatch.setattr(membership.statements, "lock_states", paused)
+    answering = _in_thread(lambda: store.membership.answer_merge("comp", bob, merge.id, True))
+    assert locked.wait(30)
+    sending = _in_thread(lambda: _submit(store, solution, "owls", 0))
+    time.sleep(0.5)  # the file reaches the board's lock and waits there
+    release.set()
+    answering.join(30)
+    sending.join(30)
+    assert answering.outcome.status == "accepted"
+    assert isinstance(sending.outcome, TeamDisabled), sending.outcome
+    assert store.submissions("comp", "owls") == []
+
+
+class _Thread(threading.Thread):
+    outcome: object = None
+
+
+def _in_thread(call) -> _Thread:
+    """``call`` in a thread of its own; its result or exception in ``outcome``."""
+
+    def run():
+        try:
+            thread.outcome = call()
+        except Exception as exc:  # the test reads it
+            thread.outcome = exc
+
+    thread = _Thread(target=run, daemon=True)
+    thread.start()
+    return thread

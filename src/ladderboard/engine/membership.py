@@ -48,7 +48,7 @@ from sqlalchemy.orm import Session
 from ladderboard.engine import lookup
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotCaptain, NotFound
-from ladderboard.engine.results import TeamInfo, aware
+from ladderboard.engine.results import BOARD_SCOPE, TeamInfo, aware, team_scope
 from ladderboard.engine.teams import Teams
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import TEAM_NAME_CHARS, check_text
@@ -553,12 +553,34 @@ class Membership:
             requested = aware(row.requested_at)
         return MergeInfo(merge_id, source.name, target.name, requested, "withdrawn", now)
 
+    @staticmethod
+    def _hold_boards(session: Session, merge_id: int) -> None:
+        """Lock the boards the two teams of merge ``merge_id`` submit to,
+        before the competition's row (the order a submission takes them in):
+        the merge waits for the files of either team in flight, so that the
+        quotas it checks and moves count them, and the next files wait for
+        the merge and find the retired team retired. A merge's teams never
+        change, so they are read before any lock (as columns: the rows the
+        answer reads again under the competition's lock stay unloaded)."""
+        merge = queries.merge_teams(session.connection(), merge_id)
+        if merge is None:
+            return  # refused under the competition's lock
+        competition_id, from_team, into_team, config = merge
+        scopes = (
+            [BOARD_SCOPE]
+            if lookup.config(config).board == "per-rank"
+            else [team_scope(from_team), team_scope(into_team)]
+        )
+        statements.lock_states(session.connection(), competition_id, scopes)
+
     def answer_merge(self, slug: str, account_id: int, merge_id: int, accept: bool) -> MergeInfo:
         """The captain of the team asked to take the other in accepts or
         refuses. An acceptance is checked again by the rules as they stand,
         and done in one transaction (see the module's docstring)."""
         now = self.context.clock()
         with self.context.transaction() as session:
+            if accept:
+                self._hold_boards(session, merge_id)
             competition, store_now = self._open(session, slug)
             _, target = self._captain(session, competition, account_id)
             row = session.get(TeamMergeRow, merge_id)

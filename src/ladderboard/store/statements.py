@@ -11,6 +11,7 @@ round trip, the state update and the inserts.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -109,7 +110,6 @@ LOCK_STATE = (
         CompetitionRow.slug,
         CompetitionRow.deadline,
         CompetitionRow.settings_version,
-        _DISABLED.label("disabled_at"),
         STORE_NOW.label("store_now"),
         # The calendar as stored now (ISO text, or null): an edit made by
         # another process reaches every submission, whatever its cached target says.
@@ -123,6 +123,27 @@ LOCK_STATE = (
     )
     .with_for_update(of=_STATES)
 )
+TEAM_DISABLED = select(TeamRow.disabled_at).where(TeamRow.id == bindparam("team"))
+
+
+class _Locked(NamedTuple):
+    """A board's state row as :func:`lock_state` locks it."""
+
+    id: int
+    state: Any
+    n_submissions: int
+    closed_at: datetime | None
+    secret_key: str
+    commitment: str
+    slug: str
+    deadline: datetime | None
+    settings_version: int
+    store_now: datetime | None
+    opens_at: str | None
+    freeze_at: str | None
+    disabled_at: datetime | None
+
+
 _SAME = _SUBMISSIONS.c.predictions_sha256 == bindparam("hash")
 _TODAY = (_SUBMISSIONS.c.created_at >= bindparam("day")) & (
     _SUBMISSIONS.c.created_at < bindparam("next_day")
@@ -461,14 +482,35 @@ def lock_state(
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
     closed_at, secret_key, commitment, slug, deadline, settings_version,
-    disabled_at, store_now, opens_at, freeze_at)`` (``disabled_at`` of team
-    ``team_id``; ``store_now`` the store's time, see
-    :mod:`~ladderboard.store.clock`; the calendar's times as ISO text or
-    ``None``) or ``None``. The
+    store_now, opens_at, freeze_at, disabled_at)`` (``store_now`` the store's
+    time, see :mod:`~ladderboard.store.clock`; the calendar's times as ISO
+    text or ``None``; ``disabled_at`` of team ``team_id``) or ``None``. The
     close is read here without its lock, to refuse early: the submission's
-    :data:`BUMP_IF_OPEN` decides."""
+    :data:`BUMP_IF_OPEN` decides.
+
+    ``disabled_at`` is read by a statement of its own once the lock is held:
+    on PostgreSQL (read committed) a statement that waited for a lock returns
+    the other rows it joins as they stood when it began, and a team retired
+    by a merge or the organiser while the file waited must be read retired."""
     params = {"competition": competition_id, "scope": scope, "team": team_id}
-    return connection.execute(LOCK_STATE, params | {"store_now": store_now}).first()
+    locked = connection.execute(LOCK_STATE, params | {"store_now": store_now}).first()
+    if locked is None:
+        return None
+    disabled_at = connection.execute(TEAM_DISABLED, {"team": team_id}).scalar_one_or_none()
+    return _Locked(**locked._mapping, disabled_at=disabled_at)
+
+
+def lock_states(connection: Any, competition_id: int, scopes: Sequence[str]) -> None:
+    """Lock the boards' state rows of ``scopes`` as a submission locks its
+    own (``FOR UPDATE`` on PostgreSQL, in the rows' order; SQLite's writer
+    lock is the transaction's), for a change that must wait for the
+    submissions in flight on those boards and hold back the next ones."""
+    connection.execute(
+        select(_STATES.c.id)
+        .where(_STATES.c.competition_id == competition_id, _STATES.c.scope.in_(scopes))
+        .order_by(_STATES.c.id)
+        .with_for_update()
+    ).all()
 
 
 class StoredStanding(NamedTuple):

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, aliased
 
 from ladderboard.store.models import (
     AccountRow,
+    CompetitionRow,
     SubmissionRow,
     TeamEventRow,
     TeamInvitationRow,
@@ -26,6 +27,7 @@ __all__ = [
     "events",
     "invitation_by_hash",
     "live_invitations",
+    "merge_teams",
     "merged_submission_times",
     "merges_of",
     "pending_merges",
@@ -177,6 +179,21 @@ def quota_submissions(session: Session, team_id: int) -> int:
         )
         or 0
     )
+
+
+def merge_teams(connection: Connection, merge_id: int) -> Any:
+    """``(competition id, from team id, into team id, competition config)``
+    of merge ``merge_id``, or ``None``."""
+    return connection.execute(
+        select(
+            TeamMergeRow.competition_id,
+            TeamMergeRow.from_team_id,
+            TeamMergeRow.into_team_id,
+            CompetitionRow.config,
+        )
+        .join(CompetitionRow, CompetitionRow.id == TeamMergeRow.competition_id)
+        .where(TeamMergeRow.id == merge_id)
+    ).first()
 
 
 def merged_submission_times(session: Session, team_id: int) -> list[datetime]:
