@@ -178,8 +178,11 @@ def test_membership_a_merge_moves_the_members_retires_the_team_and_shares_one_qu
     assert owls.disabled and len(store.submissions("comp", "owls")) == 2
     assert not any(s.selected for s in store.submissions("comp", "owls"))
     assert "owls" not in [row.team for row in store.board("comp")]
-    # bats' daily quota of 3 counts owls' two submissions of today.
+    # bats' daily quota of 3 counts owls' two submissions of today, on the
+    # organiser's desk as in the team's own view.
     assert store.quota("comp", "bats").used_today == 2
+    desk = {row.name: row for row in store.team_summaries("comp")}
+    assert desk["bats"].used_today == 2 and desk["bats"].submissions == 0
     assert _submit(store, solution, "bats", 2).remaining_today == 0
     with pytest.raises(QuotaExceeded):
         store.admit("comp", "bats")

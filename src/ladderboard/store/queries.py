@@ -501,9 +501,10 @@ def team_summaries(
     session: Session, competition_id: int, day: tuple[datetime, datetime]
 ) -> list[tuple[Any, ...]]:
     """Per team of the competition, in the order they joined: ``(team row,
-    submissions, last submission, submissions in ``day`` (``[start, end)``), invalid files,
-    duplicate flags naming it on either side)``; four grouped queries, not
-    one a team."""
+    submissions, last submission, submissions in ``day`` (``[start, end)``) as
+    its daily quota counts them (with those of the teams merged into it),
+    invalid files, duplicate flags naming it on either side)``; four grouped
+    queries, not one a team."""
     submitted = {
         team: (count, last, today)
         for team, count, last, today in session.execute(
@@ -537,14 +538,20 @@ def team_summaries(
     ).all():
         flags[later_team] = flags.get(later_team, 0) + 1
         flags[earlier_team] = flags.get(earlier_team, 0) + 1
+    rows = teams(session, competition_id)
+    today = {team.id: submitted.get(team.id, (0, None, 0))[2] for team in rows}
+    for team in rows:
+        if team.merged_into_id is not None and team.merged_into_id in today:
+            today[team.merged_into_id] += submitted.get(team.id, (0, None, 0))[2]
     return [
         (
             team,
-            *submitted.get(team.id, (0, None, 0)),
+            *submitted.get(team.id, (0, None, 0))[:2],
+            today[team.id],
             invalid.get(team.id, 0),
             flags.get(team.id, 0),
         )
-        for team in teams(session, competition_id)
+        for team in rows
     ]
 
 
