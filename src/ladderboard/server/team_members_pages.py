@@ -14,9 +14,10 @@ engine's (:mod:`ladderboard.engine.membership`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ladderboard.engine import Competitions
@@ -83,6 +84,31 @@ def _competition(request: Request, competitions: Competitions, slug: str) -> Com
     return info
 
 
+@dataclass(frozen=True)
+class MemberForm:
+    """A Members form that passed its checks: the competition it is posted
+    to (one the caller may see) and the signed-in account it acts for."""
+
+    info: CompetitionInfo
+    account: AccountInfo
+
+
+def _member_form(
+    request: Request,
+    competitions: CompetitionsDep,
+    settings: SettingsDep,
+    slug: str,
+    csrf: FormText = "",
+) -> MemberForm:
+    """Every Members form's checks, in order: the competition (404), then
+    the account's session and the form's origin and CSRF value."""
+    info = _competition(request, competitions, slug)
+    return MemberForm(info, _account_form(request, competitions, settings, slug, csrf))
+
+
+Member = Annotated[MemberForm, Depends(_member_form)]
+
+
 def _back(slug: str) -> Response:
     return RedirectResponse(f"/c/{slug}/team#members", status_code=303)
 
@@ -106,17 +132,13 @@ def join_team_page(
 
 @router.post("/c/{slug}/my-team")
 def create_team(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
+    member: Member,
     name: FormText = "",
-    csrf: FormText = "",
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
     try:
-        competitions.membership.create_team(slug, account.id, name)
+        competitions.membership.create_team(slug, member.account.id, name)
     except (TypeError, ValueError) as exc:
         raise ApiError(422, "invalid_request", str(exc)) from None
     return _back(slug)
@@ -124,16 +146,12 @@ def create_team(
 
 @router.post("/c/{slug}/my-team/join")
 def join_team(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
+    member: Member,
     code: FormText = "",
-    csrf: FormText = "",
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.join(slug, account.id, code)
+    competitions.membership.join(slug, member.account.id, code)
     return _back(slug)
 
 
@@ -141,15 +159,12 @@ def join_team(
 def invite(
     request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
-    csrf: FormText = "",
+    member: Member,
 ) -> Response:
     """A new invitation, its code and link shown on this page only."""
-    info = _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    invitation, code = competitions.membership.invite(slug, account.id)
-    context = competition_context(competitions, info, "team", None)
+    invitation, code = competitions.membership.invite(slug, member.account.id)
+    context = competition_context(competitions, member.info, "team", None)
     response = render(
         request,
         "team_invitation.html",
@@ -165,79 +180,59 @@ def invite(
 
 @router.post("/c/{slug}/my-team/invitations/{invitation_id}/revoke")
 def revoke_invitation(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
     invitation_id: RowId,
-    csrf: FormText = "",
+    member: Member,
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.revoke_invitation(slug, account.id, invitation_id)
+    competitions.membership.revoke_invitation(slug, member.account.id, invitation_id)
     return _back(slug)
 
 
 @router.post("/c/{slug}/my-team/leave")
 def leave(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
-    csrf: FormText = "",
+    member: Member,
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.leave(slug, account.id)
+    competitions.membership.leave(slug, member.account.id)
     return _back(slug)
 
 
 @router.post("/c/{slug}/my-team/captain")
 def make_captain(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
+    member: Member,
     handle: FormText = "",
-    csrf: FormText = "",
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.make_captain(slug, account.id, handle)
+    competitions.membership.make_captain(slug, member.account.id, handle)
     return _back(slug)
 
 
 @router.post("/c/{slug}/my-team/merges")
 def request_merge(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
+    member: Member,
     into: FormText = "",
-    csrf: FormText = "",
 ) -> Response:
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
-    competitions.membership.request_merge(slug, account.id, into)
+    competitions.membership.request_merge(slug, member.account.id, into)
     return _back(slug)
 
 
 @router.post("/c/{slug}/my-team/merges/{merge_id}/{answer}")
 def answer_merge(
-    request: Request,
     competitions: CompetitionsDep,
-    settings: SettingsDep,
     slug: str,
     merge_id: RowId,
     answer: str,
-    csrf: FormText = "",
+    member: Member,
 ) -> Response:
     if answer not in ("accept", "refuse", "withdraw"):
         raise ApiError(404, "not_found", "a merge is accepted, refused or withdrawn")
-    _competition(request, competitions, slug)
-    account = _account_form(request, competitions, settings, slug, csrf)
     if answer == "withdraw":
-        competitions.membership.withdraw_merge(slug, account.id, merge_id)
+        competitions.membership.withdraw_merge(slug, member.account.id, merge_id)
     else:
-        competitions.membership.answer_merge(slug, account.id, merge_id, answer == "accept")
+        competitions.membership.answer_merge(slug, member.account.id, merge_id, answer == "accept")
     return _back(slug)
