@@ -17,7 +17,7 @@ import pytest
 README = Path(__file__).resolve().parents[1] / "README.md"
 SETUP = [
     'pip install -e ".[all]" && ladderboard demo',
-    'pip install -e ".[all,test]" && pytest',
+    'pip install -e ".[all,test]" && pytest -n auto',
 ]
 
 

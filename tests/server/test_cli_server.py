@@ -148,17 +148,17 @@ def test_serve_refuses_a_store_that_is_not_there_and_creates_none(tmp_path, monk
 
 
 def test_serve_refuses_a_database_without_a_store_and_brings_an_old_one_up_to_date(
-    database_url, monkeypatch
+    empty_database_url, monkeypatch
 ):
     monkeypatch.setenv("LADDERBOARD_ADMIN_TOKEN", "an-organiser-token-long-enough")
     monkeypatch.setenv("LADDERBOARD_DATABASE_URL", "sqlite://")
     calls = []
     monkeypatch.setattr(run, "run_uvicorn", lambda **k: calls.append(k))
-    engine = make_engine(database_url)
+    engine = make_engine(empty_database_url)
     try:
         with engine.begin() as connection:  # a database, but no ladderboard store in it
             connection.exec_driver_sql("create table notes (body text)")
-        result = runner.invoke(app, ["serve", "--db", database_url])
+        result = runner.invoke(app, ["serve", "--db", empty_database_url])
         assert result.exit_code == 3 and not calls
         assert "no ladderboard store at" in result.output
         assert "competitions" not in {n.lower() for n in inspect(engine).get_table_names()}
@@ -166,7 +166,7 @@ def test_serve_refuses_a_database_without_a_store_and_brings_an_old_one_up_to_da
         migrate(engine)
         _, head = schema_revisions(engine)
         downgrade(engine, "-1")
-        result = runner.invoke(app, ["serve", "--db", database_url])
+        result = runner.invoke(app, ["serve", "--db", empty_database_url])
         assert result.exit_code == 0, result.output
         assert len(calls) == 1 and schema_revisions(engine) == (head, head)
     finally:

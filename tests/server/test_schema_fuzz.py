@@ -38,7 +38,8 @@ control and private-use characters, over-long text, deep or odd JSON in
 ``*_params``, extreme deadlines, quotas and ids).
 
 Fast by default: ``FAST_EXAMPLES`` per operation, derandomised. The heavy
-variant is marked ``slow`` and runs only when the variable is set::
+variant is marked ``slow`` and runs only when the variable is set, in place
+of the fast one (CI sets it)::
 
     LADDERBOARD_FUZZ_EXAMPLES=300 pytest -m slow tests/server/test_schema_fuzz.py
 """
@@ -340,6 +341,7 @@ def call_and_check(case, caller: str, server):
 _SETTINGS = {"deadline": None, "suppress_health_check": list(HealthCheck)}
 
 
+@pytest.mark.skipif(bool(HEAVY_EXAMPLES), reason="the heavy variant runs in its place")
 @lazy.parametrize()
 @pytest.mark.usefixtures("caller")  # parametrises the test: the wrapper hides its arguments
 @settings(max_examples=FAST_EXAMPLES, derandomize=True, **_SETTINGS)

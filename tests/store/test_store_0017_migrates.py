@@ -40,8 +40,8 @@ def _predictions(client: TestClient) -> bytes:
     ).encode()
 
 
-def test_a_store_of_revision_0017_migrates_and_keeps_working(database_url):
-    engine = make_engine(database_url)
+def test_a_store_of_revision_0017_migrates_and_keeps_working(empty_database_url):
+    engine = make_engine(empty_database_url)
     secrets = load(engine)
     assert schema_revisions(engine)[0] == "0017"
     assert "accounts" not in inspect(engine).get_table_names()
@@ -49,7 +49,7 @@ def test_a_store_of_revision_0017_migrates_and_keeps_working(database_url):
     assert schema_revisions(engine)[0] == schema_revisions(engine)[1]
     engine.dispose()
 
-    settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=0)
+    settings = Settings(admin_token=ADMIN, database_url=empty_database_url, rate_limit_per_minute=0)
     with TestClient(create_app(settings)) as client:
         alpha, beta = (secrets["team_tokens"][name] for name in ("alpha", "beta"))
         sent = client.post(
@@ -96,6 +96,6 @@ def test_a_store_of_revision_0017_migrates_and_keeps_working(database_url):
         assert sorted(row["team"] for row in board["rows"]) == ["alpha", "beta"]
         assert client.get(f"{URL}/files/notes.md").content == b"# Notes\n"
 
-    verified = CliRunner().invoke(app, ["verify", "legacy", "--db", database_url])
+    verified = CliRunner().invoke(app, ["verify", "legacy", "--db", empty_database_url])
     assert verified.exit_code == 0, verified.output
     assert "4 submissions" in verified.output

@@ -10,8 +10,8 @@ from sqlalchemy import inspect, select, text
 from ladderboard.store import Base, make_engine, migrate
 
 
-def test_migrations_match_the_models(database_url):
-    engine = make_engine(database_url)
+def test_migrations_match_the_models(empty_database_url):
+    engine = make_engine(empty_database_url)
     migrate(engine)
     migrate(engine)  # idempotent
     with engine.connect() as connection:
