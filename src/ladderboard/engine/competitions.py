@@ -212,6 +212,12 @@ class Competitions:
         with self.reader.connect() as connection:
             queries.ping(connection)
 
+    def check_schema(self) -> None:
+        """Raise :class:`StoreUnavailable` unless the store holds the schema
+        this version reads (a migration by another host may be under way),
+        and the driver's error when the database does not answer."""
+        require_schema(self.engine)
+
     def dispose(self) -> None:
         """Close every pooled connection (the store's and the rate limits')."""
         self.rate_limits.dispose()

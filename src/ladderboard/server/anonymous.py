@@ -7,7 +7,8 @@ person's API token, a signed-in organiser's, team's or account's session
 cookie) is never counted nor
 refused: those are limited per token. Credentials that are not valid count
 as anonymous, so that a made-up token or cookie does not escape the limit.
-The static files and ``/healthz`` are not counted.
+The static files and the operator's checks (``/healthz``, ``/livez``,
+``/readyz``, ``/metrics``) are not counted.
 
 The counts are kept in each worker's memory, not in the store: a read must
 not write, and a write per anonymous read would queue on SQLite's write lock
@@ -41,7 +42,7 @@ from ladderboard.server.settings import Settings
 __all__ = ["AddressLimits", "AnonymousReads"]
 
 _READS = ("GET", "HEAD")
-_UNCOUNTED = ("/static/", "/healthz")
+_UNCOUNTED = ("/static/", "/healthz", "/livez", "/readyz", "/metrics")
 VALID_FOR_SECONDS = 60.0
 """How long credentials found valid are let through without a read of the store."""
 MAX_KEYS = 100_000

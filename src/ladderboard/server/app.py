@@ -35,6 +35,7 @@ from ladderboard.server.api import (
 from ladderboard.server.board_json import BoardJson
 from ladderboard.server.errors import install_error_handlers
 from ladderboard.server.limits import RequestGate
+from ladderboard.server.metrics import Measured, Metrics, metrics_router
 from ladderboard.server.pages import install_pages
 from ladderboard.server.settings import Settings
 
@@ -78,10 +79,13 @@ def create_app(
     app.state.board_json = BoardJson()
     install_error_handlers(app)
 
+    app.state.metrics = Metrics()
     app.add_middleware(RequestGate, settings=settings)
     app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
+    app.add_middleware(Measured, metrics=app.state.metrics)  # the outermost: sees every answer
     app.include_router(router)
     app.include_router(health)
+    app.include_router(metrics_router)
     install_pages(app)
 
     def openapi() -> dict[str, Any]:

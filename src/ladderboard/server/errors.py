@@ -38,7 +38,8 @@ invalid-file cap is final, and a client must not ask again.
 A closed competition is 409: the request is well formed and authorised, but
 conflicts with the competition's state.
 
-The API (``/api/...``), ``/healthz`` and the OpenAPI schema always answer
+The API (``/api/...``), the operator's checks (``/healthz``, ``/livez``,
+``/readyz``, ``/metrics``) and the OpenAPI schema always answer
 JSON. Every other path is a page a person reads in a browser: once the pages
 are installed (they put their renderer at ``app.state.error_page``), its
 refusals, an unknown page (404), a method it does not take (405) and an
@@ -136,7 +137,7 @@ def store_unavailable(exc: BaseException) -> bool:
 ErrorPage = Callable[[Request, int, str], Response]
 """Renders a refusal as a page: the request, the status and the sentence."""
 
-_JSON_PATHS = ("/api/", "/healthz", "/openapi.json")
+_JSON_PATHS = ("/api/", "/healthz", "/livez", "/readyz", "/metrics", "/openapi.json")
 
 
 def is_page(path: str) -> bool:
@@ -155,7 +156,9 @@ def respond(
     message: str,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
-    """The refusal as JSON, or as an HTML page on a page's path."""
+    """The refusal as JSON, or as an HTML page on a page's path. Its code is
+    left in the request's state for the metrics (:mod:`ladderboard.server.metrics`)."""
+    request.state.error_code = code
     page: ErrorPage | None = getattr(request.app.state, "error_page", None)
     if page is None or not is_page(request.url.path):
         return error_response(status, code, message, headers)

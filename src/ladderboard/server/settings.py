@@ -159,6 +159,10 @@ class Settings(BaseSettings):
         Sign-in links one email address may be sent a minute (five times
         as many per client address), in bursts of up to this many. 0 turns
         the limit off.
+    metrics_token : str
+        The bearer token a Prometheus scraper sends for ``GET /metrics``
+        (:mod:`ladderboard.server.metrics`); without it the route is off.
+        Held to the organiser token's standard outside development.
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -188,6 +192,7 @@ class Settings(BaseSettings):
     smtp_user: str = ""
     smtp_password: SecretStr = SecretStr("")
     email_links_per_minute: int = Field(default=1, ge=0)
+    metrics_token: SecretStr = SecretStr("")
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:
@@ -199,6 +204,16 @@ class Settings(BaseSettings):
                 f"LADDERBOARD_ADMIN_TOKEN {problem}; set a long random one (`ladderboard init` "
                 "prints one) or LADDERBOARD_ENVIRONMENT=development"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _refuse_unsafe_metrics_token(self) -> Settings:
+        token = self.metrics_token.get_secret_value()
+        if self.environment == "development" or not token:
+            return self
+        problem = unsafe_token_problem(token)
+        if problem:
+            raise ValueError(f"LADDERBOARD_METRICS_TOKEN {problem}; set a long random one")
         return self
 
     @model_validator(mode="after")

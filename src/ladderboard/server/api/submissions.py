@@ -27,6 +27,7 @@ received only once admitted.
 
 from __future__ import annotations
 
+import time
 from typing import BinaryIO
 
 from fastapi import APIRouter
@@ -282,18 +283,25 @@ async def _scored(
     # At most ``submission_slots`` submissions of this worker are scored at
     # once; the others wait here, so that a burst does not share one core
     # among dozens of threads (which costs each more CPU time).
+    metrics = request.app.state.metrics
+    waiting = time.perf_counter()
     async with request.app.state.submission_slots:
-        created = await run_in_threadpool(
-            submit_file,
-            competitions,
-            settings,
-            team,
-            competition,
-            upload.file,
-            message,
-            idempotency_key,
-            filename,
-        )
+        scoring = time.perf_counter()
+        metrics.slot_wait_seconds.observe(scoring - waiting)
+        try:
+            created = await run_in_threadpool(
+                submit_file,
+                competitions,
+                settings,
+                team,
+                competition,
+                upload.file,
+                message,
+                idempotency_key,
+                filename,
+            )
+        finally:
+            metrics.scoring_seconds.observe(time.perf_counter() - scoring)
     return created.model_dump_json().encode()
 
 

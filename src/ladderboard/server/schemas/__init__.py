@@ -26,7 +26,7 @@ from ladderboard.server.schemas.competitions import (
 )
 from ladderboard.server.schemas.exports import AuditIn, AuditOut
 from ladderboard.server.schemas.files import FileOut
-from ladderboard.server.schemas.shared import ErrorOut, HealthOut
+from ladderboard.server.schemas.shared import ErrorOut, HealthOut, LiveOut
 from ladderboard.server.schemas.submissions import (
     LateSubmissionOut,
     SelectionIn,
@@ -62,6 +62,7 @@ __all__ = [
     "LateBoardRowOut",
     "LateSubmissionOut",
     "LeaderboardOut",
+    "LiveOut",
     "MembershipOut",
     "QuotaOut",
     "RejectionOut",

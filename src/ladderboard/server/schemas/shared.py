@@ -21,6 +21,10 @@ class HealthOut(BaseModel):
     database: Literal["ok"]
 
 
+class LiveOut(BaseModel):
+    status: Literal["ok"]
+
+
 class ErrorOut(BaseModel):
     """Every refusal's body."""
 
