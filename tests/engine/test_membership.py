@@ -343,13 +343,30 @@ def test_membership_a_file_waiting_for_a_merge_is_refused_once_its_team_is_retir
     answering = _in_thread(lambda: store.membership.answer_merge("comp", bob, merge.id, True))
     assert locked.wait(30)
     sending = _in_thread(lambda: _submit(store, solution, "owls", 0))
-    time.sleep(0.5)  # the file reaches the board's lock and waits there
+    _wait_for_a_lock_wait(store)  # the file reaches the board's lock and waits there
     release.set()
     answering.join(30)
     sending.join(30)
     assert answering.outcome.status == "accepted"
     assert isinstance(sending.outcome, TeamDisabled), sending.outcome
     assert store.submissions("comp", "owls") == []
+
+
+def _wait_for_a_lock_wait(store) -> None:
+    """Return once a session of the store's database waits for a lock."""
+    from sqlalchemy import text
+
+    waiting = text(
+        "select count(*) from pg_stat_activity "
+        "where datname = current_database() and wait_event_type = 'Lock'"
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with store.engine.connect() as connection:
+            if connection.execute(waiting).scalar():
+                return
+        time.sleep(0.01)
+    raise AssertionError("no session came to wait for a lock")
 
 
 class _Thread(threading.Thread):

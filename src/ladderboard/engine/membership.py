@@ -554,15 +554,15 @@ class Membership:
         return MergeInfo(merge_id, source.name, target.name, requested, "withdrawn", now)
 
     @staticmethod
-    def _hold_boards(session: Session, merge_id: int) -> None:
-        """Lock the boards the two teams of merge ``merge_id`` submit to,
-        before the competition's row (the order a submission takes them in):
+    def _hold_boards(session: Session, slug: str, merge_id: int) -> None:
+        """Lock the boards the two teams of merge ``merge_id`` of ``slug``
+        submit to, before the competition's row (the order a submission takes them in):
         the merge waits for the files of either team in flight, so that the
         quotas it checks and moves count them, and the next files wait for
         the merge and find the retired team retired. A merge's teams never
         change, so they are read before any lock (as columns: the rows the
         answer reads again under the competition's lock stay unloaded)."""
-        merge = queries.merge_teams(session.connection(), merge_id)
+        merge = queries.merge_teams(session.connection(), slug, merge_id)
         if merge is None:
             return  # refused under the competition's lock
         competition_id, from_team, into_team, config = merge
@@ -580,7 +580,7 @@ class Membership:
         now = self.context.clock()
         with self.context.transaction() as session:
             if accept:
-                self._hold_boards(session, merge_id)
+                self._hold_boards(session, slug, merge_id)
             competition, store_now = self._open(session, slug)
             _, target = self._captain(session, competition, account_id)
             row = session.get(TeamMergeRow, merge_id)

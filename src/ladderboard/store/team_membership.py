@@ -181,9 +181,9 @@ def quota_submissions(session: Session, team_id: int) -> int:
     )
 
 
-def merge_teams(connection: Connection, merge_id: int) -> Any:
+def merge_teams(connection: Connection, slug: str, merge_id: int) -> Any:
     """``(competition id, from team id, into team id, competition config)``
-    of merge ``merge_id``, or ``None``."""
+    of merge ``merge_id`` in competition ``slug``, or ``None``."""
     return connection.execute(
         select(
             TeamMergeRow.competition_id,
@@ -192,7 +192,7 @@ def merge_teams(connection: Connection, merge_id: int) -> Any:
             CompetitionRow.config,
         )
         .join(CompetitionRow, CompetitionRow.id == TeamMergeRow.competition_id)
-        .where(TeamMergeRow.id == merge_id)
+        .where(TeamMergeRow.id == merge_id, CompetitionRow.slug == slug)
     ).first()
 
 
