@@ -374,6 +374,7 @@ EXTRA_OF_MODULE = {
             "markdown_it",
             "multipart",
             "nh3",
+            "prometheus_client",
             "pyarrow",
             "pydantic_settings",
             "python_multipart",

@@ -1,5 +1,6 @@
-"""What an operator watches: ``/livez``, ``/readyz`` and the Prometheus
-``/metrics``, whose counts must be those of what was sent, sent at once."""
+"""What an operator watches: ``/livez``, ``/readyz``, the Prometheus
+``/metrics``, whose counts must be those of what was sent, sent at once,
+and the JSON log lines of ``ladderboard serve``."""
 
 from __future__ import annotations
 
@@ -107,15 +108,44 @@ def test_metrics_count_what_was_sent_at_once(make_client, solution):
     assert grew("ladderboard_http_request_seconds_count", route=SUBMISSIONS) == 30
 
 
-@pytest.mark.parametrize("path", ["/no/such/page/1", "/no/such/page/2"])
-def test_an_unknown_path_adds_no_series_of_its_own(make_client, path):
-    client = make_client(metrics_token=METRICS_TOKEN)
-    assert client.get(path).status_code == 404
-    samples = scrape(client)
-    routes = {dict(labels).get("route") for name, labels in samples if "route" in dict(labels)}
-    assert path not in routes and "unmatched" in routes
+def test_paths_and_methods_the_client_chooses_add_no_series(make_client, solution):
+    """Scans, team names with slashes under a ``{name:path}`` route, and
+    made-up methods leave the set of series as it was after the first of
+    each kind; a refusal on the Submit page counts by its code."""
+    client = make_client(metrics_token=METRICS_TOKEN, auth_failures_per_minute=0)
+    create(client, solution)
+    token = add_team(client, "owls")
+
+    def probe(k: int) -> None:
+        client.get(f"/no/such/page/{k}")
+        client.get(f"/api/competitions/demo/teams/a{k}/b/c{k}/history", headers=bearer(token))
+        client.request(f"BREW{k}", "/")
+        client.get(f"/static/none-{k}.css")
+
+    probe(0)
+    scrape(client)  # the scrape's own series
+    series = set(scrape(client))
+    for k in range(1, 6):
+        probe(k)
+    grown = {(name, labels) for name, labels in scrape(client)} - series
+    assert not grown, grown
+    routes = {dict(labels).get("route") for _, labels in series}
+    assert {"unmatched", "/static", "/api/competitions/{slug}/teams/{name:path}/history"} <= routes
+    methods = {dict(labels).get("method") for _, labels in series}
+    assert "other" in methods and not any(m and m.startswith("BREW") for m in methods)
+
+    before = scrape(client)
+    page = client.post(
+        "/c/demo/submit",
+        data={"token": "not-a-token-of-this-server"},
+        files={"file": ("p.csv", predictions(solution, 1), "text/csv")},
+    )
+    assert page.status_code == 401 and "text/html" in page.headers["content-type"]
+    key = ("ladderboard_submissions_total", (("outcome", "unauthorized"),))
+    assert scrape(client).get(key, 0.0) - before.get(key, 0.0) == 1
 
 
+@pytest.mark.slow
 def test_metrics_add_up_the_workers_in_multiprocess_mode(tmp_path):
     """With ``PROMETHEUS_MULTIPROC_DIR`` set, each worker process writes its
     counts beside the others', and any worker's ``/metrics`` adds them up."""
@@ -150,3 +180,74 @@ def test_metrics_add_up_the_workers_in_multiprocess_mode(tmp_path):
         if sample.name == "ladderboard_submissions_total" and sample.labels["outcome"] == "scored"
     ]
     assert totals == [2.0, 5.0]  # the second worker's scrape holds the first's counts too
+
+
+@pytest.mark.slow
+def test_serve_writes_json_lines_with_the_request_id_and_no_secret(tmp_path, solution):
+    """``ladderboard serve`` with LADDERBOARD_LOG_FORMAT=json: every line it
+    writes is a JSON object; a submission's line has the id the answer gave
+    back, its route template, status, competition and team; and neither the
+    team's token, nor the file's content, nor a query string is logged."""
+    import json
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+    from server_helpers import ADMIN, organiser
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    env = os.environ | {
+        "LADDERBOARD_ADMIN_TOKEN": ADMIN,
+        "LADDERBOARD_LOG_FORMAT": "json",
+        "LADDERBOARD_RATE_LIMIT_PER_MINUTE": "0",
+    }
+    subprocess.run(
+        [sys.executable, "-m", "ladderboard", "init", "--db", url], env=env, check=True,
+        capture_output=True,
+    )  # fmt: skip
+    server = subprocess.Popen(
+        [sys.executable, "-m", "ladderboard", "serve", "--db", url, "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=base, timeout=30) as client:
+            for _ in range(300):
+                try:
+                    if client.get("/livez").status_code == 200:
+                        break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            create(client, solution)
+            token = add_team(client, "owls")
+            content = predictions(solution, 0)
+            sent = submit(client, token, content, params={"code": "secret-invitation-code"})
+            assert sent.status_code == 201, sent.text
+            request_id = sent.headers["x-request-id"]
+            given = client.get("/livez", headers={"X-Request-ID": "proxy-id-42"})
+            assert given.headers["x-request-id"] == "proxy-id-42"
+            assert client.get("/api/competitions", headers=organiser()).status_code == 200
+    finally:
+        server.terminate()
+        _, log = server.communicate(timeout=30)
+    lines = [json.loads(line) for line in log.splitlines() if line.strip()]
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) for line in lines)
+    submission = next(line for line in lines if line.get("request_id") == request_id)
+    assert submission["route"] == "/api/competitions/{slug}/submissions"
+    assert (submission["status"], submission["competition"], submission["team"]) == (
+        201,
+        "demo",
+        "owls",
+    )
+    assert any(line.get("request_id") == "proxy-id-42" for line in lines)
+    assert token not in log and ADMIN not in log and "secret-invitation-code" not in log
+    assert content.decode().splitlines()[1] not in log

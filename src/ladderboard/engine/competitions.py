@@ -216,7 +216,7 @@ class Competitions:
         """Raise :class:`StoreUnavailable` unless the store holds the schema
         this version reads (a migration by another host may be under way),
         and the driver's error when the database does not answer."""
-        require_schema(self.engine)
+        require_schema(self.reader)
 
     def dispose(self) -> None:
         """Close every pooled connection (the store's and the rate limits')."""

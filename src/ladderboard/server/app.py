@@ -17,6 +17,7 @@ worker. ``uvicorn --factory ladderboard.server.app:served_app`` (or
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -82,7 +83,9 @@ def create_app(
     app.state.metrics = Metrics()
     app.add_middleware(RequestGate, settings=settings)
     app.add_middleware(AnonymousReads, per_minute=settings.anonymous_reads_per_minute)
-    app.add_middleware(Measured, metrics=app.state.metrics)  # the outermost: sees every answer
+    # The outermost: sees every answer (but the 500s, which are answered outside it).
+    metrics = app.state.metrics
+    app.add_middleware(Measured, metrics=metrics, prefix=router.prefix, mounts=("/static",))
     app.include_router(router)
     app.include_router(health)
     app.include_router(metrics_router)
@@ -105,8 +108,11 @@ def served_app() -> FastAPI:
     collection then scans what requests make (a board of 10,000 teams), not
     the 200,000 objects of the libraries, which cost a board read 100 ms
     whenever one ran. Not done by :func:`create_app`, which may be embedded
-    in a process that is not ours."""
+    in a process that is not ours. With JSON log lines, Python's warnings
+    go to the logs too (:func:`ladderboard.server.logs.json_log_config`)."""
     app = create_app()
+    if app.state.settings.log_format == "json":
+        logging.captureWarnings(True)
     gc.collect()
     gc.freeze()
     return app

@@ -373,6 +373,7 @@ def team_member(
         check_view(competitions, viewer(request), competition)
     if team is None or who.is_organiser:
         team, admission = team_of(competitions, who, competition), None
+    request.state.team = team.name  # for the request's log line
     return team, competition, admission
 
 

@@ -288,7 +288,10 @@ def install_error_handlers(app: FastAPI) -> None:
         # The path is the client's: escaped, so that it cannot forge log lines
         # or send terminal escapes to whoever reads the log.
         logger.exception(
-            "unexpected error on %s %s", printable(request.method, 20), printable(request.url.path)
+            "unexpected error on %s %s",
+            printable(request.method, 20),
+            printable(request.url.path),
+            extra={"request_id": getattr(request.state, "request_id", None)},
         )
         # The server closes the connection after an unexpected error (the
         # exception goes on to it once this answer is sent): saying so lets
@@ -299,5 +302,6 @@ def install_error_handlers(app: FastAPI) -> None:
             500,
             "internal",
             "Something went wrong on the server; the organiser can see the log.",
-            {"Connection": "close"},
+            # Answered outside every middleware: the request's id is set here.
+            {"Connection": "close", "X-Request-ID": getattr(request.state, "request_id", "")},
         )

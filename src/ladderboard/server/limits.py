@@ -1,5 +1,6 @@
 """What a request must show before its body is received, and what its body
-may cost: :class:`RequestGate`, the app's outermost middleware.
+may cost: :class:`RequestGate`, the app's outermost middleware but for the
+metrics' (:class:`~ladderboard.server.metrics.Measured`).
 
 - **Credentials first.** A write to the API without an ``Authorization``
   header (but a self-registration, where the server allows it) is refused

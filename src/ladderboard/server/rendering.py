@@ -93,16 +93,22 @@ def render(request: Request, name: str, status: int = 200, **context: Any) -> HT
     return response
 
 
-def refusal(exc: Exception) -> tuple[int, str]:
-    """The status and the sentence the API would answer ``exc`` with."""
+def refusal(exc: Exception, request: Request | None = None) -> tuple[int, str]:
+    """The status and the sentence the API would answer ``exc`` with; its
+    code is left in ``request``'s state for the metrics, as
+    :func:`~ladderboard.server.errors.respond` leaves it."""
     if isinstance(exc, ApiError):
-        return exc.status, sentence(exc.message)
-    if isinstance(exc, CompetitionError | SubmissionError | SolutionError):
-        return status_of(exc), sentence(str(exc))
-    if isinstance(exc, ValidationError):
+        code, answer = exc.code, (exc.status, sentence(exc.message))
+    elif isinstance(exc, CompetitionError | SubmissionError | SolutionError):
+        code, answer = exc.code, (status_of(exc), sentence(str(exc)))
+    elif isinstance(exc, ValidationError):
         parts = [f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3]]
-        return 422, sentence("; ".join(parts))
-    raise exc
+        code, answer = "invalid_request", (422, sentence("; ".join(parts)))
+    else:
+        raise exc
+    if request is not None:
+        request.state.error_code = code
+    return answer
 
 
 REFUSALS = (ApiError, CompetitionError, SubmissionError, SolutionError, ValidationError)

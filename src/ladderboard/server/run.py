@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, NotRequired, TypedDict
 
 from ladderboard.engine import migrate_store
+from ladderboard.server.logs import json_log_config
 from ladderboard.server.settings import Settings, unsafe_token_problem
 
 __all__ = ["Initialised", "initialise", "run_uvicorn", "serve"]
@@ -88,6 +89,7 @@ def serve(
         host=host,
         port=port,
         workers=workers,
+        log_format=settings.log_format,
         forwarded_allow_ips=forwarded_allow_ips,
         limit_concurrency=settings.limit_concurrency,
     )
@@ -103,6 +105,7 @@ class _UvicornOptions(TypedDict):
     forwarded_allow_ips: NotRequired[str]
     limit_concurrency: NotRequired[int]
     timeout_keep_alive: NotRequired[int]
+    log_config: NotRequired[dict[str, Any]]
     http: NotRequired[type]
 
 
@@ -185,6 +188,7 @@ def run_uvicorn(
     access_log: bool = True,
     forwarded_allow_ips: str | None = None,
     limit_concurrency: int | None = None,
+    log_format: str = "text",
 ) -> None:
     """uvicorn over the app factory, in ``workers`` processes.
 
@@ -199,6 +203,10 @@ def run_uvicorn(
     127.0.0.1, or ``FORWARDED_ALLOW_IPS``); rate limits of anonymous writes
     and of failed authentications count per client address.
 
+    ``log_format`` ``"json"`` writes every line as JSON
+    (:func:`ladderboard.server.logs.json_log_config`), the server's own
+    access lines in place of uvicorn's.
+
     With several workers, uvicorn binds the listening socket itself with
     ``proto=0``; the accepted sockets inherit it, asyncio then leaves
     TCP_NODELAY off, and every keep-alive response waits ~40 ms for the
@@ -212,9 +220,11 @@ def run_uvicorn(
         "host": host,
         "port": port,
         "log_level": log_level,
-        "access_log": access_log,
+        "access_log": access_log and log_format != "json",
         "timeout_keep_alive": KEEP_ALIVE_SECONDS,
     }
+    if log_format == "json":
+        options["log_config"] = json_log_config(log_level)
     protocol = header_timeout_protocol()
     if protocol is not None:
         options["http"] = protocol

@@ -163,6 +163,10 @@ class Settings(BaseSettings):
         The bearer token a Prometheus scraper sends for ``GET /metrics``
         (:mod:`ladderboard.server.metrics`); without it the route is off.
         Held to the organiser token's standard outside development.
+    log_format : {"text", "json"}
+        How ``ladderboard serve`` writes its log lines: plain text, or one
+        JSON object a line with the request's id, route, status, time,
+        competition and team (:mod:`ladderboard.server.logs`).
     """
 
     model_config = SettingsConfigDict(env_prefix="LADDERBOARD_", extra="ignore")
@@ -193,6 +197,7 @@ class Settings(BaseSettings):
     smtp_password: SecretStr = SecretStr("")
     email_links_per_minute: int = Field(default=1, ge=0)
     metrics_token: SecretStr = SecretStr("")
+    log_format: Literal["text", "json"] = "text"
 
     @model_validator(mode="after")
     def _refuse_unsafe_token(self) -> Settings:

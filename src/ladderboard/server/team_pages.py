@@ -237,7 +237,7 @@ def submit_page(
             competitions, settings, team, info, file.file, message, None, file.filename
         )
     except REFUSALS as exc:
-        status, text = refusal(exc)
+        status, text = refusal(exc, request)
         return _page(request, info, "submit.html", status, error=text, message=message)
     views = competitions.submissions(info.slug, team.name)
     previous = views[-2].public_score if len(views) > 1 else None

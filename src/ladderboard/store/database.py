@@ -380,9 +380,9 @@ def _serialise_sqlite(engine: Engine, synchronous: str) -> None:
 
 def migrate(engine: Engine, revision: str = "head") -> None:
     """Create or upgrade the schema with Alembic. A store already at the
-    newest revision is left alone at the cost of one query: Alembic would
-    load every migration script to find nothing to do."""
-    if revision == "head" and schema_revisions(engine)[0] == _head_revision():
+    newest revision is left alone at the cost of one read (no write lock):
+    Alembic would load every migration script to find nothing to do."""
+    if revision == "head" and schema_revisions(read_only(engine))[0] == _head_revision():
         return
     _run_migration(engine, command.upgrade, revision)
 
