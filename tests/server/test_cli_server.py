@@ -86,11 +86,20 @@ def test_serve_runs_the_app_factory(tmp_path, monkeypatch):
     args = ["serve", "--db", url, "--port", "8123", "--workers", "2"]
     result = runner.invoke(app, args)
     assert result.exit_code == 0, result.output
-    expected = {"host": "127.0.0.1", "port": 8123, "workers": 2, "limit_concurrency": 1000}
+    expected = {
+        "host": "127.0.0.1",
+        "port": 8123,
+        "workers": 2,
+        "limit_concurrency": 1000,
+        "log_format": "text",
+    }
     assert calls == [expected | {"forwarded_allow_ips": None}]
     result = runner.invoke(app, [*args, "--forwarded-allow-ips", "10.0.0.5"])
     assert result.exit_code == 0, result.output
     assert calls[-1] == expected | {"forwarded_allow_ips": "10.0.0.5"}
+    monkeypatch.setenv("LADDERBOARD_LOG_FORMAT", "json")
+    assert runner.invoke(app, args).exit_code == 0
+    assert calls[-1] == expected | {"forwarded_allow_ips": None, "log_format": "json"}
 
 
 def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
@@ -111,6 +120,10 @@ def test_one_worker_is_uvicorn_run_over_the_factory(monkeypatch):
             },
         )
     ]
+    run.run_uvicorn(port=8123, log_format="json")  # the server's access lines, as JSON
+    options = calls[-1][1]
+    assert options["access_log"] is False
+    assert options["log_config"]["formatters"]["json"]["()"].endswith("JsonLines")
 
 
 def test_several_workers_share_a_tcp_listener_so_tcp_nodelay_is_set(monkeypatch):
