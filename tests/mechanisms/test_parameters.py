@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import typing
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ from ladderboard.mechanisms import (
     ParameterInfo,
     coerce_params,
     make_mechanism,
+    parameters,
     parameters_of,
 )
 from ladderboard.mechanisms.parameters import ENGINE_SUPPLIED, KINDS, docstring_parameters
@@ -175,6 +177,32 @@ def test_params_an_annotation_no_field_holds_is_refused():
     with pytest.raises(TypeError, match=r"Gridded.grid is annotated"):
         parameters_of(Gridded)
     assert "Gridded" not in {k.__name__ for k in MECHANISMS.values()}
+
+
+@pytest.mark.parametrize("optional", [False, True])
+def test_params_an_array_like_alias_without_members_is_read_right(monkeypatch, optional):
+    """numpy 2.5 makes ``ArrayLike`` an alias object (``TypeAliasType``),
+    whose ``typing.get_args`` is empty: every annotation is a superset of
+    nothing, so a test of "all of its members" took any annotation as a
+    vector. A ``NewType`` has no members either, and stands for it here."""
+    alias = typing.NewType("ArrayLike", object)
+    monkeypatch.setattr(parameters, "ArrayLike", alias)
+    assert typing.get_args(alias) == ()
+
+    class Gridded(Ladder):  # no ``name``: not registered
+        def __init__(self, *, eta: float, grid: dict | None = None):
+            super().__init__(eta=eta)
+
+    with pytest.raises(TypeError, match=r"Gridded.grid is annotated"):
+        parameters_of(Gridded)
+
+    class Weighted(Ladder):
+        def __init__(self, *, eta: float, weights: object = None):
+            super().__init__(eta=eta)
+
+    Weighted.__init__.__annotations__["weights"] = alias | None if optional else alias
+    (_, weights) = parameters_of(Weighted)
+    assert weights.kind == "vector"
 
 
 def test_params_docstring_section_ends_at_prose_and_at_the_next_section():

@@ -229,12 +229,24 @@ def _kind(klass: type, name: str, hint: Any) -> tuple[str, tuple[str, ...]]:
         for kind, type_ in (("bool", bool), ("int", int), ("float", float), ("str", str)):
             if only is type_:
                 return kind, ()
-    if set(typing.get_args(ArrayLike)) <= set(members):
+    if _is_array_like(members):
         return "vector", ()
     raise TypeError(
         f"{klass.__name__}.{name} is annotated {hint!r}, which no form field holds: "
         f"annotate it as one of {KINDS} (a Literal for a choice)"
     )
+
+
+def _is_array_like(members: tuple[Any, ...]) -> bool:
+    """Whether the members of an annotation are numpy's ``ArrayLike``: the
+    alias itself (an alias object, as numpy 2.5's ``TypeAliasType`` is,
+    stays one member of ``ArrayLike | None``), or all of its members (a
+    ``Union``, as older numpy's is, is flattened into the annotation's).
+    An alias whose members cannot be read is never taken as all of them."""
+    if ArrayLike in members:
+        return True
+    parts = set(typing.get_args(ArrayLike))
+    return bool(parts) and parts <= set(members)
 
 
 def _is_union(hint: Any) -> bool:
