@@ -123,6 +123,16 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
     Path("teams.csv").write_text("name,email\nhoneybees,bees@example.org\n")
     (description,) = code_blocks("yaml")
     Path("competition.yaml").write_text(description)
+    # The final phase the README creates: its own solution, the same teams.
+    Path("final").mkdir()
+    Path("final/solution.csv").write_bytes(
+        Solution.from_labels(labels[::-1], public_fraction=0.5, random_state=1).to_csv()
+    )
+    first = yaml.safe_load(description)["slug"]
+    Path("final/competition.yaml").write_text(
+        f"format: 1\nslug: {first}-final\nsolution: solution.csv\nscore: zero_one\n"
+        f"phase_of: {first}\n"
+    )
     rows = "".join(f"{i},{y if j % 5 else 1 - y}\n" for j, (i, y) in enumerate(
         zip(solution.ids, labels, strict=True)))  # fmt: skip
     Path("predictions.csv").write_text(f"id,target\n{rows}")
@@ -166,6 +176,10 @@ def test_the_organisers_and_participants_commands_run_as_shown(tmp_path, monkeyp
     assert "join-team?code=" in outputs["team invite"]
     assert "verified" in outputs["verify --bundle"], outputs["verify --bundle"]
     assert Path("export/submissions.csv").is_file() and Path("bundle/competition.yaml").is_file()
+    store = Competitions.open(url)
+    assert [t.name for t in store.teams(f"{first}-final")] == ["honeybees", "bumblebees"]
+    assert store.competition(f"{first}-final").config.phase_of == first
+    store.engine.dispose()
 
 
 def test_readme_is_a_landing_page():

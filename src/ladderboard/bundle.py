@@ -25,7 +25,9 @@ The keys after ``data_files`` are the fields of
 ``registration``, ...), with its
 meanings and its checks; a setting left out takes the default the server's
 creation form gives it, and ``mechanism_params`` needs ``mechanism``. The
-deadline is ISO 8601 with its time zone.
+deadline is ISO 8601 with its time zone. ``phase_of: dev`` makes the
+competition a later phase of ``dev``, which must exist on the server first
+(:mod:`ladderboard.engine.phases`).
 
 Each path is relative to the YAML file and stays inside its folder: an
 absolute path, a ``..`` or a symbolic link that leads out is refused. A data

@@ -452,6 +452,11 @@ class Accounts:
         try:
             with self.context.transaction() as session:
                 competition, store_now = self.context.locked(session, slug)
+                if competition.first_phase_id is not None:
+                    raise Conflict(
+                        f"{slug!r} is a later phase: its teams and their members are its "
+                        "first phase's"
+                    )
                 if lookup.info(competition).is_closed(store_now):
                     raise CompetitionClosed(f"competition {slug!r} is closed")
                 team = lookup.team(session, competition, team_name)

@@ -286,6 +286,10 @@ class Competitions:
     def competition(self, slug: str) -> CompetitionInfo:
         return self._lifecycle.competition(slug)
 
+    @documented_by(Lifecycle.phases)
+    def phases(self, slug: str) -> list[CompetitionInfo]:
+        return self._lifecycle.phases(slug)
+
     def competitions(self) -> list[CompetitionInfo]:
         return self._lifecycle.competitions()
 

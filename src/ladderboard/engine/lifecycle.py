@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import instances, lookup
+from ladderboard.engine import instances, lookup, phases
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound
 from ladderboard.engine.results import (
@@ -41,6 +41,7 @@ from ladderboard.store import (
     queries,
     statements,
 )
+from ladderboard.store import phases as phase_rows
 from ladderboard.store.blobs import pack, unpack
 from ladderboard.store.clock import store_time
 from ladderboard.store.setting_changes import (
@@ -123,6 +124,11 @@ class Lifecycle:
         thus read, replayed and audited from what is stored alone, whatever
         later releases choose as defaults.
 
+        A configuration with ``phase_of`` makes the competition a later
+        phase of that competition's series (:mod:`ladderboard.engine.phases`):
+        it gets a row for each of the first phase's teams, and its stored
+        ``phase_of`` names the first phase.
+
         Raises :class:`ValueError` for a bad slug, title or text, a deadline
         already past, a solution the score cannot use or bad mechanism
         parameters (nothing is stored), and :class:`Conflict` when the slug
@@ -136,6 +142,15 @@ class Lifecycle:
         self._check_calendar_ahead(config)
         files_checked = checked_files(files, self.context.clock())
         config = config.explicit(solution.n_public)
+        if config.phase_of is not None:
+            try:
+                with Session(self.context.reader) as session:
+                    first_slug = phases.series_of(session, config.phase_of).slug
+            except NotFound:
+                raise ValueError(
+                    f"there is no competition {config.phase_of!r} for this one to be a phase of"
+                ) from None
+            config = dataclasses.replace(config, phase_of=first_slug)
         stream = KeyedStream.from_random_state(random_state)
         solution_bytes = solution.to_csv()
         solution_sha256 = hashlib.sha256(solution_bytes).hexdigest()
@@ -162,8 +177,17 @@ class Lifecycle:
         shared = BOARD_SCOPE if config.board == "per-rank" else None
         try:
             with self.context.transaction() as session:
+                first = None
+                if config.phase_of is not None:
+                    # Under the first phase's lock, which a new team takes
+                    # too: the phase gets a row for every team, none missed.
+                    first, _ = self.context.locked(session, config.phase_of)
+                    row.first_phase_id = first.id
                 queries.add_competition(session, row, pack(solution_bytes), shared)
                 store_files(session, row, files_checked, replace=False)
+                if first is not None:
+                    homes = queries.teams(session, first.id)
+                    phases.mirror_teams(session, row, homes, row.created_at)
         except IntegrityError as exc:
             raise Conflict(f"a competition {slug!r} already exists") from exc
         return lookup.info(row)
@@ -399,6 +423,16 @@ class Lifecycle:
     def competitions(self) -> list[CompetitionInfo]:
         with Session(self.context.reader) as session:
             return [lookup.info(row) for row in queries.competitions(session)]
+
+    def phases(self, slug: str) -> list[CompetitionInfo]:
+        """The phases of the series competition ``slug`` belongs to, the
+        first phase first (:mod:`ladderboard.engine.phases`); a competition
+        of its own is its one phase."""
+        store_now = self.context.store_now() or self.context.clock()
+        with Session(self.context.reader) as session:
+            first = phases.first_phase(session, lookup.competition(session, slug))
+            rows = [first, *phase_rows.later_phases(session, first.id)]
+            return [lookup.info(row, store_now) for row in rows]
 
     def solution(self, slug: str) -> Solution:
         """The organiser's solution (labels)."""

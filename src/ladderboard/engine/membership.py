@@ -36,16 +36,18 @@ of submissions what one team's could be, which is what the bound grows with.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import lookup
+from ladderboard.engine import lookup, phases
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotCaptain, NotFound
 from ladderboard.engine.results import BOARD_SCOPE, TeamInfo, aware, team_scope
@@ -54,6 +56,7 @@ from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.text import TEAM_NAME_CHARS, check_text
 from ladderboard.store import TeamSessions, statements
 from ladderboard.store import accounts as account_queries
+from ladderboard.store import phases as phase_rows
 from ladderboard.store import team_membership as queries
 from ladderboard.store.models import (
     AccountRow,
@@ -169,18 +172,43 @@ def _merge(row: Any) -> MergeInfo:
     )
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _in_first_phase(
+    method: Callable[Concatenate[Membership, str, _P], _R],
+) -> Callable[Concatenate[Membership, str, _P], _R]:
+    """Run ``method`` on the first phase of the series of its competition
+    (:mod:`ladderboard.engine.phases`): the teams, their members,
+    invitations and merges of every phase live there."""
+
+    @functools.wraps(method)
+    def run(self: Membership, slug: str, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        return method(self, self._first_phase_slug(slug), *args, **kwargs)
+
+    return run
+
+
 class Membership:
-    """Teams of accounts in each competition, over ``context``."""
+    """Teams of accounts in each competition, over ``context``. A later
+    phase's teams are its first phase's: every method acts there."""
 
     def __init__(self, context: EngineContext, teams: Teams) -> None:
         self.context = context
         self._teams = teams
 
     # ------------------------------------------------------------ helpers
+    def _first_phase_slug(self, slug: str) -> str:
+        lookup.refuse_impossible(slug)
+        with Session(self.context.reader) as session:
+            return phases.first_phase(session, lookup.competition(session, slug)).slug
+
     def _open(self, session: Session, slug: str) -> tuple[CompetitionRow, datetime]:
-        """The competition under its lock, refused when closed."""
+        """The competition under its lock, refused when closed (every phase
+        of its series closed)."""
         competition, store_now = self.context.locked(session, slug)
-        if lookup.info(competition).is_closed(store_now):
+        if phases.series_closed(session, competition, store_now):
             raise CompetitionClosed(f"competition {slug!r} is closed: its teams are as they stand")
         return competition, store_now
 
@@ -244,6 +272,7 @@ class Membership:
         return account_queries.count_members(session, team.id)
 
     # ------------------------------------------------------------- create
+    @_in_first_phase
     def create_team(self, slug: str, account_id: int, name: str) -> TeamInfo:
         """A new team of competition ``slug``, the account its captain and
         only member; the account must be registered and in no team yet.
@@ -264,6 +293,7 @@ class Membership:
         return info
 
     # --------------------------------------------------------------- read
+    @_in_first_phase
     def my_team(self, slug: str, account_id: int) -> MyTeam | None:
         """The account's team in ``slug`` with its members, its live
         invitations and its pending merges; ``None`` without a team."""
@@ -291,6 +321,7 @@ class Membership:
             )
         return MyTeam(info, member.role, members, invitations, merges)
 
+    @_in_first_phase
     def history(self, slug: str, team_name: str) -> list[TeamEvent]:
         """The team's history, oldest first (for the organiser)."""
         with Session(self.context.reader) as session:
@@ -299,6 +330,7 @@ class Membership:
         return [TeamEvent(aware(r.at), r.actor, r.event, dict(r.detail)) for r in rows]
 
     # -------------------------------------------------------- invitations
+    @_in_first_phase
     def invite(self, slug: str, account_id: int) -> tuple[InvitationInfo, str]:
         """A new invitation code to the captain's team, returned this once
         (only its SHA-256 is kept); it admits one account within
@@ -323,6 +355,7 @@ class Membership:
             info = InvitationInfo(row.id, now, now + INVITATION_LIFETIME, account.handle)
         return info, code
 
+    @_in_first_phase
     def revoke_invitation(self, slug: str, account_id: int, invitation_id: int) -> None:
         """Revoke one of the team's unused invitations (the captain's)."""
         with self.context.transaction() as session:
@@ -340,6 +373,7 @@ class Membership:
                 {"invitation": invitation_id},
             )
 
+    @_in_first_phase
     def join(self, slug: str, account_id: int, code: str) -> TeamInfo:
         """Join the team whose invitation ``code`` is: the account must be
         registered and in no team; the code unused, unrevoked, unexpired;
@@ -388,6 +422,7 @@ class Membership:
         return info
 
     # ------------------------------------------------------------ leaving
+    @_in_first_phase
     def make_captain(self, slug: str, account_id: int, handle: str) -> None:
         """The captain hands the captaincy to another member, by handle."""
         with self.context.transaction() as session:
@@ -414,6 +449,7 @@ class Membership:
                 {"captain": other.handle},
             )
 
+    @_in_first_phase
     def leave(self, slug: str, account_id: int) -> None:
         """Leave the account's team. The captain leaves only as the last
         member (make another member captain first); a team left empty is
@@ -446,10 +482,13 @@ class Membership:
             session.delete(member)
             session.flush()
             self._event(session, team, account, "left")
+            followed: list[str] = []
             if size == 1 and team.token_hash is None:
                 self._retire(session, team, now)
+                followed = phases.follow(session, team)
                 self._event(session, team, account, "retired", {"reason": "left empty"})
-        self.context.caches.targets.pop((slug, team.name), None)
+        for phase_slug in (slug, *followed):
+            self.context.caches.targets.pop((phase_slug, team.name), None)
 
     def _retire(self, session: Session, team: TeamRow, now: datetime) -> None:
         """Disable the team and withdraw what it had pending; its
@@ -489,17 +528,61 @@ class Membership:
             raise Conflict(
                 f"the merged team would have {size} members, more than {config.max_team_size}"
             )
+        self._check_fit(session, competition, source, target)
+
+    def _check_fit(
+        self, session: Session, competition: CompetitionRow, source: TeamRow, target: TeamRow
+    ) -> None:
+        """Refuse a merge whose two teams have made more submissions to
+        ``competition`` together than one team could have made so far."""
+        config = lookup.config(competition.config)
         used = queries.quota_submissions(session, source.id) + queries.quota_submissions(
             session, target.id
         )
         opened = config.opens_at or aware(competition.created_at)
         allowance = merge_allowance(config, opened, self.context.clock())
         if allowance is not None and used > allowance:
+            phase = "" if competition.first_phase_id is None else f" in {competition.slug!r}"
             raise Conflict(
-                f"the two teams have made {used} submissions together, more than the "
+                f"the two teams have made {used} submissions together{phase}, more than the "
                 f"{allowance} one team could have made so far: they cannot merge"
             )
 
+    def _merge_in_later_phases(
+        self,
+        session: Session,
+        competition: CompetitionRow,
+        source: TeamRow,
+        target: TeamRow,
+        now: datetime,
+    ) -> list[str]:
+        """Merge the rows of first-phase teams ``source`` and ``target`` in
+        each later phase as the merge does in the first: under the locks of
+        their boards there (taken after the first phase's, as no submission
+        takes a first phase's lock after a later phase's), checked by that
+        phase's quotas, the retired row's quotas moved, its selections
+        dropped. The slugs of the phases changed."""
+        changed = []
+        for phase in phase_rows.later_phases(session, competition.id):
+            retired = phase_rows.team_at_home(session, phase.id, source.id)
+            kept = phase_rows.team_at_home(session, phase.id, target.id)
+            if retired is None or kept is None:
+                continue
+            board = lookup.config(phase.config).board
+            scopes = (
+                [BOARD_SCOPE]
+                if board == "per-rank"
+                else [team_scope(retired.id), team_scope(kept.id)]
+            )
+            statements.lock_states(session.connection(), phase.id, scopes)
+            self._check_fit(session, phase, retired, kept)
+            queries.repoint_merged(session.connection(), retired.id, kept.id)
+            queries.drop_selections(session.connection(), retired.id)
+            self._retire(session, retired, now)
+            changed.append(phase.slug)
+        return changed
+
+    @_in_first_phase
     def request_merge(self, slug: str, account_id: int, into: str) -> MergeInfo:
         """The captain asks for the team to merge into team ``into``, whose
         captain accepts or refuses; one pending request per team."""
@@ -534,6 +617,7 @@ class Membership:
             info = MergeInfo(row.id, source.name, target.name, now, "pending", None)
         return info
 
+    @_in_first_phase
     def withdraw_merge(self, slug: str, account_id: int, merge_id: int) -> MergeInfo:
         """The captain of the team that asked withdraws its pending request."""
         now = self.context.clock()
@@ -573,11 +657,13 @@ class Membership:
         )
         statements.lock_states(session.connection(), competition_id, scopes)
 
+    @_in_first_phase
     def answer_merge(self, slug: str, account_id: int, merge_id: int, accept: bool) -> MergeInfo:
         """The captain of the team asked to take the other in accepts or
         refuses. An acceptance is checked again by the rules as they stand,
         and done in one transaction (see the module's docstring)."""
         now = self.context.clock()
+        followed: list[str] = []
         with self.context.transaction() as session:
             if accept:
                 self._hold_boards(session, slug, merge_id)
@@ -609,12 +695,14 @@ class Membership:
                 queries.repoint_merged(session.connection(), source.id, target.id)
                 queries.drop_selections(session.connection(), source.id)
                 self._retire(session, source, now)
+                followed = self._merge_in_later_phases(session, competition, source, target, now)
                 detail["members"] = [m.handle for m in members]
                 self._event(session, source, account, "merge accepted", detail)
                 self._event(session, target, account, "merge accepted", detail)
                 info = MergeInfo(
                     row.id, source.name, target.name, aware(row.requested_at), "accepted", now
                 )
-        for name in (info.from_team, info.into_team):
-            self.context.caches.targets.pop((slug, name), None)
+        for phase_slug in (slug, *followed):
+            for name in (info.from_team, info.into_team):
+                self.context.caches.targets.pop((phase_slug, name), None)
         return info

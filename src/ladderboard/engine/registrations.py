@@ -110,12 +110,18 @@ class Registrations:
         gets its team, if it has none and names one; if the rules changed
         since it accepted them, its acceptance of them now is recorded).
         Refusals: :class:`CompetitionClosed`, :class:`RegistrationRefused`
-        (the list's competition), :class:`InvitationRefused` (no code, or one
+        (the list's competition, or a later phase, whose registration is its
+        first phase's), :class:`InvitationRefused` (no code, or one
         that is not the competition's, revoked, expired or used up),
         ``ValueError`` (a team name not allowed), :class:`Conflict` (the name
         is taken, or the account is in a team already). Nothing is recorded
         on a refusal."""
         info = self.lifecycle.competition(slug)
+        if info.config.phase_of is not None:
+            raise RegistrationRefused(
+                f"{slug!r} is a phase of {info.config.phase_of!r}, whose teams take part in it: "
+                f"join {info.config.phase_of!r}"
+            )
         if accept_rules is not True:
             raise ValueError("accept the competition's rules to join it (accept_rules: true)")
         if info.is_closed():

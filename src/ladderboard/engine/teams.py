@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ladderboard.engine import lookup, quotas
+from ladderboard.engine import lookup, phases, quotas
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.errors import CompetitionClosed, Conflict, NotFound
 from ladderboard.engine.lifecycle import Lifecycle
@@ -37,7 +38,9 @@ from ladderboard.store import (
     statements,
     team_membership,
 )
+from ladderboard.store import phases as phase_rows
 from ladderboard.store.accounts import member_of
+from ladderboard.store.models import CompetitionRow
 
 __all__ = ["Teams"]
 
@@ -45,6 +48,19 @@ __all__ = ["Teams"]
 def _team_info(row: TeamRow) -> TeamInfo:
     """A team's row as the engine returns it."""
     return TeamInfo(row.id, row.name, aware(row.created_at), row.disabled_at is not None)
+
+
+def _open_for_teams(session: Session, competition: CompetitionRow, store_now: datetime) -> None:
+    """Refuse a new team in a later phase (teams form in the first phase)
+    or once every phase of the series is closed."""
+    if competition.first_phase_id is not None:
+        first = phases.first_phase(session, competition)
+        raise Conflict(
+            f"{competition.slug!r} is a phase of {first.slug!r}, whose teams it shares: "
+            f"register the team in {first.slug!r}"
+        )
+    if phases.series_closed(session, competition, store_now):
+        raise CompetitionClosed(f"competition {competition.slug!r} is closed")
 
 
 class Teams:
@@ -73,8 +89,7 @@ class Teams:
         try:
             with self.context.transaction() as session:
                 competition, store_now = self.context.locked(session, slug)
-                if lookup.info(competition).is_closed(store_now):
-                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                _open_for_teams(session, competition, store_now)
                 if captain is not None and member_of(session, competition.id, captain):
                     raise Conflict(f"you are in a team of {slug!r} already")
                 taken = queries.team_name_with_key(session, competition.id, key)
@@ -105,6 +120,8 @@ class Teams:
                         )
                     )
                     session.flush()
+                for phase in phase_rows.later_phases(session, competition.id):
+                    phases.mirror_teams(session, phase, [team], now)
         except IntegrityError as exc:
             raise Conflict(f"team {name!r} already exists in {slug!r}") from exc
         return TeamInfo(team.id, team.name, now)
@@ -137,8 +154,7 @@ class Teams:
         try:
             with self.context.transaction() as session:
                 competition, store_now = self.context.locked(session, slug)
-                if lookup.info(competition).is_closed(store_now):
-                    raise CompetitionClosed(f"competition {slug!r} is closed")
+                _open_for_teams(session, competition, store_now)
                 own = team_scope if competition.config["board"] == "per-team" else None
                 for (name, key), token_hash in zip(cleaned, token_hashes, strict=True):
                     taken = queries.team_name_with_key(session, competition.id, key)
@@ -153,6 +169,8 @@ class Teams:
                     )
                     queries.add_team(session, team, own)
                     teams.append(team)
+                for phase in phase_rows.later_phases(session, competition.id):
+                    phases.mirror_teams(session, phase, teams, now)
         except IntegrityError as exc:
             raise Conflict(f"a team of this import already exists in {slug!r}") from exc
         return [TeamInfo(t.id, t.name, now) for t in teams]
@@ -169,7 +187,9 @@ class Teams:
     def set_team_disabled(self, slug: str, name: str, disabled: bool) -> TeamInfo:
         """Disable a team (it can no longer sign in, submit or select, and is
         left off both boards) or enable it again; idempotent. Its submissions
-        are kept, and enabling it restores them to the boards. Disabling signs
+        are kept, and enabling it restores them to the boards. A team of a
+        series' first phase is disabled or enabled in every phase; a later
+        phase's row, in that phase alone. Disabling signs
         out every browser of the team: its sessions are deleted, so enabling
         the team again does not revive them."""
         now = self.context.clock()
@@ -188,7 +208,9 @@ class Teams:
                 TeamSessions.revoke_team(connection, team.id)
             version = statements.bump_board_version(connection, team.competition_id)
             statements.stamp_standing(connection, team.id, version)
-        self.context.caches.targets.pop((slug, name), None)
+            followed = phases.follow(session, team)
+        for phase_slug in (slug, *followed):
+            self.context.caches.targets.pop((phase_slug, name), None)
         return info
 
     def reissue_token(self, slug: str, name: str, token_hash: str) -> TeamInfo:

@@ -53,8 +53,9 @@ CALENDAR = ("opens_at", "freeze_at", "late_submissions")
 """The calendar's settings: the opening time and the freeze change while
 they are still to come, whether late files are taken at any time."""
 
-FIXED = ("score", "score_params", "mechanism", "mechanism_params", "board", "ranks")
-"""The configuration's settings fixed when the competition is created."""
+FIXED = ("score", "score_params", "mechanism", "mechanism_params", "board", "ranks", "phase_of")
+"""The configuration's settings fixed when the competition is created (and
+the series a phase belongs to)."""
 
 TEXTS = ("title", "description", "rules")
 """What teams read, changed at any time, even after the close."""

@@ -15,7 +15,7 @@ from ladderboard.losses import LOSSES, METRICS, get_loss, get_metric
 from ladderboard.mechanisms import COMPETITION_MECHANISMS, MECHANISMS
 from ladderboard.mechanisms.parameters import complete_params
 from ladderboard.recommended import RECOMMENDED
-from ladderboard.rules.text import check_json
+from ladderboard.rules.text import check_json, is_slug
 
 __all__ = [
     "BOARD_MODES",
@@ -170,6 +170,13 @@ class CompetitionConfig:
     merger_deadline : datetime (UTC) or None
         Last moment two teams may merge (before the deadline); ``None``:
         until the close.
+    phase_of : str or None
+        The slug of the first phase of the series this competition is a
+        later phase of (:mod:`ladderboard.engine.phases`): it shares that
+        phase's teams, and its own holdout, calendar, quotas and boards are
+        its own. ``None``: a competition of its own (or a series' first
+        phase). The series' registration, team size and merger deadline are
+        its first phase's.
 
     >>> config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder")
     >>> config.scoring().kind, config.board
@@ -204,6 +211,7 @@ class CompetitionConfig:
     registration: str = "list"
     max_team_size: int | None = None
     merger_deadline: datetime | None = None
+    phase_of: str | None = None
 
     def __post_init__(self) -> None:
         if self.mechanism not in MECHANISMS:
@@ -249,6 +257,8 @@ class CompetitionConfig:
             )
         if self.max_team_size is not None:
             check_int("max_team_size", self.max_team_size, 1)
+        if self.phase_of is not None and not is_slug(self.phase_of):
+            raise ValueError(f"phase_of must be a competition's slug, got {self.phase_of!r}")
         if not isinstance(self.late_submissions, bool):
             raise ValueError(
                 f"late_submissions must be true or false, got {self.late_submissions!r}"

@@ -130,6 +130,8 @@ def join_page(
     info = _joinable(request, competitions, slug, code)
     if info is None:
         return not_found(request, slug)
+    if info.config.phase_of is not None:  # a later phase: its teams join the first phase
+        return RedirectResponse(_here(info.config.phase_of, code), status_code=303)
     account = session_account(request, competitions)
     return _join_page(request, info, account, code=code, team_name=getattr(account, "handle", ""))
 

@@ -50,6 +50,7 @@ from ladderboard.rules.text import check_json, check_slug
 from ladderboard.server import organiser_advice
 from ladderboard.server.api.shared import read_data_files, read_upload
 from ladderboard.server.deps import CompetitionsDep, SettingsDep
+from ladderboard.server.errors import ApiError
 from ladderboard.server.organiser_advice import ADVISOR_METRIC, BUDGET
 from ladderboard.server.organiser_desk import desk
 from ladderboard.server.organiser_forms import (
@@ -71,6 +72,7 @@ from ladderboard.server.organiser_session import (
     signed_in,
 )
 from ladderboard.server.rendering import REFUSALS, refusal, render
+from ladderboard.server.roles import allows
 from ladderboard.server.settings import Settings
 
 __all__ = ["router"]
@@ -183,6 +185,7 @@ def read_config(values: dict[str, str]) -> CompetitionConfig:
             late_submissions=bool(values.get("late_submissions")),
             visibility=values.get("visibility") or "public",
             registration=values.get("registration") or "list",
+            phase_of=values.get("phase_of", "").strip() or None,
             **options,
         )
     except TypeError as exc:
@@ -284,6 +287,20 @@ def _unreadable(
     return create_form(request, settings, 400, error=text)
 
 
+def _check_owner(
+    request: Request, competitions: Competitions, settings: Settings, phase_of: str
+) -> None:
+    """Refuse (403) a phase of a series the desk's user does not own, in
+    words that do not tell whether a competition of that slug exists."""
+    user = desk_user(request, competitions, settings)
+    if user is None or not allows(user.role(competitions, phase_of), "owner"):
+        raise ApiError(
+            403,
+            "forbidden",
+            f"a phase is added to a competition you own: {phase_of!r} is not one of yours",
+        )
+
+
 def _create(
     request: Request, competitions: Competitions, settings: Settings, form: FormData
 ) -> HTMLResponse:
@@ -323,6 +340,8 @@ def _create(
                 "the slug (the competition's address) is 1 to 64 letters, digits, '-' or '_'"
             ) from None
         config = read_config(values)
+        if config.phase_of is not None:
+            _check_owner(request, competitions, settings, config.phase_of)
         if solution_file is None:
             raise invalid("choose the solution file")
         solution = Solution.from_csv(solution_file[1], max_bytes=settings.max_upload_bytes)

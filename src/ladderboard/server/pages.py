@@ -49,7 +49,7 @@ from ladderboard.server.rendering import (
     render,
     templates,
 )
-from ladderboard.server.visibility import listed
+from ladderboard.server.visibility import listed, may_view
 
 __all__ = ["BOARD_PAGE", "error_page", "install_pages", "router"]
 
@@ -143,12 +143,17 @@ def how(
 
 
 @router.get("/c/{slug}", response_class=HTMLResponse)
-def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTMLResponse:
+def overview(
+    request: Request, competitions: CompetitionsDep, who: ViewerDep, slug: str
+) -> HTMLResponse:
     info = find(request, competitions, slug)
     if info is None:
         return not_found(request, slug)
     id_column, target_columns = competitions.columns(slug)
     key = competitions.reveal_key(slug) if info.is_published() else None
+    # The phases of its series the visitor may see (a private phase is
+    # left out for those who take no part in it).
+    phases = [p for p in competitions.phases(slug) if may_view(competitions, who, p)]
     return _page(
         request,
         competitions,
@@ -160,6 +165,7 @@ def overview(request: Request, competitions: CompetitionsDep, slug: str) -> HTML
         mechanism=mechanism_summary(info.config),
         key=key,
         audit=competitions.audit_publication(slug) if key else None,
+        phases=phases if len(phases) > 1 else [],
     )
 
 

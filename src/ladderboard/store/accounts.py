@@ -157,12 +157,15 @@ def tokens(connection: Connection, account_id: int) -> list[Any]:
 
 def team_of_account(connection: Connection, slug: str, account_id: int) -> Any:
     """``(id, name, created_at, disabled_at, role)`` of the account's team in
-    competition ``slug``, or ``None``."""
+    competition ``slug``, or ``None``. The account is a member of a team of
+    the series' first phase; in a later phase its team is that team's row
+    there (``TeamRow.home_team_id``)."""
     return connection.execute(
         select(
             TeamRow.id, TeamRow.name, TeamRow.created_at, TeamRow.disabled_at, TeamMemberRow.role
         )
-        .join(TeamMemberRow, TeamMemberRow.team_id == TeamRow.id)
+        .select_from(TeamMemberRow)
+        .join(TeamRow, TeamRow.home_team_id == TeamMemberRow.team_id)
         .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
         .where(CompetitionRow.slug == slug, TeamMemberRow.account_id == account_id)
     ).first()

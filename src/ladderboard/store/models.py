@@ -129,6 +129,10 @@ class CompetitionRow(Base):
     # submission reads of them (its quotas, its size limit) reads them again
     # when the count under the lock is not the one it kept.
     settings_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # The first phase of the series this competition is a later phase of
+    # (``config["phase_of"]`` names it); ``None`` for a first phase. Teams
+    # form there and have a row of their own in each later phase.
+    first_phase_id: Mapped[int | None] = mapped_column(ID, nullable=True, index=True)
 
 
 class CompetitionSolutionRow(Base):
@@ -153,6 +157,7 @@ class TeamRow(Base):
     __table_args__ = (
         UniqueConstraint("competition_id", "name"),
         UniqueConstraint("competition_id", "name_key"),
+        Index("ix_teams_competition_home", "competition_id", "home_team_id", unique=True),
     )
 
     id: Mapped[int] = mapped_column(ID, primary_key=True)
@@ -170,6 +175,11 @@ class TeamRow(Base):
     # The live team this one merged into (it is then disabled): that team's
     # quotas count this one's submissions too (``ladderboard.engine.membership``).
     merged_into_id: Mapped[int | None] = mapped_column(ID, nullable=True, index=True)
+    # The team of the series' first phase this row stands for: its own id in
+    # a first phase, the first phase's team in a later phase (which has no
+    # token and no members of its own: both are the first phase's). Set by
+    # ``ladderboard.store.queries.add_team``.
+    home_team_id: Mapped[int | None] = mapped_column(ID, nullable=True)
 
 
 class MechanismStateRow(Base):

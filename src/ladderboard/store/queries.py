@@ -158,9 +158,12 @@ def team_name_with_key(session: Session, competition_id: int, name_key: str) -> 
 
 def add_team(session: Session, team: TeamRow, board_scope: Callable[[int], str] | None) -> None:
     """Insert ``team``, and the empty state of its own board when it has one
-    (a per-team board, whose scope is ``board_scope(team id)``)."""
+    (a per-team board, whose scope is ``board_scope(team id)``). A team
+    without ``home_team_id`` (a first phase's) is its own home team."""
     session.add(team)
     session.flush()
+    if team.home_team_id is None:
+        team.home_team_id = team.id
     if board_scope is not None:
         session.add(_state_row(team.competition_id, board_scope(team.id), team.created_at))
 
@@ -198,6 +201,15 @@ def token_hash_known(connection: Connection, token_hash: str) -> bool:
     return found is not None
 
 
+# The first-phase team whose token has the hash; a team of a later phase is
+# the row of its first-phase team (``TeamRow.home_team_id``) there, and a
+# first phase's team is its own home team: both are found by one index.
+_HOME = aliased(TeamRow, name="home_team")
+_TOKEN_HOME = (_HOME.token_hash == bindparam("token_hash")) & (
+    _HOME.competition_id == func.coalesce(CompetitionRow.first_phase_id, CompetitionRow.id)
+)
+_TEAM_AT_HOME = (TeamRow.competition_id == CompetitionRow.id) & (TeamRow.home_team_id == _HOME.id)
+
 # The competition with its team whose token has this hash: every request of a
 # team reads it, so it is built once (a select built per call costs about ten
 # times what running it costs). The team's columns are NULL when no team has
@@ -210,26 +222,25 @@ MEMBER = (
         TeamRow.created_at.label("team_created_at"),
         TeamRow.disabled_at.label("team_disabled_at"),
     )
-    .outerjoin(
-        TeamRow,
-        (TeamRow.competition_id == CompetitionRow.id)
-        & (TeamRow.token_hash == bindparam("token_hash")),
-    )
+    .outerjoin(_HOME, _TOKEN_HOME)
+    .outerjoin(TeamRow, _TEAM_AT_HOME)
     .where(CompetitionRow.slug == bindparam("slug"))
 )
 
 
 _TEAM_WITH_TOKEN = (
     select(TeamRow.id, TeamRow.name, TeamRow.created_at, TeamRow.disabled_at)
-    .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
-    .where(CompetitionRow.slug == bindparam("slug"), TeamRow.token_hash == bindparam("token_hash"))
+    .select_from(CompetitionRow)
+    .join(_HOME, _TOKEN_HOME)
+    .join(TeamRow, _TEAM_AT_HOME)
+    .where(CompetitionRow.slug == bindparam("slug"))
 )
 
 
 def team_with_token(connection: Connection, slug: str, token_hash: str) -> Any:
     """``(id, name, created_at, disabled_at)`` of the team of competition
-    ``slug`` whose token has this hash, or ``None``: one query, as every
-    request a team makes asks it."""
+    ``slug`` whose token (its first phase's team's, in a later phase) has
+    this hash, or ``None``: one query, as every request a team makes asks it."""
     return connection.execute(_TEAM_WITH_TOKEN, {"slug": slug, "token_hash": token_hash}).first()
 
 

@@ -261,6 +261,13 @@ def competition_create(
     late_submissions: LateOption = False,
     visibility: VisibilityOption = None,
     registration: RegistrationOption = None,
+    phase_of: Annotated[
+        str | None,
+        typer.Option(
+            help="Make it a later phase of this competition's series (a final phase after a "
+            "development phase): the same teams, its own holdout, calendar, quotas and boards."
+        ),
+    ] = None,
     server: ServerOption = None,
     token: TokenOption = None,
     as_json: JsonOption = False,
@@ -316,6 +323,7 @@ def competition_create(
                 auto_publish=auto_publish or None,
                 visibility=None if visibility is None else visibility.value,
                 registration=None if registration is None else registration.value,
+                phase_of=phase_of,
                 **form_fields(settings),
                 **calendar,
             ),

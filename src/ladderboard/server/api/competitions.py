@@ -31,6 +31,7 @@ from ladderboard.server.deps import (
     OrganiserDep,
     SettingsDep,
     ViewerDep,
+    require_role,
 )
 from ladderboard.server.schemas import (
     CommitmentOut,
@@ -88,6 +89,7 @@ def create_competition(
     competitions: CompetitionsDep,
     settings: SettingsDep,
     acting: ActingDep,
+    who: OrganiserDep,
     solution: Annotated[UploadFile, File(description="The solution CSV (id, targets, Usage).")],
     slug: Annotated[str, Form(description="1-64 letters, digits, '-' or '_'.")],
     score: Annotated[str, Form(description="A loss or a metric.")],
@@ -144,10 +146,21 @@ def create_competition(
     precision: Annotated[
         int | None, Form(ge=0, description="The most decimals a score shows (default 5).")
     ] = None,
+    phase_of: Annotated[
+        str | None,
+        Form(
+            description="Make the competition a later phase of this one's series: it shares "
+            "the first phase's teams (the caller must be an owner of that competition)."
+        ),
+    ] = None,
     files: Annotated[
         list[UploadFile] | None, File(description="Data files for the participants.")
     ] = None,
 ) -> CompetitionOut:
+    if phase_of:
+        # Joining a series changes what its teams take part in: the series'
+        # owner's decision (403, or 404 for a private one the caller cannot see).
+        require_role(competitions, who, "PATCH", "/api/competitions/{slug}", phase_of)
     config = competition_config(
         score,
         mechanism,
@@ -171,6 +184,7 @@ def create_competition(
             "max_team_size": max_team_size,
             "merger_deadline": merger_deadline,
             "registration": registration,
+            "phase_of": phase_of or None,
         },
     )
     data = read_upload(solution.file, settings.max_upload_bytes, "solution file")
@@ -374,6 +388,8 @@ def competition_config(
         options["visibility"] = form["visibility"]
     if form.get("registration"):
         options["registration"] = form["registration"]
+    if form.get("phase_of"):
+        options["phase_of"] = form["phase_of"].strip()
     for name in ("ranks", "n_selections", "max_bytes", "precision"):
         if form.get(name) is not None:
             options[name] = form[name]

@@ -72,6 +72,11 @@ class CompetitionOut(BaseModel):
     merger_deadline: datetime | None = Field(
         None, description="Last moment two teams may merge (none: until the close)."
     )
+    phase_of: str | None = Field(
+        None,
+        description="The first phase of the series this competition is a later phase of, "
+        "whose teams it shares (none: a competition of its own, or a first phase).",
+    )
     closed_at: datetime | None
     closed: bool
     auto_publish: bool = Field(
@@ -118,6 +123,7 @@ class CompetitionOut(BaseModel):
             registration=config.registration,
             max_team_size=config.max_team_size,
             merger_deadline=config.merger_deadline,
+            phase_of=config.phase_of,
             closed_at=info.closed_at,
             closed=info.is_closed(),
             auto_publish=config.auto_publish,
