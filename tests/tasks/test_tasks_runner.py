@@ -59,6 +59,6 @@ def test_the_dask_backend_on_a_local_cluster():
 
 @pytest.mark.slow
 def test_the_ray_backend_on_a_local_cluster():
-    """Ray is in the ``all`` extra that CI installs: missing, this fails."""
+    """Ray is in the ``test`` extra that CI installs: missing, this fails."""
     on_ray = run_tasks(_seeded_tasks(), jobs=2, backend="ray")
     assert on_ray == run_tasks(_seeded_tasks(), jobs=1)
