@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from engine_helpers import CALENDAR_START as START
 from engine_helpers import Clock, csv_for, make_solution, noisy
-from ladderboard.engine import Competitions, Conflict
+from ladderboard.engine import Competitions, Conflict, NotFound
 from ladderboard.engine.errors import CompetitionClosed, NotOpenYet, QuotaExceeded
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.store.models import CompetitionRow, TeamRow
@@ -210,3 +210,26 @@ def test_phases_refusals_change_nothing(store):
     assert extra.config.phase_of == "dev"
     with pytest.raises(Conflict, match="later phase"):
         store.accounts.add_member("final", "alpha", store.accounts.create("cy").id)
+
+
+def test_phases_a_reissued_token_signs_the_team_out_of_every_phase(store):
+    _series(store)
+    store.add_team("dev", "alpha", token_hash=_hash("old"))
+    store.create("final", make_solution(seed=2), _final_config(), random_state=1)
+    final_alpha = store.team_by_token_hash("final", _hash("old"))
+    cookies = [
+        store.team_sessions.open(team.id, timedelta(hours=1))
+        for team in (store.team("dev", "alpha"), final_alpha)
+    ]
+    assert [store.team_sessions.team_of(c) for c in cookies] == [
+        store.team("dev", "alpha").id,
+        final_alpha.id,
+    ]
+    with pytest.raises(Conflict, match="reissued"):
+        store.reissue_token("final", "alpha", _hash("new"))
+    assert store.team_sessions.team_of(cookies[1]) == final_alpha.id  # refused: nothing changed
+    store.reissue_token("dev", "alpha", _hash("new"))
+    assert [store.team_sessions.team_of(c) for c in cookies] == [None, None]
+    with pytest.raises(NotFound):
+        store.team_by_token_hash("final", _hash("old"))
+    assert store.team_by_token_hash("final", _hash("new")) == final_alpha

@@ -220,11 +220,21 @@ class Teams:
         commit on, by every process, since each looks tokens up in the store;
         and every browser signed in as the team is signed out, as one signed
         in with the leaked token may be the leak's. A disabled team stays
-        disabled. The team's history records it."""
+        disabled. The team's history records it. A team's token is its first
+        phase's (:mod:`~ladderboard.engine.phases`): a later phase refuses,
+        and the browsers signed in as the team in any phase are signed out."""
         with self.context.transaction() as session:
-            team = lookup.team(session, lookup.competition(session, slug), name)
+            competition = lookup.competition(session, slug)
+            if competition.first_phase_id is not None:
+                first = phases.first_phase(session, competition)
+                raise Conflict(
+                    f"{slug!r} is a phase of {first.slug!r}: a team's token is the one of "
+                    f"{first.slug!r}, where it is reissued"
+                )
+            team = lookup.team(session, competition, name)
             team.token_hash = token_hash
-            TeamSessions.revoke_team(session.connection(), team.id)
+            for row in (team, *phase_rows.team_in_phases(session, team.id)):
+                TeamSessions.revoke_team(session.connection(), row.id)
             team_membership.add_event(
                 session.connection(),
                 competition_id=team.competition_id,
