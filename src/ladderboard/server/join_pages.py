@@ -125,7 +125,7 @@ def rules_notice(request: Request, competitions: Competitions, info: Competition
 @router.get("/c/{slug}/join", response_class=HTMLResponse, name="join_page")
 def join_page(
     request: Request, competitions: CompetitionsDep, slug: str, code: str = ""
-) -> HTMLResponse:
+) -> Response:
     code = code.strip()[:200]
     info = _joinable(request, competitions, slug, code)
     if info is None:
