@@ -2,11 +2,16 @@
 
 Arrays are stored as base64 of their compressed little-endian bytes, so a
 state of a holdout of a million losses stays small and round-trips bit for
-bit. The codec is Zstandard (key ``"zstd"``), the faster one, when pyarrow is
-installed (the ``server`` extra), and zlib (key ``"zlib"``, the standard
-library) otherwise; both decode wherever they can be read, so the core needs
-neither pyarrow nor any other package beyond numpy. Non-finite floats (JSON
-has none) are stored as strings.
+bit. The codec is Zstandard (key ``"zstd"``) at level 1, the same whatever
+else is installed: the standard library's ``compression.zstd`` (Python 3.14)
+or its backport, ``backports.zstd``, a dependency of the core, so that a
+core install, the server and an auditor write and read each other's states.
+zlib encodings (key ``"zlib"``), which installs without pyarrow wrote before,
+are read as ever. Non-finite floats (JSON has none) are stored as strings.
+
+Two states are compared by what they hold (:func:`canonical_state`), never
+by their compressed bytes: a Zstandard library of another version may
+compress the same bytes differently.
 
 Decoding is remembered: the engine hands the same encoding (the same payload
 string, which cannot change) to every rebuild of a mechanism from its stored
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import math
 import threading
 import zlib
@@ -28,6 +34,7 @@ import numpy as np
 
 __all__ = [
     "PayloadMemo",
+    "canonical_state",
     "codec",
     "decode_array",
     "decode_float",
@@ -40,31 +47,34 @@ _DTYPES = {"float64": "<f8", "int64": "<i8", "bool": "|b1"}
 _PAYLOAD_KEYS = ("zstd", "zlib")
 
 
+ZSTD_LEVEL = 1
+"""The Zstandard level every state is written at: the fastest, and the level
+states were written at before (pyarrow's default), whose bytes it gives again."""
+
+
 @functools.lru_cache(maxsize=1)
-def _pyarrow() -> Any:
-    """pyarrow, for Zstandard, or None when it is not installed."""
+def _zstd() -> Any:
+    """The standard library's Zstandard module (Python 3.14), else its backport."""
     try:
-        import pyarrow
+        from compression import zstd  # type: ignore[import-not-found,unused-ignore]
     except ImportError:
-        return None
-    return pyarrow
+        from backports import zstd  # type: ignore[import-not-found,no-redef,unused-ignore]
+    return zstd
 
 
 def codec() -> str:
-    """The codec :func:`encode_array` writes here: ``"zstd"`` with pyarrow, else ``"zlib"``."""
-    return "zlib" if _pyarrow() is None else "zstd"
+    """The codec :func:`encode_array` writes: ``"zstd"``, wherever it runs."""
+    return "zstd"
 
 
 def encode_array(array: np.ndarray) -> dict[str, Any]:
     """Encode a 1-D float64, int64 or bool array as a JSON-serialisable dict.
 
-    Zstandard when pyarrow is installed, else zlib. The audit compares stored
-    states as written, so it needs the codec that wrote them: a store is
-    verified where it is served (the ``server`` extra has pyarrow).
+    Zstandard at :data:`ZSTD_LEVEL`, whatever is installed.
 
     >>> a = np.array([0.1, 1 / 3, -2.5])
-    >>> sorted(encode_array(a))[:2], sorted(encode_array(a))[2] in ("zstd", "zlib")
-    (['dtype', 'shape'], True)
+    >>> sorted(encode_array(a))
+    ['dtype', 'shape', 'zstd']
     >>> b = decode_array(encode_array(a))
     >>> bool((a == b).all()) and b.dtype == a.dtype
     True
@@ -74,11 +84,7 @@ def encode_array(array: np.ndarray) -> dict[str, Any]:
     if name not in _DTYPES:
         raise TypeError(f"cannot encode an array of dtype {name}")
     raw = np.ascontiguousarray(array, dtype=_DTYPES[name]).tobytes()
-    pa = _pyarrow()
-    if pa is None:
-        packed = zlib.compress(raw)
-    else:
-        packed = pa.compress(raw, codec="zstd", asbytes=True) if raw else b""
+    packed = _zstd().compress(raw, level=ZSTD_LEVEL) if raw else b""
     return {
         "dtype": name,
         "shape": list(array.shape),
@@ -191,13 +197,45 @@ def _decode_array(data: dict[str, Any]) -> np.ndarray:
 
 
 def _zstd_decompress(packed: bytes, size: int) -> bytes:
-    pa = _pyarrow()
-    if pa is None:
-        raise ImportError(
-            "this array was encoded with Zstandard, which needs pyarrow to decode: "
-            "pip install 'ladderboard[server]' (or pyarrow)"
-        )
-    return pa.decompress(packed, decompressed_size=size, codec="zstd", asbytes=True)
+    """The ``size`` bytes ``packed`` holds, and no more: an encoding that
+    would decompress past its shape (a hostile bundle's) stops there."""
+    decompressor = _zstd().ZstdDecompressor()
+    try:
+        raw = decompressor.decompress(packed, max_length=size + 1)
+    except _zstd().ZstdError as exc:
+        raise ValueError(f"an encoded array is not valid Zstandard: {exc}") from None
+    if len(raw) > size or not decompressor.eof:
+        raise ValueError(f"an encoded array holds more than the {size} bytes its shape needs")
+    return bytes(raw)
+
+
+def canonical_state(state: Any) -> Any:
+    """``state`` with each encoded array replaced by what it holds (its
+    dtype, shape and the SHA-256 of its bytes): two states hold the same
+    values exactly when their canonical forms are equal, whichever codec,
+    or version of one, wrote them.
+
+    >>> a = np.array([0.5, 1.5])
+    >>> raw = a.astype("<f8").tobytes()
+    >>> old = {"dtype": "float64", "shape": [2],
+    ...        "zlib": base64.b64encode(zlib.compress(raw)).decode()}
+    >>> canonical_state({"vars": {"best": {"array": old}}}) == canonical_state(
+    ...     {"vars": {"best": {"array": encode_array(a)}}})
+    True
+    """
+    if isinstance(state, dict):
+        if payload(state) is not None:
+            array = decode_array(state)
+            digest = hashlib.sha256(array.astype(_DTYPES[array.dtype.name]).tobytes())
+            return {
+                "dtype": state["dtype"],
+                "shape": list(array.shape),
+                "sha256": digest.hexdigest(),
+            }
+        return {key: canonical_state(value) for key, value in state.items()}
+    if isinstance(state, list):
+        return [canonical_state(value) for value in state]
+    return state
 
 
 def encode_float(value: float | np.floating) -> float | str:

@@ -243,8 +243,8 @@ def test_a_mechanism_loaded_from_its_state_keeps_the_encodings_of_its_arrays():
 
 
 def test_a_state_encoded_by_another_codec_is_encoded_again_by_this_one():
-    """The audit re-runs a board here and compares the states as written: a
-    zlib encoding (written without pyarrow) is not carried into new states."""
+    """A zlib encoding (which installs without pyarrow wrote before) is not
+    carried into new states: they are written in the one codec."""
     ladder = ParameterFreeLadder(n=4)
     ladder.submit(np.array([1.0, 1.0, 0.0, 1.0]))
     state = ladder.get_state()

@@ -42,9 +42,9 @@ class CachedMechanism:
         next dump encodes again only an array its submission changed (another
         process's submission left this process's copy stale, and encoding a
         best's losses costs more than loading them). An encoding by another
-        codec than this process writes (zlib, written without pyarrow) is not
-        kept: the audit re-runs the mechanism here and compares states as
-        written."""
+        codec than the one written now (zlib, which installs without pyarrow
+        wrote before) is not kept: the next state is written in the one codec
+        (:mod:`ladderboard.encoding`)."""
         entry = cls(key, mechanism)
         written = codec()
         for name, value in state.get("vars", {}).items():

@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ladderboard.encoding import canonical_state
 from ladderboard.engine import instances
 from ladderboard.engine.results import BOARD_SCOPE, commitment_of
 from ladderboard.files.solution import Solution
@@ -211,7 +212,9 @@ def rerun(
             )
     if states is not None:
         for scope, state in again.items():
-            if states.get(scope) != json.loads(json.dumps(state)):  # as JSON holds it
+            # As JSON holds it, each array by the values it holds, not by
+            # its compressed bytes (ladderboard.encoding.canonical_state).
+            if canonical_state(states.get(scope)) != canonical_state(json.loads(json.dumps(state))):
                 result.problems.append(
                     f"{scope}: the stored mechanism state differs from the re-run"
                 )
