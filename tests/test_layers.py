@@ -76,6 +76,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "client": frozenset({"bundle"}),
     "integrations": frozenset(),
     "scores_cli": frozenset(),
+    "judge_cli": frozenset({"engine", "files", "rules"}),
     "server": frozenset({"files", "rules", "engine"}),
     "demo": frozenset({"attacks", "files", "client", "server"}),
     "cli": frozenset(
@@ -85,6 +86,7 @@ ALLOWED: dict[str, frozenset[str]] = {
             "demo",
             "engine",
             "experiments",
+            "judge_cli",
             "replay",
             "scores_cli",
             "server",

@@ -16,6 +16,7 @@ from ladderboard.advisor.cli import register as register_advise  # these five: t
 from ladderboard.client.cli import EXIT_STATUS
 from ladderboard.client.cli import register as register_client
 from ladderboard.experiments.cli import experiment_app
+from ladderboard.judge_cli import register as register_judge
 from ladderboard.replay.cli import register as register_replay
 from ladderboard.scores_cli import register as register_scores
 from ladderboard.simulation.cli import register as register_simulation
@@ -35,6 +36,7 @@ register_advise(app)
 register_replay(app)
 register_simulation(app)
 register_scores(app)
+register_judge(app)
 
 
 def _show_version(value: bool) -> None:
@@ -392,7 +394,7 @@ EXTRA_OF_MODULE = {
     "ray": "ray",
 }
 """The extra of ``pyproject.toml`` that installs each optional package the
-commands import (pandas comes with ``server`` too)."""
+commands import."""
 
 SERVER_VERBS = ("serve", "init", "verify")
 EXPERIMENT_VERBS = ("advise", "replay", "simulate-competition", "experiment")
@@ -400,6 +402,8 @@ EXTRAS_OF_COMMAND = {
     **dict.fromkeys(SERVER_VERBS, "server"),
     **dict.fromkeys(EXPERIMENT_VERBS, "experiments"),
     "demo": "server,experiments",
+    # ``judge`` reads files with pyarrow, as the audit does, and needs no server.
+    "judge": "audit",
 }
 """The extras each command needs beyond the core; the other commands that
 need one are the client's (``client``)."""

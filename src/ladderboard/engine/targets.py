@@ -4,7 +4,6 @@ and the refusals that need no file: a closed competition, a disabled team."""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -24,9 +23,9 @@ from ladderboard.engine.results import (
     is_closed,
     team_scope,
 )
+from ladderboard.engine.scorable import refuse_unscorable
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import (
-    SubmissionError,
     parse_submission,
 )
 from ladderboard.rules.config import CompetitionConfig, Scoring
@@ -102,28 +101,7 @@ class Target:
             checked=self.checked,
             scratch=scratch,
         )
-        name = self.scoring.name
-        if math.isnan(scored.overall):
-            raise SubmissionError(
-                "undefined_score",
-                f"the {name} of these predictions is undefined (for example, a correlation "
-                "of predictions that are all the same): vary the predictions",
-            )
-        if not math.isfinite(scored.overall):
-            kind = "loss" if self.scoring.kind == "loss" else "score"
-            raise SubmissionError(
-                "score_not_finite",
-                f"the {name} {kind} of these predictions is too large to compute (a prediction "
-                "far outside the targets' range): bring the predictions near the targets",
-            )
-        # What is left is a part the metric is undefined on and has no finite worst
-        # value for (r2 of a part whose targets are all the same), whatever the file.
-        if not (math.isfinite(scored.public_raw) and math.isfinite(scored.private)):
-            raise SubmissionError(
-                "undefined_score",
-                f"the {name} of these predictions is undefined on the rows this "
-                "competition scores: tell the organiser",
-            )
+        refuse_unscorable(self.scoring, scored)
         return scored
 
 
