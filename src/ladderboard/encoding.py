@@ -187,7 +187,7 @@ def _decode_array(data: dict[str, Any]) -> np.ndarray:
         packed = base64.b64decode(data["zstd"])
         raw = _zstd_decompress(packed, size) if packed else b""
     elif isinstance(data.get("zlib"), str):
-        raw = zlib.decompress(base64.b64decode(data["zlib"]))
+        raw = _zlib_decompress(base64.b64decode(data["zlib"]), size)
     else:
         raise ValueError(f"not an encoded array: {data!r:.80}")
     if len(raw) != size:
@@ -207,6 +207,18 @@ def _zstd_decompress(packed: bytes, size: int) -> bytes:
     if len(raw) > size or not decompressor.eof:
         raise ValueError(f"an encoded array holds more than the {size} bytes its shape needs")
     return bytes(raw)
+
+
+def _zlib_decompress(packed: bytes, size: int) -> bytes:
+    """The ``size`` bytes a zlib encoding holds, and no more."""
+    decompressor = zlib.decompressobj()
+    try:
+        raw = decompressor.decompress(packed, size + 1)
+    except zlib.error as exc:
+        raise ValueError(f"an encoded array is not valid zlib: {exc}") from None
+    if len(raw) > size or not decompressor.eof:
+        raise ValueError(f"an encoded array holds more than the {size} bytes its shape needs")
+    return raw
 
 
 def canonical_state(state: Any) -> Any:

@@ -3,7 +3,8 @@ store, for a platform that keeps its own submissions
 (:mod:`ladderboard.engine.judge`).
 
 The platform keeps, per team, the file of its lead (the last whose
-``met_cutoff`` was true) and the ``state`` of its last decision, and calls::
+``met_cutoff`` was true) and the ``state`` of its last decision (as secret as
+the key: it is not the team's to read), and calls::
 
     LADDERBOARD_JUDGE_KEY=... ladderboard judge --solution gold.csv \\
         --score zero_one --team 3412345 --submission new.csv \\

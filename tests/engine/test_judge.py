@@ -119,7 +119,9 @@ def test_judge_takes_over_from_the_servers_stored_state(store, name):
         if improved
     )
     eighth = _files(solution, 9, seed=7, labels=_score(name) == "zero_one")[8]
-    decided = judge(solution, config, key, team_id, eighth, lead=lead, state=portable_state(state))
+    decided = judge(
+        solution, config, key, team_id, eighth, lead=lead, state=portable_state(state, key)
+    )
     answer = store.submit("comp", "alpha", eighth)
     with Session(store.engine) as session:
         improved = session.scalars(
@@ -167,3 +169,30 @@ def test_judge_refuses_a_wrong_lead_and_a_bad_file(store):
     text = json.dumps(first.state)
     assert "lead_sha256" in text and "zstd" not in text and "zlib" not in text
     assert set(first.state["vars"]) == {"multiple", "best", "best_losses"}
+
+
+def test_an_unreadable_stored_state_is_a_difference_not_a_crash():
+    """A bundle's state whose array cannot be decoded is reported as a
+    difference of its board, as any other, and the audit goes on."""
+    from ladderboard.engine.rerun import AuditedSubmission, rerun, run_boards
+
+    solution = make_solution(n=200, seed=8)
+    config = CompetitionConfig(score="zero_one", mechanism="parameter-free-ladder").explicit(
+        solution.n_public
+    )
+    key = "00" * 16
+    data = _files(solution, 1, seed=1)[0]
+    probe = AuditedSubmission("#1", "team:1", 1, 1, data, 0.0, True, 0.0, 0.0)
+    (outcome,), states = run_boards(solution, config, key, [probe])
+    sub = AuditedSubmission(
+        "#1", "team:1", 1, 1, data, outcome.released, outcome.improved, outcome.public_raw,
+        outcome.private,
+    )  # fmt: skip
+    assert rerun(solution, config, key, [sub], states=states).problems == []
+    broken = json.loads(json.dumps(states))
+    broken["team:1"]["vars"]["best_losses"]["array"]["zstd"] = "bm90IHpzdGQ="  # "not zstd"
+    problems = rerun(solution, config, key, [sub], states=broken).problems
+    assert len(problems) == 1
+    assert problems[0].startswith(
+        "team:1: the stored mechanism state is unreadable: an encoded array is not valid Zstandard"
+    )

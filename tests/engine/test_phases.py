@@ -233,3 +233,65 @@ def test_phases_a_reissued_token_signs_the_team_out_of_every_phase(store):
     with pytest.raises(NotFound):
         store.team_by_token_hash("final", _hash("old"))
     assert store.team_by_token_hash("final", _hash("new")) == final_alpha
+
+
+def test_phases_a_team_that_submitted_in_a_later_phase_keeps_its_members(store, clock):
+    """Leaving a team that used its quota in the final phase (and sent
+    nothing in the first) would let its members start again with a fresh
+    quota there: refused, as for a team that submitted in the first."""
+    clock.now = START
+    _, final = _series(store)
+    ann, bob = (store.accounts.create(h).id for h in ("ann", "bob"))
+    for account in (ann, bob):
+        store.accounts.register("dev", account, rules_sha256="0" * 64, via="open")
+    store.membership.create_team("dev", ann, "owls")
+    _, code = store.membership.invite("dev", ann)
+    store.membership.join("dev", bob, code)
+    store.create("final", final, _final_config(opens_at=None), random_state=4)
+    clock.now = FINAL_OPENS
+    store.submit("final", "owls", _file(final, 0.3, 1))
+    with pytest.raises(Conflict, match="has submitted"):
+        store.membership.leave("final", bob)
+    assert store.membership.my_team("dev", bob).team.name == "owls"
+
+
+def test_phases_a_later_phases_own_disabling_outlives_the_first_phases(store, clock):
+    clock.now = START
+    _, final = _series(store)
+    for name in ("cheats", "friends"):
+        ann = store.accounts.create(f"{name}-captain").id
+        store.accounts.register("dev", ann, rules_sha256="0" * 64, via="open")
+        store.membership.create_team("dev", ann, name)
+    store.create("final", final, _final_config(), random_state=4)
+    store.set_team_disabled("final", "cheats", True)  # disqualified in the final only
+    assert not store.team("dev", "cheats").disabled
+    store.set_team_disabled("dev", "cheats", True)
+    store.set_team_disabled("dev", "cheats", False)
+    assert store.team("final", "cheats").disabled and not store.team("dev", "cheats").disabled
+    # Disabled in the first phase and enabled again, a team the first phase
+    # disabled is enabled in every phase.
+    store.set_team_disabled("dev", "friends", True)
+    assert store.team("final", "friends").disabled
+    store.set_team_disabled("dev", "friends", False)
+    assert not store.team("final", "friends").disabled
+    # A team disabled in a later phase merges nowhere, and nothing merges into it.
+    cheats_captain = store.accounts.by_handle("cheats-captain").id
+    friends_captain = store.accounts.by_handle("friends-captain").id
+    with pytest.raises(Conflict, match="disabled in a later phase"):
+        store.membership.request_merge("dev", cheats_captain, "friends")
+    with pytest.raises(Conflict, match="disabled in a later phase"):
+        store.membership.request_merge("dev", friends_captain, "cheats")
+
+
+def test_phases_registration_stays_open_while_a_later_phase_is(store, clock):
+    clock.now = START
+    _, final = _series(store)
+    store.create("final", final, _final_config(), random_state=4)
+    clock.now = FINAL_OPENS + timedelta(hours=1)  # the first phase is closed, the final open
+    pat = store.accounts.create("pat").id
+    joined = store.registrations.join("dev", pat, accept_rules=True, team="late-comers")
+    assert joined.team.name == "late-comers"
+    assert store.team("final", "late-comers").name == "late-comers"
+    assert [m.handle for m in store.accounts.members("final", "late-comers")] == ["pat"]
+    with pytest.raises(Conflict, match="later phase"):
+        store.accounts.remove_member("final", pat)

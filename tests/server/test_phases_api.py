@@ -147,3 +147,51 @@ def test_phases_the_create_form_adds_a_phase_for_the_series_owner_only(client, s
     assert made.status_code == 201, alert(made.text)
     assert client.app.state.competitions.competition("final").config.phase_of == "demo"
     assert [t.name for t in client.app.state.competitions.teams("final")] == ["alpha"]
+
+
+def test_phases_an_account_takes_part_in_a_private_later_phase(client, solution):
+    create(client, solution, registration="open", title="Development phase")
+    _final(client, solution, visibility="private")
+    accounts = client.app.state.competitions.accounts
+    ann = accounts.create("ann", created_from="testclient")
+    _, personal = accounts.create_token(ann.id, "tests")
+    joined = client.post(
+        "/api/competitions/demo/join",
+        json={"accept_rules": True, "team": "owls"},
+        headers=bearer(personal),
+    )
+    assert joined.status_code in (200, 201), joined.text
+    seen = client.get("/api/competitions/final", headers=bearer(personal))
+    assert seen.status_code == 200, seen.text
+    sent = submit(client, personal, flipped(solution, 0.2, 1), slug="final")
+    assert sent.status_code == 201, sent.text
+    # An outsider still finds nothing there.
+    assert client.get("/api/competitions/final").status_code == 404
+
+
+def test_phases_only_the_first_phases_owner_extends_the_series(client, solution):
+    """Owning a later phase is not owning the series: naming it as
+    ``phase_of`` adds a phase to its first phase's teams."""
+    create(client, solution)
+    _final(client, solution)
+    accounts = client.app.state.competitions.accounts
+    ola = accounts.create("ola", role="organiser", created_from="testclient")
+    _, token = accounts.create_token(ola.id, "tests")
+    accounts.add_organiser("final", ola.id, "owner", "administrator token")
+    extra = Solution.from_labels(solution.targets.copy(), public_fraction=0.5, random_state=9)
+    response = client.post(
+        "/api/competitions",
+        data={"slug": "extra", "score": "zero_one", "phase_of": "final"},
+        files={"solution": ("solution.csv", extra.to_csv(), "text/csv")},
+        headers=bearer(token),
+    )
+    assert response.status_code == 403, response.text
+
+
+def test_phases_the_overview_names_no_private_first_phase(client, solution):
+    create(client, solution, visibility="private", title="Secret development")
+    _final(client, solution)
+    page = client.get("/c/final").text
+    assert "Secret development" not in page
+    assert "a team registered in the first phase takes part" in page
+    assert 'href="/c/demo"' not in page

@@ -480,6 +480,10 @@ class Accounts:
     def remove_member(self, slug: str, account_id: int) -> None:
         with self.context.transaction() as session:
             competition = lookup.competition(session, slug)
+            if competition.first_phase_id is not None:
+                raise Conflict(
+                    f"{slug!r} is a later phase: its teams and their members are its first phase's"
+                )
             row = queries.member_of(session, competition.id, account_id)
             if row is None:
                 raise NotFound(f"the account is in no team of {slug!r}")
@@ -489,7 +493,8 @@ class Accounts:
         with Session(self.context.reader) as session:  # a read: no writer's turn
             competition = lookup.competition(session, slug)
             team = lookup.team(session, competition, team_name)
-            rows = queries.members(session.connection(), team.id)
+            # A later phase's team has its first phase's members.
+            rows = queries.members(session.connection(), team.home_team_id or team.id)
         return [MemberInfo(r.id, r.handle, r.role, aware(r.joined_at)) for r in rows]
 
     def team_of_account(self, slug: str, account_id: int) -> TeamInfo | None:

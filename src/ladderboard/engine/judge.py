@@ -12,10 +12,13 @@ mechanism's state with each such array replaced by the SHA-256 of its
 values, and the next decision takes that state with the lead file back:
 the array is made from the lead file again and checked against the hash
 (a wrong lead file is refused, never used). What the state keeps beside the
-lead is the mechanism's own: the lead's release and number, a ladder's step
-count, the Shaky Ladder's released value, threshold noise and update count
-(Hardt 2017, Algorithm 1). Nothing in it tells the public labels: no
-per-sample loss, p-value or bootstrap statistic.
+lead is the mechanism's own: the lead's unrounded score and number, a
+ladder's step count, the Shaky Ladder's released value, threshold noise and
+update count (Hardt 2017, Algorithm 1). It holds no per-sample loss, and the
+lead's array is named by its HMAC under the key, not a plain hash (which a
+guess of a small holdout's labels could be checked against); but an
+unrounded score and a threshold's noise tell more than the releases do, so
+the state is kept as secret as the key, never shown to the teams.
 
 For the same files in the same order, with the same key and label, the
 releases and decisions are bit for bit those of the server's per-team board
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import hmac
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,8 +108,13 @@ def scored_file(solution: Solution, config: CompetitionConfig, data: bytes) -> S
     return scored
 
 
-def _digest(array: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(array).tobytes()).hexdigest()
+def _digest(array: np.ndarray, key_hex: str) -> str:
+    """The lead array's HMAC-SHA-256 under the competition's key: a plain
+    hash of 0/1 losses could be matched by guessing them on a small holdout."""
+    raw = np.ascontiguousarray(array).tobytes()
+    return hmac.new(
+        bytes.fromhex(key_hex), b"ladderboard/judge/lead|" + raw, hashlib.sha256
+    ).hexdigest()
 
 
 def _swap_arrays(state: Any, swap: Any) -> Any:
@@ -120,22 +129,23 @@ def _swap_arrays(state: Any, swap: Any) -> Any:
     return state
 
 
-def portable_state(state: dict[str, Any]) -> dict[str, Any]:
+def portable_state(state: dict[str, Any], key_hex: str) -> dict[str, Any]:
     """A mechanism's state as the server stores it, as a platform keeps it:
-    each array by the SHA-256 of its values (the lead file gives it back)."""
+    each array by its HMAC under the competition's key ``key_hex`` (the lead
+    file gives the array back)."""
 
     def to_digest(entry: dict) -> dict:
         if "lead_sha256" in entry:
             return entry
         if payload(entry["array"]) is None:
             raise ValueError("a state whose arrays are stored apart: fill them first")
-        return {"lead_sha256": _digest(decode_array(entry["array"]))}
+        return {"lead_sha256": _digest(decode_array(entry["array"]), key_hex)}
 
     return {"judge": JUDGE_FORMAT, **_swap_arrays(copy.deepcopy(state), to_digest)}
 
 
 def _loaded(
-    state: dict[str, Any], lead: Scored | None, fresh: Any, load: Any, label: str
+    state: dict[str, Any], lead: Scored | None, fresh: Any, load: Any, label: str, key_hex: str
 ) -> Mechanism:
     """The mechanism of ``state`` with the lead's arrays made from ``lead``
     again, each checked against the hash the state keeps."""
@@ -158,7 +168,7 @@ def _loaded(
             for value in probe.get_state()["vars"].values():
                 if isinstance(value, dict) and "array" in value:
                     array = decode_array(value["array"])
-                    arrays[_digest(array)] = array
+                    arrays[_digest(array, key_hex)] = array
         found = arrays.get(entry["lead_sha256"])
         if found is None:
             raise LeadMismatch(
@@ -197,11 +207,13 @@ def judge(
     label = team_scope(team)  # type: ignore[arg-type]  # any label keys a stream
     scored = scored_file(solution, config, submission)
     lead_scored = None if lead is None else scored_file(solution, config, lead)
-    mechanism = fresh(label) if state is None else _loaded(state, lead_scored, fresh, load, label)
+    mechanism = (
+        fresh(label) if state is None else _loaded(state, lead_scored, fresh, load, label, key_hex)
+    )
     release = mechanism.submit(scored.public_input)
     return Judgement(
         release=float(release.score),
         met_cutoff=bool(release.improved),
         index=int(release.index),
-        state=portable_state(instances.dump(mechanism)),
+        state=portable_state(instances.dump(mechanism), key_hex),
     )

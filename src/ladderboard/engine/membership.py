@@ -457,7 +457,7 @@ class Membership:
         merge requests withdrawn; a team with a token of the organiser's
         list stays as it is, for those who hold the token.
 
-        Nobody leaves a team that has submitted: a member who left could
+        Nobody leaves a team that has submitted, in any phase: a member who left could
         start a new team with a fresh quota, and one person would get more
         of the board's answers than one team's quota allows (the per-team
         Ladder's bound grows with the submissions of one analyst, Blum &
@@ -467,7 +467,10 @@ class Membership:
         with self.context.transaction() as session:
             competition, _ = self._open(session, slug)
             member, team = self._membership(session, competition, account_id)
-            if queries.quota_submissions(session, team.id) > 0:
+            if (
+                queries.quota_submissions(session, team.id) > 0
+                or phase_rows.later_submissions(session, (team.id,)) > 0
+            ):
                 raise Conflict(
                     f"team {team.name!r} has submitted: its members stay (a member who left "
                     "could start again with a new quota); the organiser can help"
@@ -523,6 +526,12 @@ class Membership:
             raise Conflict("a team cannot merge into itself")
         if target.disabled_at is not None or source.disabled_at is not None:
             raise Conflict("a disabled team cannot merge")
+        for team in (source, target):
+            for row in phase_rows.team_in_phases(session, team.id):
+                if row.disabled_at is not None:
+                    raise Conflict(
+                        f"team {team.name!r} is disabled in a later phase: it cannot merge"
+                    )
         size = self._size(session, source) + self._size(session, target)
         if config.max_team_size is not None and size > config.max_team_size:
             raise Conflict(

@@ -84,21 +84,21 @@ def mirror_teams(
 
 def follow(session: Session, home: TeamRow) -> list[str]:
     """Make the rows of first-phase team ``home`` in the later phases follow
-    it: disabled or enabled as it is, merged into the row of the team it
-    merged into, signed out when disabled, each phase's board changed. The
-    slugs of the phases changed (whose caches the caller drops)."""
+    it: disabled while it is or while their own phase disabled them
+    (``own_disabled_at``), merged into the row of the team it merged into,
+    signed out when disabled, each phase's board changed. The slugs of the
+    phases changed (whose caches the caller drops)."""
     changed = []
     connection = session.connection()
     for row in phase_rows.team_in_phases(session, home.id):
-        merged_into = None
+        merged_into = row.merged_into_id
         if home.merged_into_id is not None:
             target = phase_rows.team_at_home(session, row.competition_id, home.merged_into_id)
             merged_into = None if target is None else target.id
-        if (row.disabled_at is None) == (home.disabled_at is None) and (
-            row.merged_into_id == merged_into
-        ):
+        disabled_at = home.disabled_at or row.own_disabled_at
+        if (disabled_at is None, merged_into) == (row.disabled_at is None, row.merged_into_id):
             continue
-        row.disabled_at, row.merged_into_id = home.disabled_at, merged_into
+        row.disabled_at, row.merged_into_id = disabled_at, merged_into
         TeamSessions.revoke_team(connection, row.id)
         version = statements.bump_board_version(connection, row.competition_id)
         statements.stamp_standing(connection, row.id, version)

@@ -124,7 +124,8 @@ class Registrations:
             )
         if accept_rules is not True:
             raise ValueError("accept the competition's rules to join it (accept_rules: true)")
-        if info.is_closed():
+        if info.is_closed() and all(phase.is_closed() for phase in self.lifecycle.phases(slug)):
+            # A series' teams form in its first phase while any phase is open.
             raise CompetitionClosed(f"competition {slug!r} is closed: no one joins it now")
         name = None if team is None else check_text("team", team, max_chars=TEAM_NAME_CHARS)
         existing = self.accounts.registration(slug, account_id)

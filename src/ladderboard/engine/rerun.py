@@ -214,7 +214,12 @@ def rerun(
         for scope, state in again.items():
             # As JSON holds it, each array by the values it holds, not by
             # its compressed bytes (ladderboard.encoding.canonical_state).
-            if canonical_state(states.get(scope)) != canonical_state(json.loads(json.dumps(state))):
+            try:
+                stored = canonical_state(states.get(scope))
+            except ValueError as exc:  # a bundle's state that cannot be read
+                result.problems.append(f"{scope}: the stored mechanism state is unreadable: {exc}")
+                continue
+            if stored != canonical_state(json.loads(json.dumps(state))):
                 result.problems.append(
                     f"{scope}: the stored mechanism state differs from the re-run"
                 )

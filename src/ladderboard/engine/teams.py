@@ -194,11 +194,18 @@ class Teams:
         the team again does not revive them."""
         now = self.context.clock()
         with self.context.transaction() as session:
-            team = lookup.team(session, lookup.competition(session, slug), name)
+            competition = lookup.competition(session, slug)
+            team = lookup.team(session, competition, name)
             # A disabled team cannot sign in: any session it has is one that
             # its disabling revoked, deleted here when it is enabled too.
             revoke = disabled or team.disabled_at is not None
-            if disabled and team.disabled_at is None:
+            if competition.first_phase_id is not None:
+                # A later phase's row: disabled in this phase alone, and
+                # while its first-phase team is (phases.follow).
+                home = session.get(TeamRow, team.home_team_id)
+                team.own_disabled_at = (team.own_disabled_at or now) if disabled else None
+                team.disabled_at = (home.disabled_at if home else None) or team.own_disabled_at
+            elif disabled and team.disabled_at is None:
                 team.disabled_at = now
             elif not disabled:
                 team.disabled_at = None

@@ -41,6 +41,7 @@ from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.errors import NotFound
 from ladderboard.files.solution import Solution
 from ladderboard.losses import LOSSES, METRICS
 from ladderboard.mechanisms import COMPETITION_MECHANISMS
@@ -293,7 +294,11 @@ def _check_owner(
     """Refuse (403) a phase of a series the desk's user does not own, in
     words that do not tell whether a competition of that slug exists."""
     user = desk_user(request, competitions, settings)
-    if user is None or not allows(user.role(competitions, phase_of), "owner"):
+    try:
+        first = competitions.phases(phase_of)[0].slug  # whichever of its phases is named
+    except NotFound:
+        first = phase_of
+    if user is None or not allows(user.role(competitions, first), "owner"):
         raise ApiError(
             403,
             "forbidden",

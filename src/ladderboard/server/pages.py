@@ -153,7 +153,10 @@ def overview(
     key = competitions.reveal_key(slug) if info.is_published() else None
     # The phases of its series the visitor may see (a private phase is
     # left out for those who take no part in it).
-    phases = [p for p in competitions.phases(slug) if may_view(competitions, who, p)]
+    series = competitions.phases(slug)
+    phases = [p for p in series if may_view(competitions, who, p)]
+    first_phase = series[0] if series[0] in phases else None
+    last_phase = series[-1] if series[-1] in phases else None
     return _page(
         request,
         competitions,
@@ -165,7 +168,9 @@ def overview(
         mechanism=mechanism_summary(info.config),
         key=key,
         audit=competitions.audit_publication(slug) if key else None,
-        phases=phases if len(phases) > 1 else [],
+        phases=phases if len(series) > 1 else [],
+        first_phase=first_phase,
+        last_phase=last_phase,
     )
 
 

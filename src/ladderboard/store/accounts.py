@@ -194,11 +194,13 @@ def members(connection: Connection, team_id: int) -> list[Any]:
 
 def competitions_of(connection: Connection, account_id: int) -> list[Any]:
     """``(slug, how)`` of every competition the account belongs to: as a
-    team's member ("member"), a registered account ("registered"), or an
-    organiser (its role)."""
+    team's member ("member", in every phase of its team's series), a
+    registered account ("registered"), or an organiser (its role)."""
     teams = (
         select(CompetitionRow.slug, TeamMemberRow.role)
-        .join(TeamMemberRow, TeamMemberRow.competition_id == CompetitionRow.id)
+        .select_from(TeamMemberRow)
+        .join(TeamRow, TeamRow.home_team_id == TeamMemberRow.team_id)
+        .join(CompetitionRow, CompetitionRow.id == TeamRow.competition_id)
         .where(TeamMemberRow.account_id == account_id)
     )
     registered = (

@@ -180,6 +180,10 @@ class TeamRow(Base):
     # token and no members of its own: both are the first phase's). Set by
     # ``ladderboard.store.queries.add_team``.
     home_team_id: Mapped[int | None] = mapped_column(ID, nullable=True)
+    # When a later phase's organiser disabled this row in its phase alone:
+    # the row is disabled while this or its first-phase team is
+    # (``ladderboard.engine.phases.follow``).
+    own_disabled_at: Mapped[datetime | None] = mapped_column(UTC_DATETIME, nullable=True)
 
 
 class MechanismStateRow(Base):

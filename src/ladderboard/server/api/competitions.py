@@ -10,6 +10,7 @@ from fastapi import APIRouter, File, Form, UploadFile
 from fastapi.responses import Response
 
 from ladderboard.engine import Competitions
+from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import CompetitionInfo
 from ladderboard.files import DEFAULT_MAX_BYTES
 from ladderboard.files.solution import Solution
@@ -158,9 +159,14 @@ def create_competition(
     ] = None,
 ) -> CompetitionOut:
     if phase_of:
-        # Joining a series changes what its teams take part in: the series'
-        # owner's decision (403, or 404 for a private one the caller cannot see).
-        require_role(competitions, who, "PATCH", "/api/competitions/{slug}", phase_of)
+        # Joining a series changes what its teams take part in: the decision
+        # of its first phase's owner (403, or 404 for a private one the
+        # caller cannot see), whichever of its phases is named.
+        try:
+            first = competitions.phases(phase_of)[0].slug
+        except NotFound:
+            first = phase_of  # refused below, or by the creation (no such competition)
+        require_role(competitions, who, "PATCH", "/api/competitions/{slug}", first)
     config = competition_config(
         score,
         mechanism,

@@ -6,6 +6,9 @@ phase). Teams form in the first phase; each later phase holds a row per team
 of the first phase, so that its submissions, numbers, quotas and boards stay
 its own. ``teams.home_team_id`` names that first-phase team (a first phase's
 team names itself), and one phase holds at most one row per first-phase team.
+``teams.own_disabled_at`` is when a later phase's organiser disabled the
+row in that phase alone: the row is disabled while it or its first-phase
+team is.
 
 Revision ID: 0023
 Revises: 0022
@@ -30,6 +33,7 @@ def upgrade() -> None:
     op.create_index("ix_competitions_first_phase_id", "competitions", ["first_phase_id"])
     op.add_column("teams", sa.Column("home_team_id", ID, nullable=True))
     op.execute("UPDATE teams SET home_team_id = id")
+    op.add_column("teams", sa.Column("own_disabled_at", sa.DateTime(timezone=True), nullable=True))
     op.create_index(
         "ix_teams_competition_home", "teams", ["competition_id", "home_team_id"], unique=True
     )
@@ -38,6 +42,7 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_teams_competition_home", table_name="teams")
     with op.batch_alter_table("teams") as batch:
+        batch.drop_column("own_disabled_at")
         batch.drop_column("home_team_id")
     op.drop_index("ix_competitions_first_phase_id", table_name="competitions")
     with op.batch_alter_table("competitions") as batch:
