@@ -39,6 +39,8 @@ import contextlib
 import multiprocessing
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -108,8 +110,23 @@ def _sender(
             store.submit(SLUG, "team", files[j], idempotency_key=f"k{j}")
 
         return engine
+    own_code = side.src == HERE
+    if not own_code:
+        # Another checkout's store is migrated by its own code: this one's
+        # migrations may run past the revisions that code knows.
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                f"from ladderboard.engine import migrate_store; migrate_store({url!r})",
+            ],
+            env=os.environ | {"PYTHONPATH": str(side.src)},
+            check=True,
+        )
     with python_path(side.src):
-        server = stack.enter_context(LocalServer(url, rate_limit_per_minute=side.rate_limit))
+        server = stack.enter_context(
+            LocalServer(url, rate_limit_per_minute=side.rate_limit, migrate=own_code)
+        )
     organiser = Client(server.url, server.admin_token, timeout=120)
     organiser.create_competition(
         SLUG, solution.to_csv(), score="zero_one", mechanism="parameter-free-ladder",

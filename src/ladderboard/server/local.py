@@ -49,6 +49,10 @@ class LocalServer:
     admin_token : str, optional
         The organiser's token (default: a new random one). Servers over one
         store that are to act as one site share it.
+    migrate : bool
+        Whether to migrate the store here first (default). A benchmark that
+        serves another checkout's code migrates with that code instead, as
+        its workers would.
     """
 
     def __init__(
@@ -60,6 +64,7 @@ class LocalServer:
         host: str = "127.0.0.1",
         startup_timeout: float = 60.0,
         admin_token: str | None = None,
+        migrate: bool = True,
     ):
         if workers < 1:
             raise ValueError(f"workers must be at least 1, got {workers}")
@@ -71,6 +76,7 @@ class LocalServer:
         self.host = host
         self.startup_timeout = startup_timeout
         self.admin_token = admin_token or secrets.token_urlsafe(32)
+        self.migrate = migrate
         self.port: int | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._log: IO[bytes] | None = None
@@ -90,7 +96,8 @@ class LocalServer:
         return self._process.pid
 
     def start(self) -> LocalServer:
-        migrate_store(self.database_url)
+        if self.migrate:
+            migrate_store(self.database_url)
         self.port = free_port(self.host)
         env = os.environ | {
             "LADDERBOARD_DATABASE_URL": self.database_url,
