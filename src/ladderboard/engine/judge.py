@@ -27,7 +27,6 @@ releases and decisions are bit for bit those of the server's per-team board
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import hmac
 from dataclasses import dataclass
@@ -141,7 +140,8 @@ def portable_state(state: dict[str, Any], key_hex: str) -> dict[str, Any]:
             raise ValueError("a state whose arrays are stored apart: fill them first")
         return {"lead_sha256": _digest(decode_array(entry["array"]), key_hex)}
 
-    return {"judge": JUDGE_FORMAT, **_swap_arrays(copy.deepcopy(state), to_digest)}
+    # _swap_arrays builds every dict and list anew: ``state`` is left as it is.
+    return {"judge": JUDGE_FORMAT, **_swap_arrays(state, to_digest)}
 
 
 def _loaded(

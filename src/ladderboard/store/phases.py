@@ -11,9 +11,7 @@ phase's own.
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy import Connection, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ladderboard.store.models import CompetitionRow, SubmissionRow, TeamRow
@@ -21,7 +19,6 @@ from ladderboard.store.models import CompetitionRow, SubmissionRow, TeamRow
 __all__ = [
     "later_phases",
     "later_submissions",
-    "phases",
     "team_at_home",
     "team_in_phases",
 ]
@@ -35,30 +32,6 @@ def later_phases(session: Session, first_phase_id: int) -> list[CompetitionRow]:
             .where(CompetitionRow.first_phase_id == first_phase_id)
             .order_by(CompetitionRow.id)
         )
-    )
-
-
-def phases(connection: Connection, first_phase_id: int) -> list[Any]:
-    """``(slug, title, config, deadline, closed_at, key_revealed_at)`` of
-    every phase of the series, the first phase first."""
-    return list(
-        connection.execute(
-            select(
-                CompetitionRow.slug,
-                CompetitionRow.title,
-                CompetitionRow.config,
-                CompetitionRow.deadline,
-                CompetitionRow.closed_at,
-                CompetitionRow.key_revealed_at,
-            )
-            .where(
-                or_(
-                    CompetitionRow.id == first_phase_id,
-                    CompetitionRow.first_phase_id == first_phase_id,
-                )
-            )
-            .order_by(CompetitionRow.id)
-        ).all()
     )
 
 
