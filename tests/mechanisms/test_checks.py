@@ -5,6 +5,7 @@ what is wrong."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -118,12 +119,16 @@ def _toy_classes() -> dict[str, type[Mechanism]]:
             return float(self._generator(index).normal(scale=0.05))
 
     class UnseededNoisyBest(NoisyRoundedBest):
-        """Broken: its noise ignores the seed (after Hardt 2017)."""
+        """Broken: its noise comes from one stream shared by the whole
+        process, not from the seed (after Hardt 2017). Each draw moves the
+        score by a whole rounding step, so two runs with one seed always
+        release different scores and the seed check, not chance, catches it."""
 
         name = "toy-unseeded-noisy-best"
+        _draws = itertools.count(1)
 
         def _noise(self, index: int) -> float:
-            return float(np.random.default_rng().normal(scale=0.05))
+            return -self.step * next(self._draws)
 
     class CardlessBest(RoundedBest):
         """Broken: no card (after Blum & Hardt 2015)."""
