@@ -1,0 +1,79 @@
+#!/usr/bin/env cwl-runner
+# The ladder step of a Synapse challenge workflow: a ladderboard mechanism
+# decides the submission. It takes the place of score_ladder.cwl in a ladder
+# workflow of Sage-Bionetworks/ChallengeWorkflowTemplates; wire it as the
+# README beside this file shows, then annotate the submission with
+# `results` (public) and `private_results` (private: to_public false).
+cwlVersion: v1.0
+class: CommandLineTool
+label: Decide a submission with a ladderboard mechanism
+
+requirements:
+  - class: InlineJavascriptRequirement
+  - class: InitialWorkDirRequirement
+    listing:
+      - entryname: ladder_step.py
+        entry:
+          $include: ladder_step.py
+
+hints:
+  DockerRequirement:
+    # Built from the Dockerfile beside this file.
+    dockerPull: ladderboard-synapse:0.1.0
+
+inputs:
+  - id: inputfile
+    type: File
+    inputBinding: {prefix: -f, position: 2}
+  - id: previousfile
+    doc: The lead, from challengeutils download-current-lead-submission; none at first.
+    type: File?
+    inputBinding: {prefix: -p, position: 2}
+  - id: previous_state
+    doc: The state of the submitter's last decision, from ladder_previous.cwl.
+    type: File?
+    inputBinding: {prefix: --state, position: 2}
+  - id: goldstandard
+    type: File
+    inputBinding: {prefix: -g, position: 2}
+  - id: key_file
+    doc: The competition's key (32 hex digits), a private Synapse file like the gold standard.
+    type: File
+    inputBinding: {prefix: -k, position: 2}
+  - id: status
+    doc: The validation's status; only VALIDATED is scored.
+    type: string
+    inputBinding: {prefix: -s, position: 2}
+  - id: submitter
+    doc: The submitter's id, from ladder_previous.cwl.
+    type: string
+    inputBinding: {prefix: -t, position: 2}
+  - id: score
+    doc: A ladderboard loss or metric (`ladderboard scores`), e.g. zero_one, auc, spearman.
+    type: string
+    inputBinding: {prefix: --score, position: 2}
+  - id: mechanism
+    doc: A ladderboard mechanism, e.g. ladder, ladder-boot, shaky-ladder.
+    type: string
+    default: ladder
+    inputBinding: {prefix: --mechanism, position: 2}
+  - id: mechanism_params
+    doc: The mechanism's parameters as a JSON object; those left out take their defaults.
+    type: string
+    default: "{}"
+    inputBinding: {prefix: --params, position: 2}
+
+baseCommand: python3
+arguments:
+  - {valueFrom: ladder_step.py, position: 0}
+  - {valueFrom: score, position: 1}
+
+outputs:
+  - id: results
+    type: File
+    outputBinding:
+      glob: results.json
+  - id: private_results
+    type: File
+    outputBinding:
+      glob: private.json
