@@ -44,7 +44,7 @@ def phase(tmp_path, monkeypatch):
     (bundle / "solution.csv").write_bytes(solution.to_csv())
     (bundle / "competition.yaml").write_text(
         "format: 1\nslug: ignored\nsolution: solution.csv\nscore: zero_one\n"
-        "mechanism: parameter-free-ladder\ndaily_quota: 3\ninvalid_quota: 2\n"
+        "mechanism: parameter-free-ladder\ndaily_quota: 4\ninvalid_quota: 2\n"
     )
     url = f"sqlite:///{tmp_path / 'ladderboard.db'}"
     made = subprocess.run(
@@ -84,10 +84,10 @@ def test_evalai_phase_releases_the_engines_scores_and_keeps_the_truth_for_the_ho
     module, solution, annotation, url, tmp_path = phase
     plays = []  # (team, predictions, answer)
     pk = 100
-    for round_ in range(3):
+    for round_ in range(4):
         for t, team in enumerate((5, 7, 9)):
             pk += 1
-            predictions = noisy(solution, 0.45 - 0.1 * round_ - 0.02 * t, 31 * pk)
+            predictions = noisy(solution, 0.45 - 0.09 * round_ - 0.02 * t, 31 * pk)
             path = tmp_path / f"upload-{pk}.csv"
             path.write_bytes(csv_for(solution, predictions))
             if team == 9:  # this team's host runs the remote convention
@@ -126,11 +126,11 @@ def test_evalai_phase_releases_the_engines_scores_and_keeps_the_truth_for_the_ho
             str(annotation), str(path), "dev", submission_metadata=_metadata(pk, team)
         )
         assert again["result"] == [{"public": {"score": release}}, {"host": {"score": private}}]
-        assert len(engine.submissions("dev", f"team-{team}")) == 3
+        assert len(engine.submissions("dev", f"team-{team}")) == 4
         engine.close("dev")
         engine.publish("dev")
         report = verify(engine, "dev")
-        assert report.submissions == 9
+        assert report.submissions == 12
     finally:
         engine.dispose()
 

@@ -14,7 +14,7 @@ ladder workflow runs around it, simulated from their source:
   ``getSubmissionBundles`` yields, ``(Submission, SubmissionStatus)`` with
   the status's ``annotations``.
 
-Two teams' files give the judge's releases; the decision and the state are
+Three teams' files give the judge's releases; the decision and the state are
 private annotations; a file that is not validated is passed through and an
 unreadable one is annotated INVALID, and neither moves the ladder."""
 
@@ -160,7 +160,7 @@ def test_the_synapse_ladder_step_releases_the_judges_scores(tmp_path):
     key_file = tmp_path / "key.txt"
     key_file.write_text(KEY + "\n")
     queue = Queue()
-    sent: dict[str, list[tuple[str, bytes]]] = {"3401": [], "3402": []}
+    sent: dict[str, list[tuple[str, bytes]]] = {"3401": [], "3402": [], "3403": []}
     answers: dict[str, dict] = {}
     for round_ in range(3):
         for t, team in enumerate(sent):

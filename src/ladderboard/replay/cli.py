@@ -172,6 +172,84 @@ def replay(
         typer.echo(f"wrote {path}")
 
 
+def import_history(
+    platform: Annotated[
+        str, typer.Argument(metavar="PLATFORM", help="codabench or evalai.", show_default=False)
+    ],
+    listing: Annotated[
+        Path,
+        typer.Option(
+            "--list",
+            help="The platform's list of submissions: Codabench's 'Download as CSV', EvalAI's "
+            "host CSV of all submissions.",
+        ),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="An empty folder: the replay folder is written there.")
+    ],
+    bulk: Annotated[
+        Path | None,
+        typer.Option(
+            "--bulk",
+            help="Codabench: bulk_submissions.zip, or the folder it was unzipped to.",
+        ),
+    ] = None,
+    files: Annotated[
+        Path | None,
+        typer.Option("--files", help="EvalAI: the folder the submitted files were downloaded to."),
+    ] = None,
+    phase: Annotated[
+        str | None, typer.Option("--phase", help="Codabench: only this phase's submissions.")
+    ] = None,
+    member: Annotated[
+        str | None,
+        typer.Option(
+            "--member",
+            help="Codabench: the prediction file's name inside each submission's zip "
+            "(default: its one CSV file).",
+        ),
+    ] = None,
+) -> None:
+    """Turn another platform's export of a past competition into the folder
+    `ladderboard replay` reads (submissions/ and submissions.csv), the
+    submissions it did not score listed in skipped.csv."""
+    from ladderboard.replay.imports import (
+        PLATFORMS,
+        UnreadableExport,
+        import_codabench,
+        import_evalai,
+    )
+    from ladderboard.terminal import usage_error
+
+    if platform not in PLATFORMS:
+        usage_error("PLATFORM", f"{platform!r} is not one of {', '.join(PLATFORMS)}")
+    needed, refused = ("--bulk", "--files") if platform == "codabench" else ("--files", "--bulk")
+    given = {"--bulk": bulk, "--files": files}
+    if given[needed] is None:
+        usage_error(needed, f"{platform} needs {needed}")
+    if given[refused] is not None or (platform == "evalai" and (phase or member)):
+        usage_error(refused, f"{platform} takes --list, {needed} and --out only")
+    try:
+        if platform == "codabench":
+            assert bulk is not None
+            done = import_codabench(bulk, listing, out, phase=phase, member=member)
+        else:
+            assert files is not None
+            done = import_evalai(listing, files, out)
+    except (UnreadableExport, OSError) as exc:
+        raise typer.BadParameter(str(exc)) from None
+    typer.echo(
+        f"imported {done.taken} submissions into {done.submissions_dir}; "
+        f"skipped {len(done.skipped)} (see {out / 'skipped.csv'})"
+    )
+    command = [
+        "ladderboard", "replay", "--solution", "SOLUTION.csv", "--submissions-dir",
+        str(done.submissions_dir), "--mechanism", "all", "--out", "REPORT_DIR",
+    ]  # fmt: skip
+    typer.echo(f"replay them with: {shlex.join(command)}")
+
+
 def register(app: typer.Typer) -> None:
-    """Add the ``replay`` command to ``app``."""
+    """Add the ``replay`` and ``import-history`` commands to ``app``."""
     app.command("replay")(replay)
+    app.command("import-history")(import_history)
