@@ -235,3 +235,31 @@ def test_a_bad_export_or_call_writes_nothing(tmp_path):
                 "--out", str(out))  # fmt: skip
     assert full.exit_code == 2 and "already holds files" in full.output
     assert sorted(p.name for p in out.rglob("*")) == ["old.csv", "submissions"]
+
+
+def test_an_import_is_bounded_and_keeps_ids_inside_the_folder(tmp_path):
+    from ladderboard.replay.imports import UnreadableExport, import_evalai
+
+    files = tmp_path / "files"
+    files.mkdir()
+    body = b"id,target\n" + b"1,0.5\n" * 1000
+    for pid in ("1", "2", "3"):
+        # as `wget -i` saves a signed address: the query stays in the name
+        (files / f"{pid}.csv?Signature=abc&Expires=1").write_bytes(body)
+    listing = tmp_path / "list.csv"
+    rows = "".join(f"{pid},t,finished,2026-03-02 14:05:0{pid}+00:00\n" for pid in ("1", "2", "3"))
+    head = "id,Team Name,Status,Submitted At\n"
+    odd = "../../escaped,t,finished,2026-03-02 14:05:00+00:00\n"
+    again = "1,t,finished,2026-03-02 14:05:00+00:00\n"
+    listing.write_text(head + odd + again + rows)
+    done = import_evalai(listing, files, tmp_path / "out")
+    assert done.taken == 3
+    assert {r[0]: r[2] for r in done.skipped} == {
+        "../../escaped": "its id is not a whole number",
+        "1": "listed twice: its first row is taken",
+    }
+    assert not any(p.name.startswith("escaped") for p in tmp_path.rglob("*"))
+    # More than the import may write: nothing is left behind, not even the folder's files.
+    with pytest.raises(UnreadableExport, match="more than its"):
+        import_evalai(listing, files, tmp_path / "small", max_total=2 * len(body))
+    assert sorted(p.name for p in (tmp_path / "small").iterdir()) == []

@@ -227,8 +227,11 @@ def import_history(
     given = {"--bulk": bulk, "--files": files}
     if given[needed] is None:
         usage_error(needed, f"{platform} needs {needed}")
-    if given[refused] is not None or (platform == "evalai" and (phase or member)):
+    if given[refused] is not None:
         usage_error(refused, f"{platform} takes --list, {needed} and --out only")
+    for option, value in (("--phase", phase), ("--member", member)):
+        if platform == "evalai" and value is not None:
+            usage_error(option, "evalai takes --list, --files and --out only")
     try:
         if platform == "codabench":
             assert bulk is not None

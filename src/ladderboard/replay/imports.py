@@ -28,8 +28,11 @@ Only the submissions the platform scored are taken (Codabench's
 ``Finished``, EvalAI's ``finished``): the others are listed in
 ``skipped.csv`` with the reason, as is a submission whose file is missing
 or cannot be read. The team is the Codabench owner or the EvalAI team name.
-Every file is read with a bound on its size, so that a hostile archive
-cannot fill the disk.
+An export is untrusted input (a participant's zip is the participant's):
+each file is read with a bound on its size, the whole import with a bound
+on what it writes, and the folder is written apart and put in place only
+once the whole export has been read, so that a refused export leaves
+nothing behind.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ from __future__ import annotations
 import csv
 import io
 import re
+import shutil
+import tempfile
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,8 +53,10 @@ from urllib.parse import urlparse
 __all__ = ["PLATFORMS", "Imported", "UnreadableExport", "import_codabench", "import_evalai"]
 
 PLATFORMS = ("codabench", "evalai")
-MAX_BYTES = 1 << 30
-"""The largest prediction file read, after decompression (1 GiB)."""
+MAX_BYTES = 256 << 20
+"""The largest prediction file read, after decompression (256 MiB)."""
+MAX_TOTAL = 20 << 30
+"""The most an import writes in all (20 GiB)."""
 
 _SUFFIXES = (".csv.gz", ".csv")
 _CODABENCH_ENTRY = re.compile(r"(?P<id>\d+)_.*_PhaseId\d+_.*")
@@ -130,30 +137,71 @@ def _prediction(data: bytes, name: str, member: str | None) -> tuple[bytes, str]
         return body, ".csv.gz" if chosen[0].lower().endswith(".gz") else ".csv"
 
 
-def _write(folder: Path, taken: list[tuple[str, str, datetime, bytes, str]],
-           skipped: list[tuple[str, str, str]]) -> Imported:  # fmt: skip
-    """Write the replay folder; refuse one that already holds submissions."""
-    folder = Path(folder)
-    target = folder / "submissions"
-    if target.exists() and any(target.iterdir()):
-        raise UnreadableExport(f"{target} already holds files: import into an empty folder")
-    target.mkdir(parents=True, exist_ok=True)
-    with (folder / "submissions.csv").open("w", newline="") as index:
-        writer = csv.writer(index, lineterminator="\n")
-        writer.writerow(["file", "team", "submitted_at"])
-        for pid, team, when, body, suffix in sorted(taken, key=lambda t: (t[2], t[0])):
-            name = f"{pid}{suffix}"
-            (target / name).write_bytes(body)
-            writer.writerow([name, team, when.isoformat().replace("+00:00", "Z")])
-    with (folder / "skipped.csv").open("w", newline="") as out:
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["id", "team", "reason"])
-        writer.writerows(skipped)
-    return Imported(folder, len(taken), tuple(skipped))
+class _Folder:
+    """The replay folder being written: the files go to a folder apart as
+    they are read, which becomes ``out/submissions`` once all are read."""
+
+    def __init__(self, out: Path, max_total: int) -> None:
+        self.out = Path(out)
+        target = self.out / "submissions"
+        if target.exists() and any(target.iterdir()):
+            raise UnreadableExport(f"{target} already holds files: import into an empty folder")
+        self.out.mkdir(parents=True, exist_ok=True)
+        self.partial = Path(tempfile.mkdtemp(prefix=".import-", dir=self.out))
+        self.max_total = self.left = max_total
+        self.rows: list[tuple[datetime, str, str, str]] = []  # (time, id, file, team)
+        self.skipped: list[tuple[str, str, str]] = []
+        self.seen: set[str] = set()
+
+    def skip(self, pid: str, team: str, reason: str) -> None:
+        self.skipped.append((pid, team, reason))
+
+    def fresh(self, pid: str, team: str) -> bool:
+        """Whether ``pid`` is a new submission id (a repeated one is skipped)."""
+        if pid in self.seen:
+            self.skip(pid, team, "listed twice: its first row is taken")
+            return False
+        self.seen.add(pid)
+        return True
+
+    def add(self, pid: str, team: str, when: datetime, body: bytes, suffix: str) -> None:
+        if len(body) > self.left:
+            raise UnreadableExport(
+                f"the import would write more than its {self.max_total} bytes: stopped at {pid}"
+            )
+        self.left -= len(body)
+        name = f"{pid}{suffix}"
+        (self.partial / name).write_bytes(body)
+        self.rows.append((when, pid, name, team))
+
+    def finish(self) -> Imported:
+        target = self.out / "submissions"
+        if target.exists():
+            target.rmdir()  # empty: checked when the import began
+        self.partial.rename(target)
+        with (self.out / "submissions.csv").open("w", newline="") as index:
+            writer = csv.writer(index, lineterminator="\n")
+            writer.writerow(["file", "team", "submitted_at"])
+            for when, _, name, team in sorted(self.rows):
+                writer.writerow([name, team, when.isoformat().replace("+00:00", "Z")])
+        with (self.out / "skipped.csv").open("w", newline="") as out:
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(["id", "team", "reason"])
+            writer.writerows(self.skipped)
+        return Imported(self.out, len(self.rows), tuple(self.skipped))
+
+    def abandon(self) -> None:
+        shutil.rmtree(self.partial, ignore_errors=True)
 
 
 def import_codabench(
-    bulk: Path, listing: Path, out: Path, *, phase: str | None = None, member: str | None = None
+    bulk: Path,
+    listing: Path,
+    out: Path,
+    *,
+    phase: str | None = None,
+    member: str | None = None,
+    max_total: int = MAX_TOTAL,
 ) -> Imported:
     """Codabench's ``bulk_submissions.zip`` (or the folder it was unzipped
     to) and its "Download as CSV" list, as a replay folder ``out``; only
@@ -176,17 +224,19 @@ def import_codabench(
             match = _CODABENCH_ENTRY.fullmatch(info.filename.rsplit("/", 1)[-1])
             if not info.is_dir() and match:
                 entries[match["id"]] = (info.filename, info)
-    taken, skipped = [], []
+    folder = _Folder(out, max_total)
     try:
         for row in rows:
             pid, team = row["Submission ID"], row["Owner"]
             if phase is not None and row.get("Phase") != phase:
                 continue
+            if not folder.fresh(pid, team):
+                continue
             if row["Status"] != "Finished":
-                skipped.append((pid, team, f"status {row['Status']}: not scored by Codabench"))
+                folder.skip(pid, team, f"status {row['Status']}: not scored by Codabench")
                 continue
             if pid not in entries:
-                skipped.append((pid, team, "no entry of this submission in the bulk download"))
+                folder.skip(pid, team, "no entry of this submission in the bulk download")
                 continue
             name, source = entries[pid]
             try:
@@ -199,19 +249,22 @@ def import_codabench(
                         data = _bounded(handle.read, name)
                 body, suffix = _prediction(data, name, member)
             except (ValueError, OSError, zipfile.BadZipFile) as exc:
-                skipped.append((pid, team, str(exc)))
+                folder.skip(pid, team, str(exc))
                 continue
-            taken.append((pid, team, when, body, suffix))
+            folder.add(pid, team, when, body, suffix)
+        return folder.finish()
+    except BaseException:
+        folder.abandon()
+        raise
     finally:
         if archive is not None:
             archive.close()
-    return _write(out, taken, skipped)
 
 
 _EVALAI_TIME = "Submitted At (mm/dd/yyyy hh:mm:ss)"
 
 
-def import_evalai(listing: Path, files: Path, out: Path) -> Imported:
+def import_evalai(listing: Path, files: Path, out: Path, *, max_total: int = MAX_TOTAL) -> Imported:
     """EvalAI's host CSV of a phase's submissions and the folder its files
     were downloaded to, as a replay folder ``out``."""
     rows = _rows(listing, ("id", "Team Name", "Status"), "evalai")
@@ -220,30 +273,39 @@ def import_evalai(listing: Path, files: Path, out: Path) -> Imported:
         time_column = _EVALAI_TIME
     if rows and time_column not in rows[0]:
         raise UnreadableExport(f"evalai: {listing} has no column 'Submitted At'")
-    folder = Path(files)
-    if not folder.is_dir():
-        raise UnreadableExport(f"evalai: {folder} is not a folder of downloaded files")
-    by_name = {p.name: p for p in folder.iterdir() if p.is_file()}
-    by_stem = {p.name.split(".", 1)[0]: p for p in by_name.values()}
-    taken, skipped = [], []
-    for row in rows:
-        pid, team = row["id"], row["Team Name"]
-        if row["Status"].lower() != "finished":
-            skipped.append((pid, team, f"status {row['Status']}: not scored by EvalAI"))
-            continue
-        url = row.get("Submitted File", "")
-        path = by_name.get(Path(urlparse(url).path).name) if url else None
-        path = path or by_stem.get(pid)
-        if path is None:
-            skipped.append((pid, team, "its file is not in the folder of downloaded files"))
-            continue
-        try:
-            when = _utc(row[time_column], ("%m/%d/%Y %H:%M:%S",))
-            with open(path, "rb") as handle:
-                body = _bounded(handle.read, path.name)
-        except (ValueError, OSError) as exc:
-            skipped.append((pid, team, str(exc)))
-            continue
-        suffix = ".csv.gz" if body[:2] == b"\x1f\x8b" else ".csv"
-        taken.append((pid, team, when, body, suffix))
-    return _write(out, taken, skipped)
+    files_dir = Path(files)
+    if not files_dir.is_dir():
+        raise UnreadableExport(f"evalai: {files_dir} is not a folder of downloaded files")
+    # A file saved by ``wget -i`` from a signed address keeps the query in its name.
+    by_name = {p.name.split("?", 1)[0]: p for p in files_dir.iterdir() if p.is_file()}
+    by_stem = {name.split(".", 1)[0]: p for name, p in by_name.items()}
+    folder = _Folder(out, max_total)
+    try:
+        for row in rows:
+            pid, team = row["id"], row["Team Name"]
+            if not pid.isdigit():  # EvalAI's ids are integers; the id names the file written
+                folder.skip(pid, team, "its id is not a whole number")
+                continue
+            if not folder.fresh(pid, team):
+                continue
+            if row["Status"].lower() != "finished":
+                folder.skip(pid, team, f"status {row['Status']}: not scored by EvalAI")
+                continue
+            url = row.get("Submitted File", "")
+            path = by_name.get(Path(urlparse(url).path).name) if url else None
+            path = path or by_stem.get(pid)
+            if path is None:
+                folder.skip(pid, team, "its file is not in the folder of downloaded files")
+                continue
+            try:
+                when = _utc(row[time_column], ("%m/%d/%Y %H:%M:%S",))
+                with open(path, "rb") as handle:
+                    body = _bounded(handle.read, path.name)
+            except (ValueError, OSError) as exc:
+                folder.skip(pid, team, str(exc))
+                continue
+            folder.add(pid, team, when, body, ".csv.gz" if body[:2] == b"\x1f\x8b" else ".csv")
+        return folder.finish()
+    except BaseException:
+        folder.abandon()
+        raise
