@@ -1,12 +1,20 @@
 """A ladderboard mechanism as a Hugging Face Competitions custom metric.
 
-Put this file in the competition's private dataset repository as
-``metric.py`` and set ``"EVAL_METRIC": "custom"`` and
-``"SCORING_METRIC": "score"`` in its ``conf.json``. The competition's
-backend then imports it and calls ``compute(params)`` for each submission
-(``huggingface/competitions``, ``compute_metrics.py``), ``params`` carrying
-``competition_id``, ``team_id``, ``submission_id`` and the organiser's
-``token``, which can write that repository. It answers
+For a competition whose teams upload prediction files (``"COMPETITION_TYPE":
+"generic"``). Put this file in the competition's private dataset repository
+as ``metric.py`` and set ``"EVAL_METRIC": "custom"``, ``"SCORING_METRIC":
+"score"`` and ``"EVAL_HIGHER_IS_BETTER"`` to the direction of ``SCORE``
+(``false`` for a loss) in its ``conf.json``. The competition's backend
+Space, which evaluates each submission in turn, then imports it and calls
+``compute(params)`` (``huggingface/competitions``, ``compute_metrics.py``),
+``params`` carrying ``competition_id``, ``team_id``, ``submission_id`` and
+the organiser's ``token``, which can write that repository. The Space needs
+ladderboard beside the backend: add ``RUN pip install "ladderboard[audit]"``
+to its ``Dockerfile``, after its ``FROM huggingface/competitions``.
+
+Script competitions are refused: each of their submissions is evaluated in
+a Space that first runs the team's own code, where the key would be within
+the team's reach. It answers
 ``{"public_score": {"score": release}, "private_score": {"score": exact}}``:
 the public board shows the mechanism's release, never the file's exact
 public score, and the private board (shown when the competition ends) the
@@ -25,12 +33,13 @@ secret of the competition's backend Space (32 hexadecimal digits, made once
 with ``python -c 'import secrets; print(secrets.token_hex(16))'``). Settings
 are this file's constants, ``SCORE`` and ``MECHANISM``.
 
-Parallel evaluation: script competitions evaluate each submission in a
-Space of its own, so two of one team's files can be decided at once. Each
-decision reads the team's record at one commit of the repository and
-writes it back with that commit as ``parent_commit``; the Hub refuses the
-write (HTTP 412) if the repository moved meanwhile, and the decision is
-made again from the record as it is now. A submission decided before (an
+Concurrent writes: the backend writes the same repository while a decision
+is made (each new submission's file and the teams' ``submission_info``),
+and an organiser may run more than one backend. Each decision reads the
+team's record at one commit of the repository and writes it back with that
+commit as ``parent_commit``; the Hub refuses the write (HTTP 412) if the
+repository moved meanwhile, and the decision is made again from the record
+as it is now, so that no decision is lost or made twice. A submission decided before (an
 evaluation run twice) gets the answer recorded, and nothing is decided.
 """
 
@@ -139,6 +148,21 @@ def _file(repo: Repository, revision: str, team_id: str, submission_id: str) -> 
     return data
 
 
+def _check_direction(conf: bytes | None, config: CompetitionConfig) -> None:
+    """Refuse a ``conf.json`` whose boards would rank the other way than the
+    score: the Competitions backend sorts by ``EVAL_HIGHER_IS_BETTER``,
+    ``true`` unless set."""
+    settings = json.loads(conf) if conf else {}
+    higher = settings.get("EVAL_HIGHER_IS_BETTER", True)
+    higher = higher if isinstance(higher, bool) else str(higher).lower() in ("1", "true")
+    wanted = config.scoring().direction.greater_is_better
+    if higher != wanted:
+        raise RuntimeError(
+            f"conf.json ranks with EVAL_HIGHER_IS_BETTER={str(higher).lower()}, but {SCORE} is "
+            f"better {'higher' if wanted else 'lower'}: set it to {str(wanted).lower()}"
+        )
+
+
 def decide(repo: Repository, team_id: str, submission_id: str, key_hex: str) -> dict[str, Any]:
     """The team's record's entry for ``submission_id``, decided now if it
     was not before, and the record written back under optimistic
@@ -155,6 +179,7 @@ def decide(repo: Repository, team_id: str, submission_id: str, key_hex: str) -> 
             raise FileNotFoundError("solution.csv is not in the competition's repository")
         solution = Solution.from_csv(solution_bytes)
         config = CompetitionConfig(score=SCORE, mechanism=MECHANISM).explicit(solution.n_public)
+        _check_direction(repo.read("conf.json", revision), config)
         data = _file(repo, revision, team_id, submission_id)
         lead = None if record["lead"] is None else _file(repo, revision, team_id, record["lead"])
         decided = judge(solution, config, key_hex, team_id, data, lead=lead, state=record["state"])
@@ -179,6 +204,11 @@ def decide(repo: Repository, team_id: str, submission_id: str, key_hex: str) -> 
 def compute(params: Any, repo: Repository | None = None) -> dict[str, dict[str, float]]:
     """The Competitions backend's call: the release for the public board,
     the exact private score for the private one."""
+    if getattr(params, "competition_type", "generic") != "generic":
+        raise RuntimeError(
+            "ladderboard's metric judges uploaded prediction files (a generic competition): a "
+            "script competition runs the team's code where the key would be"
+        )
     if repo is None:
         repo = HubRepository(params.competition_id, params.token)
     entry = decide(repo, str(params.team_id), str(params.submission_id), _key())

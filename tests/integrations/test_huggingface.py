@@ -107,6 +107,9 @@ def hub(monkeypatch):
     solution = make_solution(n=400, seed=8)
     repo = CommitRepository()
     repo.upload("solution.csv", solution.to_csv())
+    # zero_one is a loss: the boards must rank lower first
+    repo.upload("conf.json", json.dumps({"EVAL_METRIC": "custom", "SCORING_METRIC": "score",
+                                         "EVAL_HIGHER_IS_BETTER": False}).encode())  # fmt: skip
     return solution, repo
 
 
@@ -189,3 +192,16 @@ def test_an_evaluation_run_twice_or_a_refused_file_decides_nothing(hub, monkeypa
     monkeypatch.delenv("LADDERBOARD_JUDGE_KEY")
     with pytest.raises(RuntimeError, match="LADDERBOARD_JUDGE_KEY"):
         metric.compute(_params("t1", "s0"), repo)
+
+
+def test_a_board_ranked_the_wrong_way_or_a_script_competition_is_refused(hub):
+    solution, repo = hub
+    _send(repo, solution, "t1", "s0", 0.3, 1)
+    repo.upload("conf.json", json.dumps({"EVAL_METRIC": "custom"}).encode())  # higher is better
+    with pytest.raises(RuntimeError, match=r"EVAL_HIGHER_IS_BETTER=true.*set it to false"):
+        metric.compute(_params("t1", "s0"), repo)
+    script = _params("t1", "s0")
+    script.competition_type = "script"
+    with pytest.raises(RuntimeError, match="script competition"):
+        metric.compute(script, repo)
+    assert repo.read("ladderboard/teams/t1.json", repo.head()) is None
