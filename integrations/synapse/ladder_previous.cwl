@@ -1,6 +1,8 @@
 #!/usr/bin/env cwl-runner
-# The submitter of a submission and the state of its last ladderboard
-# decision (the private annotation ladderboard_state), for score_ladder.cwl.
+# What score_ladder.cwl needs to decide a submission: its submitter, and the
+# state and lead file of the submitter's last decision (once every earlier
+# submission of the submitter is decided), or what was recorded for a
+# submission decided before.
 cwlVersion: v1.0
 class: CommandLineTool
 label: The submitter and the state of its last ladderboard decision
@@ -24,6 +26,11 @@ inputs:
   - id: synapse_config
     type: File
     inputBinding: {prefix: -c, position: 2}
+  - id: wait_seconds
+    doc: How long to wait at most for the submitter's earlier submissions.
+    type: float
+    default: 3600
+    inputBinding: {prefix: --wait, position: 2}
 
 baseCommand: python3
 arguments:
@@ -41,3 +48,17 @@ outputs:
     type: File?
     outputBinding:
       glob: previous_state.json
+  - id: previousfile
+    type: File?
+    outputBinding:
+      glob: previous_submission*
+  - id: lead_id
+    type: string?
+    outputBinding:
+      glob: lead_id.txt
+      loadContents: true
+      outputEval: "$(self.length ? self[0].contents : null)"
+  - id: decided
+    type: File?
+    outputBinding:
+      glob: decided.json

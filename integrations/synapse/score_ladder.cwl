@@ -1,9 +1,9 @@
 #!/usr/bin/env cwl-runner
 # The ladder step of a Synapse challenge workflow: a ladderboard mechanism
 # decides the submission. It takes the place of score_ladder.cwl in a ladder
-# workflow of Sage-Bionetworks/ChallengeWorkflowTemplates; wire it as the
-# README beside this file shows, then annotate the submission with
-# `results` (public) and `private_results` (private: to_public false).
+# workflow of Sage-Bionetworks/ChallengeWorkflowTemplates, after
+# ladder_previous.cwl (docs/judge.md shows the wiring); annotate the
+# submission with `results` (public) and `private_results` (to_public false).
 cwlVersion: v1.0
 class: CommandLineTool
 label: Decide a submission with a ladderboard mechanism
@@ -22,17 +22,28 @@ hints:
     dockerPull: ladderboard-synapse:0.1.0
 
 inputs:
+  - id: submissionid
+    type: int
+    inputBinding: {prefix: -i, position: 2}
   - id: inputfile
     type: File
     inputBinding: {prefix: -f, position: 2}
   - id: previousfile
-    doc: The lead, from challengeutils download-current-lead-submission; none at first.
+    doc: The lead's file, from ladder_previous.cwl; none at first.
     type: File?
     inputBinding: {prefix: -p, position: 2}
+  - id: lead_id
+    doc: The lead's submission id, from ladder_previous.cwl; none at first.
+    type: string?
+    inputBinding: {prefix: --lead-id, position: 2}
   - id: previous_state
     doc: The state of the submitter's last decision, from ladder_previous.cwl.
     type: File?
     inputBinding: {prefix: --state, position: 2}
+  - id: decided
+    doc: What was recorded for a submission decided before, from ladder_previous.cwl.
+    type: File?
+    inputBinding: {prefix: --decided, position: 2}
   - id: goldstandard
     type: File
     inputBinding: {prefix: -g, position: 2}

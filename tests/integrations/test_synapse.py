@@ -1,22 +1,20 @@
 """The Synapse template (integrations/synapse): its CWL tool run by
-``cwltool`` for each submission of a queue, between the steps a Synapse
-ladder workflow runs around it, simulated from their source:
+``cwltool`` for each submission of a queue, after ``ladder_step.prepare``
+(the ``previous`` step) has read the queue, simulated from synapseclient's
+shapes: ``getSubmission`` (a ``Submission``, with ``filePath`` once
+downloaded) and ``getSubmissionBundles`` (``(Submission,
+SubmissionStatus)`` pairs, the status's old-style ``annotations``); and the
+annotations kept as ``challengeutils annotate-submission`` keeps a flat
+JSON file (``annotations.annotate_submission_with_json``): strings, floats
+and integers, booleans as ``"true"``/``"false"``, ``None`` left out, every
+key private unless ``--to_public``.
 
-- the lead: ``challengeutils download-current-lead-submission``
-  (``challengeutils/submission.py``, ``get_submitters_lead_submission``):
-  the submitter's latest submission whose annotations say
-  ``prediction_file_status == 'SCORED'`` and ``met_cutoff == 'true'``;
-- the annotations: ``challengeutils annotate-submission`` of a flat JSON
-  file (``annotations.annotate_submission_with_json``): strings, floats and
-  integers, booleans as ``"true"``/``"false"``, ``None`` left out, every
-  key private unless ``--to_public``;
-- the state: ``ladder_step.previous_state`` over the bundles synapseclient's
-  ``getSubmissionBundles`` yields, ``(Submission, SubmissionStatus)`` with
-  the status's ``annotations``.
-
-Three teams' files give the judge's releases; the decision and the state are
-private annotations; a file that is not validated is passed through and an
-unreadable one is annotated INVALID, and neither moves the ladder."""
+Three teams' files give the judge's releases, and the lead recorded is the
+one ``challengeutils``' lead query would find (``prediction_file_status ==
+'SCORED'`` and ``met_cutoff == 'true'``, the latest); a file that is not
+validated is passed through and an unreadable one is annotated INVALID,
+and neither moves the ladder; a submission waits while an earlier one of
+its team is being decided; and a workflow run again decides nothing."""
 
 from __future__ import annotations
 
@@ -72,9 +70,14 @@ class Queue:
         self.files[sid] = path
         return sid
 
-    # synapseclient's calls, as ladder_step.previous_state makes them
-    def getSubmission(self, sid, downloadFile=True):
-        return next(s for s in self.submissions if s["id"] == str(sid))
+    # synapseclient's calls, as ladder_step.prepare makes them
+    def getSubmission(self, sid, downloadFile=True, downloadLocation=None):
+        found = dict(next(s for s in self.submissions if s["id"] == str(sid)))
+        if downloadFile and downloadLocation is not None:
+            path = Path(downloadLocation) / self.files[found["id"]].name
+            shutil.copyfile(self.files[found["id"]], path)
+            found["filePath"] = str(path)
+        return found
 
     def getSubmissionBundles(self, evaluation):
         return [
@@ -107,12 +110,14 @@ class Queue:
         return None, None
 
     def lead(self, sid: str) -> Path | None:
-        """download-current-lead-submission: the submitter's latest
-        submission annotated SCORED and met_cutoff 'true', by createdOn."""
-        submitter = step.submitter_of(self.getSubmission(sid))
+        """download-current-lead-submission, run just after ``sid`` was
+        decided: the submitter's latest submission annotated SCORED and
+        met_cutoff 'true', by createdOn."""
+        current = self.getSubmission(sid)
+        submitter = step.submitter_of(current)
         found = [
             s for s in self.submissions
-            if step.submitter_of(s) == submitter
+            if step.submitter_of(s) == submitter and s["createdOn"] <= current["createdOn"]
             and self.value(s["id"], "prediction_file_status")[0] == "SCORED"
             and self.value(s["id"], "met_cutoff")[0] == "true"
         ]  # fmt: skip
@@ -120,8 +125,11 @@ class Queue:
 
 
 def _run_step(queue: Queue, sid: str, gold: Path, key_file: Path, work: Path, status="VALIDATED"):
-    submitter, state = step.previous_state(queue, sid)
+    folder = work / f"previous-{sid}-{len(list(work.glob(f'previous-{sid}*')))}"
+    folder.mkdir()
+    submitter = step.prepare(queue, sid, folder)
     job = {
+        "submissionid": int(sid),
         "inputfile": {"class": "File", "path": str(queue.files[sid])},
         "goldstandard": {"class": "File", "path": str(gold)},
         "key_file": {"class": "File", "path": str(key_file)},
@@ -130,18 +138,19 @@ def _run_step(queue: Queue, sid: str, gold: Path, key_file: Path, work: Path, st
         "score": "zero_one",
         "mechanism": "ladder-boot",
     }
-    lead = queue.lead(sid)
-    if lead is not None:
-        job["previousfile"] = {"class": "File", "path": str(lead)}
-    if state is not None:
-        (work / f"state-{sid}.json").write_text(state)
-        job["previous_state"] = {"class": "File", "path": str(work / f"state-{sid}.json")}
-    (work / "job.json").write_text(json.dumps(job))
-    out = work / f"out-{sid}"
+    for name, key in (("previous_state.json", "previous_state"), ("decided.json", "decided")):
+        if (folder / name).exists():
+            job[key] = {"class": "File", "path": str(folder / name)}
+    lead = list(folder.glob("previous_submission*"))
+    if lead:
+        job["previousfile"] = {"class": "File", "path": str(lead[0])}
+        job["lead_id"] = (folder / "lead_id.txt").read_text()
+    (folder / "job.json").write_text(json.dumps(job))
+    out = folder / "out"
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     done = subprocess.run(
         [cwltool, "--quiet", "--no-container", "--outdir", str(out),
-         str(TEMPLATE / "score_ladder.cwl"), str(work / "job.json")],
+         str(TEMPLATE / "score_ladder.cwl"), str(folder / "job.json")],
         capture_output=True, text=True, env=env,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -205,3 +214,35 @@ def test_the_synapse_ladder_step_releases_the_judges_scores(tmp_path):
             assert queue.value(sid, "ladderboard_index") == (index, True)
             assert queue.value(sid, "ladderboard_state")[1] is True
             state, lead = decided.state, data if decided.met_cutoff else lead
+            lead_sid = queue.value(sid, "ladderboard_lead")[0]
+            assert queue.files[lead_sid].read_bytes() == lead
+            assert queue.lead(sid) == queue.files[lead_sid]  # challengeutils' lead, then
+
+    # The workflow of a decided submission run again: what was recorded, nothing decided.
+    before = {sid: dict(queue.statuses[sid]["annotations"]) for sid in queue.statuses}
+    results, private = _run_step(queue, final, gold, key_file, tmp_path)
+    assert results["score"] == answers[final]["score"]
+    assert queue.value(final, "ladderboard_index") == (len(sent["3401"]), True)
+    assert {sid: dict(queue.statuses[sid]["annotations"]) for sid in queue.statuses} == before
+
+
+def test_a_submission_waits_for_the_earlier_ones_of_its_team(tmp_path):
+    require(cwltool is not None, "cwltool runs the CWL tool: pip install -e '.[test]'")
+    solution = make_solution(n=400, seed=12)
+    gold = tmp_path / "goldstandard.csv"
+    gold.write_bytes(solution.to_csv())
+    key_file = tmp_path / "key.txt"
+    key_file.write_text(KEY)
+    queue = Queue()
+    sids = []
+    for i in range(3):
+        path = tmp_path / f"f{i}.csv"
+        path.write_bytes(csv_for(solution, noisy(solution, 0.4 - 0.1 * i, i)))
+        sids.append(queue.submit(path, user="270", team="3401" if i < 2 else "3409"))
+    # Two workflows run at once: the second of team 3401 waits for the first.
+    with pytest.raises(step.EarlierPending, match=sids[0]):
+        step.prepare(queue, sids[1], tmp_path)
+    _run_step(queue, sids[2], gold, key_file, tmp_path)  # another team is not held up
+    _run_step(queue, sids[0], gold, key_file, tmp_path)
+    _run_step(queue, sids[1], gold, key_file, tmp_path)
+    assert [queue.value(s, "ladderboard_index")[0] for s in sids] == [1, 2, 1]
