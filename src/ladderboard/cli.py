@@ -227,6 +227,7 @@ def verify(
                 "boards": report.scopes,
                 "commitment": report.commitment,
                 "corrections": report.corrections,
+                "draws": report.draws,
             }
         )
         return
@@ -240,6 +241,8 @@ def verify(
         f"[green]verified[/] {report.slug}: {report.submissions} submissions on "
         f"{report.scopes} board(s) agree bit for bit; commitment {report.commitment}{earlier}"
     )
+    if report.draws:
+        console.print(report.draws, markup=False)
 
 
 def _verify_bundle(bundle: Path, files: Path | None, as_json: bool) -> None:

@@ -302,3 +302,46 @@ def test_a_folder_sink_writes_nothing_outside_its_folder(tmp_path, name):
     with pytest.raises(ValueError, match="inside the folder"):
         sink.write(name, b"x")
     assert [p.name for p in tmp_path.rglob("*")] == ["inside"]
+
+
+def test_the_versions_of_the_draws_are_recorded_and_checked(store, tmp_path):
+    """Each submission records the numpy and randomgen versions its draws
+    were made with; verify says when its own differ, and, when a release
+    then differs, that the versions may be why (numpy's samplers may change
+    between releases)."""
+    from ladderboard.random import DRAW_VERSIONS
+
+    _played(store)
+    store.publish("c")
+    store.publish_audit("c", "full")
+    from ladderboard.engine.audit import verify
+
+    assert (
+        verify(store, "c").draws == f"the draws were made with {DRAW_VERSIONS}, the versions here"
+    )
+    pristine = _bundle(store, tmp_path / "pristine")
+    rows = list(csv.DictReader((pristine / "submissions.csv").open(encoding="utf-8")))
+    assert {row["draw_versions"] for row in rows} == {DRAW_VERSIONS}
+    report = verify_bundle(pristine)
+    assert report.verified
+    assert f"the draws were made with {DRAW_VERSIONS}, the versions here" in report.proven
+
+    older = "numpy 1.26.4; randomgen 1.26.1"
+    other = tmp_path / "other"
+    shutil.copytree(pristine, other)
+    _edit_index(other, lambda rows: [row.update(draw_versions=older) for row in rows])
+    report = verify_bundle(other)
+    assert report.verified  # these draws happen to be the same
+    assert any(f"9 submission(s) with {older}; this check made" in p for p in report.proven)
+    _alter_release(other)
+    report = verify_bundle(other)
+    assert not report.verified
+    assert any("NEP 19" in p and older in p for p in report.problems), report.problems
+
+    # A bundle written before the versions were recorded verifies as before.
+    bare = tmp_path / "bare"
+    shutil.copytree(pristine, bare)
+    _edit_index(bare, lambda rows: [row.pop("draw_versions") for row in rows])
+    report = verify_bundle(bare)
+    assert report.verified
+    assert any("versions not recorded" in p for p in report.proven)

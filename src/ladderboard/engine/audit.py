@@ -29,7 +29,13 @@ from ladderboard.engine import instances, lookup
 from ladderboard.engine.competitions import Competitions
 from ladderboard.engine.errors import VerificationError
 from ladderboard.engine.lifecycle import runnable
-from ladderboard.engine.rerun import AuditedSubmission, check_commitment, rerun, scores_of_file
+from ladderboard.engine.rerun import (
+    AuditedSubmission,
+    check_commitment,
+    draws_note,
+    rerun,
+    scores_of_file,
+)
 from ladderboard.engine.results import BoardRow, aware
 from ladderboard.files.solution import Solution
 from ladderboard.files.submission import SubmissionError
@@ -95,6 +101,7 @@ class VerifyReport:
     submissions: int
     scopes: int
     corrections: int = 0  # earlier versions of the solution checked as well
+    draws: str | None = None  # the versions the draws were made with, and this check's
 
 
 @on_one_blas_thread
@@ -131,6 +138,7 @@ def verify(
             for scope, state in queries.board_states(session, row.id)
         }
         commitment = row.commitment
+        recorded = [sub.draw_versions for sub, _ in rows]
         earlier = _earlier_versions(session, row, key, [(sub, file) for sub, file in rows])
     result = rerun(
         Solution.from_csv(solution_bytes),
@@ -144,11 +152,21 @@ def verify(
     kept = competitions.leaderboard(slug, organiser=True)
     if kept != competitions.leaderboard_from_submissions(slug):
         problems.append("the public board of the stored standings differs from its submissions'")
+    note = draws_note(config, recorded, failed=bool(result.problems))
+    if note is not None and note[1]:
+        problems.append(note[0])
     if problems:
         shown = "\n".join(problems[:20])
         more = f"\n… and {len(problems) - 20} more" if len(problems) > 20 else ""
         raise VerificationError(f"{len(problems)} difference(s) in {slug!r}:\n{shown}{more}")
-    return VerifyReport(slug, commitment, result.submissions, len(result.scopes), earlier.versions)
+    return VerifyReport(
+        slug,
+        commitment,
+        result.submissions,
+        len(result.scopes),
+        earlier.versions,
+        None if note is None else note[0],
+    )
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ladderboard._blas import on_one_blas_thread
-from ladderboard.engine.rerun import AuditedSubmission, check_commitment, rerun
+from ladderboard.engine.rerun import AuditedSubmission, check_commitment, draws_note, rerun
 from ladderboard.files.solution import Solution
 from ladderboard.rules.config import CompetitionConfig
 
@@ -177,8 +177,10 @@ def _verify(
     config = CompetitionConfig.from_json(meta["config"])
     mine = _own_files(Path(own_files)) if own_files is not None else {}
     submissions: list[AuditedSubmission] = []
+    recorded: list[str | None] = []
     hashed = 0
     for line, row in enumerate(csv.DictReader(io.StringIO(index.decode("utf-8"))), 2):
+        recorded.append(row.get("draw_versions"))
         label = f"{row['team']} #{row['number']} ({row['scope']}, {row['sequence']})"
         data: bytes | None = None
         if row["file"] and not _plain_name(row["file"]):
@@ -222,6 +224,9 @@ def _verify(
         problems.append("the bundle holds no states.json: the boards' final states are unchecked")
     result = rerun(solution, config, key, submissions, states=states, progress=progress)
     problems.extend(result.problems)
+    note = draws_note(config, recorded, failed=bool(result.problems))
+    if note is not None:
+        (problems if note[1] else proven).append(note[0])
     if result.scopes:
         proven.append(
             f"{result.submissions} submission(s) on {len(result.scopes)} board(s) run again "

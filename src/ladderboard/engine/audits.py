@@ -172,6 +172,7 @@ class Audits:
                         repr(sub.public_raw),
                         repr(sub.private_score),
                         "yes" if sub.selected else "no",
+                        sub.draw_versions or "",
                     )
                 )
             put(
@@ -191,6 +192,7 @@ class Audits:
                         "public_raw",
                         "private_score",
                         "selected",
+                        "draw_versions",
                     ),
                     index,
                 ),

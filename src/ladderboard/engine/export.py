@@ -8,7 +8,9 @@ store, laid out as ``ladderboard replay`` reads a history
 - ``submissions.csv``: the index, one row a file: ``file``, ``team``,
   ``submitted_at`` (what the replay reads), then ``number``, ``message``,
   ``status``, ``released``, ``improved``, ``selected``, ``private_score``
-  (empty until the private board is published) and ``file_sha256``;
+  (empty until the private board is published), ``file_sha256`` and
+  ``draw_versions`` (the numpy and randomgen versions its draws were made
+  with, :data:`ladderboard.random.DRAW_VERSIONS`);
 - ``refused.csv``: the refused files (the store keeps their hash, not their bytes);
 - ``teams.csv``: the teams (never their tokens);
 - ``data/``: the organiser's data files;
@@ -89,6 +91,7 @@ class Exports:
                         "yes" if sub.selected else "no",
                         repr(sub.private_score) if published else "",
                         sub.file_sha256,
+                        sub.draw_versions or "",
                     )
                 )
             put(
@@ -106,6 +109,7 @@ class Exports:
                         "selected",
                         "private_score",
                         "file_sha256",
+                        "draw_versions",
                     ),
                     index,
                 ),

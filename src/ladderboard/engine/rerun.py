@@ -33,6 +33,7 @@ __all__ = [
     "Outcome",
     "Rerun",
     "check_commitment",
+    "draws_note",
     "rerun",
     "run_boards",
     "scores_of_file",
@@ -98,6 +99,46 @@ def scores_of_file(solution: Solution, config: CompetitionConfig, data: bytes) -
     )
     return score_predictions(
         scoring, solution.targets, predictions, solution.public_rows, solution.private_rows
+    )
+
+
+def draws_note(
+    config: CompetitionConfig, recorded: Sequence[str | None], *, failed: bool
+) -> tuple[str, bool] | None:
+    """What the versions the draws were made with mean for an audit run
+    here, whose rerun ``failed`` or not: a sentence, and whether it explains
+    a failure (else it states a fact), or ``None`` when there is nothing to
+    say. ``recorded`` holds each submission's versions
+    (:data:`ladderboard.random.DRAW_VERSIONS` as stored; ``None`` or ``""``
+    when not recorded)."""
+    from ladderboard.mechanisms import MECHANISMS
+    from ladderboard.mechanisms.traits import traits_of
+    from ladderboard.random import DRAW_VERSIONS
+
+    unknown = "versions not recorded"
+    counts: dict[str, int] = {}
+    for versions in recorded:
+        counts[versions or unknown] = counts.get(versions or unknown, 0) + 1
+    other = {v: n for v, n in counts.items() if v != DRAW_VERSIONS}
+    if not traits_of(MECHANISMS[config.mechanism]).stochastic:
+        return None
+    if not other:
+        return (
+            (f"the draws were made with {DRAW_VERSIONS}, the versions here", False)
+            if counts
+            else None
+        )
+    made = "; ".join(f"{n} submission(s) with {v}" for v, n in sorted(other.items()))
+    if not failed:
+        return (
+            f"the draws were made with {made}; this check made the same with {DRAW_VERSIONS}",
+            False,
+        )
+    return (
+        f"the draws were made with {made}, this check with {DRAW_VERSIONS}: numpy may change "
+        "how it draws between releases (NEP 19), so a difference in a noisy or bootstrapped "
+        "release may come from the versions; run the check again with the versions recorded",
+        True,
     )
 
 

@@ -53,6 +53,7 @@ from ladderboard.files.submission import (
     canonical_predictions_hash,
     submission_sha256,
 )
+from ladderboard.random import DRAW_VERSIONS
 from ladderboard.rules.boards import BoardRow
 from ladderboard.rules.config import CompetitionConfig
 from ladderboard.rules.scoring import Scored
@@ -269,6 +270,7 @@ class Submitter:
             public_raw=scored.public_raw,
             private_score=scored.private,
             selected=False,
+            draw_versions=DRAW_VERSIONS,
         )
         standing = standing_after(
             connection, target, (submission_id, now, step.score, total + 1, step.improved), stored

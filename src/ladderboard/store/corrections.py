@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import Connection, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
+from ladderboard.random import DRAW_VERSIONS
 from ladderboard.store.models import (
     CompetitionRow,
     CompetitionSolutionRow,
@@ -43,6 +44,7 @@ _WRITE_RELEASE = (
         improved=bindparam("decided"),
         public_raw=bindparam("raw"),
         private_score=bindparam("private"),
+        draw_versions=bindparam("versions"),
     )
 )
 
@@ -142,12 +144,20 @@ def changed_by_correction(connection: Connection, team_id: int) -> set[int]:
 def write_releases(
     connection: Connection, releases: Sequence[tuple[int, float, bool, float, float]]
 ) -> None:
-    """Write each submission's ``(id, released, improved, public_raw, private)``."""
+    """Write each submission's ``(id, released, improved, public_raw, private)``,
+    drawn with this process's :data:`~ladderboard.random.DRAW_VERSIONS`."""
     if releases:
         connection.execute(
             _WRITE_RELEASE,
             [
-                {"submission": i, "released": s, "decided": d, "raw": r, "private": p}
+                {
+                    "submission": i,
+                    "released": s,
+                    "decided": d,
+                    "raw": r,
+                    "private": p,
+                    "versions": DRAW_VERSIONS,
+                }
                 for i, s, d, r, p in releases
             ],
         )

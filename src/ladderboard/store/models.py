@@ -242,6 +242,9 @@ class SubmissionRow(Base):
     public_raw: Mapped[float] = mapped_column(Float)  # organiser-side, unrounded
     private_score: Mapped[float] = mapped_column(Float)  # hidden until the close
     selected: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The versions the mechanism's draws for it were made with
+    # (:data:`ladderboard.random.DRAW_VERSIONS`); NULL before revision 0024.
+    draw_versions: Mapped[str | None] = mapped_column(String(100), nullable=True)
 
 
 class TeamStandingRow(Base):

@@ -414,6 +414,7 @@ def submission_records(
             SubmissionRow.public_raw,
             SubmissionRow.private_score,
             SubmissionRow.selected,
+            SubmissionRow.draw_versions,
             SubmissionFileRow.file,
         )
         .join(SubmissionFileRow, SubmissionFileRow.submission_id == SubmissionRow.id)
