@@ -150,3 +150,35 @@ def test_a_backup_is_a_store_at_the_same_schema(tmp_path):
     current, head = schema_revisions(engine)
     engine.dispose()
     assert current == head
+
+
+def test_a_store_restored_under_a_running_engine_is_read_afresh(tmp_path, monkeypatch):
+    """A store put back from a backup while a process serves it: that
+    process's caches hold boards and mechanisms at counters the restore took
+    back. The restore ends with ``ladderboard init``, which gives the store a
+    new identity; the process notices it and reads the restored store."""
+    import ladderboard.engine.context as context
+
+    monkeypatch.setattr(context, "IDENTITY_SECONDS", 0.0)  # no second to wait for
+    live, copy = tmp_path / "live.db", tmp_path / "backup.db"
+    url = f"sqlite:///{live}"
+    store, solution = _played(url)
+    at_backup = store.leaderboard("comp", "public", organiser=True)
+    with contextlib.closing(sqlite3.connect(live)) as connection:
+        connection.execute("VACUUM INTO ?", (str(copy),))
+    for seed in range(6, 12):
+        store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
+    after = store.leaderboard("comp", "public", organiser=True)
+    assert after != at_backup
+    # The online restore of SQLite's backup API, under the running process.
+    with contextlib.closing(sqlite3.connect(copy)) as source:
+        with contextlib.closing(sqlite3.connect(live)) as target:
+            source.backup(target)
+    assert store.leaderboard("comp", "public", organiser=True) == after  # kept from before
+    result = CliRunner().invoke(app, ["init", "--db", url])
+    assert result.exit_code == 0, result.output
+    assert store.leaderboard("comp", "public", organiser=True) == at_backup
+    for seed in range(20, 24):  # the mechanisms are the restored ones too
+        store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
+    store.dispose()
+    assert _verified(url)["submissions"] == 10

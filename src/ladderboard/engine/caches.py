@@ -68,6 +68,10 @@ a reader may assume of what it hands out:
     given back, whose contents the next submission overwrites; nothing
     reads what it held.
 
+Every cache is dropped at once when the store's identity changes (a store
+put back from a backup: :meth:`Caches.drop_all`,
+:meth:`~ladderboard.engine.context.EngineContext.check_identity`).
+
 A process's cache is never told of another process's writes: each entry is
 checked against a value the request reads from the store anyway (the board
 version, the mechanism state's count, the commitment under the lock), or
@@ -241,7 +245,9 @@ class BoardCache:
     is read after ``v`` was: it holds every change up to ``v``, and perhaps a
     later one, which the next version then replaces. (A board kept at a later
     version is taken for a newer one: versions only grow, and a store put
-    back from a backup needs its workers restarted.) A board missing here is
+    back from a backup, where they went back, gets a new identity that makes
+    every process drop its caches: :mod:`ladderboard.store.identity`.) A
+    board missing here is
     built by one thread while the others that ask for it at the same version
     wait for it (:class:`SingleFlight`).
     """
@@ -314,6 +320,7 @@ class Caches:
         *,
         enabled: bool = True,
     ) -> None:
+        self._sizes = (mechanisms, targets, boards, mechanism_bytes)
         if not enabled:
             mechanisms = targets = boards = 0
         self.enabled = enabled
@@ -326,3 +333,13 @@ class Caches:
         self.decimals = ClearedWhenFull(10_000 if enabled else 0)
         # Never lent when disabled: each submission scores into fresh arrays.
         self.scratch = ScratchPool() if enabled else ScratchPool(idle_bytes=0, smallest=2**63)
+
+    def drop_all(self) -> None:
+        """Forget everything kept: for a store that changed under this
+        process otherwise than by its writes (put back from a backup), where
+        the counters the caches trust may have gone back. A thread that holds
+        what it took keeps it; nothing kept before is handed out after."""
+        mechanisms, targets, boards, mechanism_bytes = self._sizes
+        self.__init__(  # type: ignore[misc]  # the same caches, empty
+            mechanisms, targets, boards, mechanism_bytes, enabled=self.enabled
+        )

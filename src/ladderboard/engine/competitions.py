@@ -85,6 +85,7 @@ from ladderboard.store import (
     queries,
     require_schema,
 )
+from ladderboard.store.identity import renew_identity
 from ladderboard.store.invitations import Invitations
 
 __all__ = [
@@ -101,17 +102,23 @@ __all__ = [
 ]
 
 
-def migrate_store(url: str | None = None, *, create: bool = True) -> str:
+def migrate_store(url: str | None = None, *, create: bool = True, renew: bool = False) -> str:
     """Create the schema of the store at ``url`` (default:
     ``LADDERBOARD_DATABASE_URL`` or a SQLite file), or bring it up to date;
     return the URL used. With ``create=False`` the store must exist already
-    (:class:`StoreUnavailable` otherwise, and nothing is created)."""
+    (:class:`StoreUnavailable` otherwise, and nothing is created). With
+    ``renew`` the store gets a new identity, which makes every process
+    serving it drop its caches (``ladderboard init``, the last step of a
+    restore: :mod:`ladderboard.store.identity`)."""
     url = database_url(url)
     engine = open_engine(url, create=create)
     try:
         if not create:
             require_schema(engine, outdated_ok=True)
         migrate(engine)
+        if renew:
+            with engine.begin() as connection:
+                renew_identity(connection)
     finally:
         engine.dispose()
     return url

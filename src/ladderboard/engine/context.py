@@ -4,6 +4,9 @@ serialised transaction under a competition's lock)."""
 
 from __future__ import annotations
 
+import math
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -17,8 +20,14 @@ from ladderboard.engine.errors import NotFound
 from ladderboard.engine.results import aware
 from ladderboard.store import CompetitionRow, read_only, statements
 from ladderboard.store.database import writer_turn
+from ladderboard.store.identity import read_identity
 
-__all__ = ["EngineContext"]
+__all__ = ["IDENTITY_SECONDS", "EngineContext"]
+
+IDENTITY_SECONDS = 1.0
+"""How often a process reads the store's identity, at most: a store put back
+from a backup is read through no cache of this process's from a second
+after ``ladderboard init`` gave it its new identity."""
 
 
 class EngineContext:
@@ -41,10 +50,36 @@ class EngineContext:
         caches: Caches,
     ) -> None:
         self.engine = engine
-        self.reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
+        self._reader = read_only(engine)  # reads: on SQLite, a snapshot without the write lock
         self.clock = clock
         self.store_clock = store_clock
         self.caches = caches
+        self._identity: str | None = None
+        self._identity_read_at = -math.inf
+        self._identity_lock = threading.Lock()
+
+    @property
+    def reader(self) -> Engine:
+        """The store for reads. Every request reads through it first, so it
+        is where the store's identity is checked (:meth:`check_identity`)."""
+        self.check_identity()
+        return self._reader
+
+    def check_identity(self) -> None:
+        """Drop every cache when the store's identity changed since it was
+        read last (:mod:`ladderboard.store.identity`: a store put back from a
+        backup), reading it at most once every :data:`IDENTITY_SECONDS`."""
+        if time.monotonic() - self._identity_read_at < IDENTITY_SECONDS:
+            return
+        with self._identity_lock:
+            if time.monotonic() - self._identity_read_at < IDENTITY_SECONDS:
+                return  # another thread has just read it
+            with self._reader.connect() as connection:
+                identity = read_identity(connection)
+            if self._identity is not None and identity != self._identity:
+                self.caches.drop_all()
+            self._identity = identity
+            self._identity_read_at = time.monotonic()
 
     def now(self) -> datetime:
         """This process's time."""

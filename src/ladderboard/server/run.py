@@ -50,7 +50,7 @@ def initialise(url: str | None = None, token: str | None = None) -> Initialised:
         problem = unsafe_token_problem(token)
         if problem:
             raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}")
-    url = migrate_store(url)
+    url = migrate_store(url, renew=True)
     if token:
         return Initialised(url, token, generated=False)
     return Initialised(url, secrets.token_urlsafe(32), generated=True)

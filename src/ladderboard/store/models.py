@@ -247,6 +247,16 @@ class SubmissionRow(Base):
     draw_versions: Mapped[str | None] = mapped_column(String(100), nullable=True)
 
 
+class StoreIdentityRow(Base):
+    """One row: the store's identity (:mod:`ladderboard.store.identity`),
+    made anew by ``ladderboard init``, so that a process notices a store put
+    back from a backup."""
+
+    __tablename__ = "store_identity"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    value: Mapped[str] = mapped_column(String(64))
+
+
 class TeamStandingRow(Base):
     """A team's place on the public board of a per-team competition, kept by
     each of the team's submissions in its own transaction (under the lock of
