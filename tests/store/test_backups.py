@@ -171,9 +171,11 @@ def test_a_store_restored_under_a_running_engine_is_read_afresh(tmp_path, monkey
     after = store.leaderboard("comp", "public", organiser=True)
     assert after != at_backup
     # The online restore of SQLite's backup API, under the running process.
-    with contextlib.closing(sqlite3.connect(copy)) as source:
-        with contextlib.closing(sqlite3.connect(live)) as target:
-            source.backup(target)
+    with (
+        contextlib.closing(sqlite3.connect(copy)) as source,
+        contextlib.closing(sqlite3.connect(live)) as target,
+    ):
+        source.backup(target)
     assert store.leaderboard("comp", "public", organiser=True) == after  # kept from before
     result = CliRunner().invoke(app, ["init", "--db", url])
     assert result.exit_code == 0, result.output
@@ -182,3 +184,34 @@ def test_a_store_restored_under_a_running_engine_is_read_afresh(tmp_path, monkey
         store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
     store.dispose()
     assert _verified(url)["submissions"] == 10
+
+
+def test_pg_restore_under_a_running_engine_is_noticed_without_init(tmp_path, monkeypatch):
+    """``pg_restore --clean`` makes the tables anew, so the identity (which
+    holds the object id of its table) changes with no ``init``."""
+    require(
+        shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
+        "pg_dump and pg_restore are missing (apt-get install postgresql-client)",
+    )
+    from system import postgres_reachable
+
+    require(postgres_reachable(), f"PostgreSQL is not reachable at {PG_ADMIN_URL}")
+    import ladderboard.engine.context as context
+    from ladderboard.engine import migrate_store
+
+    monkeypatch.setattr(context, "IDENTITY_SECONDS", 0.0)
+    with scratch_postgres_database(PG_ADMIN_URL, prefix="lb_clean") as url:
+        migrate_store(url)
+        store, solution = _played(url)
+        at_backup = store.leaderboard("comp", "public", organiser=True)
+        dump = tmp_path / "ladderboard.dump"
+        subprocess.run(["pg_dump", "--format=custom", "--file", str(dump), _libpq(url)], check=True)
+        for seed in range(6, 12):
+            store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
+        assert store.leaderboard("comp", "public", organiser=True) != at_backup
+        store.engine.dispose()  # pg_restore --clean waits for no lock of an idle connection
+        subprocess.run(
+            ["pg_restore", "--clean", "--no-owner", "--dbname", _libpq(url), str(dump)], check=True
+        )
+        assert store.leaderboard("comp", "public", organiser=True) == at_backup
+        store.dispose()
