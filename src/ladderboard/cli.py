@@ -294,6 +294,14 @@ def init(
         str | None,
         typer.Option("--db", envvar="LADDERBOARD_DATABASE_URL", help="The store's database URL."),
     ] = None,
+    restored: Annotated[
+        bool,
+        typer.Option(
+            "--restored",
+            help="The store is a backup about to be put back, or was just put back: give it a "
+            "new identity, so that running servers drop what they kept from before.",
+        ),
+    ] = False,
 ) -> None:
     """Create or migrate the store's schema and print the organiser's token.
 
@@ -308,7 +316,9 @@ def init(
     from ladderboard.server.run import initialise
 
     try:
-        result = initialise(db, os.environ.get("LADDERBOARD_ADMIN_TOKEN") or None)
+        result = initialise(
+            db, os.environ.get("LADDERBOARD_ADMIN_TOKEN") or None, restored=restored
+        )
     except StoreUnavailable as exc:
         raise _store_problem(exc) from None
     except ValueError as exc:

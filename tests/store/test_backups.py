@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import threading
 
+import numpy as np
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
@@ -152,11 +153,28 @@ def test_a_backup_is_a_store_at_the_same_schema(tmp_path):
     assert current == head
 
 
+def _restore_online(copy, live) -> None:
+    """SQLite's backup API onto the live file, as ``sqlite3 live ".restore copy"``."""
+    with (
+        contextlib.closing(sqlite3.connect(copy)) as source,
+        contextlib.closing(sqlite3.connect(live)) as target,
+    ):
+        source.backup(target)
+
+
+def _back_up(live, copy, url_of_copy) -> None:
+    """A backup with ``VACUUM INTO``, given a new identity before it is put back."""
+    with contextlib.closing(sqlite3.connect(live)) as connection:
+        connection.execute("VACUUM INTO ?", (str(copy),))
+    result = CliRunner().invoke(app, ["init", "--restored", "--db", url_of_copy])
+    assert result.exit_code == 0, result.output
+
+
 def test_a_store_restored_under_a_running_engine_is_read_afresh(tmp_path, monkeypatch):
     """A store put back from a backup while a process serves it: that
-    process's caches hold boards and mechanisms at counters the restore took
-    back. The restore ends with ``ladderboard init``, which gives the store a
-    new identity; the process notices it and reads the restored store."""
+    process's caches hold boards at versions the restore took back. The
+    backup was given a new identity (``init --restored``), and the process
+    notices it and reads the restored store."""
     import ladderboard.engine.context as context
 
     monkeypatch.setattr(context, "IDENTITY_SECONDS", 0.0)  # no second to wait for
@@ -164,54 +182,60 @@ def test_a_store_restored_under_a_running_engine_is_read_afresh(tmp_path, monkey
     url = f"sqlite:///{live}"
     store, solution = _played(url)
     at_backup = store.leaderboard("comp", "public", organiser=True)
-    with contextlib.closing(sqlite3.connect(live)) as connection:
-        connection.execute("VACUUM INTO ?", (str(copy),))
+    _back_up(live, copy, f"sqlite:///{copy}")
     for seed in range(6, 12):
         store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
-    after = store.leaderboard("comp", "public", organiser=True)
-    assert after != at_backup
-    # The online restore of SQLite's backup API, under the running process.
-    with (
-        contextlib.closing(sqlite3.connect(copy)) as source,
-        contextlib.closing(sqlite3.connect(live)) as target,
-    ):
-        source.backup(target)
-    assert store.leaderboard("comp", "public", organiser=True) == after  # kept from before
-    result = CliRunner().invoke(app, ["init", "--db", url])
-    assert result.exit_code == 0, result.output
+    assert store.leaderboard("comp", "public", organiser=True) != at_backup
+    _restore_online(copy, live)
     assert store.leaderboard("comp", "public", organiser=True) == at_backup
-    for seed in range(20, 24):  # the mechanisms are the restored ones too
-        store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
     store.dispose()
-    assert _verified(url)["submissions"] == 10
 
 
-def test_pg_restore_under_a_running_engine_is_noticed_without_init(tmp_path, monkeypatch):
-    """``pg_restore --clean`` makes the tables anew, so the identity (which
-    holds the object id of its table) changes with no ``init``."""
-    require(
-        shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,
-        "pg_dump and pg_restore are missing (apt-get install postgresql-client)",
-    )
-    from system import postgres_reachable
+def _log_loss_files(solution, count: int) -> list[bytes]:
+    """Probabilities, some better than others: their per-row losses are
+    floats, which a board's state keeps apart (``mechanism_arrays``)."""
+    rng = np.random.default_rng(4)
+    out = []
+    for i in range(count):
+        skill = 0.05 + 0.3 * ((i * 7) % 5) / 5
+        p = np.where(solution.targets == 1, 0.5 + skill, 0.5 - skill)
+        p = np.clip(p + rng.normal(0, 0.2, solution.n), 0.01, 0.99)
+        body = "".join(f"{j},{v:.4f}\n" for j, v in zip(solution.ids, p, strict=True))
+        out.append(f"id,target\n{body}".encode())
+    return out
 
-    require(postgres_reachable(), f"PostgreSQL is not reachable at {PG_ADMIN_URL}")
+
+def test_a_write_after_a_restore_never_trusts_the_caches_of_before(tmp_path, monkeypatch):
+    """The files the restore lost, sent again at once: the same states and
+    arrays as before the restore, which the process remembers as stored. The
+    identity read under the board's lock makes it drop its caches before it
+    writes, however long before it read the identity for a request: the
+    store verifies bit for bit."""
     import ladderboard.engine.context as context
-    from ladderboard.engine import migrate_store
 
-    monkeypatch.setattr(context, "IDENTITY_SECONDS", 0.0)
-    with scratch_postgres_database(PG_ADMIN_URL, prefix="lb_clean") as url:
-        migrate_store(url)
-        store, solution = _played(url)
-        at_backup = store.leaderboard("comp", "public", organiser=True)
-        dump = tmp_path / "ladderboard.dump"
-        subprocess.run(["pg_dump", "--format=custom", "--file", str(dump), _libpq(url)], check=True)
-        for seed in range(6, 12):
-            store.submit("comp", "alpha" if seed % 2 else "beta", _file(solution, seed))
-        assert store.leaderboard("comp", "public", organiser=True) != at_backup
-        store.engine.dispose()  # pg_restore --clean waits for no lock of an idle connection
-        subprocess.run(
-            ["pg_restore", "--clean", "--no-owner", "--dbname", _libpq(url), str(dump)], check=True
-        )
-        assert store.leaderboard("comp", "public", organiser=True) == at_backup
-        store.dispose()
+    monkeypatch.setattr(context, "IDENTITY_SECONDS", float("inf"))  # reads never look again
+    live, copy = tmp_path / "live.db", tmp_path / "backup.db"
+    url = f"sqlite:///{live}"
+    store = Competitions.open(url)
+    solution = make_solution(n=4000, seed=3)
+    store.create(
+        "c",
+        solution,
+        CompetitionConfig(score="log_loss", mechanism="parameter-free-ladder", daily_quota=None),
+        random_state=11,
+    )
+    for team in ("a", "b"):
+        store.add_team("c", team)
+    sent = _log_loss_files(solution, 10)
+    for i, data in enumerate(sent[:4]):
+        store.submit("c", "ab"[i % 2], data)
+    _back_up(live, copy, f"sqlite:///{copy}")
+    for i, data in enumerate(sent[4:], 4):
+        store.submit("c", "ab"[i % 2], data)
+    _restore_online(copy, live)
+    for i, data in enumerate(sent[4:], 4):  # what the restore lost, sent again
+        store.submit("c", "ab"[i % 2], data)
+    store.dispose()
+    result = CliRunner().invoke(app, ["verify", "c", "--db", url, "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["submissions"] == 10

@@ -76,10 +76,22 @@ class EngineContext:
                 return  # another thread has just read it
             with self._reader.connect() as connection:
                 identity = read_identity(connection)
-            if self._identity is not None and identity != self._identity:
-                self.caches.drop_all()
-            self._identity = identity
             self._identity_read_at = time.monotonic()
+            self._compare(identity)
+
+    def same_store(self, identity: str | None) -> bool:
+        """Whether ``identity``, just read from the store (under a lock a
+        write holds), is the one this process's caches were filled from;
+        when not, they are dropped and the caller must read again."""
+        with self._identity_lock:
+            return self._compare(identity or "")
+
+    def _compare(self, identity: str) -> bool:
+        same = self._identity is None or identity == self._identity
+        if not same:
+            self.caches.drop_all()
+        self._identity = identity
+        return same
 
     def now(self) -> datetime:
         """This process's time."""
@@ -99,6 +111,9 @@ class EngineContext:
             Session(self.engine, expire_on_commit=False) as session,
             session.begin(),
         ):
+            # Nothing read from the caches before it is written through them
+            # if the store changed under them (put back from a backup).
+            self.same_store(read_identity(session.connection()))
             yield session
 
     def locked(self, session: Session, slug: str) -> tuple[CompetitionRow, datetime]:

@@ -388,11 +388,13 @@ class Submitter:
                 raise Conflict("this idempotency key was used for another file")
             return self._resent(connection, earlier, team, target.config, now)
 
-    @staticmethod
-    def _lock(connection: Connection, slug: str, target: Target, store_now: datetime | None) -> Any:
+    def _lock(
+        self, connection: Connection, slug: str, target: Target, store_now: datetime | None
+    ) -> Any:
         """Lock the target's board; :class:`StaleTarget` when the competition
-        under ``slug`` is no longer the one the target was read from, or its
-        settings were edited since."""
+        under ``slug`` is no longer the one the target was read from, its
+        settings were edited since, or the store is no longer the one this
+        process's caches were filled from (put back from a backup)."""
         locked = statements.lock_state(
             connection, target.competition_id, target.scope, target.team_id, store_now
         )
@@ -402,6 +404,8 @@ class Submitter:
             target.settings_version,
         ):
             raise StaleTarget
+        if not self.context.same_store(locked.identity):
+            raise StaleTarget  # the caches were of another store: dropped, read again
         return locked
 
     def _reject(

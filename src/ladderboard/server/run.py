@@ -35,9 +35,14 @@ class Initialised:
         return hashlib.sha256(self.token.encode()).hexdigest()[:12]
 
 
-def initialise(url: str | None = None, token: str | None = None) -> Initialised:
+def initialise(
+    url: str | None = None, token: str | None = None, *, restored: bool = False
+) -> Initialised:
     """Create or migrate the schema at ``url``; return the organiser token
-    (``token`` when given and safe, else a new random one).
+    (``token`` when given and safe, else a new random one). ``restored``:
+    the store was, or is about to be, put back from a backup; it gets a new
+    identity, which makes every process serving it drop its caches
+    (:mod:`ladderboard.store.identity`).
 
     >>> result = initialise("sqlite://")
     >>> result.generated, len(result.token) >= 40
@@ -50,7 +55,7 @@ def initialise(url: str | None = None, token: str | None = None) -> Initialised:
         problem = unsafe_token_problem(token)
         if problem:
             raise ValueError(f"LADDERBOARD_ADMIN_TOKEN {problem}")
-    url = migrate_store(url, renew=True)
+    url = migrate_store(url, renew=restored)
     if token:
         return Initialised(url, token, generated=False)
     return Initialised(url, secrets.token_urlsafe(32), generated=True)

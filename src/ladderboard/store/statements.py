@@ -26,6 +26,7 @@ from ladderboard.store.models import (
     MechanismStateRow,
     RateLimitRow,
     RejectionRow,
+    StoreIdentityRow,
     SubmissionFileRow,
     SubmissionRow,
     TeamRow,
@@ -123,7 +124,13 @@ LOCK_STATE = (
     )
     .with_for_update(of=_STATES)
 )
-TEAM_DISABLED = select(TeamRow.disabled_at).where(TeamRow.id == bindparam("team"))
+TEAM_DISABLED = select(
+    TeamRow.disabled_at,
+    # The store's identity, read under the board's lock: a process whose
+    # caches were filled from another (a store put back from a backup since)
+    # must not write through them (:mod:`~ladderboard.store.identity`).
+    select(StoreIdentityRow.value).where(StoreIdentityRow.id == 1).scalar_subquery(),
+).where(TeamRow.id == bindparam("team"))
 
 
 class _Locked(NamedTuple):
@@ -142,6 +149,7 @@ class _Locked(NamedTuple):
     opens_at: str | None
     freeze_at: str | None
     disabled_at: datetime | None
+    identity: str | None
 
 
 _SAME = _SUBMISSIONS.c.predictions_sha256 == bindparam("hash")
@@ -482,9 +490,10 @@ def lock_state(
     """Lock a board's state row (``FOR UPDATE`` on PostgreSQL; SQLite's
     writer lock is the transaction's); ``(id, state, n_submissions,
     closed_at, secret_key, commitment, slug, deadline, settings_version,
-    store_now, opens_at, freeze_at, disabled_at)`` (``store_now`` the store's
-    time, see :mod:`~ladderboard.store.clock`; the calendar's times as ISO
-    text or ``None``; ``disabled_at`` of team ``team_id``) or ``None``. The
+    store_now, opens_at, freeze_at, disabled_at, identity)`` (``store_now``
+    the store's time, see :mod:`~ladderboard.store.clock`; the calendar's
+    times as ISO text or ``None``; ``disabled_at`` of team ``team_id``;
+    ``identity`` the store's, :mod:`~ladderboard.store.identity`) or ``None``. The
     close is read here without its lock, to refuse early: the submission's
     :data:`BUMP_IF_OPEN` decides.
 
@@ -496,8 +505,9 @@ def lock_state(
     locked = connection.execute(LOCK_STATE, params | {"store_now": store_now}).first()
     if locked is None:
         return None
-    disabled_at = connection.execute(TEAM_DISABLED, {"team": team_id}).scalar_one_or_none()
-    return _Locked(**locked._mapping, disabled_at=disabled_at)
+    team = connection.execute(TEAM_DISABLED, {"team": team_id}).first()
+    disabled_at, identity = (None, None) if team is None else team
+    return _Locked(**locked._mapping, disabled_at=disabled_at, identity=identity)
 
 
 def lock_states(connection: Any, competition_id: int, scopes: Sequence[str]) -> None:
