@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ladderboard.engine import lookup
@@ -74,9 +75,14 @@ class EngineContext:
         with self._identity_lock:
             if time.monotonic() - self._identity_read_at < IDENTITY_SECONDS:
                 return  # another thread has just read it
-            with self._reader.connect() as connection:
-                identity = read_identity(connection)
             self._identity_read_at = time.monotonic()
+            try:
+                with self._reader.connect() as connection:
+                    identity = read_identity(connection)
+            except SQLAlchemyError:
+                # A store that does not answer: the request's own read meets
+                # it and says so (a 503); the identity is read again later.
+                return
             self._compare(identity)
 
     def same_store(self, identity: str | None) -> bool:
