@@ -37,7 +37,7 @@ import numpy as np
 import randomgen
 from randomgen import AESCounter
 
-__all__ = ["DRAW_VERSIONS", "KeyedStream", "RandomState", "draw_versions_differ"]
+__all__ = ["DRAW_VERSIONS", "KeyedStream", "RandomState"]
 
 DRAW_VERSIONS = f"numpy {np.__version__}; randomgen {randomgen.__version__}"
 """The packages whose code turns a key into draws, and their versions here.
@@ -47,13 +47,6 @@ Poisson and Dirichlet draws, and numpy may change how between releases (NEP
 19 keeps only the bit generators' streams stable). A store keeps the value
 with each submission the mechanism drew for, so that an audit knows with
 which versions to run again."""
-
-
-def draw_versions_differ(recorded: str) -> bool:
-    """Whether draws recorded as made with ``recorded`` (a
-    :data:`DRAW_VERSIONS`) were made with other versions than these: then a
-    sampler numpy changed between the two may give other draws."""
-    return recorded != DRAW_VERSIONS
 
 
 _KEY_BYTES = 16

@@ -27,8 +27,9 @@ __all__ = ["IDENTITY_SECONDS", "EngineContext"]
 
 IDENTITY_SECONDS = 1.0
 """How often a process reads the store's identity, at most: a store put back
-from a backup is read through no cache of this process's from a second
-after ``ladderboard init`` gave it its new identity."""
+from a backup with a new identity (``ladderboard init --restored``) is read
+through no cache of this process's from a second after it is put back, and
+written through none at once."""
 
 
 class EngineContext:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -115,13 +116,10 @@ def draws_note(
     from ladderboard.mechanisms.traits import traits_of
     from ladderboard.random import DRAW_VERSIONS
 
-    unknown = "versions not recorded"
-    counts: dict[str, int] = {}
-    for versions in recorded:
-        counts[versions or unknown] = counts.get(versions or unknown, 0) + 1
-    other = {v: n for v, n in counts.items() if v != DRAW_VERSIONS}
     if not traits_of(MECHANISMS[config.mechanism]).stochastic:
         return None
+    counts = Counter(versions or "versions not recorded" for versions in recorded)
+    other = {v: n for v, n in counts.items() if v != DRAW_VERSIONS}
     if not other:
         return (
             (f"the draws were made with {DRAW_VERSIONS}, the versions here", False)
