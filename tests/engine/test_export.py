@@ -29,16 +29,23 @@ from ladderboard.rules.config import CompetitionConfig
 TEAMS = ("alpha", "Beta team", "gamma/δ")
 
 
-def _played(store: Competitions, *, board: str = "per-team") -> Solution:
+def _played(store: Competitions, *, board: str = "per-team", late: bool = False) -> Solution:
     """A competition ``c`` played through: three teams, a gzipped file, a
-    refused file, selections, a disabled team, closed and published."""
+    refused file, selections, a disabled team, closed (``late``: taking
+    late files once published)."""
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 120)
     solution = Solution.from_labels(y, public_fraction=0.5, random_state=0)
     store.create(
         "c",
         solution,
-        CompetitionConfig(score="zero_one", mechanism="ladder-boot", board=board, daily_quota=None),
+        CompetitionConfig(
+            score="zero_one",
+            mechanism="ladder-boot",
+            board=board,
+            daily_quota=None,
+            late_submissions=late,
+        ),
     )
     store.add_file("c", "train.csv", b"x,y\n1,0\n")
     for team in TEAMS:
@@ -120,6 +127,27 @@ def test_export_holds_what_replay_reads_and_replay_runs_on_it(store, tmp_path):
     )
     assert result.exit_code == 0, result.output
     assert "replayed 9 submissions of 3 teams" in result.output and "skipped 0" in result.output
+
+
+def test_export_holds_the_late_files_apart_from_what_replay_reads(store, tmp_path):
+    solution = _played(store, late=True)
+    store.publish("c")
+    sent = solution.sample_submission_csv(fill=1.0)
+    late = store.submit("c", "Beta team", sent, message="after the end")
+    assert late.late
+    out = tmp_path / "export"
+    written = store.export("c", FolderSink(out))
+    [row] = list(csv.DictReader((out / "late.csv").open(encoding="utf-8")))
+    assert f"late/{row['file']}" in written
+    assert (out / "late" / row["file"]).read_bytes() == sent
+    assert (row["team"], row["number"], row["message"]) == ("Beta team", "1", "after the end")
+    [mine] = store.late_submissions("c", "Beta team")
+    assert float(row["public_score"]) == mine.public_score
+    assert float(row["private_score"]) == mine.private_score
+    assert row["file_sha256"] == hashlib.sha256(sent).hexdigest()
+    # The competition as it ran: the late file is in no index replay reads.
+    index = list(csv.DictReader((out / "submissions.csv").open(encoding="utf-8")))
+    assert len(index) == 9 and row["file"] not in {r["file"] for r in index}
 
 
 def test_audit_bundle_is_refused_until_published(store, tmp_path):

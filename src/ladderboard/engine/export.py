@@ -11,6 +11,11 @@ store, laid out as ``ladderboard replay`` reads a history
   (empty until the private board is published), ``file_sha256`` and
   ``draw_versions`` (the numpy and randomgen versions its draws were made
   with, :data:`ladderboard.random.DRAW_VERSIONS`);
+- ``late/`` and ``late.csv``: the late submissions (files sent after the
+  publication, which no board of the competition reads), each file as
+  received, with its team, time, number, message and both exact scores;
+  apart from ``submissions/``, so that a replay reads the competition as it
+  ran;
 - ``refused.csv``: the refused files (the store keeps their hash, not their bytes);
 - ``teams.csv``: the teams (never their tokens);
 - ``data/``: the organiser's data files;
@@ -42,7 +47,7 @@ from ladderboard.engine.archives import (
 from ladderboard.engine.context import EngineContext
 from ladderboard.engine.corrections import write_corrections
 from ladderboard.engine.lifecycle import Lifecycle
-from ladderboard.store import queries, read_snapshot
+from ladderboard.store import calendar, queries, read_snapshot
 from ladderboard.store.blobs import unpack
 
 __all__ = ["Exports"]
@@ -114,6 +119,40 @@ class Exports:
                     index,
                 ),
             )
+            late = []
+            for i, (sub, team) in enumerate(calendar.late_records(session, row.id), 1):
+                data = unpack(sub.file)
+                name = submission_file_name(f"{i:05d}", team, sub.number, data)
+                put(f"late/{name}", data)
+                late.append(
+                    (
+                        name,
+                        team,
+                        iso_cell(sub.created_at),
+                        sub.number,
+                        sub.message,
+                        repr(sub.public_score),
+                        repr(sub.private_score),
+                        sub.file_sha256,
+                    )
+                )
+            if late:
+                put(
+                    "late.csv",
+                    csv_bytes(
+                        (
+                            "file",
+                            "team",
+                            "submitted_at",
+                            "number",
+                            "message",
+                            "public_score",
+                            "private_score",
+                            "file_sha256",
+                        ),
+                        late,
+                    ),
+                )
             put(
                 "refused.csv",
                 csv_bytes(

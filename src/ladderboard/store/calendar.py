@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, undefer
 
 from ladderboard.store.models import BoardFreezeRow, LateSubmissionRow, TeamRow, table_of
 
@@ -22,6 +22,7 @@ __all__ = [
     "board_freeze",
     "late_board_rows",
     "late_counts",
+    "late_records",
     "late_with_key",
     "store_board_freeze",
     "team_late_submissions",
@@ -108,6 +109,22 @@ def late_board_rows(session: Session, competition_id: int) -> list[Any]:
             )
             .join(TeamRow, TeamRow.id == late.team_id)
             .where(late.competition_id == competition_id, TeamRow.disabled_at.is_(None))
+            .order_by(late.id)
+        ).all()
+    )
+
+
+def late_records(session: Session, competition_id: int) -> list[Any]:
+    """Every late submission of the competition, disabled teams' too, in the
+    order stored: ``(row, team name)`` pairs, each row with its packed file
+    loaded (the export writes them all)."""
+    late = LateSubmissionRow
+    return list(
+        session.execute(
+            select(late, TeamRow.name)
+            .join(TeamRow, TeamRow.id == late.team_id)
+            .where(late.competition_id == competition_id)
+            .options(undefer(late.file))
             .order_by(late.id)
         ).all()
     )
