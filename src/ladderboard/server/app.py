@@ -27,6 +27,7 @@ from fastapi import FastAPI
 
 from ladderboard import __version__
 from ladderboard.engine import Competitions
+from ladderboard.server import routes
 from ladderboard.server.anonymous import AnonymousReads
 from ladderboard.server.api import (
     document_shared_errors,
@@ -86,9 +87,8 @@ def create_app(
     # The outermost: sees every answer (but the 500s, which are answered outside it).
     metrics = app.state.metrics
     app.add_middleware(Measured, metrics=metrics, prefix=router.prefix, mounts=("/static",))
-    app.include_router(router)
-    app.include_router(health)
-    app.include_router(metrics_router)
+    for shared in (router, health, metrics_router):
+        routes.include(app, shared)
     install_pages(app)
 
     def openapi() -> dict[str, Any]:

@@ -34,6 +34,7 @@ from ladderboard.server import (
     account_pages,
     join_pages,
     organiser_pages,
+    routes,
     team_members_pages,
     team_pages,
 )
@@ -76,12 +77,15 @@ def install_pages(app: FastAPI) -> None:
     and answer refusals on pages' paths with HTML."""
     install_docs(app)  # before /static, whose mount would shadow /static/docs
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    app.include_router(router)
-    app.include_router(team_pages.router)
-    app.include_router(team_members_pages.router)
-    app.include_router(join_pages.router)
-    app.include_router(organiser_pages.router)
-    app.include_router(account_pages.router)
+    for shared in (
+        router,
+        team_pages.router,
+        team_members_pages.router,
+        join_pages.router,
+        organiser_pages.router,
+        account_pages.router,
+    ):
+        routes.include(app, shared)
     app.state.error_page = error_page
     templates.env.globals["site_account"] = _site_account
 
