@@ -40,7 +40,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
 
 from ladderboard._array_checks import as_array, check_binary, check_probabilities
 from ladderboard._kernels import (
@@ -406,6 +405,8 @@ class _Spearman(_Pearson):
     name = "spearman"
 
     def _transform(self, v):
+        from scipy.stats import rankdata  # here: scipy.stats takes a second to import
+
         return rankdata(v)
 
 

@@ -13,7 +13,6 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from ladderboard._validation import check_real
 from ladderboard.mechanisms.base import Mechanism, MetricMechanism, round_to
@@ -394,6 +393,8 @@ def t_critical_value(alpha: float, n: int) -> float:
     >>> round(t_critical_value(0.15, 4000), 3)
     1.036
     """
+    from scipy import stats  # here: scipy.stats takes a second to import
+
     return float(stats.t.ppf(1.0 - alpha, n - 1))
 
 
