@@ -38,7 +38,7 @@ import threading
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import numpy as np
 
 from ladderboard.files.solution import Solution
@@ -74,9 +74,9 @@ def _serve(folder: Path, port: int, reads_per_minute: int | None) -> subprocess.
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
+            if httpx2.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
                 return server
-        except httpx.HTTPError:
+        except httpx2.HTTPError:
             time.sleep(0.1)
     server.terminate()
     raise RuntimeError("the server did not start")
@@ -85,7 +85,7 @@ def _serve(folder: Path, port: int, reads_per_minute: int | None) -> subprocess.
 def _setup(base: str, overview: str) -> str:
     """Create the competition and a team; the team's token."""
     auth = {"Authorization": f"Bearer {ADMIN}"}
-    with httpx.Client(base_url=base, headers=auth, timeout=120) as client:
+    with httpx2.Client(base_url=base, headers=auth, timeout=120) as client:
         form = {"slug": "demo", "score": "zero_one", "mechanism": "parameter-free-ladder",
                 "daily_quota": "none", "description": overview}  # fmt: skip
         solution = {"solution": ("solution.csv", SOLUTION.to_csv(), "text/csv")}

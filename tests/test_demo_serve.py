@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 
-import httpx
+import httpx2
 import pytest
 from typer.testing import CliRunner
 
@@ -40,7 +40,7 @@ def visit(tmp_path_factory):
             seen["competitions"] = {c["slug"]: c for c in anyone.competitions()}
             seen["files"] = [f["name"] for f in anyone.files(OPEN_SLUG)]
             seen["private"] = {s: anyone.leaderboard(s, "private")["rows"] for s in BOARDS}
-            seen["page"] = httpx.get(opened.url, timeout=30).status_code
+            seen["page"] = httpx2.get(opened.url, timeout=30).status_code
             seen["status_before"] = team.team_status(OPEN_SLUG)
             test = io.BytesIO()
             anyone.download_file(OPEN_SLUG, "test.csv", test)

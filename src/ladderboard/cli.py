@@ -377,7 +377,7 @@ register_client(app)
 
 # ------------------------------------------------------------ missing extras
 EXTRA_OF_MODULE = {
-    **dict.fromkeys(("httpx", "yaml"), "client"),
+    **dict.fromkeys(("httpx2", "yaml"), "client"),
     **dict.fromkeys(
         (
             "alembic",
@@ -436,9 +436,9 @@ def missing_extra_message(exc: ModuleNotFoundError, argv: list[str]) -> str | No
     installed, naming the extra to install; None when the missing module is
     not an optional dependency (a real bug, left to its traceback).
 
-    >>> exc = ModuleNotFoundError("No module named 'httpx'", name="httpx")
+    >>> exc = ModuleNotFoundError("No module named 'httpx2'", name="httpx2")
     >>> print(missing_extra_message(exc, ["submit", "demo", "-f", "p.csv"]))
-    error: `ladderboard submit` needs httpx, which the 'client' extra installs:
+    error: `ladderboard submit` needs httpx2, which the 'client' extra installs:
     pip install 'ladderboard[client]'
     """
     module = (exc.name or "").partition(".")[0]

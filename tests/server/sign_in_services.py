@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
 
-import httpx
+import httpx2
 from aiosmtpd.controller import Controller
 
 from system import require
@@ -89,7 +89,7 @@ def provider_login(authorization_url: str, login: str) -> str:
     """Sign in as ``login`` on the provider's own login page, as a browser
     would, from the authorization URL this server sent the browser to; the
     URL the provider then sends the browser back to (this server's callback)."""
-    with httpx.Client(follow_redirects=False, timeout=10) as browser:
+    with httpx2.Client(follow_redirects=False, timeout=10) as browser:
         response = browser.get(authorization_url)
         while response.status_code in (302, 303) and response.headers["location"].startswith(
             ("/", "http://127.0.0.1")

@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from accessibility import audit, describe, focus_ring_contrast, require_axe
 from browser_helpers import serve
@@ -220,7 +220,7 @@ def site(tmp_path_factory, solution: Solution) -> Iterator[Site]:
         database_url=f"sqlite:///{tmp_path_factory.mktemp('site') / 'site.db'}",
         rate_limit_per_minute=0,
     )
-    with serve(settings) as url, httpx.Client(base_url=url) as client:
+    with serve(settings) as url, httpx2.Client(base_url=url) as client:
         tokens = {}
         for slug, title in ((OPEN, "Flower challenge"), (CLOSED, "Last year's challenge")):
             create(
@@ -244,7 +244,7 @@ def site(tmp_path_factory, solution: Solution) -> Iterator[Site]:
         yield Site(url, solution, tokens[OPEN, "Gradient Gang"], tokens[CLOSED, "Gradient Gang"])
 
 
-def _calendar(client: httpx.Client, solution: Solution) -> None:
+def _calendar(client: httpx2.Client, solution: Solution) -> None:
     """A competition frozen a moment after its creation (a submission made
     before and one since), and one published with a late file on its late
     board."""

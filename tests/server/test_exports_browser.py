@@ -4,7 +4,7 @@ publishes the bundle the Overview then links."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 from accessibility import audit, describe, require_axe
 from browser_helpers import serve
 from playwright.sync_api import Browser, expect
@@ -22,7 +22,7 @@ def test_the_audit_bundle_published_from_the_desk_is_linked_on_the_overview(
         database_url=f"sqlite:///{tmp_path / 'site.db'}",
         rate_limit_per_minute=0,
     )
-    with serve(settings) as url, httpx.Client(base_url=url) as client:
+    with serve(settings) as url, httpx2.Client(base_url=url) as client:
         create(client, solution, "flowers", title="Flower challenge", daily_quota="none")
         token = add_team(client, "Gradient Gang", "flowers")
         for seed in range(2):

@@ -12,7 +12,7 @@ import socket
 import unicodedata
 from datetime import UTC, datetime, timedelta
 
-import httpx
+import httpx2
 import pytest
 from fastapi.testclient import TestClient
 from server_helpers import (
@@ -214,7 +214,7 @@ def test_a_refused_submission_is_answered_before_its_body_arrives(
 ):
     """A live server answers a team whose quota is spent without waiting for
     the 50 MB it announced (the old server read the whole body first)."""
-    with LocalServer(database_url) as server, httpx.Client(base_url=server.url) as http:
+    with LocalServer(database_url) as server, httpx2.Client(base_url=server.url) as http:
         headers = {"Authorization": f"Bearer {server.admin_token}"}
         form = {"slug": "demo", "score": "zero_one", "mechanism": "ladder"}
         form |= {"mechanism_params": '{"eta": 0.01}', "daily_quota": "1"}
@@ -287,10 +287,10 @@ def test_rate_limits_are_shared_by_every_worker(database_url, solution):
 @pytest.mark.slow
 def test_rate_limits_hold_across_server_processes(database_url, solution):
     # A new connection per request, so that both worker processes take some.
-    fresh = httpx.Limits(max_keepalive_connections=0)
+    fresh = httpx2.Limits(max_keepalive_connections=0)
     with (
         LocalServer(database_url, workers=2, rate_limit_per_minute=6) as server,
-        httpx.Client(base_url=server.url, limits=fresh) as client,
+        httpx2.Client(base_url=server.url, limits=fresh) as client,
     ):
         headers = {"Authorization": f"Bearer {server.admin_token}"}
         created = client.post(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import re
 
-import httpx
+import httpx2
 import pytest
 from browser_helpers import serve
 from playwright.sync_api import Browser
@@ -190,7 +190,7 @@ def test_a_500_closes_the_connection_and_says_so(database_url, monkeypatch):
 
     monkeypatch.setattr(Competitions, "competition", fail)
     settings = Settings(admin_token=ADMIN, database_url=database_url, rate_limit_per_minute=0)
-    with serve(settings) as url, httpx.Client(base_url=url) as http:
+    with serve(settings) as url, httpx2.Client(base_url=url) as http:
         for _ in range(3):  # a keep-alive client goes on with a new connection each time
             failed = http.get("/api/competitions/demo")
             assert failed.status_code == 500 and failed.json()["error"] == "internal"

@@ -195,7 +195,7 @@ def test_serve_writes_json_lines_with_the_request_id_and_no_secret(tmp_path, sol
     import sys
     import time
 
-    import httpx
+    import httpx2
     from server_helpers import ADMIN, organiser
 
     with socket.socket() as probe:
@@ -220,12 +220,12 @@ def test_serve_writes_json_lines_with_the_request_id_and_no_secret(tmp_path, sol
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        with httpx.Client(base_url=base, timeout=30) as client:
+        with httpx2.Client(base_url=base, timeout=30) as client:
             for _ in range(300):
                 try:
                     if client.get("/livez").status_code == 200:
                         break
-                except httpx.TransportError:
+                except httpx2.TransportError:
                     time.sleep(0.1)
             create(client, solution)
             token = add_team(client, "owls")

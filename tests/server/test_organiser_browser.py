@@ -21,7 +21,7 @@ import re
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from accessibility import audit, describe, focus_ring_contrast, require_axe
 from playwright.sync_api import Browser, Page, expect
@@ -176,7 +176,7 @@ def test_organiser_walks_from_creation_to_publication_in_a_browser(
     assert rows[0] == ["name", "token"] and list(tokens) == names
 
     # Teams submit (one repeats another's file); the desk shows their activity and the flag.
-    with httpx.Client(base_url=live_server) as api:
+    with httpx2.Client(base_url=live_server) as api:
         for seed, name in ((0, "Gradient Gang"), (1, "Gradient Gang"), (1, LONG_NAME)):
             response = api.post(
                 "/api/competitions/iris/submissions",
@@ -252,7 +252,7 @@ def test_organiser_desk_team_actions_are_on_a_phone_screen(
     its region: the organiser disables and enables a team without scrolling
     sideways. A data file's Remove button is on the screen too."""
     names = ["Gradient Gang", "Forest Friends", LONG_NAME]
-    with httpx.Client(base_url=live_server) as api:
+    with httpx2.Client(base_url=live_server) as api:
         create(api, solution, "iris", title="Flower challenge")
         for seed, name in enumerate(names):
             token = add_team(api, name, "iris")

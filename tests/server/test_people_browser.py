@@ -8,7 +8,7 @@ publish."""
 
 from __future__ import annotations
 
-import httpx
+import httpx2
 from browser_helpers import serve
 from server_helpers import ADMIN, LABELS, bearer, flipped, organiser
 
@@ -38,7 +38,7 @@ def _sign_up(browser, url: str, oidc, login: str):
     return context, page, page.locator("#new-token").inner_text()
 
 
-def _create(http: httpx.Client, slug: str, **fields) -> None:
+def _create(http: httpx2.Client, slug: str, **fields) -> None:
     form = {"slug": slug, "score": "zero_one", "mechanism": "parameter-free-ladder", **fields}
     created = http.post(
         "/api/competitions",
@@ -49,7 +49,7 @@ def _create(http: httpx.Client, slug: str, **fields) -> None:
     assert created.status_code == 201, created.text
 
 
-def _submit(http: httpx.Client, token: str, seed: int) -> httpx.Response:
+def _submit(http: httpx2.Client, token: str, seed: int) -> httpx2.Response:
     return http.post(
         "/api/competitions/course/submissions",
         files={"file": ("p.csv", flipped(SOLUTION, 0.3, seed), "text/csv")},
@@ -71,7 +71,7 @@ def test_people_sign_up_team_up_submit_rotate_and_organise(tmp_path, oidc, brows
         rate_limit_per_minute=0,
         oidc_providers=[oidc.setting(label="University")],
     )
-    with serve(settings) as url, httpx.Client(base_url=url, timeout=30) as http:
+    with serve(settings) as url, httpx2.Client(base_url=url, timeout=30) as http:
         _create(http, "course", registration="open", daily_quota=2, rules="Be fair.")
         ada_context, ada, ada_token = _sign_up(browser, url, oidc, "ada")
         bob_context, bob, bob_token = _sign_up(browser, url, oidc, "bob")

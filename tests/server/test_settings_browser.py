@@ -12,7 +12,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 from accessibility import audit, describe, require_axe
 from playwright.sync_api import Browser, Page, expect
@@ -49,7 +49,7 @@ def test_organiser_lowers_the_daily_quota_and_teams_read_it_on_the_rules_page(
         shots.mkdir(parents=True, exist_ok=True)
     deadline = datetime.now(UTC).replace(second=0, microsecond=0) + timedelta(days=30)
     freeze = deadline - timedelta(days=7)
-    with httpx.Client(base_url=live_server) as api:
+    with httpx2.Client(base_url=live_server) as api:
         create(api, solution, daily_quota=5, deadline=deadline.isoformat())
         token = add_team(api, "Gradient Gang")
         for seed in (0, 1):

@@ -5,7 +5,7 @@ themselves (:mod:`ladderboard.client.cli`, a module per help panel).
 
 The names below load on first use: the ``ladderboard`` command imports
 :mod:`ladderboard.client.cli` to list its verbs, and ``ladderboard --help``
-should not wait for httpx and rich.
+should not wait for httpx2 and rich.
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ another server), the default server when none is given:
   a verb reads what anyone may).
 
 Only the standard library and typer: the verbs resolve credentials before
-httpx loads.
+httpx2 loads.
 """
 
 from __future__ import annotations

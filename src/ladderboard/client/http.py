@@ -1,4 +1,4 @@
-"""A small client of the competition server's REST API, over httpx.
+"""A small client of the competition server's REST API, over httpx2.
 
 The ``ladderboard`` CLI's participant and organiser verbs are thin wrappers
 around :class:`Client`; the demo and the load benchmark use it too. Each

@@ -42,7 +42,7 @@ from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import IO, Any, Self
 
-import httpx
+import httpx2
 
 from ladderboard.terminal import Progress
 
@@ -130,7 +130,7 @@ def retry_after(value: str | None, now: datetime | None = None) -> float | None:
 
 
 class _Upload(io.BytesIO):
-    """Bytes sent as a file, telling ``advance(done, total)`` as httpx reads
+    """Bytes sent as a file, telling ``advance(done, total)`` as httpx2 reads
     them (it seeks back to the start when a request is sent again)."""
 
     def __init__(self, data: bytes, advance: Progress, offset: int, total: int):
@@ -155,7 +155,7 @@ def uploads(parts: list[bytes], advance: Progress | None) -> list[bytes | IO[byt
     return out
 
 
-def _error(response: httpx.Response) -> ServerError:
+def _error(response: httpx2.Response) -> ServerError:
     """The refusal an error response carries: the server's code and message,
     or the start of a body that is not the server's JSON (a proxy's page)."""
     try:
@@ -178,8 +178,9 @@ class Transport:
     token : str or None
         The organiser's or a team's token (default ``LADDERBOARD_TOKEN``).
     timeout : float
-        Seconds to wait for each request.
-    http : httpx.Client, optional
+        Seconds to wait for each request (a connection given as ``http``
+        keeps its own).
+    http : httpx2.Client, optional
         The connection to use instead of a new one, e.g. a FastAPI
         ``TestClient(app)`` in tests; it is shared, not closed, by this client.
     retries : int
@@ -198,7 +199,7 @@ class Transport:
         token: str | None = None,
         *,
         timeout: float = 60.0,
-        http: httpx.Client | None = None,
+        http: httpx2.Client | None = None,
         retries: int = RETRIES,
         max_wait: float = MAX_WAIT,
         max_total_wait: float = MAX_TOTAL_WAIT,
@@ -212,7 +213,7 @@ class Transport:
         self.max_total_wait = max_total_wait
         self.on_wait = on_wait
         self._owns_http = http is None
-        self._http = http if http is not None else httpx.Client(timeout=timeout)
+        self._http = http if http is not None else httpx2.Client(timeout=timeout)
 
     def close_connection(self) -> None:
         """Release the connections (unless they were given)."""
@@ -229,14 +230,14 @@ class Transport:
         headers = {"Authorization": f"Bearer {self.token}"} if self.token else {}
         return headers | (extra or {})
 
-    def _unreachable(self, exc: httpx.HTTPError) -> ServerError:
+    def _unreachable(self, exc: httpx2.HTTPError) -> ServerError:
         return ServerError(0, "unreachable", f"cannot reach {self.server}: {exc}")
 
     def _wait_before_retry(
         self,
         method: str,
         headers: dict[str, str],
-        response: httpx.Response,
+        response: httpx2.Response,
         retry: int,
         waited: float,
     ) -> float | None:
@@ -256,8 +257,8 @@ class Transport:
         return wait
 
     def _sending(
-        self, method: str, headers: dict[str, str], send: Callable[[], httpx.Response]
-    ) -> httpx.Response:
+        self, method: str, headers: dict[str, str], send: Callable[[], httpx2.Response]
+    ) -> httpx2.Response:
         """``send()``'s response (a request with ``headers``), sent again after
         a busy answer while the bounds allow; a refusal raises :class:`ServerError`."""
         waited, retry = 0.0, 1
@@ -287,20 +288,18 @@ class Transport:
             waited += wait
             retry += 1
 
-    def _request(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+    def _request(self, method: str, path: str, **kwargs: Any) -> httpx2.Response:
         headers = self._headers(kwargs.pop("headers", None))
         content = kwargs.get("content")
 
-        def send() -> httpx.Response:
+        def send() -> httpx2.Response:
             if isinstance(content, io.IOBase):
                 content.seek(0)  # a body sent again is sent whole
-            return self._http.request(
-                method, self.server + path, headers=headers, timeout=self.timeout, **kwargs
-            )
+            return self._http.request(method, self.server + path, headers=headers, **kwargs)
 
         try:
             return self._sending(method, headers, send)
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise self._unreachable(exc) from exc
 
     def _json(self, method: str, path: str, **kwargs: Any) -> Any:
@@ -320,15 +319,13 @@ class Transport:
             ) from None
 
     @contextmanager
-    def _stream(self, method: str, path: str) -> Iterator[httpx.Response]:
+    def _stream(self, method: str, path: str) -> Iterator[httpx2.Response]:
         """The response with its body unread, for files too large to hold;
         a connection lost while the body is read is :class:`ServerError` too."""
         headers = self._headers(None)
 
-        def send() -> httpx.Response:
-            request = self._http.build_request(
-                method, self.server + path, headers=headers, timeout=self.timeout
-            )
+        def send() -> httpx2.Response:
+            request = self._http.build_request(method, self.server + path, headers=headers)
             return self._http.send(request, stream=True)
 
         try:
@@ -337,5 +334,5 @@ class Transport:
                 yield response
             finally:
                 response.close()
-        except httpx.HTTPError as exc:
+        except httpx2.HTTPError as exc:
             raise self._unreachable(exc) from exc

@@ -17,7 +17,7 @@ import tempfile
 import time
 from typing import IO
 
-import httpx
+import httpx2
 
 from ladderboard.engine import migrate_store
 
@@ -127,9 +127,9 @@ class LocalServer:
                 self.stop()
                 raise RuntimeError(f"the server exited at start:\n{log}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=1.0).status_code == 200:
+                if httpx2.get(self.url + "/healthz", timeout=1.0).status_code == 200:
                     return
-            except httpx.HTTPError:
+            except httpx2.HTTPError:
                 pass
             time.sleep(0.05)
         log = self._read_log()

@@ -70,7 +70,7 @@ class Identity:
 
 @functools.cache
 def _client_class() -> type:
-    """Authlib's OAuth 2 and OpenID Connect client over httpx, without a web
+    """Authlib's OAuth 2 and OpenID Connect client over httpx2, without a web
     framework: the sign-ins under way are kept in the store, not in a
     framework's session. Imported on first use: a server without providers
     never loads authlib."""

@@ -26,7 +26,7 @@ Every failure is one line on stderr, and the exit status says whose it is
 (:data:`EXIT_STATUS`, in every verb's ``--help``). Only typer, the standard
 library, :mod:`ladderboard.terminal` and :mod:`ladderboard.recommended` (the
 default ``competition create --help`` names; the standard library alone) are
-imported at module level; httpx and rich load when a verb runs, so that
+imported at module level; httpx2 and rich load when a verb runs, so that
 ``ladderboard --help`` stays fast.
 """
 

@@ -2,7 +2,7 @@
 the exit statuses, the call to the server and the printing of its answer.
 
 Only typer, the standard library and :mod:`ladderboard.terminal` load here;
-httpx and rich load inside the functions, when a verb runs.
+httpx2 and rich load inside the functions, when a verb runs.
 """
 
 from __future__ import annotations
