@@ -131,23 +131,34 @@ def test_export_holds_what_replay_reads_and_replay_runs_on_it(store, tmp_path):
 
 def test_export_holds_the_late_files_apart_from_what_replay_reads(store, tmp_path):
     solution = _played(store, late=True)
+    empty = tmp_path / "before"
+    store.export("c", FolderSink(empty))
+    assert (empty / "late.csv").read_text().startswith("file,team,")
+    assert len(list(csv.DictReader((empty / "late.csv").open()))) == 0
     store.publish("c")
     sent = solution.sample_submission_csv(fill=1.0)
     late = store.submit("c", "Beta team", sent, message="after the end")
     assert late.late
+    store.submit("c", "alpha", solution.sample_submission_csv(fill=0.0))
+    store.set_team_disabled("c", "alpha", True)  # off the late board; in the export
     out = tmp_path / "export"
     written = store.export("c", FolderSink(out))
-    [row] = list(csv.DictReader((out / "late.csv").open(encoding="utf-8")))
+    rows = list(csv.DictReader((out / "late.csv").open(encoding="utf-8")))
+    assert [(r["team"], r["status"]) for r in rows] == [
+        ("Beta team", "scored late"),
+        ("alpha", "team disabled"),
+    ]
+    row = rows[0]
     assert f"late/{row['file']}" in written
     assert (out / "late" / row["file"]).read_bytes() == sent
-    assert (row["team"], row["number"], row["message"]) == ("Beta team", "1", "after the end")
+    assert (row["number"], row["message"]) == ("1", "after the end")
     [mine] = store.late_submissions("c", "Beta team")
     assert float(row["public_score"]) == mine.public_score
     assert float(row["private_score"]) == mine.private_score
     assert row["file_sha256"] == hashlib.sha256(sent).hexdigest()
-    # The competition as it ran: the late file is in no index replay reads.
+    # The competition as it ran: the late files are in no index replay reads.
     index = list(csv.DictReader((out / "submissions.csv").open(encoding="utf-8")))
-    assert len(index) == 9 and row["file"] not in {r["file"] for r in index}
+    assert len(index) == 9 and not {r["file"] for r in rows} & {r["file"] for r in index}
 
 
 def test_audit_bundle_is_refused_until_published(store, tmp_path):

@@ -13,9 +13,10 @@ store, laid out as ``ladderboard replay`` reads a history
   with, :data:`ladderboard.random.DRAW_VERSIONS`);
 - ``late/`` and ``late.csv``: the late submissions (files sent after the
   publication, which no board of the competition reads), each file as
-  received, with its team, time, number, message and both exact scores;
+  received, with its team, time, number, message, status (``team
+  disabled`` for a team the late board leaves out) and both exact scores;
   apart from ``submissions/``, so that a replay reads the competition as it
-  ran;
+  ran (``late.csv`` holds its header alone when there are none);
 - ``refused.csv``: the refused files (the store keeps their hash, not their bytes);
 - ``teams.csv``: the teams (never their tokens);
 - ``data/``: the organiser's data files;
@@ -120,39 +121,40 @@ class Exports:
                 ),
             )
             late = []
-            for i, (sub, team) in enumerate(calendar.late_records(session, row.id), 1):
+            for i, sub in enumerate(calendar.late_records(session, row.id), 1):
                 data = unpack(sub.file)
-                name = submission_file_name(f"{i:05d}", team, sub.number, data)
+                name = submission_file_name(f"{i:05d}", sub.team, sub.number, data)
                 put(f"late/{name}", data)
                 late.append(
                     (
                         name,
-                        team,
+                        sub.team,
                         iso_cell(sub.created_at),
                         sub.number,
                         sub.message,
+                        "scored late" if sub.team_disabled_at is None else "team disabled",
                         repr(sub.public_score),
                         repr(sub.private_score),
                         sub.file_sha256,
                     )
                 )
-            if late:
-                put(
-                    "late.csv",
-                    csv_bytes(
-                        (
-                            "file",
-                            "team",
-                            "submitted_at",
-                            "number",
-                            "message",
-                            "public_score",
-                            "private_score",
-                            "file_sha256",
-                        ),
-                        late,
+            put(
+                "late.csv",
+                csv_bytes(
+                    (
+                        "file",
+                        "team",
+                        "submitted_at",
+                        "number",
+                        "message",
+                        "status",
+                        "public_score",
+                        "private_score",
+                        "file_sha256",
                     ),
-                )
+                    late,
+                ),
+            )
             put(
                 "refused.csv",
                 csv_bytes(

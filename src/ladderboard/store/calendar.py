@@ -8,12 +8,13 @@ transaction to its caller.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session, undefer
+from sqlalchemy.orm import Session
 
 from ladderboard.store.models import BoardFreezeRow, LateSubmissionRow, TeamRow, table_of
 
@@ -114,17 +115,27 @@ def late_board_rows(session: Session, competition_id: int) -> list[Any]:
     )
 
 
-def late_records(session: Session, competition_id: int) -> list[Any]:
+def late_records(session: Session, competition_id: int) -> Iterator[Any]:
     """Every late submission of the competition, disabled teams' too, in the
-    order stored: ``(row, team name)`` pairs, each row with its packed file
-    loaded (the export writes them all)."""
+    order stored, with its team's name and ``team_disabled_at`` and its packed
+    file. Rows are fetched a few at a time, so that the files are never all
+    in memory at once; the session must stay open while they are read."""
     late = LateSubmissionRow
-    return list(
-        session.execute(
-            select(late, TeamRow.name)
-            .join(TeamRow, TeamRow.id == late.team_id)
-            .where(late.competition_id == competition_id)
-            .options(undefer(late.file))
-            .order_by(late.id)
-        ).all()
+    query = (
+        select(
+            TeamRow.name.label("team"),
+            TeamRow.disabled_at.label("team_disabled_at"),
+            late.number,
+            late.created_at,
+            late.message,
+            late.public_score,
+            late.private_score,
+            late.file_sha256,
+            late.file,
+        )
+        .join(TeamRow, TeamRow.id == late.team_id)
+        .where(late.competition_id == competition_id)
+        .order_by(late.id)
+        .execution_options(yield_per=32)
     )
+    yield from session.execute(query)

@@ -214,7 +214,8 @@ def export(
     """Download a competition's whole record and unpack it into a folder (organiser).
 
     The folder holds solution.csv, submissions/ with the index submissions.csv
-    (what `ladderboard replay` reads), refused.csv, teams.csv, data/ and
+    (what `ladderboard replay` reads), late/ with late.csv (the files sent
+    after the publication), refused.csv, teams.csv, data/ and
     competition.json.
     """
     from ladderboard.client.archive import ArchiveRefused, unpack_archive
@@ -234,11 +235,15 @@ def export(
     if as_json:
         print_json({"slug": slug, "folder": str(out), "files": [str(p) for p in written]})
         return
-    submitted = sum(1 for p in written if p.parent.name == "submissions")
+    counted = ("submissions", "late")  # a line for each folder, not each file
     for path in written:
-        if path.parent.name != "submissions":
+        if path.parent.name not in counted:
             typer.echo(f"wrote {path}")
+    submitted = sum(1 for p in written if p.parent.name == "submissions")
     typer.echo(f"wrote {submitted} submitted file(s) to {out / 'submissions'}")
+    late = sum(1 for p in written if p.parent.name == "late")
+    if late:
+        typer.echo(f"wrote {late} late file(s) to {out / 'late'}")
     score = json.loads((out / "competition.json").read_text())["config"]["score"]
     typer.echo(
         f"replay it with `ladderboard replay --solution {out / 'solution.csv'} "

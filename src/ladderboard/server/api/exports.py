@@ -126,8 +126,9 @@ def audit_url(slug: str) -> str:
     response_class=StreamingResponse,
     summary="Download the whole competition as a zip archive (organiser)",
     description="The solution, every submitted file (laid out as `ladderboard replay` reads "
-    "them, with the index `submissions.csv`), the refused files' records, the teams, the "
-    "data files and `competition.json`; the private scores and the key once published.",
+    "them, with the index `submissions.csv`), the late files (`late/` and `late.csv`), the "
+    "refused files' records, the teams, the data files and `competition.json`; the private "
+    "scores and the key once published.",
 )
 def export_competition(acting: ActingDep, competition: Competition) -> StreamingResponse:
     slug = competition.slug
