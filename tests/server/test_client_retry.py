@@ -296,3 +296,22 @@ def test_a_stored_token_is_not_sent_to_another_server(scripted, tmp_path, monkey
     assert other.authorizations == [None, None]
     same = CliRunner().invoke(app, ["competitions", "--server", other.url, "--token", "t" * 20])
     assert same.exit_code == 0 and other.authorizations[-1] == "Bearer " + "t" * 20
+
+
+def test_a_given_connection_keeps_its_timeout_unless_one_is_asked_for():
+    import httpx2
+
+    read: list[float] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        read.append(request.extensions["timeout"]["read"])
+        return httpx2.Response(200, json=[])
+
+    with httpx2.Client(transport=httpx2.MockTransport(answer), timeout=7.0) as given:
+        Client("http://server", "token", http=given).competitions()
+        Client("http://server", "token", http=given, timeout=300).competitions()
+        Client("http://server", "token", http=given, timeout=300).with_token("t").competitions()
+    with Client("http://server", "token", timeout=2.5) as own:
+        own._http._transport = httpx2.MockTransport(answer)  # no server: what is sent
+        own.competitions()
+    assert read == [7.0, 300, 300, 2.5]

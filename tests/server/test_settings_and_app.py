@@ -64,6 +64,29 @@ def test_apps_do_not_share_state(database_url, solution):
         assert b.get("/api/competitions/demo").status_code == 200  # same database
 
 
+def test_apps_share_their_routes_and_each_answers_from_its_own_store(tmp_path, solution):
+    """The route objects are built once a process (ladderboard.server.routes);
+    a request still reaches its own application's store and settings."""
+    tokens = (ADMIN, ADMIN[::-1])
+    apps = [
+        create_app(Settings(admin_token=token, database_url=f"sqlite:///{tmp_path / f'{i}.db'}"))
+        for i, token in enumerate(tokens)
+    ]
+    pairs = zip(apps[0].router.routes, apps[1].router.routes, strict=True)
+    shared = [x for x, y in pairs if x is y]
+    assert len(shared) >= 9  # the API's, the health and metrics routes, the pages'
+    with TestClient(apps[0]) as first, TestClient(apps[1]) as second:
+        create(first, solution)
+        assert first.get("/api/competitions/demo").status_code == 200
+        assert second.get("/api/competitions/demo").status_code == 404
+        whoami = [
+            second.get("/api/whoami", headers={"Authorization": f"Bearer {token}"})
+            for token in tokens
+        ]
+        assert [r.status_code for r in whoami] == [401, 200]
+        assert whoami[1].json()["role"] == "organiser"
+
+
 def test_an_unexpected_error_is_a_json_500_without_details(database_url, solution):
     store = Competitions.open(database_url)
 

@@ -51,6 +51,7 @@ __all__ = [
     "MAX_TOTAL_WAIT",
     "MAX_WAIT",
     "RETRIES",
+    "TIMEOUT",
     "ServerError",
     "Transport",
     "Waiting",
@@ -60,6 +61,8 @@ __all__ = [
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 
+TIMEOUT = 60.0
+"""Seconds to wait for each request, by default."""
 RETRIES = 3
 """How many times a 429 or 503 is asked again, by default."""
 MAX_WAIT = 60.0
@@ -177,9 +180,9 @@ class Transport:
         ``http://127.0.0.1:8000``).
     token : str or None
         The organiser's or a team's token (default ``LADDERBOARD_TOKEN``).
-    timeout : float
-        Seconds to wait for each request (a connection given as ``http``
-        keeps its own).
+    timeout : float or None
+        Seconds to wait for each request (default :data:`TIMEOUT`); a
+        connection given as ``http`` keeps its own unless one is given.
     http : httpx2.Client, optional
         The connection to use instead of a new one, e.g. a FastAPI
         ``TestClient(app)`` in tests; it is shared, not closed, by this client.
@@ -198,7 +201,7 @@ class Transport:
         server: str | None = None,
         token: str | None = None,
         *,
-        timeout: float = 60.0,
+        timeout: float | None = None,
         http: httpx2.Client | None = None,
         retries: int = RETRIES,
         max_wait: float = MAX_WAIT,
@@ -213,7 +216,16 @@ class Transport:
         self.max_total_wait = max_total_wait
         self.on_wait = on_wait
         self._owns_http = http is None
-        self._http = http if http is not None else httpx2.Client(timeout=timeout)
+        self._http = (
+            http
+            if http is not None
+            else httpx2.Client(timeout=TIMEOUT if timeout is None else timeout)
+        )
+        # Sent with each request only when asked for over a given connection:
+        # a connection of our own carries it, a given one keeps its own.
+        self._per_request: dict[str, Any] = (
+            {} if timeout is None or http is None else {"timeout": timeout}
+        )
 
     def close_connection(self) -> None:
         """Release the connections (unless they were given)."""
@@ -295,7 +307,9 @@ class Transport:
         def send() -> httpx2.Response:
             if isinstance(content, io.IOBase):
                 content.seek(0)  # a body sent again is sent whole
-            return self._http.request(method, self.server + path, headers=headers, **kwargs)
+            return self._http.request(
+                method, self.server + path, headers=headers, **self._per_request, **kwargs
+            )
 
         try:
             return self._sending(method, headers, send)
@@ -325,7 +339,9 @@ class Transport:
         headers = self._headers(None)
 
         def send() -> httpx2.Response:
-            request = self._http.build_request(method, self.server + path, headers=headers)
+            request = self._http.build_request(
+                method, self.server + path, headers=headers, **self._per_request
+            )
             return self._http.send(request, stream=True)
 
         try:
