@@ -53,6 +53,9 @@ from ladderboard.store.blobs import unpack
 
 __all__ = ["Exports"]
 
+# The first columns of submissions.csv and late.csv: a file and whose it is.
+_FILE_COLUMNS = ("file", "team", "submitted_at", "number", "message", "status")
+
 
 class Exports:
     """The organiser's export, over ``context``."""
@@ -104,12 +107,7 @@ class Exports:
                 "submissions.csv",
                 csv_bytes(
                     (
-                        "file",
-                        "team",
-                        "submitted_at",
-                        "number",
-                        "message",
-                        "status",
+                        *_FILE_COLUMNS,
                         "released",
                         "improved",
                         "selected",
@@ -142,12 +140,7 @@ class Exports:
                 "late.csv",
                 csv_bytes(
                     (
-                        "file",
-                        "team",
-                        "submitted_at",
-                        "number",
-                        "message",
-                        "status",
+                        *_FILE_COLUMNS,
                         "public_score",
                         "private_score",
                         "file_sha256",
