@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -19,23 +20,30 @@ __all__ = ["on_one_blas_thread", "single_blas_thread"]
 F = TypeVar("F", bound=Callable[..., Any])
 
 _CONTROLLER: Any = None
+_MODULES_SEEN = -1
 
 
 def single_blas_thread() -> contextlib.AbstractContextManager[Any]:
     """A context in which BLAS uses one thread.
 
-    The loaded libraries are inspected once, on first use (inspecting them is
-    the expensive part); the limit is process-wide while the context lasts.
+    The loaded libraries are inspected on first use, and again whenever a
+    module has been imported since (inspecting them is the expensive part,
+    about a millisecond): numpy and scipy each bring an OpenBLAS of their own,
+    and scipy's is loaded only when a scipy module that needs it is first
+    imported, which may be long after the first submission. The limit is
+    process-wide while the context lasts.
 
     >>> import numpy as np
     >>> with single_blas_thread():
     ...     float(np.dot(np.ones(20000), np.ones(20000)))
     20000.0
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
+    global _CONTROLLER, _MODULES_SEEN
+    if _CONTROLLER is None or len(sys.modules) != _MODULES_SEEN:
         from threadpoolctl import ThreadpoolController
 
+        # Counted before inspecting: a module imported meanwhile is seen next time.
+        _MODULES_SEEN = len(sys.modules)
         _CONTROLLER = ThreadpoolController()
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
