@@ -73,6 +73,7 @@ NO_CLIENT = {m for m, extra in EXTRA_OF_MODULE.items() if extra != "client"}
     ],
     ids=lambda value: " ".join(value) if isinstance(value, list) else None,
 )
+@pytest.mark.slow
 def test_a_missing_extra_is_one_line_naming_it(blocked, argv, extra, tmp_path):
     (tmp_path / "predictions.csv").write_text("id,target\n1,0\n")
     before = sorted(p.name for p in tmp_path.iterdir())

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from typer.testing import CliRunner
@@ -75,6 +76,7 @@ def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     )
 
 
+@pytest.mark.slow
 def test_verify_on_a_missing_store_says_so_in_one_line_and_creates_nothing(tmp_path):
     missing = tmp_path / "nowhere" / "store.db"
     done = _run("verify", "c", "--db", f"sqlite:///{missing}")
@@ -85,6 +87,7 @@ def test_verify_on_a_missing_store_says_so_in_one_line_and_creates_nothing(tmp_p
     assert not missing.exists() and not missing.parent.exists()
 
 
+@pytest.mark.slow
 def test_a_url_that_is_not_a_database_url_is_a_usage_error(tmp_path):
     for command in (["init"], ["verify", "c"]):
         token = {"LADDERBOARD_ADMIN_TOKEN": ORGANISER_TOKEN}
@@ -94,6 +97,7 @@ def test_a_url_that_is_not_a_database_url_is_a_usage_error(tmp_path):
         assert line.startswith("error: cannot open 'bogus://x': it is not a database URL")
 
 
+@pytest.mark.slow
 def test_a_database_that_does_not_answer_is_named_in_one_line():
     done = _run("verify", "c", "--db", "postgresql://postgres@127.0.0.1:1/test")
     assert done.returncode == 3
@@ -102,6 +106,7 @@ def test_a_database_that_does_not_answer_is_named_in_one_line():
     assert "does not answer" in line
 
 
+@pytest.mark.slow
 def test_a_database_without_a_ladderboard_store_is_named_in_one_line_and_left_alone(tmp_path):
     empty = tmp_path / "empty.db"
     empty.write_bytes(b"")
@@ -118,6 +123,7 @@ def test_a_database_without_a_ladderboard_store_is_named_in_one_line_and_left_al
         assert path.read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_store_of_another_schema_revision_is_named_in_one_line(tmp_path):
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = make_engine(url)
@@ -133,6 +139,7 @@ def test_a_store_of_another_schema_revision_is_named_in_one_line(tmp_path):
     assert "ladderboard init brings a store up to date" in line
 
 
+@pytest.mark.slow
 def test_a_store_newer_than_this_ladderboard_says_to_upgrade(tmp_path):
     path = tmp_path / "new.db"
     engine = make_engine(f"sqlite:///{path}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from engine_helpers import csv_for, make_solution, noisy
@@ -69,6 +70,7 @@ def test_judge_cli_plays_a_team_as_the_library_does(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_judge_cli_refusals(tmp_path):
     solution = make_solution(n=200, seed=3)
     (tmp_path / "gold.csv").write_bytes(solution.to_csv())

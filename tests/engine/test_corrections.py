@@ -369,6 +369,7 @@ def test_verify_and_the_export_name_the_correction_before_publication(
     assert (export / "corrections/1/solution.csv").read_bytes() == solution.to_csv()
 
 
+@pytest.mark.slow
 def test_a_correction_among_concurrent_submissions_loses_none_and_mixes_no_solutions(
     store, database_url, clock
 ):

@@ -24,6 +24,7 @@ def _real_now() -> datetime:
     return datetime.now(UTC)
 
 
+@pytest.mark.slow
 def test_deadline_the_store_clock_decides_between_hosts_apart(database_url):
     """Two engines over one store, one host's clock a minute ahead of the
     store's and one a minute behind: before the store's deadline the host

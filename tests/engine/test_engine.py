@@ -355,6 +355,7 @@ def test_deadline_close_selection_and_private_board(store, clock):
 # ------------------------------------------------------------------ audit
 @pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "shaky-ladder", "ladder-boot"])
 @pytest.mark.parametrize("board", ["per-team", "per-rank"])
+@pytest.mark.slow
 def test_verify_replays_every_release(store, mechanism, board):
     solution, _ = create(store, mechanism=mechanism, board=board, daily_quota=None)
     for team in ("alpha", "beta"):

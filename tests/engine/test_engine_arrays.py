@@ -206,6 +206,7 @@ states = st.recursive(
 
 @settings(max_examples=80, deadline=None)
 @given(states, st.integers(1, 400))
+@pytest.mark.slow
 def test_spill_then_fill_is_the_identity(state, chars):
     arrays: dict[str, dict] = {}
     small = spill(state, arrays, chars=chars)

@@ -90,6 +90,7 @@ BOARDS = [{"board": "per-team"}, {"board": "per-rank", "ranks": 2}]
 
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: b["board"])
 @pytest.mark.parametrize("mechanism", MECHANISMS)
+@pytest.mark.slow
 def test_two_engines_sharing_a_store_agree_with_one_that_caches_nothing(
     database_url, mechanism, board, tmp_path
 ):
@@ -174,6 +175,7 @@ def test_per_rank_instances_kept_between_submissions_are_the_stored_ones(
 
 
 @pytest.mark.parametrize("board", BOARDS, ids=lambda b: b["board"])
+@pytest.mark.slow
 def test_a_failed_transaction_drops_the_cached_mechanism(
     database_url, board, tmp_path, monkeypatch
 ):
@@ -343,6 +345,7 @@ LOSS_BASED = sorted(k for k, m in COMPETITION_MECHANISMS.items() if m.input_kind
 
 @pytest.mark.parametrize("board", ["per-team", "per-rank"])
 @pytest.mark.parametrize("mechanism", LOSS_BASED)
+@pytest.mark.slow
 def test_scoring_into_the_same_scratch_releases_what_new_arrays_would(
     database_url, mechanism, board, tmp_path
 ):

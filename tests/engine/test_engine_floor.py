@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 
 from engine_helpers import Clock, csv_for
 from ladderboard.attacks import near_duplicate_attack
@@ -62,6 +63,7 @@ def climb(tmp_path, floor):
     return result
 
 
+@pytest.mark.slow
 def test_a_floor_set_by_the_organiser_stops_the_climb_through_the_engine(tmp_path):
     root = 1 / math.sqrt(PUBLIC)
     plain = climb(tmp_path, None)

@@ -76,6 +76,7 @@ def _bundle(store: Competitions, folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_export_holds_what_replay_reads_and_replay_runs_on_it(store, tmp_path):
     _played(store)
     out = tmp_path / "export"

@@ -58,6 +58,7 @@ def test_documented_by_refuses_an_undocumented_source():
         documented_by(bare)
 
 
+@pytest.mark.slow
 def test_the_docs_extension_gives_the_facade_its_docstrings():
     griffe = pytest.importorskip("griffe")
     spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")

@@ -289,6 +289,7 @@ def _postgres_only(database_url):
         pytest.skip("SQLite serialises every writer: the race is PostgreSQL's")
 
 
+@pytest.mark.slow
 def test_membership_a_merge_waits_for_a_submission_in_flight(store, database_url, monkeypatch):
     """A merge accepted while a file of the team it retires is being stored
     waits for that file's commit: the retired team gains no submission after

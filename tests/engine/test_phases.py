@@ -83,6 +83,7 @@ def _teams(store, slug: str) -> list[tuple[str, int | None, bool]]:
 
 
 @pytest.mark.parametrize("board", ["per-team", "per-rank"])
+@pytest.mark.slow
 def test_phases_played_through(database_url, board):
     clock = Clock(START)
     store = Competitions.open(database_url, clock=clock, store_clock=clock)

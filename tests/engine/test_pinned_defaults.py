@@ -67,6 +67,7 @@ def test_a_competition_stores_the_defaults_it_settles_to(database_url, monkeypat
         store.dispose()
 
 
+@pytest.mark.slow
 def test_the_migration_writes_out_the_defaults_an_older_competition_ran_with(
     database_url, monkeypatch
 ):

@@ -61,6 +61,7 @@ def _history(store: Competitions, other: Competitions, clock: Clock, seed: int) 
 @pytest.mark.parametrize(
     "mechanism", ["parameter-free-ladder", "full-disclosure", "shaky-ladder", "ladder-boot"]
 )
+@pytest.mark.slow
 def test_the_stored_board_is_the_board_of_every_submission(database_url, mechanism, board):
     clock = Clock()
     store = Competitions.open(database_url, clock=clock)
@@ -107,6 +108,7 @@ def test_the_stored_board_is_the_board_of_every_submission(database_url, mechani
 
 
 @pytest.mark.parametrize("mechanism", ["parameter-free-ladder", "full-disclosure"])
+@pytest.mark.slow
 def test_a_kept_board_is_patched_into_the_board_of_every_submission(
     database_url, mechanism, monkeypatch
 ):
@@ -155,6 +157,7 @@ def test_a_kept_board_is_patched_into_the_board_of_every_submission(
         reader.dispose()
 
 
+@pytest.mark.slow
 def test_the_migration_builds_the_standings_a_store_had(database_url):
     """Down to the revision before the standings and up again: the
     standings are built from the submissions as the live store kept them."""

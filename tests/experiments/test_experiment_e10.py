@@ -110,6 +110,7 @@ def test_arguments_are_checked():
         e10_repetition(rep=0, releases=2.5, random_state=0)
 
 
+@pytest.mark.slow
 def test_the_figure_and_the_report(run, tmp_path):
     result = write_outputs(run, tmp_path)
     names = sorted(p.name for p in result.paths)

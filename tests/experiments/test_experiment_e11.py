@@ -56,6 +56,7 @@ def test_a_cell_rejects_an_unknown_board():
         e11_cell(n=100, k=10, board="Kaggle", reps=1, random_state=0)
 
 
+@pytest.mark.slow
 def test_the_outputs(tmp_path):
     run_experiment("e11", quick=True, reps=1, seed=1, out=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -68,6 +69,7 @@ def test_the_outputs(tmp_path):
     assert "inverse of the step size" in report and "Excess" in report
 
 
+@pytest.mark.slow
 def test_the_report_gives_student_t_intervals(tmp_path):
     """Each cell is the mean ± the half-width of its 95 % Student-t interval
     (3 degrees of freedom at 4 repetitions), and the report says so."""

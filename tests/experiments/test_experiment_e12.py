@@ -35,6 +35,7 @@ def _median(frame, figure, arm, column, k=KMAX):
     return float(part[column].median())
 
 
+@pytest.mark.slow
 def test_the_standard_holdout_overfits_where_there_is_no_signal(quick):
     """Fig. 1A: over seeds 0-5 of the quick run the standard holdout answered
     0.67-0.69 at k = 100 and fresh data scored 0.50-0.51."""
@@ -44,6 +45,7 @@ def test_the_standard_holdout_overfits_where_there_is_no_signal(quick):
 
 
 @pytest.mark.parametrize("arm", ["thresholdout", "Gaussian Thresholdout"])
+@pytest.mark.slow
 def test_thresholdout_answers_within_its_noise_of_a_coin(quick, arm):
     """Fig. 1B: its answer is the noisy holdout's or the training estimate
     within its threshold T = 4/√n of it, at the defaults and as the Science
@@ -54,6 +56,7 @@ def test_thresholdout_answers_within_its_noise_of_a_coin(quick, arm):
     assert abs(_mean(quick, 1, arm, "fresh") - 0.5) < 0.03
 
 
+@pytest.mark.slow
 def test_a_ladder_guards_only_the_queries_it_answers(quick):
     """Selecting on training alone, the ladder's release stays near 0.5; with
     the correlations checked on the plain holdout first, it releases the
@@ -62,6 +65,7 @@ def test_a_ladder_guards_only_the_queries_it_answers(quick):
     assert _mean(quick, 1, "PF Ladder, plain check", "holdout") > 0.6
 
 
+@pytest.mark.slow
 def test_with_signal_the_standard_holdout_overstates_and_thresholdout_does_not(quick):
     """Fig. 2: over seeds 0-5 the standard holdout's answer exceeded fresh by
     0.11-0.14 at k = 100; Thresholdout's answer stays near fresh (the median
@@ -82,6 +86,7 @@ def test_a_cell_is_reproducible_and_checks_its_figure():
         e12_cell(figure=3, n=300, d=400, ks=(5,), reps=1, random_state=0)
 
 
+@pytest.mark.slow
 def test_the_outputs(tmp_path):
     run_experiment("e12", quick=True, reps=1, seed=1, out=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -123,6 +128,7 @@ def test_accuracy_queries_have_their_own_instance_at_the_defaults(monkeypatch):
         assert board.threshold == pytest.approx(4 / math.sqrt(n) / 12)
 
 
+@pytest.mark.slow
 def test_the_noise_scales_compared(quick):
     """Correlation queries that do not overfit: the larger σ, the more of
     them Thresholdout answers from the holdout (at σ = 1/√n about one in

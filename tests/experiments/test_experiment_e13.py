@@ -14,6 +14,7 @@ def quick():
     return run_experiment("e13", quick=True, seed=0).frame
 
 
+@pytest.mark.slow
 def test_the_table_has_one_row_per_split_and_arm(quick):
     assert list(quick.columns) == [
         "rep",
@@ -33,6 +34,7 @@ def test_the_table_has_one_row_per_split_and_arm(quick):
     assert (quick.optimism == quick.validation - quick.test).all()
 
 
+@pytest.mark.slow
 def test_the_plain_validation_set_is_optimistic(quick):
     """Over seeds 0-5 of the quick run the plain set's mean optimism was
     0.019-0.071."""
@@ -41,6 +43,7 @@ def test_the_plain_validation_set_is_optimistic(quick):
     assert (plain.validation == plain.validation_exact).all()
 
 
+@pytest.mark.slow
 def test_the_pf_ladder_never_releases_more_than_the_plain_best(quick):
     """It releases the score of a candidate it accepted, and the plain set's
     best is the best of all of them: split by split, never above."""
@@ -49,6 +52,7 @@ def test_the_pf_ladder_never_releases_more_than_the_plain_best(quick):
     assert (ladder <= plain + 1e-9).all()
 
 
+@pytest.mark.slow
 def test_thresholdout_with_large_noise_selects_its_noise(quick):
     """At 4/√n on 100 rows the noise scale is 0.1: the best release is the
     largest noise draw. Over seeds 0-5 its optimism was 0.13-0.32, always
@@ -63,6 +67,7 @@ def test_arms_of_one_split_share_the_split_and_candidates():
     assert [t.kwargs["first_rep"] for t in tasks] == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_the_outputs(tmp_path):
     run_experiment("e13", quick=True, reps=2, seed=1, out=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -75,6 +80,7 @@ def test_the_outputs(tmp_path):
     assert "optimism" in report and "GuardedRandomizedSearch" in report
 
 
+@pytest.mark.slow
 def test_the_report_gives_student_t_intervals(quick):
     """4 splits: the half-width is t_{0.975, 3} · sd/√4, 1.62 times the normal
     1.96 · sd/√4, and the report says which it is."""

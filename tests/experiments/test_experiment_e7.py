@@ -127,6 +127,7 @@ def test_arguments_are_checked():
         e7_cell(rep=0, design="simulated", alpha=0.15, bs=(1.5,), random_state=0)
 
 
+@pytest.mark.slow
 def test_the_figure_and_the_report(cells, tmp_path):
     info = RunInfo(reps=10, quick=True, seed=0, jobs=1, backend="loky", seconds=1.0)
     paths = E7.plot(cells, tmp_path / "e7")

@@ -36,6 +36,7 @@ def test_the_settings_are_the_papers():
     assert planned_submissions(15, 15) == 120
 
 
+@pytest.mark.slow
 def test_a_stricter_ladder_allows_more_submissions(quick):
     """Paper (ADNI, threshold -0.05): fewer than 794 submissions at α = 0.15,
     fewer than 447 at α = 0.5, 1,785 fine at α = 0.01. Quick runs (6
@@ -53,6 +54,7 @@ def test_a_stricter_ladder_allows_more_submissions(quick):
     assert medians[0.5][1785] < medians[0.15][1785] < THRESHOLD
 
 
+@pytest.mark.slow
 def test_overfitting_grows_with_the_number_of_submissions(quick):
     """Seeds 0-5: on both designs the medians are ordered α 0.01 > 0.15 > 0.5
     at every setting from 447 submissions (at 199 α 0.15 and 0.5 tied once,
@@ -118,6 +120,7 @@ def test_bad_arguments_are_refused(kwargs, match):
         e9_block(**dict(arguments, **kwargs))
 
 
+@pytest.mark.slow
 def test_ladderboot_allows_more_submissions_than_the_ladder(quick):
     """Fig. S11: "fine to allow 1,785 submissions when using ... the LadderBoot
     irrespective of the adopted α value", "a larger number of submissions in

@@ -80,6 +80,7 @@ def _exact_private(solution, predictions) -> float:
     return float(np.mean(predictions[rows] != solution.targets[rows].astype(int)))
 
 
+@pytest.mark.slow
 def test_evalai_phase_releases_the_engines_scores_and_keeps_the_truth_for_the_host(phase):
     module, solution, annotation, url, tmp_path = phase
     plays = []  # (team, predictions, answer)
@@ -135,6 +136,7 @@ def test_evalai_phase_releases_the_engines_scores_and_keeps_the_truth_for_the_ho
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_evalai_refusals_fail_the_submission_and_count_nothing(phase):
     module, solution, annotation, url, tmp_path = phase
     first = tmp_path / "first.csv"

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from engine_helpers import csv_for, make_solution, noisy
@@ -53,6 +54,7 @@ def _repository(tmp_path: Path):
     return solution, repo, gold
 
 
+@pytest.mark.slow
 def test_the_github_board_is_the_judges_and_writes_releases_only(tmp_path):
     solution, repo, gold = _repository(tmp_path)
     before = {p for p in repo.rglob("*")}

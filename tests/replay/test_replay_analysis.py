@@ -277,6 +277,7 @@ def test_a_clip_bounds_the_log_loss(competition):
         replay_competition(root / "solution.csv", root / "submissions", clip=0.5)
 
 
+@pytest.mark.slow
 def test_the_clip_is_in_the_report_and_its_command(competition, tmp_path):
     from test_replay_support import run_cli
 

@@ -6,10 +6,12 @@ PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
 from account_helpers import bearer, csrf_of, new_token, sign_up
 from server_helpers import ADMIN, add_team, create
 
 
+@pytest.mark.slow
 def test_tokens_through_the_api(client):
     sign_up(client, "ada")
     first = new_token(client, "laptop")

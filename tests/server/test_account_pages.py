@@ -5,6 +5,7 @@ On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import pytest
 from account_helpers import PASSWORD, bearer, csrf_of, new_token, sign_in, sign_up
 
 
@@ -29,6 +30,7 @@ def test_sign_out_revokes_the_session_and_a_copy_of_its_cookie(client, make_clie
     assert other.get("/account").url.path == "/account/sign-in"
 
 
+@pytest.mark.slow
 def test_sign_in_with_handle_or_email_and_a_wrong_password_is_counted(make_client):
     client = make_client(auth_failures_per_minute=3)  # the unverified address spends one
     sign_up(client, "ada", email="ada@example.org")
@@ -51,6 +53,7 @@ def test_sign_in_with_handle_or_email_and_a_wrong_password_is_counted(make_clien
     assert third.status_code == 429 and "ladderboard_session" not in client.cookies
 
 
+@pytest.mark.slow
 def test_sign_up_refusals_change_nothing(client, make_client):
     sign_up(client, "ada")
     anonymous = make_client()
@@ -130,6 +133,7 @@ def test_token_forms_need_the_session_this_origin_and_its_csrf(client, make_clie
     assert client.get("/account").url.path == "/account"
 
 
+@pytest.mark.slow
 def test_a_sign_in_never_sends_the_browser_to_another_site(client):
     sign_up(client, "ada")
     client.cookies.clear()

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from organiser_helpers import sign_in
 from server_helpers import add_team, bearer, create, organiser
 from test_api_corrections import _flipped
@@ -121,6 +122,7 @@ def test_a_refused_action_leaves_no_entry(client, solution):
     assert _log(client) == before
 
 
+@pytest.mark.slow
 def test_desk_forms_are_recorded_as_the_administrator_and_shown_newest_first(client, solution):
     create(client, solution)
     add_team(client, "alpha")

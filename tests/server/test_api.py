@@ -284,6 +284,7 @@ def test_whoami_names_the_organiser_or_the_team_of_a_token(client, solution):
 
 
 @pytest.mark.parametrize("slots", [1, 3])
+@pytest.mark.slow
 def test_a_worker_scores_at_most_its_slots_of_submissions_at_once(make_client, solution, slots):
     """``submission_slots`` bounds the submissions one worker scores at once
     (the rest wait their turn); every one of a burst is still answered, each
@@ -318,6 +319,7 @@ def test_a_worker_scores_at_most_its_slots_of_submissions_at_once(make_client, s
     assert most[0] == slots
 
 
+@pytest.mark.slow
 def test_a_poll_of_the_board_is_answered_304_until_the_board_changes(client, solution):
     """The JSON board carries an ETag; sent back in ``If-None-Match`` it
     gets 304 and no body while the board, and its envelope, stay the same;

@@ -101,6 +101,7 @@ def live(tmp_path, monkeypatch):
         yield server
 
 
+@pytest.mark.slow
 def test_cli_competition_correct(live, tmp_path):
     solution = Solution.from_labels(LABELS, public_fraction=0.5, random_state=0)
     organiser_client = Client(live.url, token=live.admin_token)
@@ -156,6 +157,7 @@ def test_desk_form_corrects_the_solution_and_a_refusal_keeps_the_reason(client, 
     assert "Correct the solution" not in client.get("/organiser/c/demo").text
 
 
+@pytest.mark.slow
 def test_a_solution_over_the_form_limit_is_corrected_as_it_was_created(client):
     """A correction carries a whole solution, as the creation does: it is
     read under the upload limit of files, not the small limit of forms."""

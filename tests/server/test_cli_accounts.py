@@ -52,6 +52,7 @@ def run(*args):
     return runner.invoke(app, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_login_keeps_a_personal_token_for_the_server(server, config):
     result = run("login", "--server", server.url, "--token", server.personal)
     assert result.exit_code == 0, result.output

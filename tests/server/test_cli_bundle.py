@@ -71,6 +71,7 @@ def stored(url: str, slug: str) -> tuple[str, str, int, int]:
         engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_dumped_bundle_makes_the_same_competition_again(database_url, tmp_path):
     """Create from a bundle, dump, create again under another slug from the
     dump, dump again: the same settings, texts, data files and commitment
@@ -146,6 +147,7 @@ def server(tmp_path_factory):
         yield live
 
 
+@pytest.mark.slow
 def test_the_example_bundle_creates_its_competition(server, tmp_path):
     """``examples/competition`` as the README's organiser would send it; the
     dump says every setting the example gives, and its data files."""

@@ -48,6 +48,7 @@ def create(server, folder, slug, *extra):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_cli_calendar_create_and_edit(live, tmp_path):
     deadline = SOON + timedelta(days=20)
     result = create(

@@ -84,6 +84,7 @@ def competition(server, tmp_path_factory):
     return {"token": token, "submits": outputs, "folder": folder}
 
 
+@pytest.mark.slow
 def test_create_and_submit(competition):
     first, second = competition["submits"]
     (row,) = rows("\n".join(first.splitlines()[:2]))  # the table, then the explanation
@@ -242,6 +243,7 @@ def test_leaderboard_private_is_refused_until_published_after_the_close(server, 
     assert [r["team"] for r in saved_rows] == ["alpha"]
 
 
+@pytest.mark.slow
 def test_errors_print_the_server_s_message_and_exit_1(server, competition):
     result = invoke(["team", "add", "cli-demo", "beta"], server, competition["token"])
     assert result.exit_code == 1

@@ -110,6 +110,7 @@ def desk(desk_server, tmp_path_factory):
 
 
 # ------------------------------------------------------------------- creation
+@pytest.mark.slow
 def test_desk_create_takes_overview_rules_and_data_files(admin, desk):
     info = admin.competition("desk")
     assert info["rules"] == RULES and info["description"] == OVERVIEW
@@ -345,6 +346,7 @@ def test_desk_team_import_without_a_file_shows_the_tokens_once(desk_server, admi
     assert [t["name"] for t in admin.teams("desk-import-screen")] == ["solo"]
 
 
+@pytest.mark.slow
 def test_desk_team_list_disable_enable_and_flags(desk_server, admin, tmp_path):
     slug = "desk-teams"
     create(desk_server, tmp_path, slug)
@@ -583,6 +585,7 @@ def test_desk_help_states_the_exit_statuses(verb):
     assert "Exit status: 0 done; 1 refused" in text and "3 the server" in text
 
 
+@pytest.mark.slow
 def test_desk_names_are_shown_as_text_not_as_markup(desk_server, tmp_path):
     slug = "desk-markup"
     create(desk_server, tmp_path, slug)

@@ -39,6 +39,7 @@ def predictions(flip_every: int) -> bytes:
     return f"id,target\n{rows}".encode()
 
 
+@pytest.mark.slow
 def test_export_and_audit_through_the_cli(tmp_path):
     solution = tmp_path / "solution.csv"
     solution.write_bytes(SOLUTION.to_csv())

@@ -55,6 +55,7 @@ def stored(config) -> dict:
     return json.loads((config / "credentials.json").read_text())
 
 
+@pytest.mark.slow
 def test_login_stores_the_token_per_server_in_a_private_file(server, config):
     result = run("login", "--server", server.url + "/", "--token", server.admin_token)
     assert result.exit_code == 0, result.output

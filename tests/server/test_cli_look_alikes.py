@@ -31,6 +31,7 @@ def run(server, token, *args):
     return runner.invoke(app, [str(a) for a in args], env=env)
 
 
+@pytest.mark.slow
 def test_cli_look_alikes_lists_each_flag_for_the_organiser_alone(tmp_path):
     url = f"sqlite:///{tmp_path / 'ladderboard.db'}"
     store = Competitions.open(url)

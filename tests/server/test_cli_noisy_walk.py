@@ -42,6 +42,7 @@ def _run(args, server, token):
     return result.output
 
 
+@pytest.mark.slow
 def test_a_cli_team_that_sends_random_files_after_a_model_is_ranked_on_it(tmp_path):
     with LocalServer(f"sqlite:///{tmp_path / 'walk.db'}") as server:
         solution = tmp_path / "solution.csv"

@@ -48,6 +48,7 @@ def invoke(args, live, token):
     return runner.invoke(app, ["competition", "organisers", "demo", *args], env=env)
 
 
+@pytest.mark.slow
 def test_organisers_are_added_listed_and_removed_from_the_command_line(server):
     live, tokens = server
     made = invoke(["add", "ola", "--role", "owner"], live, live.admin_token)

@@ -46,6 +46,7 @@ def personal_token(store, handle: str) -> str:
     return store.accounts.create_token(made.id, "cli")[1]
 
 
+@pytest.mark.slow
 def test_an_invitation_from_the_cli_lets_an_account_join(live, tmp_path):
     server, store = live
     (tmp_path / "solution.csv").write_bytes(SOLUTION.to_csv())

@@ -52,6 +52,7 @@ def table(output: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(output), delimiter="\t"))
 
 
+@pytest.mark.slow
 def test_rescore_prints_the_what_if_board_beside_the_live_one(server):
     live = run(server, server.admin_token, "leaderboard", "whatif", "--json")
     live_rows = json.loads(live.stdout)["rows"]
@@ -103,6 +104,7 @@ def test_rescore_prints_the_what_if_board_beside_the_live_one(server):
     assert json.loads(after.stdout)["rows"] == live_rows
 
 
+@pytest.mark.slow
 def test_rescore_refuses_teams_and_bad_input(server):
     team = run(server, server.team_token, "rescore", "whatif", "--mechanism", "ladder")
     assert team.exit_code == 1 and "403" in team.output

@@ -160,6 +160,7 @@ def test_serve_refuses_a_store_that_is_not_there_and_creates_none(tmp_path, monk
     assert not missing.exists()
 
 
+@pytest.mark.slow
 def test_serve_refuses_a_database_without_a_store_and_brings_an_old_one_up_to_date(
     empty_database_url, monkeypatch
 ):

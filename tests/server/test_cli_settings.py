@@ -37,6 +37,7 @@ def run(server, *args):
     return runner.invoke(app, [str(a) for a in args], env=env | {"COLUMNS": "200"})
 
 
+@pytest.mark.slow
 def test_cli_create_takes_every_setting_of_the_web_form(server, tmp_path):
     solution = tmp_path / "solution.csv"
     solution.write_bytes(SOLUTION.to_csv())

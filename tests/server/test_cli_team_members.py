@@ -50,6 +50,7 @@ def invoke(args, people, who):
     return runner.invoke(app, ["team", *args], env=env)
 
 
+@pytest.mark.slow
 def test_cli_team_members_form_merge_and_leave(people):
     created = invoke(["create", "demo", "owls"], people, "ann")
     assert created.exit_code == 0 and "team owls: you are its captain" in created.output

@@ -82,6 +82,7 @@ def scripted() -> Iterator[Callable[[list], Scripted]]:
         server.server_close()
 
 
+@pytest.mark.slow
 def test_a_429_is_asked_again_after_its_retry_after(scripted):
     server = scripted([(429, {"Retry-After": "1"}, BUSY), (200, {}, [{"slug": "a"}])])
     waits = []
@@ -92,6 +93,7 @@ def test_a_429_is_asked_again_after_its_retry_after(scripted):
     assert second[3] - first[3] >= 0.9  # it did wait the second asked for
 
 
+@pytest.mark.slow
 def test_retry_after_as_an_http_date(scripted):
     when = format_datetime(datetime.now(UTC) + timedelta(seconds=1), usegmt=True)
     server = scripted([(503, {"Retry-After": when}, UNAVAILABLE), (200, {}, {"status": "ok"})])
@@ -116,6 +118,7 @@ def test_the_retries_are_bounded_then_the_refusal_is_raised(scripted):
     assert len(server.seen) == 4  # the default: three retries
 
 
+@pytest.mark.slow
 def test_a_wait_longer_than_the_bounds_is_not_waited(scripted):
     # A daily quota's 429 asks to come back at midnight: that is refused at once.
     server = scripted([(429, {"Retry-After": "30000"}, BUSY), (200, {}, [])])

@@ -7,6 +7,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
+import pytest
 from server_helpers import ADMIN, add_team, create, predictions, submit
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -16,6 +17,7 @@ from ladderboard.engine.audit import verify
 from ladderboard.store import SubmissionRow
 
 
+@pytest.mark.slow
 def test_concurrent_submissions_are_each_stored_once(client, solution):
     create(client, solution, daily_quota="none", mechanism="ladder-boot")
     tokens = [add_team(client, name) for name in ("alpha", "beta", "gamma")]

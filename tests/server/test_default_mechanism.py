@@ -5,6 +5,7 @@ the OpenAPI schema says so. On SQLite and PostgreSQL, in-process."""
 
 from __future__ import annotations
 
+import pytest
 from server_helpers import organiser
 
 from ladderboard.mechanisms import parameters_of
@@ -58,6 +59,7 @@ def test_params_without_a_mechanism_or_a_default_that_cannot_score_are_refused(c
     assert client.get("/api/competitions").json() == []
 
 
+@pytest.mark.slow
 def test_the_openapi_schema_says_what_an_omitted_mechanism_means(client):
     schema = client.get("/openapi.json").json()
     (body,) = [

@@ -5,6 +5,7 @@ publishes the bundle the Overview then links."""
 from __future__ import annotations
 
 import httpx2
+import pytest
 from accessibility import audit, describe, require_axe
 from browser_helpers import serve
 from playwright.sync_api import Browser, expect
@@ -13,6 +14,7 @@ from server_helpers import ADMIN, add_team, bearer, create, predictions, submit
 from ladderboard.server.settings import Settings
 
 
+@pytest.mark.slow
 def test_the_audit_bundle_published_from_the_desk_is_linked_on_the_overview(
     browser: Browser, solution, tmp_path
 ):

@@ -440,6 +440,7 @@ def test_sign_out_revokes_the_session_everywhere(client, solution):
     assert client.get("/api/competitions/demo").json()["closed"] is False
 
 
+@pytest.mark.slow
 def test_organiser_forms_from_another_origin_are_refused(client, solution):
     create(client, solution)
     sign_in(client)

@@ -164,6 +164,7 @@ def test_the_docs_page_has_its_policy_and_the_pages_headers(client):
     assert response.headers["cache-control"] == "no-store"
 
 
+@pytest.mark.slow
 def test_swagger_ui_renders_its_operations_under_the_policy(live_server, browser: Browser):
     page = browser.new_page()
     problems: list[str] = []

@@ -103,6 +103,7 @@ def test_the_state_cookie_is_short_lived_and_goes_to_the_callbacks_only(oidc_cli
     assert "path=/account/oidc" in cookie and "max-age=600" in cookie
 
 
+@pytest.mark.slow
 def test_a_browser_signs_in_through_the_providers_own_login_page(tmp_path, oidc, browser):
     settings = Settings(
         admin_token=ADMIN,

@@ -44,6 +44,7 @@ def _text(html: str) -> str:
     return unescape(re.sub(r"<[^>]+>", "", html))
 
 
+@pytest.mark.slow
 def test_desk_sets_the_calendar_in_a_zone_and_the_rules_page_lists_it(clocked, solution):
     client, _ = clocked
     _calendar(client, solution)

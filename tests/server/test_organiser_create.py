@@ -108,6 +108,7 @@ def test_each_board_that_concedes_to_a_known_attack_says_so_beside_it(client):
 scaled = RECOMMENDED.per_root_n
 
 
+@pytest.mark.slow
 def test_every_parameter_field_holds_the_default_its_help_names_and_that_runs(client, solution):
     """The blank form's fields, left as they are, create a competition
     running exactly what their help says: "Default: X" over a field holding
@@ -323,6 +324,7 @@ BAD_CREATIONS = {
 
 
 @pytest.mark.parametrize(("fields", "message"), BAD_CREATIONS.values(), ids=BAD_CREATIONS.keys())
+@pytest.mark.slow
 def test_create_refuses_in_a_plain_sentence_and_keeps_every_value(
     client, solution, fields, message
 ):
@@ -522,6 +524,7 @@ def test_create_keeps_the_files_of_a_refused_form_for_the_next_try(client, make_
     assert competitions.drafts.kept(client.cookies.get("ladderboard_organiser"), draft).files == ()
 
 
+@pytest.mark.slow
 def test_create_files_chosen_anew_replace_the_kept_ones(client, solution):
     csrf = sign_in(client)
     fields = _create_form(slug="bad slug!")

@@ -68,6 +68,7 @@ def test_organiser_desk_needs_a_session_and_comes_back_after_sign_in(client, sol
 
 
 # -------------------------------------------------------------- teams table
+@pytest.mark.slow
 def test_desk_sorts_teams_by_each_column_with_aria_sort(client, solution):
     create(client, solution, daily_quota="none")
     tokens = {name: add_team(client, name) for name in ("carol", "alpha", "bob")}
@@ -237,6 +238,7 @@ def test_desk_imports_teams_and_gives_their_tokens_once(client, solution, conten
     ],
     ids=["columns", "repeat", "taken", "control", "long", "empty", "encoding", "quotes"],
 )
+@pytest.mark.slow
 def test_desk_import_refuses_a_bad_line_by_number_and_adds_none(client, solution, content, message):
     create(client, solution)
     add_team(client, "alpha")
@@ -335,6 +337,7 @@ def test_desk_moves_the_deadline_in_the_zone_chosen(client, solution):
     ],
     ids=["past", "skipped", "not-a-time", "zone", "empty"],
 )
+@pytest.mark.slow
 def test_desk_refuses_a_bad_deadline_and_keeps_the_old(client, solution, fields, message):
     year = datetime.now(UTC).year + 3
     create(client, solution, deadline=f"{year + 1}-01-01T00:00:00Z")
@@ -352,6 +355,7 @@ def test_desk_refuses_a_bad_deadline_and_keeps_the_old(client, solution, fields,
 
 
 # ------------------------------------------------------------------- files
+@pytest.mark.slow
 def test_desk_uploads_replaces_and_removes_data_files(client, solution):
     create(client, solution)
     csrf = sign_in(client)

@@ -112,6 +112,7 @@ def _path(path: str) -> str:
 
 
 @pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.slow
 def test_each_api_route_answers_each_role_as_the_table_says(client, people, caller):
     headers, _ = people
     for (method, path), needed in ROUTES.items():
@@ -152,6 +153,7 @@ def _desk_session(client, made, caller) -> str:
 
 
 @pytest.mark.parametrize("caller", CALLERS)
+@pytest.mark.slow
 def test_each_desk_page_and_form_answers_each_role_as_the_table_says(client, people, caller):
     _, made = people
     csrf = _desk_session(client, made, caller)
@@ -198,6 +200,7 @@ def test_the_desk_creates_competitions_for_organiser_accounts_only(
         assert [o.role for o in organisers] == ["owner"]
 
 
+@pytest.mark.slow
 def test_a_co_organiser_desk_shows_no_owner_form(client, people):
     _, made = people
     _desk_session(client, made, "co-organiser")

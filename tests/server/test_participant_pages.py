@@ -290,6 +290,7 @@ def test_participant_a_disabled_team_is_signed_out(client, solution):
 
 
 # ------------------------------------------------------------------- submit
+@pytest.mark.slow
 def test_participant_submit_says_what_happened_with_the_board_decimals(client, solution):
     competitions = client.app.state.competitions
     config = CompetitionConfig(score="zero_one", mechanism="full-disclosure", precision=3)
@@ -467,6 +468,7 @@ def test_participant_closed_competition_disables_submitting_and_says_why(client,
 
 
 # ------------------------------------------------------------------- boards
+@pytest.mark.slow
 def test_participant_long_boards_are_paginated_and_find_a_team(client, solution):
     competitions = client.app.state.competitions
     create(client, solution, mechanism="full-disclosure")

@@ -3,6 +3,7 @@ the length policy."""
 
 from __future__ import annotations
 
+import pytest
 from argon2 import PasswordHasher
 
 from ladderboard.server.passwords import (
@@ -13,6 +14,7 @@ from ladderboard.server.passwords import (
 )
 
 
+@pytest.mark.slow
 def test_a_hash_is_argon2id_salted_and_checks_only_its_password():
     first, second = hash_password("a passphrase of mine"), hash_password("a passphrase of mine")
     assert first.startswith("$argon2id$") and first != second  # a fresh salt each time

@@ -9,6 +9,7 @@ publish."""
 from __future__ import annotations
 
 import httpx2
+import pytest
 from browser_helpers import serve
 from server_helpers import ADMIN, LABELS, bearer, flipped, organiser
 
@@ -64,6 +65,7 @@ def _join(page, url: str, slug: str, team: str, query: str = "") -> None:
     page.get_by_role("button", name="Join", exact=True).click()
 
 
+@pytest.mark.slow
 def test_people_sign_up_team_up_submit_rotate_and_organise(tmp_path, oidc, browser):
     settings = Settings(
         admin_token=ADMIN,

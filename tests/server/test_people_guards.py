@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from server_helpers import add_team, bearer, create, flipped, submit
 
 
@@ -83,6 +84,7 @@ def test_an_account_with_the_administrators_role_makes_accounts(client):
     assert refused.status_code == 403, refused.text
 
 
+@pytest.mark.slow
 def test_an_unverified_address_names_no_account_at_sign_in(client):
     def sign_up(handle: str) -> None:
         form = {"handle": handle, "email": "v@uni.example", "password": "a long password"}

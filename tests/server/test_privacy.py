@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from server_helpers import add_team, bearer, create, organiser, predictions, submit
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -53,6 +54,7 @@ def walk(value, path=""):
             yield from walk(item, path)
 
 
+@pytest.mark.slow
 def test_no_route_leaks_before_the_close_and_the_private_board_shows_after(client, solution):
     create(client, solution, mechanism="ladder-boot", mechanism_params=json.dumps({"b": 50}))
     alpha, beta = add_team(client, "alpha"), add_team(client, "beta")

@@ -71,6 +71,7 @@ def test_open_join_records_the_rules_accepted_and_makes_the_team(client, solutio
     assert [(m.role) for m in members] == ["captain"]
 
 
+@pytest.mark.slow
 def test_joining_again_records_nothing_new(client, solution):
     competition(client, solution, "open")
     _, token = account(client, "alice")

@@ -76,6 +76,7 @@ def test_another_mechanism_is_shown_and_nothing_changes(client, solution):
         ({"mechanism": "ladder", "mechanism_params": {"a": [[[[[1]]]]]}}, "nested"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_is_a_422_that_names_it(client, solution, body, words):
     played(client, solution)
     response = client.post(URL, json=body, headers=organiser())

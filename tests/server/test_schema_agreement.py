@@ -38,6 +38,7 @@ ROUTES = [  # (method, path template, body, headers)
 
 
 @pytest.mark.parametrize(("method", "template", "body", "headers"), ROUTES)
+@pytest.mark.slow
 def test_a_body_that_cannot_be_parsed_is_a_documented_422(
     client, solution, method, template, body, headers
 ):
@@ -52,6 +53,7 @@ def test_a_body_that_cannot_be_parsed_is_a_documented_422(
 
 
 @pytest.mark.parametrize("name", ["train.csv", "notes.md", "data.parquet", "blob.bin"])
+@pytest.mark.slow
 def test_a_data_file_is_served_with_a_documented_type(client, solution, name):
     create(client, solution)
     template = "/api/competitions/{slug}/files/{name}"
@@ -63,6 +65,7 @@ def test_a_data_file_is_served_with_a_documented_type(client, solution, name):
     conforms(client, template, "GET", response)
 
 
+@pytest.mark.slow
 def test_a_loss_that_is_not_finite_leaves_no_score_outside_the_schema(client, solution):
     create(client, solution, score="squared", board="per-team")
     token = add_team(client, "alpha")
@@ -84,6 +87,7 @@ def test_a_loss_that_is_not_finite_leaves_no_score_outside_the_schema(client, so
     conforms(client, "/api/competitions/{slug}/submissions", "GET", own)
 
 
+@pytest.mark.slow
 def test_every_operation_documents_the_refusals_any_can_give(client):
     for path, operations in client.app.openapi()["paths"].items():
         for method, operation in operations.items():

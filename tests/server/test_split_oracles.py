@@ -174,6 +174,7 @@ def test_a_loss_that_is_not_finite_is_a_bad_file_whichever_part(
 
 # --------------------------------------- 5: a used idempotency key, another file
 @pytest.mark.parametrize("spent", [None, "quota", "invalid cap"])
+@pytest.mark.slow
 def test_a_used_key_refuses_another_file_before_reading_it(
     client, real_solution, monkeypatch, spent
 ):

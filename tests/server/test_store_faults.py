@@ -184,6 +184,7 @@ def postgres_url() -> Iterator[str]:
         yield url
 
 
+@pytest.mark.slow
 def test_a_dropped_connection_answers_503_then_recovers(postgres_url, solution):
     with _app(postgres_url) as client:
         create(client, solution)
@@ -198,6 +199,7 @@ def test_a_dropped_connection_answers_503_then_recovers(postgres_url, solution):
         assert client.get(READS[-1], headers=bearer(token)).status_code == 200
 
 
+@pytest.mark.slow
 def test_the_client_resends_a_submission_after_a_dropped_connection(postgres_url, solution):
     with _app(postgres_url) as http:
         create(http, solution)

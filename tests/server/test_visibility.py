@@ -181,6 +181,7 @@ def statuses(callers: dict[str, Caller], routes) -> dict[tuple[str, str, str], i
 
 
 @pytest.mark.parametrize("visibility", ["unlisted", "private"])
+@pytest.mark.slow
 def test_every_route_for_every_caller_under_each_visibility(browsers, solution, visibility):
     """Every route of the app under a competition's paths (walked from
     ``app.routes``), for each who takes part and each outsider, public
@@ -220,6 +221,7 @@ def test_every_route_for_every_caller_under_each_visibility(browsers, solution, 
 
 
 @pytest.mark.parametrize("visibility", VISIBILITIES)
+@pytest.mark.slow
 def test_listings_show_a_competition_to_whom_its_visibility_admits(browsers, solution, visibility):
     """The home page and ``GET /api/competitions`` list a public competition
     to everyone, an unlisted or a private one only to those who take part in
@@ -291,6 +293,7 @@ def test_a_change_of_visibility_is_a_setting_change_like_the_others(browsers, so
     assert admin.get("/api/competitions/bad").status_code == 404
 
 
+@pytest.mark.slow
 def test_the_desk_creates_and_changes_a_competition_s_visibility(browsers, solution):
     """The creation form and the settings form offer the three; the settings
     form saves a change, the desk says it, and a value that is not one of

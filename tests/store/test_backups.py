@@ -14,6 +14,7 @@ import subprocess
 import threading
 
 import numpy as np
+import pytest
 from sqlalchemy import make_url
 from typer.testing import CliRunner
 
@@ -61,6 +62,7 @@ def _boards(url: str) -> tuple:
         store.dispose()
 
 
+@pytest.mark.slow
 def test_sqlite_online_backup_while_a_writer_submits(tmp_path):
     live = tmp_path / "ladderboard.db"
     url = f"sqlite:///{live}"
@@ -108,6 +110,7 @@ def _libpq(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+@pytest.mark.slow
 def test_postgresql_dump_and_restore_into_a_new_database(tmp_path):
     require(
         shutil.which("pg_dump") is not None and shutil.which("pg_restore") is not None,

@@ -31,6 +31,7 @@ def _migrate_when_told(urls, barrier, results) -> None:
 
 
 @pytest.mark.parametrize("store", ["sqlite", "postgresql"])
+@pytest.mark.slow
 def test_two_processes_create_the_schema_at_once(store, tmp_path):
     if store == "postgresql":
         require(postgres_reachable(), f"PostgreSQL is not reachable at {PG_ADMIN_URL}")

@@ -13,6 +13,7 @@ current engine before the migration."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import inspect
 from typer.testing import CliRunner
@@ -40,6 +41,7 @@ def _predictions(client: TestClient) -> bytes:
     ).encode()
 
 
+@pytest.mark.slow
 def test_a_store_of_revision_0017_migrates_and_keeps_working(empty_database_url):
     engine = make_engine(empty_database_url)
     secrets = load(engine)
