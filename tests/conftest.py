@@ -1,9 +1,9 @@
 """Fixtures shared across the suite: a fresh store on SQLite and on PostgreSQL,
 and the rule for what a test needs from the system.
 
-Every store test runs on both stores. Each test has a database of its own,
-a copy of one migrated per test process, dropped afterwards; the tests of
-migrating itself take an empty one. A test that needs a system
+Every store test runs on both stores, each on a database of its own at the
+newest schema and empty (``database_copies.py`` says how they are made); the
+tests of migrating itself take an empty one. A test that needs a system
 service or program this machine lacks (PostgreSQL at 127.0.0.1:5432,
 Chromium at /usr/bin/chromium) is skipped with the instruction to install it,
 except under ``CI=true``, where it fails: CI must run every test.
@@ -14,65 +14,19 @@ from __future__ import annotations
 import contextlib
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from system import (
-    PG_ADMIN_URL,
-    postgres_reachable,
-    require,
-)
+from database_copies import MigratedStores, require_postgres
+from system import PG_ADMIN_URL
 
 pytest_plugins = ["engine_fixtures"]
-
-
-class MigratedStores:
-    """Per test process, a migrated store to copy for each test: a SQLite
-    file, and on first use a PostgreSQL database. Copying a migrated store
-    costs a fraction of migrating one."""
-
-    def __init__(self, folder: Path, stack: contextlib.ExitStack) -> None:
-        from ladderboard.store import make_engine, migrate
-
-        self.sqlite = folder / "ladderboard.db"
-        engine = make_engine(f"sqlite:///{self.sqlite}")
-        migrate(engine)
-        engine.dispose()
-        self._stack = stack
-        self._postgresql: str | None = None
-
-    def postgresql(self) -> str:
-        """The name of the migrated PostgreSQL database, a template."""
-        from sqlalchemy.engine import make_url
-
-        from ladderboard.store import make_engine, migrate
-        from ladderboard.store.database import scratch_postgres_database
-
-        if self._postgresql is None:
-            url = self._stack.enter_context(
-                scratch_postgres_database(PG_ADMIN_URL, prefix="lb_template")
-            )
-            engine = make_engine(url)
-            migrate(engine)
-            engine.dispose()  # a template takes no connection
-            self._postgresql = make_url(url).database
-        return self._postgresql
 
 
 @pytest.fixture(scope="session")
 def migrated_stores(tmp_path_factory) -> Iterator[MigratedStores]:
     with contextlib.ExitStack() as stack:
         yield MigratedStores(tmp_path_factory.mktemp("template"), stack)
-
-
-def _require_postgres() -> None:
-    require(
-        postgres_reachable(),
-        f"PostgreSQL is not reachable at {PG_ADMIN_URL} (apt-get install postgresql, with "
-        "user postgres trusted on 127.0.0.1 and a database test; or set "
-        "LADDERBOARD_TEST_PG_URL): see the README's Set-up",
-    )
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -84,11 +38,8 @@ def database_url(request, tmp_path, migrated_stores):
         shutil.copyfile(migrated_stores.sqlite, path)
         yield f"sqlite:///{path}"
         return
-    _require_postgres()
-    from ladderboard.store.database import scratch_postgres_database
-
-    template = migrated_stores.postgresql()
-    with scratch_postgres_database(PG_ADMIN_URL, prefix="lb_test", template=template) as url:
+    require_postgres()
+    with migrated_stores.postgresql_copy() as url:
         yield url
 
 
@@ -99,8 +50,42 @@ def empty_database_url(request, tmp_path):
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'ladderboard.db'}"
         return
-    _require_postgres()
+    require_postgres()
     from ladderboard.store.database import scratch_postgres_database
 
     with scratch_postgres_database(PG_ADMIN_URL, prefix="lb_test") as url:
         yield url
+
+
+# ------------------------------------------------------------ the slow marker
+# A test over a second is marked ``slow`` (pyproject.toml): it runs in CI's
+# slow step, once, not in the fast step each Python version runs. A test that
+# grows past it is listed at the end of the run, for its author to mark.
+SLOW_SECONDS = 1.0
+_unmarked_seconds: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "slow" not in report.keywords:
+        _unmarked_seconds[report.nodeid] = (
+            _unmarked_seconds.get(report.nodeid, 0.0) + report.duration
+        )
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    over = sorted(
+        ((seconds, nodeid) for nodeid, seconds in _unmarked_seconds.items()),
+        reverse=True,
+    )
+    over = [(seconds, nodeid) for seconds, nodeid in over if seconds > SLOW_SECONDS]
+    if not over:
+        return
+    terminalreporter.section("tests not marked slow that took over a second")
+    for seconds, nodeid in over[:15]:
+        terminalreporter.write_line(f"{seconds:6.2f}s {nodeid}")
+    if len(over) > 15:
+        terminalreporter.write_line(f"and {len(over) - 15} more")
+    terminalreporter.write_line(
+        "(set up, run and torn down; on a loaded machine or under pytest -n, "
+        "more than the test alone takes)"
+    )
