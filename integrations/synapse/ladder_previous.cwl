@@ -17,7 +17,7 @@ requirements:
 
 hints:
   DockerRequirement:
-    dockerPull: ladderboard-synapse:0.1.0
+    dockerPull: ladderboard-synapse:0.2.0
 
 inputs:
   - id: submissionid

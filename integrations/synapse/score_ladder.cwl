@@ -19,7 +19,7 @@ requirements:
 hints:
   DockerRequirement:
     # Built from the Dockerfile beside this file.
-    dockerPull: ladderboard-synapse:0.1.0
+    dockerPull: ladderboard-synapse:0.2.0
 
 inputs:
   - id: submissionid

@@ -8,4 +8,4 @@ implements the mechanisms that keep the board honest: the Ladder (Blum & Hardt,
 (Chaibub Neto et al., 2016).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
