@@ -60,24 +60,35 @@ def empty_database_url(request, tmp_path):
 # ------------------------------------------------------------ the slow marker
 # A test over a second is marked ``slow`` (pyproject.toml): it runs in CI's
 # slow step, once, not in the fast step each Python version runs. A test that
-# grows past it is listed at the end of the run, for its author to mark.
+# grows past it is listed at the end of the run, for its author to mark. What
+# is timed is the test's own run: a module's or a process's fixtures are paid
+# once, by whichever test comes first.
 SLOW_SECONDS = 1.0
 _unmarked_seconds: dict[str, float] = {}
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if call.when == "call" and isinstance(item, pytest.Function):  # doctests take no marks
+        report.user_properties.append(("marked slow", item.get_closest_marker("slow") is not None))
+    return report
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if "slow" not in report.keywords:
-        _unmarked_seconds[report.nodeid] = (
-            _unmarked_seconds.get(report.nodeid, 0.0) + report.duration
-        )
+    if report.when == "call" and ["marked slow", False] in map(list, report.user_properties):
+        _unmarked_seconds[report.nodeid] = report.duration
 
 
 def pytest_terminal_summary(terminalreporter) -> None:
     over = sorted(
-        ((seconds, nodeid) for nodeid, seconds in _unmarked_seconds.items()),
+        (
+            (seconds, nodeid)
+            for nodeid, seconds in _unmarked_seconds.items()
+            if seconds > SLOW_SECONDS
+        ),
         reverse=True,
     )
-    over = [(seconds, nodeid) for seconds, nodeid in over if seconds > SLOW_SECONDS]
     if not over:
         return
     terminalreporter.section("tests not marked slow that took over a second")
@@ -86,6 +97,5 @@ def pytest_terminal_summary(terminalreporter) -> None:
     if len(over) > 15:
         terminalreporter.write_line(f"and {len(over) - 15} more")
     terminalreporter.write_line(
-        "(set up, run and torn down; on a loaded machine or under pytest -n, "
-        "more than the test alone takes)"
+        "(the test's own run; on a loaded machine or under pytest -n, more than it takes alone)"
     )

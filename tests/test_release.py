@@ -10,7 +10,10 @@ import ladderboard
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = ladderboard.__version__
 # An image of ours tagged with a release: ladderboard:X.Y.Z, ladderboard-synapse:X.Y.Z.
-IMAGE_TAG = re.compile(r"\bladderboard(?:-[a-z]+)?:(\d+\.\d+\.\d+)\b")
+IMAGE_TAG = re.compile(r"\bladderboard(?:-[a-z]+)?:v?(\d+\.\d+\.\d+)\b")
+# The files of the project's own that may name an image: not a local .env,
+# wheels built for an image, or installed packages.
+TEXT = {".md", ".yaml", ".yml", ".cwl", ".service", ".example", ".py", ".sh", ".toml", ".json"}
 
 
 def test_the_version_is_semantic():
@@ -22,10 +25,13 @@ def test_the_citation_cites_this_version():
     assert re.search(r'^version: "?([^"\n]+)"?$', text, re.M).group(1) == VERSION
 
 
-def test_the_changelog_s_newest_release_is_this_version():
+def test_the_changelog_s_newest_release_is_this_version_on_the_citation_s_date():
     headings = re.findall(r"^## (.+)$", (ROOT / "CHANGELOG.md").read_text(), re.M)
     assert headings[0] == "Unreleased"
-    assert headings[1].split()[0] == VERSION, headings[1]
+    version, date = re.fullmatch(r"(\S+) \((\d{4}-\d{2}-\d{2})\)", headings[1]).groups()
+    assert version == VERSION
+    citation = (ROOT / "CITATION.cff").read_text()
+    assert re.search(r'^date-released: "?([\d-]+)"?$', citation, re.M).group(1) == date
 
 
 def test_every_image_tag_in_the_deployment_files_and_guides_is_this_version():
@@ -33,7 +39,9 @@ def test_every_image_tag_in_the_deployment_files_and_guides_is_this_version():
         path
         for folder in ("deploy", "docs", "integrations")
         for path in sorted((ROOT / folder).rglob("*"))
-        if path.is_file() and "wheels" not in path.parts and path.suffix != ".png"
+        if path.is_file()
+        and (path.suffix in TEXT or path.name.startswith(("Dockerfile", "Caddyfile")))
+        and not {"wheels", "node_modules"} & set(path.parts)
     ] + [ROOT / "README.md"]
     tags = {
         (str(path.relative_to(ROOT)), tag)

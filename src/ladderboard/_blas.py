@@ -43,8 +43,8 @@ def single_blas_thread() -> contextlib.AbstractContextManager[Any]:
         from threadpoolctl import ThreadpoolController
 
         # Counted before inspecting: a module imported meanwhile is seen next time.
-        _MODULES_SEEN = len(sys.modules)
-        _CONTROLLER = ThreadpoolController()
+        seen = len(sys.modules)
+        _CONTROLLER, _MODULES_SEEN = ThreadpoolController(), seen
     return _CONTROLLER.limit(limits=1, user_api="blas")
 
 

@@ -1,6 +1,6 @@
-"""The PostgreSQL databases the store tests are given (tests/conftest.py): a
+"""The PostgreSQL databases the store tests are given (database_copies.py): a
 copy a test has used is given to the next test only when emptied back to the
-migrated template's state, and one whose schema the test changed never is."""
+migrated template's state, and one whose schema the test changed is dropped."""
 
 import contextlib
 
@@ -50,6 +50,7 @@ def test_a_used_copy_is_emptied_for_the_next_test_and_a_changed_one_is_not_given
 
         with stores.postgresql_copy() as third:
             assert third != first
+            assert _databases(first) == []  # the changed copy is dropped as its test ends
             assert _query(third, "select count(*) from competitions") == [(0,)]
             names = {
                 column
@@ -60,11 +61,13 @@ def test_a_used_copy_is_emptied_for_the_next_test_and_a_changed_one_is_not_given
             }
             assert "leftover" not in names
         left_open.invalidate()
-    # The session's end drops every copy, the changed one too.
-    left = _query(
-        PG_ADMIN_URL,
-        "select datname from pg_database where datname in ('"
-        + "', '".join(url.rsplit("/", 1)[1] for url in (first, third))
-        + "')",
-    )
-    assert left == []
+        assert _databases(third) == [(_name(third),)]  # kept for the next test
+    assert _databases(third) == []  # the end of the process drops the rest
+
+
+def _name(url: str) -> str:
+    return url.rsplit("/", 1)[1]
+
+
+def _databases(url: str):
+    return _query(PG_ADMIN_URL, f"select datname from pg_database where datname = '{_name(url)}'")
