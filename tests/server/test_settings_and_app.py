@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from fastapi import APIRouter, FastAPI
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from server_helpers import ADMIN, create
 
 from ladderboard.engine import Competitions
+from ladderboard.server import routes
 from ladderboard.server.app import create_app
 from ladderboard.server.settings import Settings
 from ladderboard.store import make_engine
@@ -85,6 +87,29 @@ def test_apps_share_their_routes_and_each_answers_from_its_own_store(tmp_path, s
         ]
         assert [r.status_code for r in whoami] == [401, 200]
         assert whoami[1].json()["role"] == "organiser"
+
+
+@pytest.mark.parametrize("handlers", ["startup", "shutdown"])
+def test_a_router_with_handlers_is_not_shared(handlers):
+    """``include_router`` hands a router's startup and shutdown handlers to
+    the application; shared routes would lose them, so such a router is
+    refused and the application is left as it was."""
+
+    async def handler():
+        return None
+
+    router = APIRouter(**{f"on_{handlers}": [handler]})
+    router.add_api_route("/x", handler)
+    app = FastAPI()
+    before = list(app.router.routes)
+    with pytest.raises(ValueError, match=r"app\.include_router"):
+        routes.include(app, router)
+    assert app.router.routes == before
+    plain = APIRouter()
+    plain.add_api_route("/x", handler)
+    routes.include(app, plain)
+    with TestClient(app) as client:
+        assert client.get("/x").status_code == 200
 
 
 def test_an_unexpected_error_is_a_json_500_without_details(database_url, solution):

@@ -10,7 +10,11 @@ own, and hands every application the holder's route objects: the first
 application's requests build them, the others' find them built. A route
 object serves any application (a request's application and router come with
 the request); what shared routes do not consult is an application's
-``dependency_overrides``, which the site does not use.
+``dependency_overrides``, which the site does not use. A router with startup
+or shutdown handlers is refused: ``include_router`` would hand them to the
+application, and sharing its routes would not. Nor is a router's lifespan
+handed on; none of the site's routers has one (FastAPI gives every router
+that includes others a merged lifespan, so one cannot be told apart here).
 """
 
 from __future__ import annotations
@@ -28,6 +32,11 @@ _SHARED: dict[int, tuple[APIRouter, list[BaseRoute]]] = {}
 def include(app: FastAPI, router: APIRouter) -> None:
     """Include ``router`` in ``app`` as ``app.include_router(router)`` would,
     with the route objects every application of this process shares."""
+    if router.on_startup or router.on_shutdown:
+        raise ValueError(
+            "a router with startup or shutdown handlers cannot share its routes: include it "
+            "with app.include_router"
+        )
     shared = _SHARED.get(id(router))
     if shared is None:
         holder = APIRouter()
