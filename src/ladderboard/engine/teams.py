@@ -277,23 +277,23 @@ class Teams:
 
     def quota(self, slug: str, team: str) -> QuotaView:
         """What the team has used of its quotas, and when the daily one resets."""
-        start, end = quotas.daily_window(self.context.clock())
+        day = quotas.daily_window(self.context.clock())
         with Session(self.context.reader) as session:
             competition = lookup.competition(session, slug)
             config = CompetitionConfig.from_json(competition.config)
             team_row = lookup.team(session, competition, team)
-            # The quotas count the submissions of the teams merged into this one.
-            times = [r.created_at for r in queries.team_submissions(session, team_row.id)]
-            times += team_membership.merged_submission_times(session, team_row.id)
+            # Counted as a submission's admission counts them: with the
+            # submissions of the teams merged into this one.
+            today, total, _ = statements.team_counts(session.connection(), team_row.id, "", day)
             invalid = queries.rejection_count(session, team_row.id)
         return QuotaView(
-            used_today=sum(start <= aware(t) < end for t in times),
+            used_today=today,
             daily_quota=config.daily_quota,
-            used_total=len(times),
+            used_total=total,
             total_quota=config.total_quota,
             invalid=invalid,
             invalid_quota=config.invalid_quota,
-            resets_at=end,
+            resets_at=day[1],
         )
 
     def rejections(self, slug: str, team: str) -> list[RejectionView]:

@@ -28,7 +28,6 @@ __all__ = [
     "invitation_by_hash",
     "live_invitations",
     "merge_teams",
-    "merged_submission_times",
     "merges_of",
     "pending_merges",
     "quota_submissions",
@@ -194,16 +193,6 @@ def merge_teams(connection: Connection, slug: str, merge_id: int) -> Any:
         .join(CompetitionRow, CompetitionRow.id == TeamMergeRow.competition_id)
         .where(TeamMergeRow.id == merge_id, CompetitionRow.slug == slug)
     ).first()
-
-
-def merged_submission_times(session: Session, team_id: int) -> list[datetime]:
-    """When each submission of the retired teams merged into the team was made."""
-    merged = select(TeamRow.id).where(TeamRow.merged_into_id == team_id)
-    return list(
-        session.scalars(
-            select(SubmissionRow.created_at).where(SubmissionRow.team_id.in_(merged))
-        ).all()
-    )
 
 
 def repoint_merged(connection: Connection, retired_id: int, into_id: int) -> None:
