@@ -52,3 +52,33 @@ def test_quotas_a_spent_invalid_file_cap_has_no_retry_time(store):
         store.submit("comp", "alpha", b"not a csv")
     for exc in _refusal(store, "alpha", csv_for(solution, noisy(solution, 0.4, 0))):
         assert exc.retry_after is None and "invalid" in str(exc)
+
+
+def test_quotas_what_a_team_is_shown_is_what_it_is_held_to_across_midnight(store, clock):
+    """The quota view counts as the admission does: at each step, a team
+    shown none left today is refused and one shown some is taken, the last
+    second before midnight and the first after it included."""
+    solution, _ = create(store, daily_quota=2, total_quota=5)
+    store.add_team("comp", "alpha")
+    sent = 0
+
+    def step() -> None:
+        nonlocal sent
+        view = store.quota("comp", "alpha")
+        left = min(view.daily_quota - view.used_today, view.total_quota - view.used_total)
+        data = csv_for(solution, noisy(solution, 0.4, 100 + sent))
+        if left > 0:
+            store.submit("comp", "alpha", data)
+            sent += 1
+        else:
+            assert len(_refusal(store, "alpha", data)) == 2
+
+    start = clock()
+    clock.advance(seconds=(datetime(2026, 3, 3, tzinfo=UTC) - start).total_seconds() - 1)
+    for _ in range(3):  # 23:59:59: two taken, the third refused
+        step()
+    clock.advance(seconds=1)  # midnight
+    assert store.quota("comp", "alpha").used_today == 0
+    for _ in range(4):  # two more taken, then refused (the day's); the total stands at 4
+        step()
+    assert (sent, store.quota("comp", "alpha").used_total) == (4, 4)
