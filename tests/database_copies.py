@@ -11,6 +11,7 @@ import contextlib
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from system import PG_ADMIN_URL, postgres_reachable, require
 
@@ -105,9 +106,13 @@ class _PostgresTemplate:
         try:
             with engine.connect() as connection:
                 self.fingerprint = connection.execute(text(_FINGERPRINT)).scalar_one()
-                tables = connection.execute(
-                    text("select tablename from pg_tables where schemaname = 'public'")
-                ).scalars()
+                tables = (
+                    connection.execute(
+                        text("select tablename from pg_tables where schemaname = 'public'")
+                    )
+                    .scalars()
+                    .all()
+                )
                 sequences = connection.execute(
                     text(
                         "select format('%I.%I', schemaname, sequencename), start_value,"
@@ -151,11 +156,11 @@ class MigratedStores:
         migrate(engine)
         engine.dispose()
         self._stack = stack
-        self._postgresql: str | None = None
         self._template: _PostgresTemplate | None = None
         self._emptied: list[str] = []  # URLs of copies a test may take
         self._copies: dict[str, contextlib.ExitStack] = {}  # each copy's drop
         self._warned = False
+        self._admin: Any = None
 
     def postgresql(self) -> str:
         """The name of the migrated PostgreSQL database, a template."""
@@ -164,7 +169,7 @@ class MigratedStores:
         from ladderboard.store import make_engine, migrate
         from ladderboard.store.database import scratch_postgres_database
 
-        if self._postgresql is None:
+        if self._template is None:
             url = self._stack.enter_context(
                 scratch_postgres_database(PG_ADMIN_URL, prefix="lb_template")
             )
@@ -174,8 +179,7 @@ class MigratedStores:
             name = make_url(url).database
             assert name is not None
             self._template = _PostgresTemplate(name, url)
-            self._postgresql = name
-        return self._postgresql
+        return self._template.name
 
     @contextlib.contextmanager
     def postgresql_copy(self) -> Iterator[str]:
@@ -213,10 +217,12 @@ class MigratedStores:
         terminate = "select coalesce(bool_and(pg_terminate_backend(pid, 10000)), true) "
         others = "from pg_stat_activity where datname = :name and pid <> pg_backend_pid()"
         name = {"name": make_url(url).database}
-        admin = create_engine(database_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT")
+        if self._admin is None:  # one for the process: ending connections is done each test
+            self._admin = create_engine(database_url(PG_ADMIN_URL), isolation_level="AUTOCOMMIT")
+            self._stack.callback(self._admin.dispose)
         copy = create_engine(url, isolation_level="AUTOCOMMIT")
         try:
-            with admin.connect() as connection:
+            with self._admin.connect() as connection:
                 # What the test left connected (a pool, a server it started)
                 # goes, its transactions and locks with it, as a drop would.
                 ended = connection.execute(text(terminate + others), name).scalar_one()
@@ -244,4 +250,3 @@ class MigratedStores:
             return False
         finally:
             copy.dispose()
-            admin.dispose()

@@ -28,7 +28,7 @@ def single_blas_thread() -> contextlib.AbstractContextManager[Any]:
 
     The loaded libraries are inspected on first use, and again whenever a
     module has been imported since (inspecting them is the expensive part,
-    about a millisecond): numpy and scipy each bring an OpenBLAS of their own,
+    and imports stop once a process is warm): numpy and scipy each bring an OpenBLAS of their own,
     and scipy's is loaded only when a scipy module that needs it is first
     imported, which may be long after the first submission. The limit is
     process-wide while the context lasts.
